@@ -1,0 +1,48 @@
+# Two commands: `make run` (set up + serve on the embedded default) and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+# The CPU build of torch must be installed before anything that depends on it,
+# otherwise pip resolves torch from the index with several GB of CUDA packages.
+TORCH  := torch==2.13.0
+STAMP_RUN  := $(VENV)/.installed-run
+STAMP_TEST := $(VENV)/.installed-test
+
+.PHONY: run test install install-dev lint typecheck bench clean
+
+run: $(STAMP_RUN)
+	$(BIN)/phronesis db upgrade
+	$(BIN)/phronesis serve --dev
+
+test: $(STAMP_TEST)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+install: $(STAMP_RUN)
+install-dev: $(STAMP_TEST)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
+
+$(STAMP_RUN): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet $(TORCH)
+	$(BIN)/pip install --quiet -e '.[all]'
+	touch $@
+
+$(STAMP_TEST): $(STAMP_RUN) pyproject.toml
+	$(BIN)/pip install --quiet -e '.[all]' --group dev
+	touch $@
+
+lint: $(STAMP_TEST)
+	$(BIN)/ruff check src tests benchmarks
+
+typecheck: $(STAMP_TEST)
+	$(BIN)/mypy
+
+bench: $(STAMP_TEST)
+	$(BIN)/python benchmarks/bench_heuristics.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,3 @@
+from phronesis.cli import main
+
+main()

@@ -1,0 +1,66 @@
+"""The FastAPI application: thin adapters over ``Engine``, one router per concern."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request, Response
+
+from phronesis import __version__
+from phronesis.api.metrics import Metrics, install_metrics
+from phronesis.api.problems import install_problem_handlers, problem_response
+from phronesis.api.routers import decisions, health, heuristics
+from phronesis.engine import Engine
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("phronesis.api")
+
+
+def create_app(engine: Engine | None = None) -> FastAPI:
+    """Build the app; an engine passed in is started if needed but closed by its owner."""
+    owns_engine = engine is None
+    the_engine = engine or Engine()
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if not the_engine.started:
+            await the_engine.start()
+        if the_engine.settings.api.dev_mode:
+            log.warning(
+                "DEV MODE: requests without an API key are accepted from 127.0.0.1 as tenant %r. "
+                "Never expose this server.",
+                the_engine.settings.api.dev_tenant,
+            )
+        try:
+            yield
+        finally:
+            if owns_engine:
+                await the_engine.close()
+
+    app = FastAPI(
+        title="phronesis",
+        version=__version__,
+        description="A decision engine for LLM agents.",
+        lifespan=lifespan,
+    )
+    app.state.engine = the_engine
+    app.state.metrics = Metrics()
+    install_problem_handlers(app)
+    install_metrics(app, app.state.metrics)
+
+    max_body = the_engine.settings.api.max_body_bytes
+
+    @app.middleware("http")
+    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > max_body):
+            return problem_response(413, "Payload too large", f"request bodies are limited to {max_body} bytes")
+        return await call_next(request)
+
+    app.include_router(health.router)
+    app.include_router(heuristics.router)
+    app.include_router(decisions.router)
+    return app

@@ -1,0 +1,52 @@
+"""Bearer API keys mapped to tenants; a loud, loopback-only dev mode without keys."""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+
+from fastapi import HTTPException, Request
+
+from phronesis.settings import ApiSettings
+
+__all__ = ["is_loopback_host", "resolve_tenant"]
+
+_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="phronesis"'}
+
+
+def is_loopback_host(host: str | None) -> bool:
+    if host in (None, ""):
+        return False
+    if host in {"localhost", "testclient"}:  # Starlette's TestClient reports "testclient"
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _tenant_for_key(settings: ApiSettings, presented: str) -> str | None:
+    found: str | None = None
+    for key, tenant in settings.keys.items():
+        # compare against every key so timing does not reveal which prefix matched
+        if hmac.compare_digest(key.encode(), presented.encode()):
+            found = tenant
+    return found
+
+
+def resolve_tenant(request: Request) -> str:
+    """The tenant of this request's API key, or the dev tenant in dev mode from loopback."""
+    settings: ApiSettings = request.app.state.engine.settings.api
+    header = request.headers.get("authorization")
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise HTTPException(401, "Authorization must be 'Bearer <api key>'", headers=_CHALLENGE)
+        tenant = _tenant_for_key(settings, token.strip())
+        if tenant is None:
+            raise HTTPException(401, "unknown API key", headers=_CHALLENGE)
+        return tenant
+    client = request.client.host if request.client else None
+    if settings.dev_mode and is_loopback_host(client):
+        return settings.dev_tenant
+    raise HTTPException(401, "an API key is required (Authorization: Bearer <key>)", headers=_CHALLENGE)

@@ -1,0 +1,47 @@
+"""Read access to decision records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.audit.models import DecisionKind, DecisionRecord
+
+router = APIRouter(prefix="/v1/decisions", tags=["decisions"])
+
+
+class DecisionPage(BaseModel):
+    items: list[DecisionRecord]
+    limit: int
+    offset: int
+
+
+@router.get("", summary="Decision records, newest first")
+async def list_decisions(
+    engine: EngineDep,
+    tenant: TenantDep,
+    kind: DecisionKind | None = None,
+    strategy: Annotated[str | None, Query(max_length=64)] = None,
+    path: Annotated[str | None, Query(max_length=32)] = None,
+    subject_id: Annotated[str | None, Query(max_length=256)] = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> DecisionPage:
+    items = await engine.decisions.query(
+        tenant, kind=kind, strategy=strategy, path=path, subject_id=subject_id,
+        since=since, until=until, limit=limit, offset=offset,
+    )
+    return DecisionPage(items=items, limit=limit, offset=offset)
+
+
+@router.get("/{response_id}", summary="One decision record by its response id")
+async def get_decision(
+    response_id: Annotated[str, Path(min_length=1, max_length=64)], engine: EngineDep, tenant: TenantDep
+) -> DecisionRecord:
+    return await engine.decisions.get(tenant, response_id)

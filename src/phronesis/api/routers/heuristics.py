@@ -1,0 +1,150 @@
+"""Heuristics CRUD, matching, confidence updates, and JSONL import/export."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.heuristics.jsonl import export_line, parse_jsonl
+from phronesis.heuristics.models import (
+    ConfidenceUpdate,
+    Heuristic,
+    HeuristicCreate,
+    HeuristicMatch,
+    HeuristicUpdate,
+    Origin,
+)
+
+router = APIRouter(prefix="/v1/heuristics", tags=["heuristics"])
+
+HeuristicIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
+EXPORT_PAGE = 1000
+
+
+class HeuristicPage(BaseModel):
+    items: list[Heuristic]
+    limit: int
+    offset: int
+
+
+class MatchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(min_length=1, max_length=4000)
+    source: str | None = Field(default=None, max_length=128)
+    """Hard filter on the heuristic's domain (seed 000, F-01)."""
+    k: int | None = Field(default=None, ge=1, le=100)
+    min_similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
+    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+
+
+class MatchResponse(BaseModel):
+    matches: list[HeuristicMatch]
+
+
+class ConfidenceRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    positive: bool
+    magnitude: float | None = Field(default=None, ge=0.0, le=100.0, allow_inf_nan=False)
+    """Evidence weight; unset or 0 means 1.0 (seed 001)."""
+    source: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
+
+
+class ImportResult(BaseModel):
+    imported: int
+    ids: list[str]
+
+
+@router.post("", status_code=201, summary="Create a heuristic")
+async def create_heuristic(body: HeuristicCreate, engine: EngineDep, tenant: TenantDep) -> Heuristic:
+    return await engine.heuristics.add(tenant, body)
+
+
+@router.get("", summary="List heuristics")
+async def list_heuristics(
+    engine: EngineDep,
+    tenant: TenantDep,
+    domain: Annotated[str | None, Query(max_length=128)] = None,
+    origin: Origin | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> HeuristicPage:
+    items = await engine.heuristics.repository.list(tenant, domain=domain, origin=origin, limit=limit, offset=offset)
+    return HeuristicPage(items=items, limit=limit, offset=offset)
+
+
+@router.post("/match", summary="Top-k heuristics whose condition matches a text")
+async def match_heuristics(body: MatchRequest, engine: EngineDep, tenant: TenantDep) -> MatchResponse:
+    matches = await engine.heuristics.match(
+        tenant,
+        body.text,
+        source=body.source,
+        k=body.k,
+        min_similarity=body.min_similarity,
+        min_confidence=body.min_confidence,
+    )
+    return MatchResponse(matches=matches)
+
+
+_IMPORT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+    }
+}
+
+
+@router.post("/import", status_code=201, summary="Bulk import (JSON Lines, all or nothing)", openapi_extra=_IMPORT_BODY)
+async def import_heuristics(request: Request, engine: EngineDep, tenant: TenantDep) -> ImportResult:
+    raw = await request.body()
+    items = parse_jsonl(raw)
+    created = await engine.heuristics.add_many(tenant, items)
+    return ImportResult(imported=len(created), ids=[h.id for h in created])
+
+
+@router.get("/export", summary="Export as JSON Lines (re-importable)", response_class=StreamingResponse)
+async def export_heuristics(engine: EngineDep, tenant: TenantDep) -> StreamingResponse:
+    async def lines() -> AsyncIterator[str]:
+        offset = 0
+        while True:
+            page = await engine.heuristics.repository.list(tenant, limit=EXPORT_PAGE, offset=offset)
+            for heuristic in page:
+                yield export_line(heuristic)
+            if len(page) < EXPORT_PAGE:
+                return
+            offset += EXPORT_PAGE
+
+    return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+
+@router.get("/{heuristic_id}", summary="One heuristic")
+async def get_heuristic(heuristic_id: HeuristicIdPath, engine: EngineDep, tenant: TenantDep) -> Heuristic:
+    return await engine.heuristics.repository.get(tenant, heuristic_id)
+
+
+@router.patch("/{heuristic_id}", summary="Change a heuristic (confidence re-seeds its prior)")
+async def update_heuristic(
+    heuristic_id: HeuristicIdPath, body: HeuristicUpdate, engine: EngineDep, tenant: TenantDep
+) -> Heuristic:
+    return await engine.heuristics.update(tenant, heuristic_id, body)
+
+
+@router.delete("/{heuristic_id}", status_code=204, summary="Delete a heuristic", response_class=Response)
+async def delete_heuristic(heuristic_id: HeuristicIdPath, engine: EngineDep, tenant: TenantDep) -> Response:
+    await engine.heuristics.delete(tenant, heuristic_id)
+    return Response(status_code=204)
+
+
+@router.post("/{heuristic_id}/confidence", summary="Add evidence for or against (atomic)")
+async def update_confidence(
+    heuristic_id: HeuristicIdPath, body: ConfidenceRequest, engine: EngineDep, tenant: TenantDep
+) -> ConfidenceUpdate:
+    return await engine.heuristics.update_confidence(
+        tenant, heuristic_id, positive=body.positive, magnitude=body.magnitude, source=body.source
+    )

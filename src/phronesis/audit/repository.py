@@ -1,0 +1,127 @@
+"""Decision records: write one in the caller's transaction, read and aggregate them later."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, PathCount
+from phronesis.clock import Clock, SystemClock
+from phronesis.exceptions import NotFoundError
+from phronesis.storage.database import Database
+from phronesis.storage.tables import decision_records
+
+__all__ = ["DecisionRecordRepository"]
+
+
+class DecisionRecordRepository:
+    def __init__(self, database: Database, *, clock: Clock | None = None) -> None:
+        self._db = database
+        self._clock = clock or SystemClock()
+
+    async def add(
+        self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None
+    ) -> DecisionRecord:
+        """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
+        values = record.model_dump() | {"created_at": self._clock.now()}
+        if connection is not None:
+            await connection.execute(insert(decision_records).values(**values))
+        else:
+            async with self._db.transaction() as conn:
+                await conn.execute(insert(decision_records).values(**values))
+        return DecisionRecord.model_validate(values)
+
+    async def get(self, tenant: str, record_id: str) -> DecisionRecord:
+        async with self._db.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(decision_records).where(
+                        decision_records.c.tenant == tenant, decision_records.c.id == record_id
+                    )
+                )
+            ).one_or_none()
+        if row is None:
+            raise NotFoundError("decision", record_id)
+        return DecisionRecord.model_validate(dict(row._mapping))
+
+    def _filtered(
+        self,
+        query: Any,
+        tenant: str,
+        kind: DecisionKind | None,
+        strategy: str | None,
+        path: str | None,
+        since: datetime | None,
+        until: datetime | None,
+        subject_id: str | None = None,
+    ) -> Any:
+        c = decision_records.c
+        query = query.where(c.tenant == tenant)
+        for column, value in ((c.kind, kind), (c.strategy, strategy), (c.path, path), (c.subject_id, subject_id)):
+            if value is not None:
+                query = query.where(column == value)
+        if since is not None:
+            query = query.where(c.created_at >= since)
+        if until is not None:
+            query = query.where(c.created_at < until)
+        return query
+
+    async def query(
+        self,
+        tenant: str,
+        *,
+        kind: DecisionKind | None = None,
+        strategy: str | None = None,
+        path: str | None = None,
+        subject_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[DecisionRecord]:
+        """Newest first."""
+        query = self._filtered(select(decision_records), tenant, kind, strategy, path, since, until, subject_id)
+        query = query.order_by(decision_records.c.created_at.desc(), decision_records.c.id).limit(limit).offset(offset)
+        async with self._db.engine.connect() as conn:
+            return [DecisionRecord.model_validate(dict(row._mapping)) for row in await conn.execute(query)]
+
+    async def count_by_path(
+        self,
+        tenant: str,
+        *,
+        kind: DecisionKind | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[PathCount]:
+        c = decision_records.c
+        query = self._filtered(
+            select(c.strategy, c.path, func.count().label("count")), tenant, kind, None, None, since, until
+        ).group_by(c.strategy, c.path).order_by(c.strategy, c.path)
+        async with self._db.engine.connect() as conn:
+            return [PathCount(strategy=r.strategy, path=r.path, count=r.count) for r in await conn.execute(query)]
+
+    async def set_outcome(
+        self, tenant: str, record_id: str, outcome: str, *, connection: AsyncConnection | None = None
+    ) -> None:
+        statement = (
+            update(decision_records)
+            .where(decision_records.c.tenant == tenant, decision_records.c.id == record_id)
+            .values(outcome=outcome, outcome_at=self._clock.now())
+        )
+        if connection is not None:
+            result = await connection.execute(statement)
+        else:
+            async with self._db.transaction() as conn:
+                result = await conn.execute(statement)
+        if result.rowcount == 0:
+            raise NotFoundError("decision", record_id)
+
+    async def purge(self, retention: timedelta) -> int:
+        """Delete records older than ``retention`` (time-based, whatever the table size)."""
+        cutoff = self._clock.now() - retention
+        async with self._db.transaction() as conn:
+            result = await conn.execute(delete(decision_records).where(decision_records.c.created_at < cutoff))
+        return int(result.rowcount)

@@ -1,0 +1,5 @@
+"""The ``phronesis`` command line."""
+
+from phronesis.cli.app import app, main
+
+__all__ = ["app", "main"]

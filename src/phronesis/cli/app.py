@@ -1,0 +1,128 @@
+"""The ``phronesis`` command line (Typer). Errors are one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+
+from phronesis.exceptions import PhronesisError
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="phronesis",
+    help="A decision engine for LLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
+heuristics_app = typer.Typer(help="Heuristic memory.", no_args_is_help=True)
+config_app = typer.Typer(help="Configuration.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+app.add_typer(heuristics_app, name="heuristics")
+app.add_typer(config_app, name="config")
+
+TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
+
+
+def fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def run(coroutine_factory: Callable[[], Awaitable[T]]) -> T:
+    """Run an async command; a phronesis error becomes one line and exit code 2."""
+
+    async def main() -> T:
+        return await coroutine_factory()
+
+    try:
+        return asyncio.run(main())
+    except PhronesisError as exc:
+        raise fail(str(exc)) from None
+
+
+def main() -> None:
+    """Console entry point: settings errors are reported like every other user error."""
+    try:
+        app()
+    except PhronesisError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address (default: settings, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: settings, 8000).")] = None,
+    dev: Annotated[bool, typer.Option("--dev", help="Accept requests without an API key from 127.0.0.1.")] = False,
+) -> None:
+    """Run the HTTP service."""
+    import uvicorn
+
+    from phronesis.api.app import create_app
+    from phronesis.api.auth import is_loopback_host
+    from phronesis.engine import Engine
+    from phronesis.settings import load_settings
+
+    overrides: dict[str, object] = {}
+    settings = load_settings()
+    api = settings.api.model_copy(
+        update={k: v for k, v in {"host": host, "port": port}.items() if v is not None}
+        | ({"dev_mode": True} if dev else {})
+    )
+    if api.dev_mode and not is_loopback_host(api.host):
+        raise fail(f"dev mode serves without API keys and binds loopback only; refusing host {api.host}")
+    if not api.dev_mode and not api.keys:
+        typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
+    overrides["api"] = api
+    settings = settings.model_copy(update=overrides)
+    uvicorn.run(create_app(Engine(settings)), host=api.host, port=api.port, log_level=settings.log_level)
+
+
+@db_app.command("upgrade")
+def db_upgrade() -> None:
+    """Create or migrate the schema to the newest version."""
+    from phronesis.settings import load_settings
+    from phronesis.storage.database import Database
+    from phronesis.storage.migrate import current_revision, upgrade
+
+    settings = load_settings()
+
+    async def go() -> str | None:
+        database = Database(settings.database_url())
+        try:
+            await upgrade(database)
+            return await current_revision(database)
+        finally:
+            await database.dispose()
+
+    revision = run(go)
+    typer.echo(f"database at revision {revision}")
+
+
+@config_app.command("show")
+def config_show() -> None:
+    """Print the effective settings as JSON, secrets masked."""
+    from phronesis.settings import load_settings
+
+    typer.echo(json.dumps(load_settings().masked(), indent=2, sort_keys=True))
+
+
+def _read_input(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
+
+
+from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401  (registers its commands)

@@ -1,0 +1,133 @@
+"""``phronesis heuristics add|list|show|import|export``."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+from pydantic import ValidationError
+
+from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, run
+from phronesis.engine import Engine
+from phronesis.heuristics.jsonl import export_line, parse_jsonl
+from phronesis.heuristics.models import Heuristic, HeuristicCreate, Origin
+
+T = TypeVar("T")
+DEFAULT_TENANT = "default"
+
+
+def with_engine(work: Callable[[Engine], Awaitable[T]]) -> T:
+    """Open an engine (migrated, no index load), run ``work``, close it.
+
+    Building the engine is cheap: the sentence model loads only when a command embeds.
+    """
+
+    async def go() -> T:
+        engine = Engine()
+        try:
+            await engine.start(load_index=False)
+            return await work(engine)
+        finally:
+            await engine.close()
+
+    return run(go)
+
+
+def _line(h: Heuristic) -> str:
+    return f"{h.id}\t{h.confidence:.3f}\t{h.domain or '-'}\t{h.condition_text[:60]} → {h.action_text[:60]}"
+
+
+@heuristics_app.command("add")
+def add(
+    condition: Annotated[str, typer.Option("--condition", help="When this situation arises…")],
+    action: Annotated[str, typer.Option("--action", help="…do or say this.")],
+    domain: Annotated[str, typer.Option(help="Event source / domain.")] = "",
+    confidence: Annotated[float | None, typer.Option(help="Initial confidence in [0, 1].")] = None,
+    origin: Annotated[str, typer.Option(help="dev | pack | learned | llm")] = "dev",
+    heuristic_id: Annotated[str | None, typer.Option("--id", help="Choose the id.")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Add one heuristic."""
+    try:
+        data = HeuristicCreate.model_validate(
+            {"id": heuristic_id, "domain": domain, "condition_text": condition, "action_text": action,
+             "confidence": confidence, "origin": origin}
+        )
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
+    created = with_engine(lambda engine: engine.heuristics.add(tenant, data))
+    typer.echo(created.id)
+
+
+@heuristics_app.command("list")
+def list_(
+    domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
+    origin: Annotated[str | None, typer.Option(help="Only this origin.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=100_000)] = 100,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """List heuristics: id, confidence, domain, condition → action."""
+    if origin is not None and origin not in ("dev", "pack", "learned", "llm"):
+        raise fail("--origin: must be one of dev, pack, learned, llm")
+    chosen: Origin | None = origin  # type: ignore[assignment]
+    items = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit))
+    for item in items:
+        typer.echo(_line(item))
+
+
+@heuristics_app.command("show")
+def show(heuristic_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """Show one heuristic as JSON."""
+    item = with_engine(lambda e: e.heuristics.repository.get(tenant, heuristic_id))
+    typer.echo(item.model_dump_json(indent=2))
+
+
+@heuristics_app.command("import")
+def import_(
+    path: Annotated[str, typer.Argument(help="JSON Lines file, or - for stdin.")],
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Import heuristics from JSON Lines, all or nothing."""
+    items = parse_jsonl_or_fail(_read_input(path))
+    created = with_engine(lambda e: e.heuristics.add_many(tenant, items))
+    typer.echo(f"imported {len(created)} heuristics")
+
+
+def parse_jsonl_or_fail(raw: bytes) -> list[HeuristicCreate]:
+    from phronesis.exceptions import InvalidInputError
+
+    try:
+        return parse_jsonl(raw)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
+
+
+@heuristics_app.command("export")
+def export(
+    path: Annotated[str, typer.Argument(help="Output file, or - for stdout.")] = "-",
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Export heuristics as JSON Lines (re-importable)."""
+
+    async def collect(engine: Engine) -> list[Heuristic]:
+        out: list[Heuristic] = []
+        while True:
+            page = await engine.heuristics.repository.list(tenant, limit=1000, offset=len(out))
+            out.extend(page)
+            if len(page) < 1000:
+                return out
+
+    items = with_engine(collect)
+    text = "".join(export_line(item) for item in items)
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {path}: {exc.strerror}") from None
+    typer.echo(f"exported {len(items)} heuristics to {path}", err=True)

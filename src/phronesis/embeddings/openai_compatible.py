@@ -1,0 +1,64 @@
+"""Embeddings over the OpenAI wire format (OpenAI, Ollama, vLLM, any compatible server)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from phronesis.embeddings.types import Vectors, l2_normalize
+from phronesis.exceptions import EmbeddingError, LLMError
+from phronesis.llm.guard import check_remote_call_allowed
+from phronesis.llm.openai_errors import translate_openai_error
+
+__all__ = ["OpenAICompatibleEmbedder"]
+
+
+class OpenAICompatibleEmbedder:
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str,
+        dimension: int,
+        api_key: str | None = None,
+        timeout_s: float = 30.0,
+    ) -> None:
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - depends on the installed extras
+            raise ImportError('pip install "phronesis[openai]" for OpenAI embeddings') from exc
+        self._model = model
+        self._dimension = dimension
+        self.base_url = base_url.rstrip("/")
+        self._client = openai.AsyncOpenAI(
+            base_url=self.base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=2
+        )
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def model_name(self) -> str:
+        return self._model
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        import openai
+
+        if not texts:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        try:
+            check_remote_call_allowed(self.base_url, "embedding")
+            result = await self._client.embeddings.create(model=self._model, input=list(texts))
+        except openai.OpenAIError as exc:
+            raise EmbeddingError(str(translate_openai_error(exc, f"embeddings {self._model}"))) from exc
+        except LLMError as exc:
+            raise EmbeddingError(str(exc)) from exc
+        rows = sorted(result.data, key=lambda item: item.index)
+        vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
+        if vectors.shape != (len(texts), self._dimension):
+            raise EmbeddingError(
+                f"embeddings {self._model}: expected {len(texts)}×{self._dimension}, got {vectors.shape}"
+            )
+        return l2_normalize(vectors)

@@ -1,0 +1,131 @@
+"""Every error phronesis raises, in one place.
+
+The tree, so a caller can catch at the depth it cares about::
+
+    PhronesisError
+    ├── ConfigurationError        a setting or spec string is wrong (developer mistake)
+    ├── InvalidInputError         a caller handed us bad data; carries the field name
+    ├── NotFoundError             no such row for this tenant
+    ├── ConflictError             the row exists already / a uniqueness rule was broken
+    ├── StorageError              the database failed (not the caller's fault)
+    ├── EmbeddingError            the embedding model failed
+    └── LLMError                  the LLM failed; decision points turn it into their fallback
+        ├── LLMCallForbiddenError a real LLM call was attempted where none is allowed (tests)
+        ├── LLMTimeoutError       retryable
+        ├── LLMConnectionError    retryable
+        ├── LLMRateLimitError     retryable (429)
+        ├── LLMServerError        retryable (5xx)
+        ├── LLMRequestError       not retryable (4xx other than 429: bad key, bad model)
+        └── LLMResponseError      the answer could not be used (empty, refusal, wrong shape)
+
+Third-party exceptions (SQLAlchemy, openai, anthropic, torch) are translated at the
+boundary with ``raise ... from``; none escapes the public API.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "ConflictError",
+    "EmbeddingError",
+    "InvalidInputError",
+    "LLMCallForbiddenError",
+    "LLMConnectionError",
+    "LLMError",
+    "LLMRateLimitError",
+    "LLMRequestError",
+    "LLMResponseError",
+    "LLMServerError",
+    "LLMTimeoutError",
+    "NotFoundError",
+    "PhronesisError",
+    "StorageError",
+]
+
+
+class PhronesisError(Exception):
+    """Base of every phronesis error."""
+
+
+class ConfigurationError(PhronesisError):
+    """A setting, spec string or environment variable is invalid."""
+
+
+class InvalidInputError(PhronesisError):
+    """Input that cannot be accepted; ``field`` names what was wrong (dotted path)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class NotFoundError(PhronesisError):
+    """The tenant has no such object; never says whether another tenant has it."""
+
+    def __init__(self, kind: str, key: str) -> None:
+        super().__init__(f"{kind} {key!r} not found")
+        self.kind = kind
+        self.key = key
+
+
+class ConflictError(PhronesisError):
+    """The write would break a uniqueness rule (e.g. an id that exists)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class StorageError(PhronesisError):
+    """The database failed for a reason that is not the caller's input."""
+
+
+class EmbeddingError(PhronesisError):
+    """The embedding model could not embed the texts."""
+
+
+class LLMError(PhronesisError):
+    """The LLM call failed. ``reason`` is a short code recorded in decision records."""
+
+    reason: str = "llm_error"
+    retryable: bool = False
+
+    def __init__(self, message: str, *, status_code: int | None = None) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class LLMCallForbiddenError(LLMError):
+    """A real (non-loopback) LLM call was attempted while such calls are forbidden."""
+
+    reason = "llm_call_forbidden"
+
+
+class LLMTimeoutError(LLMError):
+    reason = "llm_timeout"
+    retryable = True
+
+
+class LLMConnectionError(LLMError):
+    reason = "llm_connection_error"
+    retryable = True
+
+
+class LLMRateLimitError(LLMError):
+    reason = "llm_rate_limited"
+    retryable = True
+
+
+class LLMServerError(LLMError):
+    reason = "llm_server_error"
+    retryable = True
+
+
+class LLMRequestError(LLMError):
+    reason = "llm_request_rejected"
+
+
+class LLMResponseError(LLMError):
+    reason = "llm_bad_response"

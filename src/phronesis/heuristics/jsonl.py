@@ -1,0 +1,65 @@
+"""Heuristics as JSON Lines: one ``HeuristicCreate`` per line, for import and export.
+
+Shared by the HTTP API and the CLI. An export re-imports as is (ids, constraints and
+current confidence kept; the evidence count is re-seeded from that confidence).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import ValidationError
+
+from phronesis.exceptions import InvalidInputError
+from phronesis.heuristics.models import Heuristic, HeuristicCreate
+
+__all__ = ["MAX_IMPORT_LINES", "export_line", "parse_jsonl"]
+
+MAX_IMPORT_LINES = 50_000
+
+
+def parse_jsonl(raw: bytes) -> list[HeuristicCreate]:
+    """Validate every line before anything is written; the first bad line names itself."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInputError("body", "not UTF-8 text") from None
+    items: list[HeuristicCreate] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        if len(items) >= MAX_IMPORT_LINES:
+            raise InvalidInputError("body", f"more than {MAX_IMPORT_LINES} heuristics in one import")
+        try:
+            data: Any = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"line {number}", f"invalid JSON ({exc.msg})") from None
+        try:
+            items.append(HeuristicCreate.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            where = ".".join(str(p) for p in first["loc"]) or "(line)"
+            raise InvalidInputError(f"line {number}.{where}", first["msg"]) from None
+    if not items:
+        raise InvalidInputError("body", "no heuristics in the import")
+    return items
+
+
+def export_line(heuristic: Heuristic) -> str:
+    data = HeuristicCreate(
+        id=heuristic.id,
+        domain=heuristic.domain,
+        name=heuristic.name,
+        condition_text=heuristic.condition_text,
+        action_text=heuristic.action_text,
+        confidence=heuristic.confidence,
+        origin=heuristic.origin,
+        origin_id=heuristic.origin_id,
+        locked=heuristic.locked,
+        floor=heuristic.floor,
+        ceiling=heuristic.ceiling,
+        feedback_weight=heuristic.feedback_weight,
+        attributes=heuristic.attributes,
+    )
+    return data.model_dump_json(exclude_none=True) + "\n"

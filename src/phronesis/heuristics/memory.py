@@ -1,0 +1,191 @@
+"""Heuristic memory: the repository (store of record) plus the vector index plus the embedder.
+
+Writes go to the database first and then to the index, so a failed write never leaves
+the index ahead of the data. The index is rebuilt from the database on start; rows
+embedded with another model (or not at all) are re-embedded then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.exceptions import InvalidInputError
+from phronesis.heuristics.models import (
+    ConfidenceUpdate,
+    Heuristic,
+    HeuristicCreate,
+    HeuristicMatch,
+    HeuristicUpdate,
+)
+from phronesis.heuristics.ranking import rank_similarity_dominant
+from phronesis.heuristics.repository import HeuristicRepository, StoredEmbedding
+from phronesis.settings import HeuristicSettings
+from phronesis.storage.partitioned_index import PartitionedIndex
+
+__all__ = ["HeuristicMemory"]
+
+EMBED_CHUNK = 256
+OVERSAMPLE = 4
+"""Fetch this many times k from the index so the confidence filter still leaves k."""
+
+
+class HeuristicMemory:
+    def __init__(
+        self,
+        repository: HeuristicRepository,
+        embedder: Embedder,
+        index: PartitionedIndex,
+        settings: HeuristicSettings,
+    ) -> None:
+        self.repository = repository
+        self.embedder = embedder
+        self.index = index
+        self.settings = settings
+
+    async def _embed(self, texts: Sequence[str]) -> Vectors:
+        chunks = [
+            await self.embedder.embed(texts[start : start + EMBED_CHUNK])
+            for start in range(0, len(texts), EMBED_CHUNK)
+        ]
+        return np.concatenate(chunks) if chunks else np.zeros((0, self.embedder.dimension), np.float32)
+
+    async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
+        """Rebuild the index from the database; returns how many heuristics it holds."""
+        self.index.clear()
+        model = self.embedder.model_name
+        loaded = 0
+        async for batch in self.repository.iter_embeddings():
+            stale = [
+                row
+                for row in batch
+                if row.embedding is None
+                or row.embedding_model != model
+                or row.embedding.shape[0] != self.embedder.dimension
+            ]
+            fresh: dict[tuple[str, str], Vectors] = {}
+            if stale:
+                vectors = await self._embed([row.condition_text for row in stale])
+                await self.repository.set_embeddings(
+                    [(row.tenant, row.id, vector) for row, vector in zip(stale, vectors, strict=True)], model
+                )
+                fresh = {(row.tenant, row.id): vector for row, vector in zip(stale, vectors, strict=True)}
+            self._index_rows(batch, fresh)
+            loaded += len(batch)
+            if progress is not None:
+                progress(len(batch))
+        return loaded
+
+    def _index_rows(self, rows: list[StoredEmbedding], fresh: dict[tuple[str, str], Vectors]) -> None:
+        groups: dict[tuple[str, str], tuple[list[str], list[Vectors]]] = {}
+        for row in rows:
+            vector = fresh.get((row.tenant, row.id), row.embedding)
+            assert vector is not None
+            keys, vectors = groups.setdefault((row.tenant, row.domain), ([], []))
+            keys.append(row.id)
+            vectors.append(vector)
+        for (tenant, domain), (keys, vectors) in groups.items():
+            self.index.upsert(tenant, domain, keys, np.stack(vectors))
+
+    async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
+        return (await self.add_many(tenant, [data]))[0]
+
+    async def add_many(self, tenant: str, items: Sequence[HeuristicCreate]) -> list[Heuristic]:
+        """Embed and store all of ``items`` atomically, then index them."""
+        if not items:
+            return []
+        vectors = await self._embed([item.condition_text for item in items])
+        created = await self.repository.create_many(tenant, items, vectors, self.embedder.model_name)
+        groups: dict[str, tuple[list[str], list[int]]] = {}
+        for position, heuristic in enumerate(created):
+            keys, rows = groups.setdefault(heuristic.domain, ([], []))
+            keys.append(heuristic.id)
+            rows.append(position)
+        for domain, (keys, rows) in groups.items():
+            self.index.upsert(tenant, domain, keys, vectors[rows])
+        return created
+
+    async def update(self, tenant: str, heuristic_id: str, patch: HeuristicUpdate) -> Heuristic:
+        vector: Vectors | None = None
+        if patch.condition_text is not None:
+            vector = await self._embed([patch.condition_text])
+        before, after = await self.repository.update(
+            tenant,
+            heuristic_id,
+            patch,
+            embedding=None if vector is None else vector[0],
+            embedding_model=self.embedder.model_name if vector is not None else None,
+        )
+        if vector is not None or before.domain != after.domain:
+            if vector is None:
+                vector = await self._embed([after.condition_text])
+            self.index.remove(tenant, before.domain, heuristic_id)
+            self.index.upsert(tenant, after.domain, [heuristic_id], vector)
+        return after
+
+    async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
+        deleted = await self.repository.delete(tenant, heuristic_id)
+        self.index.remove(tenant, deleted.domain, heuristic_id)
+        return deleted
+
+    async def update_confidence(
+        self, tenant: str, heuristic_id: str, *, positive: bool, magnitude: float | None, source: str
+    ) -> ConfidenceUpdate:
+        return await self.repository.update_confidence(
+            tenant, heuristic_id, positive=positive, magnitude=magnitude, source=source
+        )
+
+    async def match(
+        self,
+        tenant: str,
+        text: str,
+        *,
+        source: str | None = None,
+        k: int | None = None,
+        min_similarity: float | None = None,
+        min_confidence: float = 0.0,
+    ) -> list[HeuristicMatch]:
+        """The best ``k`` heuristics whose condition matches ``text`` (seed 000 candidates)."""
+        if not text.strip():
+            raise InvalidInputError("text", "must not be blank")
+        if len(text) > self.settings.max_text_chars:
+            raise InvalidInputError("text", f"longer than {self.settings.max_text_chars} characters")
+        vector = (await self.embedder.embed([text]))[0]
+        return await self.match_vector(
+            tenant, vector, source=source, k=k, min_similarity=min_similarity, min_confidence=min_confidence
+        )
+
+    async def match_vector(
+        self,
+        tenant: str,
+        vector: Vectors,
+        *,
+        source: str | None = None,
+        k: int | None = None,
+        min_similarity: float | None = None,
+        min_confidence: float = 0.0,
+    ) -> list[HeuristicMatch]:
+        k = k or self.settings.top_k
+        floor = self.settings.min_similarity if min_similarity is None else min_similarity
+        hits = [
+            (key, score)
+            for _, key, score in self.index.search(tenant, vector, k * OVERSAMPLE, domain=source)
+            if score >= floor
+        ]
+        if not hits:
+            return []
+        rows = await self.repository.get_many(tenant, [key for key, _ in hits])
+        matches = [
+            HeuristicMatch(heuristic=rows[key], similarity=score, score=score * rows[key].confidence)
+            for key, score in hits
+            if key in rows and rows[key].confidence >= min_confidence
+        ]
+        ranked = rank_similarity_dominant(
+            matches,
+            similarity=lambda m: m.similarity,
+            confidence=lambda m: m.heuristic.confidence,
+            epsilon=self.settings.tie_epsilon,
+        )
+        return ranked[:k]

@@ -1,0 +1,378 @@
+"""Heuristics in the relational store: the store of record for heuristic memory.
+
+Counters and confidence are updated atomically in SQL (``alpha = alpha + :w``), never
+read-modify-written in Python, so concurrent feedback from several workers adds up.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Row, func, insert, literal, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock, SystemClock
+from phronesis.embeddings.types import Vectors
+from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
+from phronesis.heuristics.confidence import BetaConfidence, bounded, confidence_sql
+from phronesis.heuristics.models import (
+    ConfidenceUpdate,
+    Heuristic,
+    HeuristicCreate,
+    HeuristicUpdate,
+    Origin,
+)
+from phronesis.storage.database import Database
+from phronesis.storage.tables import confidence_events, heuristics
+
+__all__ = ["HeuristicRepository", "StoredEmbedding"]
+
+_COLUMNS = [c for c in heuristics.c if c.name != "embedding"]
+MAX_MAGNITUDE = 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEmbedding:
+    tenant: str
+    id: str
+    domain: str
+    condition_text: str
+    embedding: Vectors | None
+    embedding_model: str | None
+
+
+def _to_model(row: Row[Any]) -> Heuristic:
+    return Heuristic.model_validate(dict(row._mapping))
+
+
+def validate_magnitude(magnitude: float | None) -> float:
+    """Seed 001 / GLADyS proto quirk: an unset (0 or None) magnitude means 1.0."""
+    if magnitude is None or magnitude == 0:
+        return 1.0
+    if not math.isfinite(magnitude) or magnitude < 0 or magnitude > MAX_MAGNITUDE:
+        raise InvalidInputError("magnitude", f"must be a finite number in (0, {MAX_MAGNITUDE:g}]")
+    return magnitude
+
+
+class HeuristicRepository:
+    def __init__(self, database: Database, *, prior_strength: float = 2.0, default_confidence: float = 0.5,
+                 clock: Clock | None = None) -> None:
+        self._db = database
+        self._prior_strength = prior_strength
+        self._default_confidence = default_confidence
+        self._clock = clock or SystemClock()
+
+    def _row_values(
+        self, tenant: str, data: HeuristicCreate, embedding: Vectors | None, embedding_model: str | None
+    ) -> dict[str, Any]:
+        confidence = data.confidence if data.confidence is not None else self._default_confidence
+        prior = BetaConfidence.from_prior(confidence, self._prior_strength)
+        now = self._clock.now()
+        return {
+            "tenant": tenant,
+            "id": data.id or str(uuid.uuid4()),
+            "domain": data.domain,
+            "name": data.name,
+            "condition_text": data.condition_text,
+            "action_text": data.action_text,
+            "embedding": embedding,
+            "embedding_model": embedding_model,
+            "alpha": prior.alpha,
+            "beta": prior.beta,
+            "confidence": bounded(prior.mean, data.floor, data.ceiling),
+            "origin": data.origin,
+            "origin_id": data.origin_id,
+            "locked": data.locked,
+            "floor": data.floor,
+            "ceiling": data.ceiling,
+            "feedback_weight": data.feedback_weight,
+            "fire_count": 0,
+            "success_count": 0,
+            "failure_count": 0,
+            "last_fired_at": None,
+            "created_at": now,
+            "updated_at": now,
+            "attributes": data.attributes,
+        }
+
+    async def create_many(
+        self,
+        tenant: str,
+        items: Sequence[HeuristicCreate],
+        embeddings: Vectors | None,
+        embedding_model: str | None,
+    ) -> list[Heuristic]:
+        """Insert all of ``items`` in one transaction, or none of them."""
+        rows = [
+            self._row_values(tenant, item, None if embeddings is None else embeddings[i], embedding_model)
+            for i, item in enumerate(items)
+        ]
+        ids = [row["id"] for row in rows]
+        if len(set(ids)) != len(ids):
+            raise ConflictError("id", "the same id appears twice in one request")
+        async with self._db.transaction() as conn:
+            existing = await conn.execute(
+                select(heuristics.c.id).where(heuristics.c.tenant == tenant, heuristics.c.id.in_(ids))
+            )
+            taken = existing.scalars().first()
+            if taken is not None:
+                raise ConflictError("id", f"heuristic {taken!r} already exists")
+            for start in range(0, len(rows), 500):
+                await conn.execute(insert(heuristics), rows[start : start + 500])
+        for row in rows:
+            row.pop("embedding")
+        return [Heuristic.model_validate(row) for row in rows]
+
+    async def get(self, tenant: str, heuristic_id: str) -> Heuristic:
+        async with self._db.engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+                )
+            ).one_or_none()
+        if row is None:
+            raise NotFoundError("heuristic", heuristic_id)
+        return _to_model(row)
+
+    async def get_many(self, tenant: str, ids: Sequence[str]) -> dict[str, Heuristic]:
+        if not ids:
+            return {}
+        async with self._db.engine.connect() as conn:
+            result = await conn.execute(
+                select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id.in_(list(ids)))
+            )
+            return {row.id: _to_model(row) for row in result}
+
+    async def list(
+        self,
+        tenant: str,
+        *,
+        domain: str | None = None,
+        origin: Origin | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[Heuristic]:
+        query = select(*_COLUMNS).where(heuristics.c.tenant == tenant)
+        if domain is not None:
+            query = query.where(heuristics.c.domain == domain)
+        if origin is not None:
+            query = query.where(heuristics.c.origin == origin)
+        query = query.order_by(heuristics.c.created_at, heuristics.c.id).limit(limit).offset(offset)
+        async with self._db.engine.connect() as conn:
+            return [_to_model(row) for row in await conn.execute(query)]
+
+    async def count(self, tenant: str | None = None) -> int:
+        query = select(func.count()).select_from(heuristics)
+        if tenant is not None:
+            query = query.where(heuristics.c.tenant == tenant)
+        async with self._db.engine.connect() as conn:
+            return int((await conn.execute(query)).scalar_one())
+
+    async def update(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        patch: HeuristicUpdate,
+        *,
+        embedding: Vectors | None = None,
+        embedding_model: str | None = None,
+    ) -> tuple[Heuristic, Heuristic]:
+        """Apply ``patch``; returns (before, after). Re-seeds the prior if ``confidence`` is given."""
+        changes = patch.model_dump(exclude_unset=True)
+        async with self._db.transaction() as conn:
+            before_row = (
+                await conn.execute(
+                    select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+                )
+            ).one_or_none()
+            if before_row is None:
+                raise NotFoundError("heuristic", heuristic_id)
+            before = _to_model(before_row)
+            floor = changes.get("floor", before.floor)
+            ceiling = changes.get("ceiling", before.ceiling)
+            if floor > ceiling:
+                raise InvalidInputError("floor", "floor must not exceed ceiling")
+            values: dict[str, Any] = {k: v for k, v in changes.items() if k != "confidence"}
+            if "confidence" in changes and changes["confidence"] is not None:
+                prior = BetaConfidence.from_prior(changes["confidence"], self._prior_strength)
+                values.update(alpha=prior.alpha, beta=prior.beta)
+            alpha = values.get("alpha", before.alpha)
+            beta = values.get("beta", before.beta)
+            values["confidence"] = bounded(alpha / (alpha + beta), floor, ceiling)
+            if embedding is not None:
+                values.update(embedding=embedding, embedding_model=embedding_model)
+            values["updated_at"] = self._clock.now()
+            result = await conn.execute(
+                update(heuristics)
+                .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+                .values(**values)
+                .returning(*_COLUMNS)
+            )
+            return before, _to_model(result.one())
+
+    async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
+        async with self._db.transaction() as conn:
+            row = (
+                await conn.execute(
+                    heuristics.delete()
+                    .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+                    .returning(*_COLUMNS)
+                )
+            ).one_or_none()
+        if row is None:
+            raise NotFoundError("heuristic", heuristic_id)
+        return _to_model(row)
+
+    async def update_confidence(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        positive: bool,
+        magnitude: float | None = 1.0,
+        source: str,
+        connection: AsyncConnection | None = None,
+    ) -> ConfidenceUpdate:
+        """Add evidence atomically; returns (old, new, delta). A locked heuristic is left as is.
+
+        Pass ``connection`` to make the update part of a caller's transaction (a decision
+        and its effects commit together).
+        """
+        magnitude = validate_magnitude(magnitude)
+        if connection is not None:
+            return await self._update_confidence(connection, tenant, heuristic_id, positive, magnitude, source)
+        async with self._db.transaction() as conn:
+            return await self._update_confidence(conn, tenant, heuristic_id, positive, magnitude, source)
+
+    async def _update_confidence(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        heuristic_id: str,
+        positive: bool,
+        magnitude: float,
+        source: str,
+    ) -> ConfidenceUpdate:
+        c = heuristics.c
+        weight = literal(magnitude) * c.feedback_weight
+        # SET expressions all see the row's old values, so the confidence expression
+        # is written in terms of the new alpha/beta, not the columns.
+        new_alpha = c.alpha + weight if positive else c.alpha + 0.0
+        new_beta = c.beta + 0.0 if positive else c.beta + weight
+        statement = (
+            update(heuristics)
+            .where(c.tenant == tenant, c.id == heuristic_id, c.locked.is_(False))
+            .values(
+                alpha=new_alpha,
+                beta=new_beta,
+                confidence=confidence_sql(new_alpha, new_beta, c.floor, c.ceiling),
+                updated_at=self._clock.now(),
+            )
+            .returning(c.alpha, c.beta, c.confidence, c.floor, c.ceiling, c.feedback_weight)
+        )
+        row = (await conn.execute(statement)).one_or_none()
+        if row is None:
+            current = (
+                await conn.execute(
+                    select(c.alpha, c.beta, c.confidence).where(c.tenant == tenant, c.id == heuristic_id)
+                )
+            ).one_or_none()
+            if current is None:
+                raise NotFoundError("heuristic", heuristic_id)
+            return ConfidenceUpdate(
+                heuristic_id=heuristic_id, applied=False, old_confidence=current.confidence,
+                new_confidence=current.confidence, delta=0.0, alpha=current.alpha, beta=current.beta,
+                source=source, magnitude=magnitude,
+            )
+        applied_weight = magnitude * row.feedback_weight
+        old_alpha = row.alpha - applied_weight if positive else row.alpha
+        old_beta = row.beta if positive else row.beta - applied_weight
+        old = bounded(old_alpha / (old_alpha + old_beta), row.floor, row.ceiling)
+        await conn.execute(
+            insert(confidence_events).values(
+                tenant=tenant, heuristic_id=heuristic_id, source=source, positive=positive,
+                magnitude=magnitude, old_confidence=old, new_confidence=row.confidence,
+                created_at=self._clock.now(),
+            )
+        )
+        return ConfidenceUpdate(
+            heuristic_id=heuristic_id, applied=True, old_confidence=old, new_confidence=row.confidence,
+            delta=row.confidence - old, alpha=row.alpha, beta=row.beta, source=source, magnitude=magnitude,
+        )
+
+    async def record_fire(self, tenant: str, heuristic_id: str, *, connection: AsyncConnection | None = None) -> None:
+        """Count a fire (GLADyS bug 7: its ``fire_count`` was never incremented in production)."""
+        statement = (
+            update(heuristics)
+            .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+            .values(fire_count=heuristics.c.fire_count + 1, last_fired_at=self._clock.now())
+        )
+        if connection is not None:
+            result = await connection.execute(statement)
+        else:
+            async with self._db.transaction() as conn:
+                result = await conn.execute(statement)
+        if result.rowcount == 0:
+            raise NotFoundError("heuristic", heuristic_id)
+
+    async def record_outcome(
+        self, tenant: str, heuristic_id: str, *, success: bool, connection: AsyncConnection | None = None
+    ) -> None:
+        """Count an outcome-confirmed success or failure, kept apart from confidence (F-25 §success rate)."""
+        column = heuristics.c.success_count if success else heuristics.c.failure_count
+        statement = (
+            update(heuristics)
+            .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+            .values({column.name: column + 1})
+        )
+        if connection is not None:
+            result = await connection.execute(statement)
+        else:
+            async with self._db.transaction() as conn:
+                result = await conn.execute(statement)
+        if result.rowcount == 0:
+            raise NotFoundError("heuristic", heuristic_id)
+
+    async def confidence_history(self, tenant: str, heuristic_id: str, limit: int = 100) -> list[dict[str, Any]]:
+        query = (
+            select(confidence_events)
+            .where(confidence_events.c.tenant == tenant, confidence_events.c.heuristic_id == heuristic_id)
+            .order_by(confidence_events.c.id.desc())
+            .limit(limit)
+        )
+        async with self._db.engine.connect() as conn:
+            return [dict(row._mapping) for row in await conn.execute(query)]
+
+    async def iter_embeddings(self, batch_size: int = 5000) -> AsyncIterator[list[StoredEmbedding]]:
+        """Every heuristic's embedding, in batches, for rebuilding the vector index."""
+        c = heuristics.c
+        last: tuple[str, str] = ("", "")
+        while True:
+            query = (
+                select(c.tenant, c.id, c.domain, c.condition_text, c.embedding, c.embedding_model)
+                .where((c.tenant > last[0]) | ((c.tenant == last[0]) & (c.id > last[1])))
+                .order_by(c.tenant, c.id)
+                .limit(batch_size)
+            )
+            async with self._db.engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+            if not rows:
+                return
+            yield [
+                StoredEmbedding(r.tenant, r.id, r.domain, r.condition_text, r.embedding, r.embedding_model)
+                for r in rows
+            ]
+            last = (rows[-1].tenant, rows[-1].id)
+
+    async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
+        async with self._db.transaction() as conn:
+            for tenant, heuristic_id, vector in items:
+                await conn.execute(
+                    update(heuristics)
+                    .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
+                    .values(embedding=vector, embedding_model=embedding_model)
+                )

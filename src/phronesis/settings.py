@@ -1,0 +1,288 @@
+"""One ``Settings`` object, read once at start-up, with a nested section per package.
+
+Sources, highest precedence first: explicit keyword arguments, ``PHRONESIS_*``
+environment variables (nested with ``__``, e.g. ``PHRONESIS_LLM__SPEC``), the
+seeds' own variable names (``EXECUTIVE_HEURISTIC_THRESHOLD``, ``LEARNING_*`` …),
+a ``.env`` file, then the defaults below, which are the seeds' numbers.
+
+An invalid value fails here, at start-up, with a message naming the variable
+(``load_settings`` turns pydantic's error into a ``ConfigurationError``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from dotenv import dotenv_values
+from pydantic import BaseModel, BeforeValidator, Field, SecretStr, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+from phronesis.exceptions import ConfigurationError
+
+__all__ = ["SEED_ALIASES", "Settings", "load_settings"]
+
+ENV_PREFIX = "PHRONESIS_"
+NESTED_DELIMITER = "__"
+
+
+def _split_on(separator: str) -> Any:
+    """Accept a list as is, or a ``separator``-joined string as the seeds write it."""
+
+    def split(value: Any) -> Any:
+        if isinstance(value, str):
+            if value.lstrip().startswith("["):
+                return json.loads(value)
+            return [part.strip() for part in value.split(separator) if part.strip()]
+        return value
+
+    return BeforeValidator(split)
+
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+PositiveSeconds = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+
+
+class DatabaseSettings(BaseModel):
+    url: str | None = None
+    """SQLAlchemy async URL. None: a SQLite file ``phronesis.db`` under ``data_dir``."""
+    echo: bool = False
+    pool_size: int = Field(default=5, ge=1, le=200)
+
+
+class LLMSettings(BaseModel):
+    spec: str = "none"
+    """``none``, ``openai:MODEL``, ``ollama:MODEL``, ``anthropic:MODEL``,
+    ``openai-compatible:BASE_URL#MODEL``. No LLM unless one is named: no silent network default."""
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+    timeout_s: PositiveSeconds = 60.0  # GLADyS OllamaProvider: 60 s
+    max_retries: int = Field(default=2, ge=0, le=10)
+    backoff_initial_s: float = Field(default=0.5, ge=0.0, le=60.0)
+    backoff_max_s: float = Field(default=8.0, ge=0.0, le=600.0)
+    max_concurrency: int = Field(default=3, ge=1, le=1024)  # seed 000: max_concurrent_llm = 3
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0)
+    max_output_tokens: int = Field(default=1024, ge=1, le=200_000)
+
+
+class EmbeddingSettings(BaseModel):
+    spec: str = "local:all-MiniLM-L6-v2"
+    """``local:all-MiniLM-L6-v2`` (offline, bundled weights), ``hashing:DIM`` (lexical, no model),
+    ``openai:MODEL``, ``openai-compatible:BASE_URL#MODEL``."""
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+    timeout_s: PositiveSeconds = 30.0
+    device: str = "cpu"
+    cache_size: int = Field(default=10_000, ge=0, le=10_000_000)
+    batch_max_size: int = Field(default=64, ge=1, le=4096)
+    batch_max_wait_ms: float = Field(default=2.0, ge=0.0, le=1000.0)
+
+
+class HeuristicSettings(BaseModel):
+    min_similarity: Probability = 0.7  # seed 000 / GLADyS SALIENCE_HEURISTIC_MIN_SIMILARITY
+    top_k: int = Field(default=5, ge=1, le=100)  # GLADyS max_evaluation_candidates
+    tie_epsilon: float = Field(default=0.02, ge=0.0, le=1.0)
+    """Similarities closer than this count as a tie, broken by confidence (similarity-dominant)."""
+    prior_strength: float = Field(default=2.0, gt=0.0, le=1000.0)
+    """Effective sample size of a new heuristic's prior: Beta(c·n, (1−c)·n). 2.0 is Beta(1,1) at 0.5."""
+    default_confidence: Probability = 0.5
+    max_text_chars: int = Field(default=4000, ge=16, le=100_000)
+
+
+class IndexSettings(BaseModel):
+    exact_max_size: int = Field(default=20_000, ge=0)
+    """A partition larger than this is served by HNSW instead of exact numpy search."""
+    hnsw_connectivity: int = Field(default=16, ge=4, le=128)  # GLADyS pgvector HNSW m=16
+    hnsw_expansion_add: int = Field(default=128, ge=8, le=4096)
+    hnsw_expansion_search: int = Field(default=128, ge=8, le=4096)
+
+
+class ApiSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    keys: dict[str, str] = Field(default_factory=dict)
+    """Bearer API key → tenant. JSON in the environment: ``PHRONESIS_API__KEYS='{"sk-…":"acme"}'``."""
+    dev_mode: bool = False
+    """Allow requests without a key, from 127.0.0.1 only, as ``dev_tenant``. Said loudly at start-up."""
+    dev_tenant: str = "default"
+    max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+
+
+class AuditSettings(BaseModel):
+    retention_days: float = Field(default=30.0, gt=0.0)
+
+
+class ExecutiveSettings(BaseModel):
+    decision_strategy: str = "heuristic_first"
+    heuristic_threshold: Probability = 0.7
+    goals: Annotated[list[str], NoDecode, _split_on(";")] = Field(default_factory=list)
+    max_candidates: int = Field(default=3, ge=1, le=5)  # seed 000: default 3, hard max 5
+    llm_confidence_ceiling: Probability = 0.8
+    max_concurrent_llm: int = Field(default=3, ge=1, le=1024)
+    endorsement_threshold: Probability = 0.75
+    endorsement_weight: float = Field(default=0.5, ge=0.0, le=10.0)
+
+
+class LearningSettings(BaseModel):
+    strategy: str = "bayesian"
+    undo_window_sec: PositiveSeconds = 30.0  # seed 001, F-11
+    ignored_threshold: int = Field(default=3, ge=1, le=1000)
+    undo_keywords: Annotated[list[str], NoDecode, _split_on(",")] = Field(
+        default_factory=lambda: ["undo", "revert", "cancel", "rollback", "nevermind", "never mind"]
+    )
+    implicit_magnitude: float = Field(default=1.0, gt=0.0, le=10.0)
+    explicit_magnitude: float = Field(default=0.8, gt=0.0, le=10.0)
+    outcome_timeout_sec: PositiveSeconds = 120.0
+
+
+SEED_ALIASES: Mapping[str, tuple[str, str]] = {
+    "EXECUTIVE_DECISION_STRATEGY": ("executive", "decision_strategy"),
+    "EXECUTIVE_HEURISTIC_THRESHOLD": ("executive", "heuristic_threshold"),
+    "EXECUTIVE_GOALS": ("executive", "goals"),
+    "EXECUTIVE_MAX_CANDIDATES": ("executive", "max_candidates"),
+    "EXECUTIVE_MAX_CONCURRENT_LLM": ("executive", "max_concurrent_llm"),
+    "EXECUTIVE_ENDORSEMENT_THRESHOLD": ("executive", "endorsement_threshold"),
+    "EXECUTIVE_ENDORSEMENT_WEIGHT": ("executive", "endorsement_weight"),
+    "EXECUTIVE_LLM_CONFIDENCE_CEILING": ("executive", "llm_confidence_ceiling"),
+    "LEARNING_STRATEGY": ("learning", "strategy"),
+    "LEARNING_UNDO_WINDOW_SEC": ("learning", "undo_window_sec"),
+    "LEARNING_IGNORED_THRESHOLD": ("learning", "ignored_threshold"),
+    "LEARNING_UNDO_KEYWORDS": ("learning", "undo_keywords"),
+    "LEARNING_IMPLICIT_MAGNITUDE": ("learning", "implicit_magnitude"),
+    "LEARNING_EXPLICIT_MAGNITUDE": ("learning", "explicit_magnitude"),
+    "LEARNING_OUTCOME_TIMEOUT_SEC": ("learning", "outcome_timeout_sec"),
+    "SALIENCE_HEURISTIC_MIN_SIMILARITY": ("heuristics", "min_similarity"),
+}
+"""The environment variable names the seeds define, mapped to (section, field)."""
+
+
+def _seed_alias_values(env_file: Path | None) -> dict[str, str]:
+    values: dict[str, str] = {}
+    if env_file is not None and env_file.is_file():
+        values.update(
+            {k: v for k, v in dotenv_values(env_file).items() if k in SEED_ALIASES and v is not None}
+        )
+    values.update({k: v for k, v in os.environ.items() if k in SEED_ALIASES})
+    return values
+
+
+class _SeedAliasSource(PydanticBaseSettingsSource):
+    """Reads the seeds' variable names (from the environment and ``.env``) into nested sections."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env_file: Path | None) -> None:
+        super().__init__(settings_cls)
+        self._env_file = env_file
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # everything is produced by __call__
+
+    def __call__(self) -> dict[str, Any]:
+        nested: dict[str, dict[str, str]] = {}
+        for name, value in _seed_alias_values(self._env_file).items():
+            section, field = SEED_ALIASES[name]
+            nested.setdefault(section, {})[field] = value
+        return nested
+
+
+class Settings(BaseSettings):
+    """Effective configuration. Build it with ``load_settings()`` to get friendly errors."""
+
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=NESTED_DELIMITER,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    data_dir: Path | None = None
+    """Where the default SQLite file lives. None: the user's data dir (platformdirs)."""
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    heuristics: HeuristicSettings = Field(default_factory=HeuristicSettings)
+    index: IndexSettings = Field(default_factory=IndexSettings)
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+    executive: ExecutiveSettings = Field(default_factory=ExecutiveSettings)
+    learning: LearningSettings = Field(default_factory=LearningSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        env_file = settings_cls.model_config.get("env_file")
+        seed_source = _SeedAliasSource(
+            settings_cls, Path(env_file) if isinstance(env_file, str | Path) else None
+        )
+        return (init_settings, env_settings, seed_source, dotenv_settings, file_secret_settings)
+
+    def database_url(self) -> str:
+        """The effective database URL (the embedded SQLite file unless one is set)."""
+        if self.database.url:
+            return self.database.url
+        return f"sqlite+aiosqlite:///{self.resolved_data_dir() / 'phronesis.db'}"
+
+    def resolved_data_dir(self) -> Path:
+        if self.data_dir is not None:
+            return self.data_dir
+        from platformdirs import user_data_dir
+
+        return Path(user_data_dir("phronesis", appauthor=False))
+
+    def masked(self) -> dict[str, Any]:
+        """Effective settings as plain data with every secret masked, for ``config show``."""
+        data = self.model_dump(mode="json")
+        data["api"]["keys"] = {_mask(k): tenant for k, tenant in self.api.keys.items()}
+        data["database"]["url"] = _mask_url(self.database_url())
+        return data
+
+
+def _mask(secret: str) -> str:
+    return secret[:3] + "…" + "*" * 6 if len(secret) > 6 else "******"
+
+
+def _mask_url(url: str) -> str:
+    """Hide a password in ``scheme://user:password@host``."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    credentials, _, host = rest.rpartition("@")
+    user, colon, _password = credentials.partition(":")
+    return f"{scheme}://{user}{':******' if colon else ''}@{host}"
+
+
+def _variable_name(loc: tuple[int | str, ...]) -> str:
+    parts = [str(p) for p in loc if not isinstance(p, int)]
+    if len(parts) >= 2:
+        for alias, target in SEED_ALIASES.items():
+            if target == (parts[0], parts[1]) and alias in _seed_alias_values(Path(".env")):
+                return alias
+    return ENV_PREFIX + NESTED_DELIMITER.join(p.upper() for p in parts[:2])
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build ``Settings``; an invalid value raises ``ConfigurationError`` naming the variable."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_variable_name(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise ConfigurationError(f"invalid configuration: {problems}") from None

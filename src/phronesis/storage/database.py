@@ -1,0 +1,97 @@
+"""One async SQLAlchemy engine, SQLite (WAL) by default or PostgreSQL (asyncpg).
+
+Every write goes through ``transaction()``, which commits everything or nothing and
+translates driver errors into phronesis's own (``ConflictError``, ``StorageError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, exc
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
+
+__all__ = ["Database"]
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets readers proceed while one writer commits; busy_timeout makes a second
+    # writer wait instead of failing with "database is locked".
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+class Database:
+    def __init__(
+        self,
+        url: str,
+        *,
+        echo: bool = False,
+        pool_size: int = 5,
+        search_path: str | None = None,
+    ) -> None:
+        try:
+            parsed = make_url(url)
+        except exc.ArgumentError as error:
+            raise ConfigurationError(f"PHRONESIS_DATABASE__URL: not a database URL ({error})") from None
+        self.url = url
+        self.dialect = parsed.get_backend_name()
+        kwargs: dict[str, Any] = {"echo": echo}
+        if self.dialect == "sqlite":
+            if parsed.drivername != "sqlite+aiosqlite":
+                raise ConfigurationError("PHRONESIS_DATABASE__URL: use sqlite+aiosqlite:///PATH")
+            database = parsed.database or ""
+            if database and database != ":memory:":
+                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        elif self.dialect == "postgresql":
+            if parsed.drivername != "postgresql+asyncpg":
+                raise ConfigurationError("PHRONESIS_DATABASE__URL: use postgresql+asyncpg://…")
+            kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+            if search_path:
+                kwargs["connect_args"] = {"server_settings": {"search_path": search_path}}
+        else:
+            raise ConfigurationError(
+                f"PHRONESIS_DATABASE__URL: unsupported database {self.dialect!r} (sqlite or postgresql)"
+            )
+        try:
+            self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        except (exc.ArgumentError, ImportError) as error:
+            raise ConfigurationError(f"PHRONESIS_DATABASE__URL: {error}") from None
+        if self.dialect == "sqlite":
+            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """A connection inside one transaction: committed on exit, rolled back on any error."""
+        try:
+            async with self.engine.begin() as connection:
+                yield connection
+        except exc.IntegrityError as error:
+            raise ConflictError("(row)", f"constraint violated: {error.orig}") from error
+        except (exc.OperationalError, exc.InterfaceError, OSError) as error:
+            raise StorageError(f"database unavailable: {error}") from error
+        except exc.DBAPIError as error:
+            raise StorageError(f"database error: {error.orig}") from error
+
+    async def ping(self) -> bool:
+        from sqlalchemy import text
+
+        try:
+            async with self.engine.connect() as connection:
+                await connection.execute(text("SELECT 1"))
+        except (exc.DBAPIError, OSError):
+            return False
+        return True
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

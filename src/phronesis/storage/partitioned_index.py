@@ -1,0 +1,87 @@
+"""Vector indexes partitioned by (tenant, domain), each exact or HNSW by its size.
+
+Partitioning makes the hard filters exact: a tenant never searches another tenant's
+vectors and a source filter searches only its own partition (GLADyS bug: its cache
+ignored the source filter). A partition starts exact and is rebuilt as HNSW once it
+grows past ``exact_max_size``.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+
+import numpy as np
+
+from phronesis.embeddings.types import Vectors
+from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.vector_index import ExactVectorIndex, VectorIndex
+
+__all__ = ["PartitionedIndex"]
+
+
+class PartitionedIndex:
+    def __init__(
+        self,
+        dimension: int,
+        *,
+        exact_max_size: int = 20_000,
+        hnsw_factory: Callable[[int], VectorIndex] | None = None,
+    ) -> None:
+        self.dimension = dimension
+        self._exact_max_size = exact_max_size
+        self._hnsw_factory = hnsw_factory or (lambda dim: HnswVectorIndex(dim))
+        self._partitions: dict[str, dict[str, VectorIndex]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(index) for domains in self._partitions.values() for index in domains.values())
+
+    def partition_kinds(self) -> dict[str, int]:
+        """How many partitions use each implementation (for /healthz and metrics)."""
+        kinds: dict[str, int] = {}
+        for domains in self._partitions.values():
+            for index in domains.values():
+                name = type(index).__name__
+                kinds[name] = kinds.get(name, 0) + 1
+        return kinds
+
+    def clear(self) -> None:
+        self._partitions.clear()
+
+    def upsert(self, tenant: str, domain: str, keys: list[str], vectors: Vectors) -> None:
+        domains = self._partitions.setdefault(tenant, {})
+        index = domains.get(domain)
+        if index is None:
+            index = domains[domain] = ExactVectorIndex(self.dimension)
+        if isinstance(index, ExactVectorIndex) and len(index) + len(keys) > self._exact_max_size:
+            index = domains[domain] = self._promote(index)
+        index.upsert(keys, vectors)
+
+    def _promote(self, exact: ExactVectorIndex) -> VectorIndex:
+        hnsw = self._hnsw_factory(self.dimension)
+        pairs = list(exact.items())
+        if pairs:
+            keys = [key for key, _ in pairs]
+            hnsw.upsert(keys, np.stack([vector for _, vector in pairs]))
+        return hnsw
+
+    def remove(self, tenant: str, domain: str, key: str) -> bool:
+        index = self._partitions.get(tenant, {}).get(domain)
+        return index.remove(key) if index is not None else False
+
+    def search(
+        self, tenant: str, query: Vectors, k: int, *, domain: str | None = None
+    ) -> list[tuple[str, str, float]]:
+        """Top ``k`` (domain, key, similarity) for ``tenant``, in one domain or across all."""
+        domains = self._partitions.get(tenant, {})
+        if domain is not None:
+            index = domains.get(domain)
+            if index is None:
+                return []
+            return [(domain, key, score) for key, score in index.search(query, k)]
+        found = (
+            (domain_name, key, score)
+            for domain_name, index in domains.items()
+            for key, score in index.search(query, k)
+        )
+        return heapq.nlargest(k, found, key=lambda item: item[2])

@@ -1,0 +1,117 @@
+"""The relational schema: one ``tenant`` column on every table (ARCHITECTURE: Data).
+
+Migrations in ``storage/migrations`` create exactly this; a test compares the two.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Column,
+    Float,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+from phronesis.storage.types import EmbeddingBytes, UTCDateTime
+
+__all__ = ["confidence_events", "decision_records", "heuristics", "metadata"]
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+heuristics = Table(
+    "heuristics",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("domain", String(128), nullable=False, server_default=""),
+    Column("name", String(200), nullable=True),
+    Column("condition_text", Text, nullable=False),
+    Column("action_text", Text, nullable=False),
+    Column("embedding", EmbeddingBytes, nullable=True),
+    Column("embedding_model", String(128), nullable=True),
+    Column("alpha", Float, nullable=False),
+    Column("beta", Float, nullable=False),
+    Column("confidence", Float, nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("origin_id", String(128), nullable=True),
+    Column("locked", Boolean, nullable=False, server_default="0"),
+    Column("floor", Float, nullable=False, server_default="0"),
+    Column("ceiling", Float, nullable=False, server_default="1"),
+    Column("feedback_weight", Float, nullable=False, server_default="1"),
+    Column("fire_count", Integer, nullable=False, server_default="0"),
+    Column("success_count", Integer, nullable=False, server_default="0"),
+    Column("failure_count", Integer, nullable=False, server_default="0"),
+    Column("last_fired_at", UTCDateTime, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("attributes", JSON, nullable=False),
+    CheckConstraint("alpha > 0 AND beta > 0", name="evidence_positive"),
+    CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence_range"),
+    CheckConstraint("floor >= 0 AND ceiling <= 1 AND floor <= ceiling", name="bounds"),
+    CheckConstraint("feedback_weight >= 0.25 AND feedback_weight <= 2.0", name="feedback_weight"),
+    CheckConstraint("origin IN ('dev', 'pack', 'learned', 'llm')", name="origin"),
+    Index("ix_heuristics_tenant_domain", "tenant", "domain"),
+    Index("ix_heuristics_tenant_updated_at", "tenant", "updated_at"),
+)
+
+confidence_events = Table(
+    "confidence_events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False),
+    Column("heuristic_id", String(64), nullable=False),
+    Column("source", String(64), nullable=False),
+    Column("positive", Boolean, nullable=False),
+    Column("magnitude", Float, nullable=False),
+    Column("old_confidence", Float, nullable=False),
+    Column("new_confidence", Float, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    ForeignKeyConstraint(
+        ["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"
+    ),
+    Index("ix_confidence_events_tenant_heuristic", "tenant", "heuristic_id", "created_at"),
+)
+
+decision_records = Table(
+    "decision_records",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("tenant", String(64), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("subject_id", String(256), nullable=True),
+    Column("strategy", String(64), nullable=True),
+    Column("path", String(32), nullable=False),
+    Column("action", Text, nullable=True),
+    Column("confidence", Float, nullable=True),
+    Column("inputs", JSON, nullable=False),
+    Column("prompt", Text, nullable=True),
+    Column("raw_llm_output", Text, nullable=True),
+    Column("model", String(128), nullable=True),
+    Column("latency_ms", Float, nullable=True),
+    Column("prompt_tokens", Integer, nullable=True),
+    Column("completion_tokens", Integer, nullable=True),
+    Column("reason", String(256), nullable=True),
+    Column("outcome", String(64), nullable=True),
+    Column("outcome_at", UTCDateTime, nullable=True),
+    Column("attributes", JSON, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Index("ix_decision_records_tenant_kind_created", "tenant", "kind", "created_at"),
+    Index("ix_decision_records_tenant_subject", "tenant", "subject_id"),
+    Index("ix_decision_records_created", "created_at"),
+)

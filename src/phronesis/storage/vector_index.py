@@ -1,0 +1,111 @@
+"""Nearest-neighbour search over unit vectors: the protocol and the exact implementation.
+
+The store of record is the database; an index is rebuilt from it and is never the only
+copy (ARCHITECTURE: Data). Scores are cosine similarities in [-1, 1].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from phronesis.embeddings.types import Vectors
+
+__all__ = ["ExactVectorIndex", "VectorIndex"]
+
+
+class VectorIndex(Protocol):
+    @property
+    def dimension(self) -> int: ...
+
+    def __len__(self) -> int: ...
+
+    def __contains__(self, key: object) -> bool: ...
+
+    def upsert(self, keys: Sequence[str], vectors: Vectors) -> None:
+        """Insert or replace ``keys``' vectors (rows of unit length)."""
+        ...
+
+    def remove(self, key: str) -> bool:
+        """Drop ``key``; False if it was not there."""
+        ...
+
+    def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
+        """Up to ``k`` (key, cosine similarity) pairs, most similar first."""
+        ...
+
+    def items(self) -> Iterator[tuple[str, Vectors]]:
+        """Every (key, vector) held, for rebuilding into another index."""
+        ...
+
+
+class ExactVectorIndex:
+    """Brute-force matrix product: exact, and fastest below a few tens of thousands of rows."""
+
+    def __init__(self, dimension: int, *, initial_capacity: int = 256) -> None:
+        self._dimension = dimension
+        self._matrix = np.zeros((max(initial_capacity, 1), dimension), dtype=np.float32)
+        self._keys: list[str] = []
+        self._rows: dict[str, int] = {}
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._rows
+
+    def _reserve(self, size: int) -> None:
+        capacity = self._matrix.shape[0]
+        if size <= capacity:
+            return
+        while capacity < size:
+            capacity *= 2
+        grown = np.zeros((capacity, self._dimension), dtype=np.float32)
+        grown[: len(self._keys)] = self._matrix[: len(self._keys)]
+        self._matrix = grown
+
+    def upsert(self, keys: Sequence[str], vectors: Vectors) -> None:
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(keys), self._dimension)
+        self._reserve(len(self._keys) + len(keys))
+        for key, vector in zip(keys, vectors, strict=True):
+            row = self._rows.get(key)
+            if row is None:
+                row = len(self._keys)
+                self._keys.append(key)
+                self._rows[key] = row
+            self._matrix[row] = vector
+
+    def remove(self, key: str) -> bool:
+        row = self._rows.pop(key, None)
+        if row is None:
+            return False
+        last = len(self._keys) - 1
+        if row != last:  # move the last row into the hole so rows stay dense
+            moved = self._keys[last]
+            self._matrix[row] = self._matrix[last]
+            self._keys[row] = moved
+            self._rows[moved] = row
+        self._keys.pop()
+        return True
+
+    def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
+        size = len(self._keys)
+        if size == 0 or k <= 0:
+            return []
+        scores = self._matrix[:size] @ np.asarray(query, dtype=np.float32).reshape(-1)
+        if k < size:
+            top = np.argpartition(-scores, k - 1)[:k]
+            top = top[np.argsort(-scores[top], kind="stable")]
+        else:
+            top = np.argsort(-scores, kind="stable")
+        return [(self._keys[i], float(scores[i])) for i in top]
+
+    def items(self) -> Iterator[tuple[str, Vectors]]:
+        for row, key in enumerate(self._keys):
+            yield key, self._matrix[row]

@@ -1,0 +1,11 @@
+"""Test doubles shipped with phronesis, for its own tests and for yours.
+
+- ``ScriptedLLM``: an ``LLMProvider`` that answers from a script or a function
+  (like pydantic-ai's ``FunctionModel``) and records every request.
+- ``FixedClock``: a clock you move by hand.
+"""
+
+from phronesis.testing.clock import FixedClock
+from phronesis.testing.scripted_llm import ScriptedLLM
+
+__all__ = ["FixedClock", "ScriptedLLM"]

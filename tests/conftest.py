@@ -1,0 +1,104 @@
+"""Shared fixtures: a real database per test (SQLite file; PostgreSQL when configured),
+a hand-moved clock, a fast deterministic embedder, and an engine built from them.
+
+No test may call a paid API: remote LLM and embedding calls are forbidden for the
+whole session (loopback servers the tests start themselves stay allowed).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.engine import Engine
+from phronesis.llm import guard
+from phronesis.settings import Settings
+from phronesis.storage.database import Database
+from phronesis.storage.migrate import upgrade
+from phronesis.testing import FixedClock
+
+POSTGRES_URL = os.environ.get("PHRONESIS_TEST_DATABASE_URL")
+
+guard.forbid_remote_calls()
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No developer's PHRONESIS_* or seed variables, nor a stray .env, leak into a test."""
+    for name in list(os.environ):
+        if name.startswith(("PHRONESIS_", "EXECUTIVE_", "LEARNING_", "SALIENCE_")) and name != "PHRONESIS_TEST_DATABASE_URL":
+            monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    yield
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+def embedder() -> HashingEmbedder:
+    return HashingEmbedder(384)
+
+
+async def _postgres_database() -> AsyncIterator[Database]:
+    assert POSTGRES_URL is not None
+    schema = f"phx_{uuid.uuid4().hex[:12]}"
+    admin = create_async_engine(POSTGRES_URL)
+    async with admin.begin() as conn:
+        await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    database = Database(POSTGRES_URL, search_path=schema)
+    try:
+        yield database
+    finally:
+        await database.dispose()
+        async with admin.begin() as conn:
+            await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        await admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    """A migrated, empty database: every contract test runs on SQLite and on PostgreSQL."""
+    if request.param == "sqlite":
+        db = Database(f"sqlite+aiosqlite:///{tmp_path / 'test.db'}")
+        await upgrade(db)
+        yield db
+        await db.dispose()
+        return
+    if POSTGRES_URL is None:
+        pytest.skip("PHRONESIS_TEST_DATABASE_URL is not set")
+    async for db in _postgres_database():
+        await upgrade(db)
+        yield db
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path, embeddings={"spec": "hashing:384"})
+
+
+@pytest.fixture
+async def engine(
+    settings: Settings, database: Database, embedder: HashingEmbedder, clock: FixedClock
+) -> AsyncIterator[Engine]:
+    eng = Engine(settings, database=database, embedder=embedder, llm=None, clock=clock)
+    await eng.start(migrate=False)
+    yield eng
+
+
+@pytest.fixture
+async def sqlite_engine(settings: Settings, embedder: HashingEmbedder, clock: FixedClock) -> AsyncIterator[Engine]:
+    """An engine on SQLite only, for tests about behaviour rather than storage."""
+    eng = Engine(settings, embedder=embedder, llm=None, clock=clock)
+    await eng.start()
+    yield eng
+    await eng.close()

@@ -33,7 +33,10 @@ guard.forbid_remote_calls()
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """No developer's PHRONESIS_* or seed variables, nor a stray .env, leak into a test."""
     for name in list(os.environ):
-        if name.startswith(("PHRONESIS_", "EXECUTIVE_", "LEARNING_", "SALIENCE_")) and name != "PHRONESIS_TEST_DATABASE_URL":
+        if (
+            name.startswith(("PHRONESIS_", "EXECUTIVE_", "LEARNING_", "SALIENCE_"))
+            and name != "PHRONESIS_TEST_DATABASE_URL"
+        ):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
     yield

@@ -33,8 +33,6 @@ def parse_provider_spec(text: str, *, setting: str, kinds: Collection[str]) -> P
     if kind == "openai-compatible":
         base_url, hash_, model = rest.rpartition("#")
         if not hash_ or not base_url.startswith(("http://", "https://")) or not model:
-            raise ConfigurationError(
-                f"{setting}={text!r}: expected openai-compatible:http(s)://HOST/v1#MODEL"
-            )
+            raise ConfigurationError(f"{setting}={text!r}: expected openai-compatible:http(s)://HOST/v1#MODEL")
         return ProviderSpec(kind=kind, model=model.strip(), base_url=base_url.strip())
     return ProviderSpec(kind=kind, model=rest.strip())

@@ -168,9 +168,7 @@ SEED_ALIASES: Mapping[str, tuple[str, str]] = {
 def _seed_alias_values(env_file: Path | None) -> dict[str, str]:
     values: dict[str, str] = {}
     if env_file is not None and env_file.is_file():
-        values.update(
-            {k: v for k, v in dotenv_values(env_file).items() if k in SEED_ALIASES and v is not None}
-        )
+        values.update({k: v for k, v in dotenv_values(env_file).items() if k in SEED_ALIASES and v is not None})
     values.update({k: v for k, v in os.environ.items() if k in SEED_ALIASES})
     return values
 
@@ -228,9 +226,7 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         env_file = settings_cls.model_config.get("env_file")
-        seed_source = _SeedAliasSource(
-            settings_cls, Path(env_file) if isinstance(env_file, str | Path) else None
-        )
+        seed_source = _SeedAliasSource(settings_cls, Path(env_file) if isinstance(env_file, str | Path) else None)
         return (init_settings, env_settings, seed_source, dotenv_settings, file_secret_settings)
 
     def database_url(self) -> str:
@@ -282,7 +278,5 @@ def load_settings(**overrides: Any) -> Settings:
     try:
         return Settings(**overrides)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{_variable_name(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
-        )
+        problems = "; ".join(f"{_variable_name(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False))
         raise ConfigurationError(f"invalid configuration: {problems}") from None

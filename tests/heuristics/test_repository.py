@@ -169,3 +169,11 @@ async def test_rows_from_another_embedding_model_are_reembedded_on_load(engine: 
     assert matches and matches[0].similarity == pytest.approx(1.0, abs=1e-5)
     stored = [row async for batch in engine.heuristics.repository.iter_embeddings() for row in batch]
     assert stored[0].embedding_model == "hashing-384"
+
+
+async def test_explicit_nulls_in_a_patch_leave_fields_alone(engine: Engine) -> None:
+    """Found by the API fuzzer: {"floor": null} used to crash the update."""
+    h = await engine.heuristics.add("t1", make(name="named", floor=0.2))
+    patch = HeuristicUpdate.model_validate({"floor": None, "condition_text": None, "locked": None, "name": None})
+    after = await engine.heuristics.update("t1", h.id, patch)
+    assert (after.floor, after.condition_text, after.locked, after.name) == (0.2, h.condition_text, False, None)

@@ -19,9 +19,11 @@ __all__ = ["create_app"]
 log = logging.getLogger("phronesis.api")
 
 
-def create_app(engine: Engine | None = None) -> FastAPI:
-    """Build the app; an engine passed in is started if needed but closed by its owner."""
-    owns_engine = engine is None
+def create_app(engine: Engine | None = None, *, close_engine: bool | None = None) -> FastAPI:
+    """Build the app. The engine is started at start-up if needed; it is closed at shutdown
+    if the app built it, or if ``close_engine`` says so (its pool lives in the server's loop).
+    """
+    owns_engine = engine is None if close_engine is None else close_engine
     the_engine = engine or Engine()
 
     @asynccontextmanager

@@ -22,9 +22,7 @@ class DecisionRecordRepository:
         self._db = database
         self._clock = clock or SystemClock()
 
-    async def add(
-        self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None
-    ) -> DecisionRecord:
+    async def add(self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None) -> DecisionRecord:
         """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
         values = record.model_dump() | {"created_at": self._clock.now()}
         if connection is not None:
@@ -97,9 +95,13 @@ class DecisionRecordRepository:
         until: datetime | None = None,
     ) -> list[PathCount]:
         c = decision_records.c
-        query = self._filtered(
-            select(c.strategy, c.path, func.count().label("count")), tenant, kind, None, None, since, until
-        ).group_by(c.strategy, c.path).order_by(c.strategy, c.path)
+        query = (
+            self._filtered(
+                select(c.strategy, c.path, func.count().label("count")), tenant, kind, None, None, since, until
+            )
+            .group_by(c.strategy, c.path)
+            .order_by(c.strategy, c.path)
+        )
         async with self._db.engine.connect() as conn:
             return [PathCount(strategy=r.strategy, path=r.path, count=r.count) for r in await conn.execute(query)]
 

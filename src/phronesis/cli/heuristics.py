@@ -53,8 +53,14 @@ def add(
     """Add one heuristic."""
     try:
         data = HeuristicCreate.model_validate(
-            {"id": heuristic_id, "domain": domain, "condition_text": condition, "action_text": action,
-             "confidence": confidence, "origin": origin}
+            {
+                "id": heuristic_id,
+                "domain": domain,
+                "condition_text": condition,
+                "action_text": action,
+                "confidence": confidence,
+                "origin": origin,
+            }
         )
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]

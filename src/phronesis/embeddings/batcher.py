@@ -23,9 +23,7 @@ _Waiter = tuple[Sequence[str], "asyncio.Future[Vectors]"]
 
 
 class MicroBatchingEmbedder:
-    def __init__(
-        self, inner: Embedder, *, max_batch_size: int = 64, max_wait_ms: float = 2.0
-    ) -> None:
+    def __init__(self, inner: Embedder, *, max_batch_size: int = 64, max_wait_ms: float = 2.0) -> None:
         self.inner = inner
         self._max_batch_size = max_batch_size
         self._max_wait_s = max_wait_ms / 1000.0

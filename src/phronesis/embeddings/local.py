@@ -65,7 +65,7 @@ class LocalSentenceEmbedder:
                     from sentence_transformers import SentenceTransformer
                     from transformers.utils import logging as transformers_logging
 
-                    transformers_logging.disable_progress_bar()
+                    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
 
                     self._model = SentenceTransformer(path, device=self._device, local_files_only=True)
                 except (OSError, ValueError, RuntimeError, ImportError) as exc:

@@ -36,10 +36,10 @@ def build_base_embedder(settings: EmbeddingSettings) -> Embedder:
         from phronesis.embeddings.hashing import HashingEmbedder
 
         try:
-            dimension = int(spec.model or 384)
+            hashing_dimension = int(spec.model or 384)
         except ValueError:
             raise ConfigurationError(f"{setting}: hashing:DIMENSION needs an integer") from None
-        return HashingEmbedder(dimension)
+        return HashingEmbedder(hashing_dimension)
 
     from phronesis.embeddings.openai_compatible import OpenAICompatibleEmbedder
 

@@ -47,8 +47,7 @@ class HeuristicMemory:
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         chunks = [
-            await self.embedder.embed(texts[start : start + EMBED_CHUNK])
-            for start in range(0, len(texts), EMBED_CHUNK)
+            await self.embedder.embed(texts[start : start + EMBED_CHUNK]) for start in range(0, len(texts), EMBED_CHUNK)
         ]
         return np.concatenate(chunks) if chunks else np.zeros((0, self.embedder.dimension), np.float32)
 

@@ -6,6 +6,7 @@ read-modify-written in Python, so concurrent feedback from several workers adds 
 
 from __future__ import annotations
 
+import builtins
 import math
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -59,8 +60,14 @@ def validate_magnitude(magnitude: float | None) -> float:
 
 
 class HeuristicRepository:
-    def __init__(self, database: Database, *, prior_strength: float = 2.0, default_confidence: float = 0.5,
-                 clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        database: Database,
+        *,
+        prior_strength: float = 2.0,
+        default_confidence: float = 0.5,
+        clock: Clock | None = None,
+    ) -> None:
         self._db = database
         self._prior_strength = prior_strength
         self._default_confidence = default_confidence
@@ -182,7 +189,8 @@ class HeuristicRepository:
         embedding_model: str | None = None,
     ) -> tuple[Heuristic, Heuristic]:
         """Apply ``patch``; returns (before, after). Re-seeds the prior if ``confidence`` is given."""
-        changes = patch.model_dump(exclude_unset=True)
+        # An explicit null means "leave as is", except for ``name``, which may be cleared.
+        changes = {k: v for k, v in patch.model_dump(exclude_unset=True).items() if v is not None or k == "name"}
         async with self._db.transaction() as conn:
             before_row = (
                 await conn.execute(
@@ -197,7 +205,7 @@ class HeuristicRepository:
             if floor > ceiling:
                 raise InvalidInputError("floor", "floor must not exceed ceiling")
             values: dict[str, Any] = {k: v for k, v in changes.items() if k != "confidence"}
-            if "confidence" in changes and changes["confidence"] is not None:
+            if "confidence" in changes:
                 prior = BetaConfidence.from_prior(changes["confidence"], self._prior_strength)
                 values.update(alpha=prior.alpha, beta=prior.beta)
             alpha = values.get("alpha", before.alpha)
@@ -284,9 +292,15 @@ class HeuristicRepository:
             if current is None:
                 raise NotFoundError("heuristic", heuristic_id)
             return ConfidenceUpdate(
-                heuristic_id=heuristic_id, applied=False, old_confidence=current.confidence,
-                new_confidence=current.confidence, delta=0.0, alpha=current.alpha, beta=current.beta,
-                source=source, magnitude=magnitude,
+                heuristic_id=heuristic_id,
+                applied=False,
+                old_confidence=current.confidence,
+                new_confidence=current.confidence,
+                delta=0.0,
+                alpha=current.alpha,
+                beta=current.beta,
+                source=source,
+                magnitude=magnitude,
             )
         applied_weight = magnitude * row.feedback_weight
         old_alpha = row.alpha - applied_weight if positive else row.alpha
@@ -294,14 +308,26 @@ class HeuristicRepository:
         old = bounded(old_alpha / (old_alpha + old_beta), row.floor, row.ceiling)
         await conn.execute(
             insert(confidence_events).values(
-                tenant=tenant, heuristic_id=heuristic_id, source=source, positive=positive,
-                magnitude=magnitude, old_confidence=old, new_confidence=row.confidence,
+                tenant=tenant,
+                heuristic_id=heuristic_id,
+                source=source,
+                positive=positive,
+                magnitude=magnitude,
+                old_confidence=old,
+                new_confidence=row.confidence,
                 created_at=self._clock.now(),
             )
         )
         return ConfidenceUpdate(
-            heuristic_id=heuristic_id, applied=True, old_confidence=old, new_confidence=row.confidence,
-            delta=row.confidence - old, alpha=row.alpha, beta=row.beta, source=source, magnitude=magnitude,
+            heuristic_id=heuristic_id,
+            applied=True,
+            old_confidence=old,
+            new_confidence=row.confidence,
+            delta=row.confidence - old,
+            alpha=row.alpha,
+            beta=row.beta,
+            source=source,
+            magnitude=magnitude,
         )
 
     async def record_fire(self, tenant: str, heuristic_id: str, *, connection: AsyncConnection | None = None) -> None:
@@ -337,7 +363,9 @@ class HeuristicRepository:
         if result.rowcount == 0:
             raise NotFoundError("heuristic", heuristic_id)
 
-    async def confidence_history(self, tenant: str, heuristic_id: str, limit: int = 100) -> list[dict[str, Any]]:
+    async def confidence_history(
+        self, tenant: str, heuristic_id: str, limit: int = 100
+    ) -> builtins.list[dict[str, Any]]:
         query = (
             select(confidence_events)
             .where(confidence_events.c.tenant == tenant, confidence_events.c.heuristic_id == heuristic_id)
@@ -347,7 +375,7 @@ class HeuristicRepository:
         async with self._db.engine.connect() as conn:
             return [dict(row._mapping) for row in await conn.execute(query)]
 
-    async def iter_embeddings(self, batch_size: int = 5000) -> AsyncIterator[list[StoredEmbedding]]:
+    async def iter_embeddings(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[StoredEmbedding]]:
         """Every heuristic's embedding, in batches, for rebuilding the vector index."""
         c = heuristics.c
         last: tuple[str, str] = ("", "")

@@ -95,9 +95,7 @@ class AnthropicProvider:
             error = LLMResponseError(f"LLM {self._model} refused to answer")
             error.reason = "llm_refusal"
             raise error
-        text = "".join(
-            getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text"
-        )
+        text = "".join(getattr(block, "text", "") for block in message.content if getattr(block, "type", "") == "text")
         if not text.strip():
             raise LLMResponseError(f"LLM {self._model}: empty answer")
         usage = message.usage

@@ -66,9 +66,7 @@ class ResilientLLM:
                     try:
                         return await asyncio.wait_for(self.inner.generate(request), self._timeout_s)
                     except TimeoutError as exc:
-                        raise LLMTimeoutError(
-                            f"{self.model_name} did not answer within {self._timeout_s:g} s"
-                        ) from exc
+                        raise LLMTimeoutError(f"{self.model_name} did not answer within {self._timeout_s:g} s") from exc
             except LLMError as exc:
                 if not exc.retryable or attempt >= self._retry.max_retries:
                     raise

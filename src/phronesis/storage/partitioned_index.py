@@ -69,9 +69,7 @@ class PartitionedIndex:
         index = self._partitions.get(tenant, {}).get(domain)
         return index.remove(key) if index is not None else False
 
-    def search(
-        self, tenant: str, query: Vectors, k: int, *, domain: str | None = None
-    ) -> list[tuple[str, str, float]]:
+    def search(self, tenant: str, query: Vectors, k: int, *, domain: str | None = None) -> list[tuple[str, str, float]]:
         """Top ``k`` (domain, key, similarity) for ``tenant``, in one domain or across all."""
         domains = self._partitions.get(tenant, {})
         if domain is not None:
@@ -80,8 +78,6 @@ class PartitionedIndex:
                 return []
             return [(domain, key, score) for key, score in index.search(query, k)]
         found = (
-            (domain_name, key, score)
-            for domain_name, index in domains.items()
-            for key, score in index.search(query, k)
+            (domain_name, key, score) for domain_name, index in domains.items() for key, score in index.search(query, k)
         )
         return heapq.nlargest(k, found, key=lambda item: item[2])

@@ -82,9 +82,7 @@ confidence_events = Table(
     Column("old_confidence", Float, nullable=False),
     Column("new_confidence", Float, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
-    ForeignKeyConstraint(
-        ["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"
-    ),
+    ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_confidence_events_tenant_heuristic", "tenant", "heuristic_id", "created_at"),
 )
 

@@ -34,8 +34,15 @@ async def list_decisions(
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> DecisionPage:
     items = await engine.decisions.query(
-        tenant, kind=kind, strategy=strategy, path=path, subject_id=subject_id,
-        since=since, until=until, limit=limit, offset=offset,
+        tenant,
+        kind=kind,
+        strategy=strategy,
+        path=path,
+        subject_id=subject_id,
+        since=since,
+        until=until,
+        limit=limit,
+        offset=offset,
     )
     return DecisionPage(items=items, limit=limit, offset=offset)
 

@@ -46,9 +46,7 @@ def upgrade() -> None:
         sa.CheckConstraint("alpha > 0 AND beta > 0", name="evidence_positive"),
         sa.CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence_range"),
         sa.CheckConstraint("floor >= 0 AND ceiling <= 1 AND floor <= ceiling", name="bounds"),
-        sa.CheckConstraint(
-            "feedback_weight >= 0.25 AND feedback_weight <= 2.0", name="feedback_weight"
-        ),
+        sa.CheckConstraint("feedback_weight >= 0.25 AND feedback_weight <= 2.0", name="feedback_weight"),
         sa.CheckConstraint("origin IN ('dev', 'pack', 'learned', 'llm')", name="origin"),
     )
     op.create_index("ix_heuristics_tenant_domain", "heuristics", ["tenant", "domain"])
@@ -65,9 +63,7 @@ def upgrade() -> None:
         sa.Column("old_confidence", sa.Float, nullable=False),
         sa.Column("new_confidence", sa.Float, nullable=False),
         sa.Column("created_at", UTCDateTime, nullable=False),
-        sa.ForeignKeyConstraint(
-            ["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"
-        ),
+        sa.ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     )
     op.create_index(
         "ix_confidence_events_tenant_heuristic",
@@ -98,9 +94,7 @@ def upgrade() -> None:
         sa.Column("attributes", sa.JSON, nullable=False),
         sa.Column("created_at", UTCDateTime, nullable=False),
     )
-    op.create_index(
-        "ix_decision_records_tenant_kind_created", "decision_records", ["tenant", "kind", "created_at"]
-    )
+    op.create_index("ix_decision_records_tenant_kind_created", "decision_records", ["tenant", "kind", "created_at"])
     op.create_index("ix_decision_records_tenant_subject", "decision_records", ["tenant", "subject_id"])
     op.create_index("ix_decision_records_created", "decision_records", ["created_at"])
 

@@ -1,0 +1,124 @@
+"""The heuristics endpoints over real HTTP: CRUD, match, confidence, import/export, errors."""
+
+from __future__ import annotations
+
+import json
+
+from tests.api.conftest import OTHER_KEY, LiveServer
+
+PROBLEM = "application/problem+json"
+
+
+def body(condition: str, **extra: object) -> dict[str, object]:
+    return {"condition_text": condition, "action_text": "turn the heating up", "domain": "home", **extra}
+
+
+def test_create_get_patch_delete(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        created = client.post("/v1/heuristics", json=body(f"cold room {unique}", confidence=0.3))
+        assert created.status_code == 201
+        hid = created.json()["id"]
+        assert created.json()["confidence"] == 0.3 and created.json()["tenant"] == "tenant-a"
+        assert client.get(f"/v1/heuristics/{hid}").json()["condition_text"] == f"cold room {unique}"
+        patched = client.patch(f"/v1/heuristics/{hid}", json={"action_text": "close the window"})
+        assert patched.status_code == 200 and patched.json()["action_text"] == "close the window"
+        assert client.delete(f"/v1/heuristics/{hid}").status_code == 204
+        missing = client.get(f"/v1/heuristics/{hid}")
+        assert missing.status_code == 404 and missing.headers["content-type"] == PROBLEM
+
+
+def test_other_tenants_cannot_see_it(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as a, live_server.client(OTHER_KEY) as b:
+        hid = a.post("/v1/heuristics", json=body(f"private {unique}")).json()["id"]
+        assert b.get(f"/v1/heuristics/{hid}").status_code == 404
+        assert b.post("/v1/heuristics/match", json={"text": f"private {unique}", "min_similarity": 0}).json() == {
+            "matches": []
+        }
+
+
+def test_match_and_confidence_update(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        hid = client.post("/v1/heuristics", json=body(f"the {unique} sensor reports smoke")).json()["id"]
+        found = client.post(
+            "/v1/heuristics/match", json={"text": f"the {unique} sensor reports smoke", "source": "home"}
+        )
+        assert [m["heuristic"]["id"] for m in found.json()["matches"]][:1] == [hid]
+        assert found.json()["matches"][0]["similarity"] > 0.99
+        update = client.post(f"/v1/heuristics/{hid}/confidence", json={"positive": True, "source": "user_explicit"})
+        assert update.status_code == 200
+        assert update.json()["old_confidence"] == 0.5 and update.json()["new_confidence"] > 0.5
+
+
+def test_validation_errors_are_problem_json_naming_the_field(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        response = client.post("/v1/heuristics", json={"condition_text": "", "action_text": "x"})
+        assert response.status_code == 422 and response.headers["content-type"] == PROBLEM
+        assert response.json()["field"] == "condition_text"
+        response = client.post("/v1/heuristics", json=body("x", confidence=1.5))
+        assert response.json()["field"] == "confidence"
+        response = client.post("/v1/heuristics", content=b"{not json", headers={"content-type": "application/json"})
+        assert response.status_code == 422 and "field" in response.json()
+        response = client.post("/v1/heuristics/nope/confidence", json={"positive": True, "magnitude": -1})
+        assert response.json()["field"] == "magnitude"
+
+
+def test_auth_is_required_and_checked(live_server: LiveServer) -> None:
+    with live_server.client(key=None) as anonymous, live_server.client(key="sk-wrong") as wrong:
+        assert anonymous.get("/v1/heuristics").status_code == 401
+        assert wrong.get("/v1/heuristics").status_code == 401
+        assert wrong.get("/v1/heuristics").headers["content-type"] == PROBLEM
+        assert anonymous.get("/healthz").status_code == 200
+
+
+def test_import_is_all_or_nothing_and_export_round_trips(live_server: LiveServer, unique: str) -> None:
+    lines = [json.dumps(body(f"imported {unique} {i}", id=f"imp-{unique}-{i}")) for i in range(3)]
+    with live_server.client() as client:
+        bad = client.post("/v1/heuristics/import", content="\n".join([*lines, '{"condition_text": ""}']))
+        assert bad.status_code == 422 and bad.json()["field"].startswith("line 4")
+        assert client.get(f"/v1/heuristics/imp-{unique}-0").status_code == 404
+        good = client.post("/v1/heuristics/import", content="\n".join(lines))
+        assert good.status_code == 201 and good.json()["imported"] == 3
+        again = client.post("/v1/heuristics/import", content=lines[0])
+        assert again.status_code == 409
+        exported = client.get("/v1/heuristics/export").text.splitlines()
+        assert sum(f"imp-{unique}" in line for line in exported) == 3
+
+
+def test_oversized_bodies_are_refused(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        response = client.post("/v1/heuristics/import", content=b"x" * (11 * 1024 * 1024))
+        assert response.status_code == 413 and response.headers["content-type"] == PROBLEM
+
+
+def test_health_and_metrics(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        health = client.get("/healthz").json()
+        assert health["status"] == "ok" and health["database"] == "ok"
+        client.get("/v1/heuristics")
+        metrics = client.get("/metrics").text
+        assert "phronesis_http_requests_total" in metrics and "phronesis_heuristics_indexed" in metrics
+
+
+def test_decisions_are_listed_and_fetched(live_server: LiveServer, unique: str) -> None:
+    import asyncio
+
+    from phronesis.audit import NewDecisionRecord
+
+    record = NewDecisionRecord(id=f"d-{unique}", tenant="tenant-a", kind="executive", path="heuristic")
+    asyncio.run(_add_via_new_engine(live_server, record))
+    with live_server.client() as client, live_server.client(OTHER_KEY) as other:
+        assert client.get(f"/v1/decisions/d-{unique}").json()["path"] == "heuristic"
+        assert other.get(f"/v1/decisions/d-{unique}").status_code == 404
+        listed = client.get("/v1/decisions", params={"kind": "executive"}).json()["items"]
+        assert any(item["id"] == f"d-{unique}" for item in listed)
+        assert client.get("/v1/decisions", params={"kind": "nonsense"}).status_code == 422
+
+
+async def _add_via_new_engine(live_server: LiveServer, record: object) -> None:
+    from phronesis.audit import DecisionRecordRepository, NewDecisionRecord
+    from phronesis.storage.database import Database
+
+    assert isinstance(record, NewDecisionRecord)
+    database = Database(live_server.engine.settings.database_url())
+    await DecisionRecordRepository(database).add(record)
+    await database.dispose()

@@ -1,0 +1,64 @@
+"""Migrations match the table definitions; bad URLs and constraint breaks are clean errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+
+from phronesis.exceptions import ConfigurationError, ConflictError
+from phronesis.storage.database import Database
+from phronesis.storage.migrate import current_revision, head_revision, upgrade
+from phronesis.storage.tables import metadata
+
+
+async def test_migrated_schema_equals_the_table_definitions(database: Database) -> None:
+    def diff(connection: object) -> list[object]:
+        context = MigrationContext.configure(connection)  # type: ignore[arg-type]
+        return list(compare_metadata(context, metadata))
+
+    async with database.engine.connect() as conn:
+        differences = await conn.run_sync(diff)
+    assert differences == []
+    assert await current_revision(database) == head_revision()
+
+
+async def test_upgrade_is_idempotent(database: Database) -> None:
+    await upgrade(database)
+    assert await current_revision(database) == head_revision()
+
+
+async def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'nested' / 'x.db'}")
+    async with database.engine.connect() as conn:
+        assert (await conn.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
+        assert (await conn.execute(text("PRAGMA foreign_keys"))).scalar() == 1
+    await database.dispose()
+
+
+async def test_a_failed_transaction_writes_nothing(database: Database) -> None:
+    with pytest.raises(ConflictError):
+        async with database.transaction() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO decision_records (id, tenant, kind, path, inputs, attributes, created_at) "
+                    "VALUES ('a', 't', 'executive', 'heuristic', '{}', '{}', CURRENT_TIMESTAMP)"
+                )
+            )
+            await conn.execute(
+                text(
+                    "INSERT INTO decision_records (id, tenant, kind, path, inputs, attributes, created_at) "
+                    "VALUES ('a', 't', 'executive', 'heuristic', '{}', '{}', CURRENT_TIMESTAMP)"
+                )
+            )
+    async with database.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM decision_records"))).scalar() == 0
+
+
+@pytest.mark.parametrize("url", ["nonsense", "mysql+aiomysql://x/y", "sqlite:///x.db", "postgresql://x/y"])
+def test_unsupported_urls_are_configuration_errors(url: str) -> None:
+    with pytest.raises(ConfigurationError, match="PHRONESIS_DATABASE__URL"):
+        Database(url)

@@ -1,0 +1,110 @@
+"""One contract for every vector index (river-style), plus partitioning rules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from phronesis.embeddings.types import l2_normalize
+from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.vector_index import ExactVectorIndex, VectorIndex
+
+DIM = 32
+FACTORIES: dict[str, Callable[[], VectorIndex]] = {
+    "exact": lambda: ExactVectorIndex(DIM, initial_capacity=2),
+    "hnsw": lambda: HnswVectorIndex(DIM),
+}
+
+
+def vectors(n: int, seed: int = 0) -> np.ndarray:
+    return l2_normalize(np.random.default_rng(seed).normal(size=(n, DIM)))
+
+
+@pytest.fixture(params=sorted(FACTORIES))
+def index(request: pytest.FixtureRequest) -> VectorIndex:
+    return FACTORIES[request.param]()
+
+
+def test_finds_itself_first_with_similarity_one(index: VectorIndex) -> None:
+    data = vectors(50)
+    index.upsert([f"k{i}" for i in range(50)], data)
+    assert len(index) == 50
+    hits = index.search(data[17], 3)
+    assert hits[0][0] == "k17" and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [s for _, s in hits] == sorted((s for _, s in hits), reverse=True)
+
+
+def test_upsert_replaces_and_remove_forgets(index: VectorIndex) -> None:
+    data = vectors(10)
+    index.upsert([f"k{i}" for i in range(10)], data)
+    index.upsert(["k3"], data[7:8])
+    assert len(index) == 10
+    assert {key for key, _ in index.search(data[7], 2)} == {"k3", "k7"}
+    assert index.remove("k7") and not index.remove("k7")
+    assert "k7" not in index and len(index) == 9
+    assert all(key != "k7" for key, _ in index.search(data[7], 9))
+
+
+def test_empty_index_and_k_larger_than_size(index: VectorIndex) -> None:
+    assert index.search(vectors(1)[0], 5) == []
+    index.upsert(["a", "b"], vectors(2))
+    assert len(index.search(vectors(1, seed=3)[0], 10)) == 2
+
+
+def test_items_round_trip(index: VectorIndex) -> None:
+    data = vectors(5)
+    index.upsert(list("abcde"), data)
+    got = dict(index.items())
+    assert set(got) == set("abcde")
+    np.testing.assert_allclose(got["c"], data[2], atol=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["upsert", "remove"]), st.integers(0, 15)), max_size=60))
+def test_exact_index_matches_a_dict_model(operations: list[tuple[str, int]]) -> None:
+    index = ExactVectorIndex(DIM, initial_capacity=1)
+    model: dict[str, np.ndarray] = {}
+    data = vectors(16)
+    for op, i in operations:
+        key = f"k{i}"
+        if op == "upsert":
+            index.upsert([key], data[i : i + 1])
+            model[key] = data[i]
+        else:
+            assert index.remove(key) == (model.pop(key, None) is not None)
+    assert len(index) == len(model)
+    for key, vector in model.items():
+        assert index.search(vector, 1)[0][1] == pytest.approx(1.0, abs=1e-5)
+        assert key in index
+
+
+def test_hnsw_recall_against_exact_on_clustered_data() -> None:
+    rng = np.random.default_rng(1)
+    centers = rng.normal(size=(20, DIM))
+    data = l2_normalize(centers[rng.integers(0, 20, 3000)] + 0.3 * rng.normal(size=(3000, DIM)))
+    keys = [str(i) for i in range(len(data))]
+    exact, hnsw = ExactVectorIndex(DIM), HnswVectorIndex(DIM)
+    exact.upsert(keys, data)
+    hnsw.upsert(keys, data)
+    queries = l2_normalize(data[:100] + 0.05 * rng.normal(size=(100, DIM)))
+    found = sum(len({k for k, _ in exact.search(q, 5)} & {k for k, _ in hnsw.search(q, 5)}) for q in queries)
+    assert found / 500 >= 0.95
+
+
+def test_partitions_keep_tenants_and_domains_apart_and_promote_to_hnsw() -> None:
+    index = PartitionedIndex(DIM, exact_max_size=20, hnsw_factory=lambda d: HnswVectorIndex(d))
+    data = vectors(40)
+    index.upsert("t1", "home", [f"h{i}" for i in range(30)], data[:30])
+    index.upsert("t1", "mail", ["m0"], data[30:31])
+    index.upsert("t2", "home", ["x"], data[0:1])
+    assert index.partition_kinds() == {"HnswVectorIndex": 1, "ExactVectorIndex": 2}
+    assert [key for _, key, _ in index.search("t1", data[30], 1, domain="home")] != ["m0"]
+    assert index.search("t1", data[30], 1)[0][:2] == ("mail", "m0")
+    assert index.search("t3", data[0], 5) == []
+    assert all(tenant_key != "x" for _, tenant_key, _ in index.search("t1", data[0], 40))
+    assert index.remove("t1", "home", "h3") and len(index) == 31

@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import gc
 import os
-import statistics
 import time
 from collections.abc import Callable, Sequence
 

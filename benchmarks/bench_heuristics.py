@@ -103,24 +103,6 @@ def bench_size(n: int, queries_count: int, expansion_search: int, expansion_add:
     ]
 
 
-class Unbatched:
-    """The model called once per request, each call in its own worker thread."""
-
-    def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    async def embed(self, texts: Sequence[str]) -> Vectors:
-        return await self.inner.embed(texts)
-
-
 async def embedding_row(name: str, embedder: Embedder, concurrency: int, texts: list[str]) -> str:
     queue = list(texts)
     latencies: list[float] = []
@@ -150,7 +132,7 @@ async def bench_embeddings(count: int) -> list[str]:
     for concurrency in (1, 8, 32):
         # distinct texts per run so no cache could help; there is no cache in this stack anyway
         texts = [f"event {concurrency}-{i}: the user asked about item {i * 7 % 101}" for i in range(count)]
-        rows.append(await embedding_row("single", Unbatched(model), concurrency, texts))
+        rows.append(await embedding_row("single", model, concurrency, texts))  # one model call per text
         batcher = MicroBatchingEmbedder(model, max_batch_size=64, max_wait_ms=2.0)
         rows.append(await embedding_row("micro-batched", batcher, concurrency, texts))
     return rows

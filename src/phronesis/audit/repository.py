@@ -25,11 +25,8 @@ class DecisionRecordRepository:
     async def add(self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None) -> DecisionRecord:
         """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
         values = record.model_dump() | {"created_at": self._clock.now()}
-        if connection is not None:
-            await connection.execute(insert(decision_records).values(**values))
-        else:
-            async with self._db.transaction() as conn:
-                await conn.execute(insert(decision_records).values(**values))
+        async with self._db.joined(connection) as conn:
+            await conn.execute(insert(decision_records).values(**values))
         return DecisionRecord.model_validate(values)
 
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:
@@ -113,11 +110,8 @@ class DecisionRecordRepository:
             .where(decision_records.c.tenant == tenant, decision_records.c.id == record_id)
             .values(outcome=outcome, outcome_at=self._clock.now())
         )
-        if connection is not None:
-            result = await connection.execute(statement)
-        else:
-            async with self._db.transaction() as conn:
-                result = await conn.execute(statement)
+        async with self._db.joined(connection) as conn:
+            result = await conn.execute(statement)
         if result.rowcount == 0:
             raise NotFoundError("decision", record_id)
 

@@ -251,9 +251,7 @@ class HeuristicRepository:
         and its effects commit together).
         """
         magnitude = validate_magnitude(magnitude)
-        if connection is not None:
-            return await self._update_confidence(connection, tenant, heuristic_id, positive, magnitude, source)
-        async with self._db.transaction() as conn:
+        async with self._db.joined(connection) as conn:
             return await self._update_confidence(conn, tenant, heuristic_id, positive, magnitude, source)
 
     async def _update_confidence(
@@ -337,11 +335,8 @@ class HeuristicRepository:
             .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
             .values(fire_count=heuristics.c.fire_count + 1, last_fired_at=self._clock.now())
         )
-        if connection is not None:
-            result = await connection.execute(statement)
-        else:
-            async with self._db.transaction() as conn:
-                result = await conn.execute(statement)
+        async with self._db.joined(connection) as conn:
+            result = await conn.execute(statement)
         if result.rowcount == 0:
             raise NotFoundError("heuristic", heuristic_id)
 
@@ -355,11 +350,8 @@ class HeuristicRepository:
             .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
             .values({column.name: column + 1})
         )
-        if connection is not None:
-            result = await connection.execute(statement)
-        else:
-            async with self._db.transaction() as conn:
-                result = await conn.execute(statement)
+        async with self._db.joined(connection) as conn:
+            result = await conn.execute(statement)
         if result.rowcount == 0:
             raise NotFoundError("heuristic", heuristic_id)
 

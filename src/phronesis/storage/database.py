@@ -83,6 +83,15 @@ class Database:
         except exc.DBAPIError as error:
             raise StorageError(f"database error: {error.orig}") from error
 
+    @asynccontextmanager
+    async def joined(self, connection: AsyncConnection | None) -> AsyncIterator[AsyncConnection]:
+        """The caller's connection (so the work commits with its transaction), or a new transaction."""
+        if connection is not None:
+            yield connection
+            return
+        async with self.transaction() as own:
+            yield own
+
     async def ping(self) -> bool:
         from sqlalchemy import text
 

@@ -66,6 +66,10 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length", "0"))
         payload = json.loads(self.rfile.read(length))
         self.server.requests.append(payload)
+        if self.path.endswith("/embeddings"):
+            return self._embeddings(payload)
+        if self.path.endswith("/messages"):
+            return self._anthropic(payload)
         model = payload.get("model", "ok")
         count = self.server.calls[model] = self.server.calls.get(model, 0) + 1
         if model == "slow":
@@ -87,6 +91,42 @@ class _Handler(BaseHTTPRequestHandler):
         user = payload["messages"][-1]["content"]
         text = '```json\n{"success": 0.9, "confidence": 0.7}\n```' if model == "json" else f"echo: {user}"
         self._send(200, json.dumps(_completion(text)).encode())
+
+    def _embeddings(self, payload: dict[str, Any]) -> None:
+        if payload["model"] == "500":
+            return self._send(500, b'{"error": {"message": "boom"}}')
+        self._send(200, _embeddings_body(payload))
+
+    def _anthropic(self, payload: dict[str, Any]) -> None:
+        if payload["model"] == "529":
+            return self._send(529, b'{"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}')
+        self._send(200, _anthropic_body(payload))
+
+
+def _embeddings_body(payload: dict[str, Any]) -> bytes:
+    texts = payload["input"]
+    # returned out of order on purpose: clients must sort by index
+    data = [
+        {"object": "embedding", "index": i, "embedding": [float(len(t)), 1.0, 0.0, float(i)]}
+        for i, t in reversed(list(enumerate(texts)))
+    ]
+    return json.dumps({"object": "list", "data": data, "model": payload["model"], "usage": {}}).encode()
+
+
+def _anthropic_body(payload: dict[str, Any]) -> bytes:
+    user = payload["messages"][-1]["content"]
+    return json.dumps(
+        {
+            "id": "msg_test",
+            "type": "message",
+            "role": "assistant",
+            "model": payload["model"],
+            "content": [{"type": "text", "text": f"claude: {user}"}],
+            "stop_reason": "refusal" if payload["model"] == "refusal" else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 5, "output_tokens": 3},
+        }
+    ).encode()
 
 
 @contextmanager

@@ -72,7 +72,6 @@ def serve(
     from phronesis.engine import Engine
     from phronesis.settings import load_settings
 
-    overrides: dict[str, object] = {}
     settings = load_settings()
     api = settings.api.model_copy(
         update={k: v for k, v in {"host": host, "port": port}.items() if v is not None}
@@ -82,8 +81,7 @@ def serve(
         raise fail(f"dev mode serves without API keys and binds loopback only; refusing host {api.host}")
     if not api.dev_mode and not api.keys:
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
-    overrides["api"] = api
-    settings = settings.model_copy(update=overrides)
+    settings = settings.model_copy(update={"api": api})
     uvicorn.run(create_app(Engine(settings)), host=api.host, port=api.port, log_level=settings.log_level)
 
 

@@ -3,7 +3,7 @@
 Prints two tables:
 
 1. For each size: index build time and memory, match latency p50/p99 (excluding
-   embedding) for exact numpy search and HNSW (usearch), and HNSW recall@5 against exact.
+   embedding) for exact numpy search and HNSW (faiss), and HNSW recall@5 against exact.
 2. Embedding throughput of the real local model, one text per call, unbatched vs through
    the micro-batcher, at concurrency 1/8/32.
 
@@ -28,6 +28,7 @@ import psutil
 
 from phronesis.embeddings.batcher import MicroBatchingEmbedder
 from phronesis.embeddings.types import Embedder, Vectors, l2_normalize
+from phronesis.settings import EmbeddingSettings
 from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.vector_index import ExactVectorIndex, VectorIndex
 
@@ -123,7 +124,7 @@ async def embedding_row(name: str, embedder: Embedder, concurrency: int, texts: 
     )
 
 
-async def bench_embeddings(count: int) -> list[str]:
+async def bench_embeddings(count: int, batch_wait_ms: float) -> list[str]:
     from phronesis.embeddings.local import LocalSentenceEmbedder
 
     model = LocalSentenceEmbedder()
@@ -133,7 +134,7 @@ async def bench_embeddings(count: int) -> list[str]:
         # distinct texts per run so no cache could help; there is no cache in this stack anyway
         texts = [f"event {concurrency}-{i}: the user asked about item {i * 7 % 101}" for i in range(count)]
         rows.append(await embedding_row("single", model, concurrency, texts))  # one model call per text
-        batcher = MicroBatchingEmbedder(model, max_batch_size=64, max_wait_ms=2.0)
+        batcher = MicroBatchingEmbedder(model, max_batch_size=64, max_wait_ms=batch_wait_ms)
         rows.append(await embedding_row("micro-batched", batcher, concurrency, texts))
     return rows
 
@@ -145,6 +146,7 @@ def main() -> None:
     parser.add_argument("--expansion-search", type=int, default=128)
     parser.add_argument("--expansion-add", type=int, default=128)
     parser.add_argument("--embed-texts", type=int, default=512)
+    parser.add_argument("--batch-wait-ms", type=float, default=EmbeddingSettings().batch_max_wait_ms)
     parser.add_argument("--skip-index", action="store_true")
     parser.add_argument("--skip-embeddings", action="store_true")
     args = parser.parse_args()
@@ -152,7 +154,7 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB; dim {DIM}, k {K}")
     if not args.skip_index:
         print(
-            f"\nVector index (HNSW: usearch M=16, ef_construction={args.expansion_add}, "
+            f"\nVector index (HNSW: faiss IndexHNSWFlat M=16, ef_construction={args.expansion_add}, "
             f"ef_search={args.expansion_search})\n"
         )
         print("| heuristics | index | build | memory | match p50 ms | match p99 ms | recall@5 |")
@@ -161,10 +163,13 @@ def main() -> None:
             for line in bench_size(size, args.queries, args.expansion_search, args.expansion_add):
                 print(line, flush=True)
     if not args.skip_embeddings:
-        print(f"\nEmbedding throughput, local all-MiniLM-L6-v2 on CPU, {args.embed_texts} texts, one per call\n")
+        print(
+            f"\nEmbedding throughput, local all-MiniLM-L6-v2 on CPU, {args.embed_texts} texts, one per call; "
+            f"batcher: max 64, wait {args.batch_wait_ms:g} ms\n"
+        )
         print("| mode | concurrency | texts/s | p50 ms | p99 ms |")
         print("|---|---:|---:|---:|---:|")
-        for line in asyncio.run(bench_embeddings(args.embed_texts)):
+        for line in asyncio.run(bench_embeddings(args.embed_texts, args.batch_wait_ms)):
             print(line, flush=True)
 
 

@@ -108,3 +108,30 @@ def test_partitions_keep_tenants_and_domains_apart_and_promote_to_hnsw() -> None
     assert index.search("t3", data[0], 5) == []
     assert all(tenant_key != "x" for _, tenant_key, _ in index.search("t1", data[0], 40))
     assert index.remove("t1", "home", "h3") and len(index) == 31
+
+
+def test_hnsw_tombstones_are_never_returned_and_compaction_keeps_the_live_set() -> None:
+    index = HnswVectorIndex(DIM, compact_ratio=0.5, compact_min=10)
+    data = vectors(100)
+    keys = [f"k{i}" for i in range(100)]
+    index.upsert(keys, data)
+    for i in range(40):
+        index.remove(f"k{i}")
+    assert len(index) == 60
+    hits = index.search(data[5], 10)
+    assert len(hits) == 10 and all(int(key[1:]) >= 40 for key, _ in hits)
+    for i in range(40, 70):  # pushes tombstones past half the slots: the graph is rebuilt
+        index.remove(f"k{i}")
+    assert len(index) == 30
+    assert len(index._slots) < 100  # rebuilt: the slots of the first 40+ removals are gone
+    assert len(index._slots) == len(index) + index._tombstones
+    assert index.search(data[80], 1)[0] == ("k80", pytest.approx(1.0, abs=1e-5))
+    assert {key for key, _ in index.items()} == {f"k{i}" for i in range(70, 100)}
+
+
+def test_a_key_repeated_in_one_upsert_keeps_the_last_vector(index: VectorIndex) -> None:
+    data = vectors(3)
+    index.upsert(["a", "a", "b"], data)
+    assert len(index) == 2
+    assert index.search(data[1], 1)[0][0] == "a"
+    assert index.search(data[0], 2)[0][0] != "a" or index.search(data[0], 2)[0][1] < 0.999

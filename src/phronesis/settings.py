@@ -115,6 +115,8 @@ class ApiSettings(BaseModel):
     """Allow requests without a key, from 127.0.0.1 only, as ``dev_tenant``. Said loudly at start-up."""
     dev_tenant: str = "default"
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    warm_up: bool = True
+    """Load the embedding model at start-up so the first request does not pay for it."""
 
 
 class AuditSettings(BaseModel):

@@ -122,3 +122,13 @@ async def _add_via_new_engine(live_server: LiveServer, record: object) -> None:
     database = Database(live_server.engine.settings.database_url())
     await DecisionRecordRepository(database).add(record)
     await database.dispose()
+
+
+def test_chunked_bodies_without_a_length_are_limited_too(live_server: LiveServer) -> None:
+    def chunks() -> object:
+        for _ in range(12):
+            yield b"x" * (1024 * 1024)
+
+    with live_server.client() as client:
+        response = client.post("/v1/heuristics/import", content=chunks())  # type: ignore[arg-type]
+        assert response.status_code == 413 and response.headers["content-type"] == PROBLEM

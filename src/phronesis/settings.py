@@ -84,7 +84,9 @@ class EmbeddingSettings(BaseModel):
     device: str = "cpu"
     cache_size: int = Field(default=10_000, ge=0, le=10_000_000)
     batch_max_size: int = Field(default=64, ge=1, le=4096)
-    batch_max_wait_ms: float = Field(default=2.0, ge=0.0, le=1000.0)
+    batch_max_wait_ms: float = Field(default=0.0, ge=0.0, le=1000.0)
+    """Extra wait before an idle model starts a batch. 0 (measured best here): requests that arrive
+    in the same event-loop tick, or while a batch is running, still go together."""
 
 
 class HeuristicSettings(BaseModel):

@@ -3,9 +3,11 @@
 One text at a time the local model manages ~70 texts/s (p50 13.8 ms); in batches of 64
 it manages ~450 texts/s on this 2-core machine. Under concurrent load this batcher is
 how the service gets near the second figure: requests that arrive while a batch is
-being computed wait (at most ``max_wait_ms`` once the model is idle) and go together
-in the next one. Only one batch runs at a time, since a second concurrent forward pass
-would just fight the first for the same cores.
+being computed wait and go together in the next one. An idle model starts at once
+(``max_wait_ms`` 0, the default, still coalesces requests of the same event-loop tick);
+a positive wait trades first-request latency for bigger batches. Only one batch runs at
+a time, since a second concurrent forward pass would just fight the first for the same
+cores.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ _Waiter = tuple[Sequence[str], "asyncio.Future[Vectors]"]
 
 
 class MicroBatchingEmbedder:
-    def __init__(self, inner: Embedder, *, max_batch_size: int = 64, max_wait_ms: float = 2.0) -> None:
+    def __init__(self, inner: Embedder, *, max_batch_size: int = 64, max_wait_ms: float = 0.0) -> None:
         self.inner = inner
         self._max_batch_size = max_batch_size
         self._max_wait_s = max_wait_ms / 1000.0

@@ -18,15 +18,16 @@ from collections.abc import Sequence
 import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.embeddings.wrapper import EmbedderWrapper
 
 __all__ = ["MicroBatchingEmbedder"]
 
 _Waiter = tuple[Sequence[str], "asyncio.Future[Vectors]"]
 
 
-class MicroBatchingEmbedder:
+class MicroBatchingEmbedder(EmbedderWrapper):
     def __init__(self, inner: Embedder, *, max_batch_size: int = 64, max_wait_ms: float = 0.0) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._max_batch_size = max_batch_size
         self._max_wait_s = max_wait_ms / 1000.0
         self._pending: list[_Waiter] = []
@@ -37,14 +38,6 @@ class MicroBatchingEmbedder:
         self.batches = 0
         """Model calls made; with ``texts_embedded`` this gives the mean batch size."""
         self.texts_embedded = 0
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

@@ -12,25 +12,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.embeddings.wrapper import EmbedderWrapper
 
 __all__ = ["CachedEmbedder"]
 
 
-class CachedEmbedder:
+class CachedEmbedder(EmbedderWrapper):
     def __init__(self, inner: Embedder, *, max_entries: int = 10_000) -> None:
-        self.inner = inner
+        super().__init__(inner)
         self._max_entries = max_entries
         self._entries: OrderedDict[str, Vectors] = OrderedDict()
         self.hits = 0
         self.misses = 0
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -9,7 +9,7 @@ import numpy as np
 from phronesis.embeddings.types import Vectors, l2_normalize
 from phronesis.exceptions import EmbeddingError, LLMError
 from phronesis.llm.guard import check_remote_call_allowed
-from phronesis.llm.openai_errors import translate_openai_error
+from phronesis.llm.sdk_errors import import_sdk, translate_sdk_error
 
 __all__ = ["OpenAICompatibleEmbedder"]
 
@@ -24,10 +24,7 @@ class OpenAICompatibleEmbedder:
         api_key: str | None = None,
         timeout_s: float = 30.0,
     ) -> None:
-        try:
-            import openai
-        except ImportError as exc:  # pragma: no cover - depends on the installed extras
-            raise ImportError('pip install "phronesis[openai]" for OpenAI embeddings') from exc
+        openai = import_sdk("openai", "openai")
         self._model = model
         self._dimension = dimension
         self.base_url = base_url.rstrip("/")
@@ -44,7 +41,7 @@ class OpenAICompatibleEmbedder:
         return self._model
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        import openai
+        openai = import_sdk("openai", "openai")
 
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
@@ -52,7 +49,7 @@ class OpenAICompatibleEmbedder:
             check_remote_call_allowed(self.base_url, "embedding")
             result = await self._client.embeddings.create(model=self._model, input=list(texts))
         except openai.OpenAIError as exc:
-            raise EmbeddingError(str(translate_openai_error(exc, f"embeddings {self._model}"))) from exc
+            raise EmbeddingError(str(translate_sdk_error(openai, exc, f"embeddings {self._model}"))) from exc
         except LLMError as exc:
             raise EmbeddingError(str(exc)) from exc
         rows = sorted(result.data, key=lambda item: item.index)

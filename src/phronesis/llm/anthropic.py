@@ -5,47 +5,14 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from phronesis.exceptions import (
-    LLMConnectionError,
-    LLMError,
-    LLMRateLimitError,
-    LLMRequestError,
-    LLMResponseError,
-    LLMServerError,
-    LLMTimeoutError,
-)
+from phronesis.exceptions import LLMResponseError
 from phronesis.llm.guard import check_remote_call_allowed
+from phronesis.llm.sdk_errors import import_sdk, translate_sdk_error
 from phronesis.llm.types import LLMRequest, LLMResponse, TokenUsage
 
 __all__ = ["AnthropicProvider"]
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-
-
-def _import_anthropic() -> Any:
-    try:
-        import anthropic
-    except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise ImportError(
-            'The Anthropic provider needs the `anthropic` package: pip install "phronesis[anthropic]"'
-        ) from exc
-    return anthropic
-
-
-def _translate(exc: Exception, what: str) -> LLMError:
-    anthropic = _import_anthropic()
-    if isinstance(exc, anthropic.APITimeoutError):
-        return LLMTimeoutError(f"{what}: request timed out")
-    if isinstance(exc, anthropic.APIConnectionError):
-        return LLMConnectionError(f"{what}: cannot connect ({exc})")
-    if isinstance(exc, anthropic.RateLimitError):
-        return LLMRateLimitError(f"{what}: rate limited (429)", status_code=429)
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        if status >= 500 or status == 529:
-            return LLMServerError(f"{what}: server error {status}", status_code=status)
-        return LLMRequestError(f"{what}: request rejected with {status}", status_code=status)
-    return LLMResponseError(f"{what}: unusable response ({type(exc).__name__})")
 
 
 class AnthropicProvider:
@@ -59,7 +26,7 @@ class AnthropicProvider:
         max_output_tokens: int = 1024,
         temperature: float | None = None,
     ) -> None:
-        anthropic = _import_anthropic()
+        anthropic = import_sdk("anthropic", "anthropic")
         self._model = model
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._max_output_tokens = max_output_tokens
@@ -73,7 +40,7 @@ class AnthropicProvider:
         return self._model
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
-        anthropic = _import_anthropic()
+        anthropic = import_sdk("anthropic", "anthropic")
         check_remote_call_allowed(self.base_url, "LLM")
         kwargs: dict[str, Any] = {
             "model": self._model,
@@ -89,7 +56,7 @@ class AnthropicProvider:
         try:
             message = await self._client.messages.create(**kwargs)
         except anthropic.AnthropicError as exc:
-            raise _translate(exc, f"LLM {self._model}") from exc
+            raise translate_sdk_error(anthropic, exc, f"LLM {self._model}") from exc
         latency_ms = (time.perf_counter() - started) * 1000
         if getattr(message, "stop_reason", None) == "refusal":
             error = LLMResponseError(f"LLM {self._model} refused to answer")

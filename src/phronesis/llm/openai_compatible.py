@@ -10,23 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 from phronesis.exceptions import LLMResponseError
 from phronesis.llm.guard import check_remote_call_allowed
-from phronesis.llm.openai_errors import translate_openai_error
+from phronesis.llm.sdk_errors import import_sdk, translate_sdk_error
 from phronesis.llm.types import LLMRequest, LLMResponse, TokenUsage
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 __all__ = ["OpenAICompatibleProvider"]
-
-
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise ImportError(
-            'The OpenAI-compatible provider needs the `openai` package: pip install "phronesis[openai]"'
-        ) from exc
-    return openai
 
 
 class OpenAICompatibleProvider:
@@ -41,7 +31,7 @@ class OpenAICompatibleProvider:
         temperature: float | None = None,
         json_mode: bool = True,
     ) -> None:
-        openai = _import_openai()
+        openai = import_sdk("openai", "openai")
         self._model = model
         self.base_url = base_url.rstrip("/")
         self._max_output_tokens = max_output_tokens
@@ -60,7 +50,7 @@ class OpenAICompatibleProvider:
         return self._model
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
-        openai = _import_openai()
+        openai = import_sdk("openai", "openai")
         check_remote_call_allowed(self.base_url, "LLM")
         messages: list[dict[str, str]] = []
         if request.system_prompt:
@@ -83,7 +73,7 @@ class OpenAICompatibleProvider:
         try:
             completion = await self._client.chat.completions.create(**kwargs)
         except openai.OpenAIError as exc:
-            raise translate_openai_error(exc, f"LLM {self._model}") from exc
+            raise translate_sdk_error(openai, exc, f"LLM {self._model}") from exc
         except ValueError as exc:  # a body that is not JSON at all
             raise LLMResponseError(f"LLM {self._model}: unparseable response body") from exc
         latency_ms = (time.perf_counter() - started) * 1000

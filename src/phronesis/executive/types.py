@@ -1,0 +1,123 @@
+"""Seed 000's vocabulary for the executive decision point, typed.
+
+``DecisionContext`` and ``DecisionResult`` are pydantic models (a boundary: the API
+builds them from requests) with the seed's field names; ``urgency`` is the one field
+added, for the urgency-tiered strategy.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from phronesis.llm.types import LLMProvider
+
+__all__ = [
+    "DecisionContext",
+    "DecisionPath",
+    "DecisionResult",
+    "DecisionStrategy",
+    "HeuristicCandidate",
+]
+
+
+class DecisionPath(StrEnum):
+    """Which path the decision took (seed 000)."""
+
+    HEURISTIC = "heuristic"
+    LLM = "llm"
+    FALLBACK = "fallback"
+    REJECTED = "rejected"
+
+
+class HeuristicCandidate(BaseModel):
+    """A heuristic that matched the event (seed 000, F-04).
+
+    Only condition and action text are ever shown to the LLM; ``confidence`` and
+    ``similarity`` are for the threshold check and ranking, never for the prompt
+    (they would anchor it).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    heuristic_id: str = Field(min_length=1, max_length=64)
+    condition_text: str = Field(min_length=1, max_length=4000)
+    suggested_action: str = Field(min_length=1, max_length=4000)
+    confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
+
+
+class DecisionContext(BaseModel):
+    """Input to a decision strategy. ``candidates`` are best first; may be empty (F-25 sleep cycle)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    event_id: str = Field(min_length=1, max_length=256)
+    event_text: str = Field(min_length=1, max_length=8000)
+    event_source: str = Field(default="", max_length=128)
+    salience: dict[str, float] = Field(default_factory=dict)
+    candidates: list[HeuristicCandidate] = Field(default_factory=list)
+    immediate: bool = True
+    goals: list[str] = Field(default_factory=list)
+    personality_biases: dict[str, float] = Field(default_factory=dict)
+    urgency: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
+
+    @field_validator("salience", "personality_biases")
+    @classmethod
+    def _finite(cls, values: dict[str, float]) -> dict[str, float]:
+        for key, value in values.items():
+            if not math.isfinite(value):
+                raise ValueError(f"{key} must be a finite number")
+        return values
+
+    @field_validator("salience")
+    @classmethod
+    def _unit_salience(cls, values: dict[str, float]) -> dict[str, float]:
+        for key, value in values.items():
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"salience {key} must be in [0, 1]")
+        return values
+
+    @field_validator("personality_biases")
+    @classmethod
+    def _bounded_bias(cls, values: dict[str, float]) -> dict[str, float]:
+        for key, value in values.items():
+            if not -1.0 <= value <= 1.0:
+                raise ValueError(f"bias {key} must be in [-1, 1]")
+        return values
+
+
+class DecisionResult(BaseModel):
+    """Output of a decision strategy (seed 000), plus the usage needed for the decision record."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: DecisionPath
+    response_text: str
+    response_id: str
+    matched_heuristic_id: str | None
+    predicted_success: float
+    prediction_confidence: float
+    prompt_text: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    raw_llm_output: str | None = None
+    model: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class DecisionStrategy(Protocol):
+    """Event decision logic (seed 000). Works with candidates (real time) or without (sleep cycle)."""
+
+    @property
+    def name(self) -> str: ...
+
+    async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult: ...
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Configuration for logging and for the decision record."""
+        ...

@@ -24,7 +24,7 @@ class OpenAICompatibleEmbedder:
         api_key: str | None = None,
         timeout_s: float = 30.0,
     ) -> None:
-        openai = import_sdk("openai", "openai")
+        openai = self._sdk = import_sdk("openai", "openai")
         self._model = model
         self._dimension = dimension
         self.base_url = base_url.rstrip("/")
@@ -41,7 +41,7 @@ class OpenAICompatibleEmbedder:
         return self._model
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        openai = import_sdk("openai", "openai")
+        openai = self._sdk
 
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)

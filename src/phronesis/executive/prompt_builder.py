@@ -76,12 +76,18 @@ class PromptTemplates:
         return cls(system=system, event=templates.event, candidates=templates.candidates, prediction=prediction)
 
 
+def _clean_goals(goals: list[str]) -> list[str]:
+    """Goals stripped, length-bounded, blanks dropped."""
+    return [goal.strip()[:MAX_GOAL_CHARS] for goal in goals if goal.strip()]
+
+
 def build_system_prompt(templates: PromptTemplates, goals: list[str]) -> str:
     """Seed 000, F-07: goals are appended to the system prompt."""
-    if not goals:
+    cleaned = _clean_goals(goals)
+    if not cleaned:
         return templates.system
-    lines = "\n".join(f"- {goal.strip()[:MAX_GOAL_CHARS]}" for goal in goals if goal.strip())
-    return f"{templates.system}\n\nCurrent user goals:\n{lines}" if lines else templates.system
+    lines = "\n".join(f"- {goal}" for goal in cleaned)
+    return f"{templates.system}\n\nCurrent user goals:\n{lines}"
 
 
 def shown_candidates(
@@ -115,10 +121,8 @@ def build_prediction_prompt(
     templates: PromptTemplates, context: DecisionContext, response_text: str, *, max_chars: int = 4000
 ) -> str:
     """Seed 000, F-06: success is defined against the goals when there are any."""
-    goals = ""
-    if context.goals:
-        listed = "; ".join(goal.strip()[:MAX_GOAL_CHARS] for goal in context.goals if goal.strip())
-        goals = f" Success should be evaluated against these goals: {listed}."
+    cleaned = _clean_goals(context.goals)
+    goals = f" Success should be evaluated against these goals: {'; '.join(cleaned)}." if cleaned else ""
     return Template(templates.prediction).safe_substitute(
         event=delimit("event", context.event_text, max_chars=max_chars),
         response=delimit("response", response_text, max_chars=max_chars),

@@ -7,7 +7,6 @@ added, for the urgency-tiered strategy.
 
 from __future__ import annotations
 
-import math
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -65,29 +64,23 @@ class DecisionContext(BaseModel):
     personality_biases: dict[str, float] = Field(default_factory=dict)
     urgency: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
 
-    @field_validator("salience", "personality_biases")
-    @classmethod
-    def _finite(cls, values: dict[str, float]) -> dict[str, float]:
-        for key, value in values.items():
-            if not math.isfinite(value):
-                raise ValueError(f"{key} must be a finite number")
-        return values
-
     @field_validator("salience")
     @classmethod
     def _unit_salience(cls, values: dict[str, float]) -> dict[str, float]:
-        for key, value in values.items():
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"salience {key} must be in [0, 1]")
-        return values
+        return _within(values, 0.0, 1.0, "salience")
 
     @field_validator("personality_biases")
     @classmethod
     def _bounded_bias(cls, values: dict[str, float]) -> dict[str, float]:
-        for key, value in values.items():
-            if not -1.0 <= value <= 1.0:
-                raise ValueError(f"bias {key} must be in [-1, 1]")
-        return values
+        return _within(values, -1.0, 1.0, "bias")
+
+
+def _within(values: dict[str, float], low: float, high: float, what: str) -> dict[str, float]:
+    """Every value in [low, high]; NaN fails the comparison, so it is refused too."""
+    for key, value in values.items():
+        if not low <= value <= high:
+            raise ValueError(f"{what} {key} must be in [{low:g}, {high:g}]")
+    return values
 
 
 class DecisionResult(BaseModel):

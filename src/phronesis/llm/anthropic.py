@@ -26,7 +26,7 @@ class AnthropicProvider:
         max_output_tokens: int = 1024,
         temperature: float | None = None,
     ) -> None:
-        anthropic = import_sdk("anthropic", "anthropic")
+        anthropic = self._sdk = import_sdk("anthropic", "anthropic")
         self._model = model
         self.base_url = (base_url or DEFAULT_BASE_URL).rstrip("/")
         self._max_output_tokens = max_output_tokens
@@ -40,7 +40,7 @@ class AnthropicProvider:
         return self._model
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
-        anthropic = import_sdk("anthropic", "anthropic")
+        anthropic = self._sdk
         check_remote_call_allowed(self.base_url, "LLM")
         kwargs: dict[str, Any] = {
             "model": self._model,

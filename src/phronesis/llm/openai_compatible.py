@@ -31,7 +31,7 @@ class OpenAICompatibleProvider:
         temperature: float | None = None,
         json_mode: bool = True,
     ) -> None:
-        openai = import_sdk("openai", "openai")
+        openai = self._sdk = import_sdk("openai", "openai")
         self._model = model
         self.base_url = base_url.rstrip("/")
         self._max_output_tokens = max_output_tokens
@@ -50,7 +50,7 @@ class OpenAICompatibleProvider:
         return self._model
 
     async def generate(self, request: LLMRequest) -> LLMResponse:
-        openai = import_sdk("openai", "openai")
+        openai = self._sdk
         check_remote_call_allowed(self.base_url, "LLM")
         messages: list[dict[str, str]] = []
         if request.system_prompt:

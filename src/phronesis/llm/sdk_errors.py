@@ -23,9 +23,6 @@ from phronesis.exceptions import (
 
 __all__ = ["import_sdk", "translate_sdk_error"]
 
-_OVERLOADED = 529  # Anthropic's "overloaded": as retryable as a 5xx
-
-
 def import_sdk(module: str, extra: str) -> Any:
     """Import an optional SDK, failing with the pip command that installs it."""
     try:
@@ -44,7 +41,7 @@ def translate_sdk_error(sdk: Any, exc: Exception, what: str) -> LLMError:
         return LLMRateLimitError(f"{what}: rate limited (429)", status_code=429)
     if isinstance(exc, sdk.APIStatusError):
         status = int(exc.status_code)
-        if status >= 500 or status == _OVERLOADED:
+        if status >= 500:  # includes Anthropic's 529 "overloaded"
             return LLMServerError(f"{what}: server error {status}", status_code=status)
         return LLMRequestError(f"{what}: request rejected with {status}", status_code=status)
     return LLMResponseError(f"{what}: unusable response ({type(exc).__name__}: {exc})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -197,3 +198,23 @@ async def test_always_llm_ignores_confident_heuristics() -> None:
 def test_bad_context_is_refused(bad: dict[str, object]) -> None:
     with pytest.raises(ValidationError):
         context(**bad)
+
+
+def test_prompt_files_override_the_packaged_ones_and_are_checked(tmp_path: Path) -> None:
+    from phronesis.executive.prompt_builder import PromptTemplates, build_system_prompt
+
+    system = tmp_path / "system.txt"
+    system.write_text("You are a careful butler.\n")
+    prediction = tmp_path / "prediction.txt"
+    prediction.write_text("Event $event, response $response.$goals JSON please.")
+    templates = PromptTemplates.load(system, prediction)
+    assert (
+        build_system_prompt(templates, ["be polite", "  "])
+        == "You are a careful butler.\n\nCurrent user goals:\n- be polite"
+    )
+    assert templates.event == PromptTemplates.default().event
+    prediction.write_text("no placeholders here")
+    with pytest.raises(ConfigurationError, match=r"\$event"):
+        PromptTemplates.load(prediction_file=prediction)
+    with pytest.raises(ConfigurationError, match="SYSTEM_PROMPT_FILE"):
+        PromptTemplates.load(system_file=tmp_path / "missing.txt")

@@ -7,13 +7,24 @@ Decision points do not import each other; they meet here. Every part can be inje
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from types import TracebackType
-from typing import Final
+from typing import Any, Final
+
+from pydantic import ValidationError
 
 from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.registry import build_embedder
 from phronesis.embeddings.types import Embedder
+from phronesis.exceptions import invalid_input
+from phronesis.executive.events import EventDecision, EventRequest
+from phronesis.executive.feedback_handler import ExecutiveFeedback
+from phronesis.executive.service import ExecutiveParts, ExecutiveService
+from phronesis.feedback.models import Feedback, FeedbackReceipt
+from phronesis.feedback.repository import FeedbackRepository
+from phronesis.feedback.scores import ScoreMapping
 from phronesis.heuristics.memory import HeuristicMemory
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.llm.registry import build_llm
@@ -24,7 +35,9 @@ from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.partitioned_index import PartitionedIndex
 
-__all__ = ["Engine"]
+__all__ = ["DEFAULT_TENANT", "Engine"]
+
+DEFAULT_TENANT = "default"
 
 
 class _Unset:
@@ -76,6 +89,27 @@ class Engine:
             self.settings.heuristics,
         )
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock)
+        self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
+        self.background = BackgroundTasks()
+        self.executive = ExecutiveService(
+            self.settings.executive,
+            ExecutiveParts(
+                database=self.database,
+                heuristics=self.heuristics,
+                decisions=self.decisions,
+                embedder=self.embedder,
+                llm=self.llm,
+                clock=self.clock,
+                background=self.background,
+            ),
+            tie_epsilon=self.settings.heuristics.tie_epsilon,
+        )
+        learning = self.settings.learning
+        self.executive_feedback = ExecutiveFeedback(
+            self.executive,
+            self.feedback_ledger,
+            ScoreMapping(learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes),
+        )
         self.started = False
 
     async def start(
@@ -95,7 +129,29 @@ class Engine:
             await self.heuristics.load_index(progress)
         self.started = load_index
 
+    async def decide_event(self, text: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> EventDecision:
+        """Seed 000 ``ProcessEvent``: fire a heuristic or ask the LLM. ``fields`` are ``EventRequest``'s."""
+        try:
+            request = EventRequest(text=text, **fields)
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        return await self.executive.decide_event(tenant, request)
+
+    async def feedback(self, response_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FeedbackReceipt:
+        """Explicit feedback on a decision: ``rating``, ``user_score`` or ``dev_score`` (``Feedback``'s fields)."""
+        try:
+            feedback = Feedback(response_id=response_id, **fields)
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        return await self.executive_feedback.handle(tenant, feedback)
+
+    async def purge_decisions(self) -> int:
+        """Delete decision records older than ``audit.retention_days``."""
+        return await self.decisions.purge(timedelta(days=self.settings.audit.retention_days))
+
     async def close(self) -> None:
+        """Finish background effects (endorsements) before the database goes away."""
+        await self.background.drain()
         await self.database.dispose()
 
     async def __aenter__(self) -> Engine:

@@ -24,6 +24,8 @@ boundary with ``raise ... from``; none escapes the public API.
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 __all__ = [
     "ConfigurationError",
     "ConflictError",
@@ -40,6 +42,7 @@ __all__ = [
     "NotFoundError",
     "PhronesisError",
     "StorageError",
+    "invalid_input",
 ]
 
 
@@ -58,6 +61,13 @@ class InvalidInputError(PhronesisError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def invalid_input(error: ValidationError) -> InvalidInputError:
+    """The first problem of a pydantic validation error, as an ``InvalidInputError`` naming its field."""
+    first = error.errors(include_url=False)[0]
+    field = ".".join(str(part) for part in first["loc"]) or "(input)"
+    return InvalidInputError(field, first["msg"])
 
 
 class NotFoundError(PhronesisError):

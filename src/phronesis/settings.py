@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, BeforeValidator, Field, SecretStr, ValidationError
+from pydantic import BaseModel, BeforeValidator, Field, SecretStr, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -134,6 +134,46 @@ class ExecutiveSettings(BaseModel):
     max_concurrent_llm: int = Field(default=3, ge=1, le=1024)
     endorsement_threshold: Probability = 0.75
     endorsement_weight: float = Field(default=0.5, ge=0.0, le=10.0)
+    candidate_min_similarity: Probability = 0.7
+    """Seed 000 / GLADyS code: a heuristic is a candidate when its condition matches at least this well."""
+    candidate_limit: int = Field(default=5, ge=1, le=20)  # GLADyS max_evaluation_candidates
+    known_sources: Annotated[list[str], NoDecode, _split_on(",")] = Field(default_factory=list)
+    """When set, an event from any other source is refused (422). Empty: any well-formed source."""
+    system_prompt_file: Path | None = None
+    prediction_prompt_file: Path | None = None
+    trace_retention_s: PositiveSeconds = 7 * 24 * 3600.0
+    """How long a decision accepts feedback (GLADyS kept traces 300 s in memory and lost later feedback)."""
+    urgency_threshold_reduction: Probability = 0.3
+    """urgency_tiered: effective threshold = base − urgency × reduction (seed 000, Selection Strategy)."""
+    urgency_immediate_min: Probability = 0.7
+    urgency_soon_min: Probability = 0.3
+    urgency_reasonable_similarity: Probability = 0.7
+    """Immediate tier: any candidate at least this similar is a "reasonable match"."""
+    urgency_high_similarity: Probability = 0.85
+    """Not-urgent tier: only a single candidate this similar (and above threshold) fires."""
+    emergency_enabled: bool = True
+    emergency_min_confidence: Probability = 0.95  # GLADyS orchestrator emergency fast path
+    emergency_min_threat: Probability = 0.9
+    experiment_arms: dict[str, float] = Field(default_factory=dict)
+    """A/B split: strategy name → weight, e.g. ``{"heuristic_first": 0.5, "always_llm": 0.5}``. Empty: no experiment."""
+    experiment_key: Literal["user", "source", "event"] = "user"
+    experiment_salt: str = "phronesis"
+    learn_from_feedback: bool = True
+    """Seed 000 ``ProvideFeedback``: positive feedback on an LLM-path answer teaches a new heuristic."""
+    reinforce_threshold: Probability = 0.75  # GLADyS HEURISTIC_REINFORCE_THRESHOLD
+    learned_confidence: Probability = 0.3  # F-06: LLM-path heuristics start at 0.3
+    pattern_min_words: int = Field(default=10, ge=1, le=1000)
+    pattern_max_words: int = Field(default=50, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExecutiveSettings:
+        if self.urgency_soon_min > self.urgency_immediate_min:
+            raise ValueError("urgency_soon_min must not exceed urgency_immediate_min")
+        if self.pattern_min_words > self.pattern_max_words:
+            raise ValueError("pattern_min_words must not exceed pattern_max_words")
+        if any(not (weight > 0.0 and weight < float("inf")) for weight in self.experiment_arms.values()):
+            raise ValueError("experiment_arms weights must be positive numbers")
+        return self
 
 
 class LearningSettings(BaseModel):
@@ -146,6 +186,10 @@ class LearningSettings(BaseModel):
     implicit_magnitude: float = Field(default=1.0, gt=0.0, le=10.0)
     explicit_magnitude: float = Field(default=0.8, gt=0.0, le=10.0)
     outcome_timeout_sec: PositiveSeconds = 120.0
+    user_score_magnitudes: tuple[float, float, float] = (-0.8, 0.0, 0.8)
+    """F-23 user 3-point score (1 bad, 2 meh, 3 good) → signed magnitude; 0 is neutral (recorded, no update)."""
+    dev_score_magnitudes: tuple[float, float, float, float, float] = (-0.4, -0.2, 0.05, 0.2, 0.4)
+    """F-23 developer 5-point score (1…5) → signed magnitude."""
 
 
 SEED_ALIASES: Mapping[str, tuple[str, str]] = {
@@ -157,6 +201,8 @@ SEED_ALIASES: Mapping[str, tuple[str, str]] = {
     "EXECUTIVE_ENDORSEMENT_THRESHOLD": ("executive", "endorsement_threshold"),
     "EXECUTIVE_ENDORSEMENT_WEIGHT": ("executive", "endorsement_weight"),
     "EXECUTIVE_LLM_CONFIDENCE_CEILING": ("executive", "llm_confidence_ceiling"),
+    "EXECUTIVE_SYSTEM_PROMPT_FILE": ("executive", "system_prompt_file"),
+    "EXECUTIVE_PREDICTION_PROMPT_FILE": ("executive", "prediction_prompt_file"),
     "LEARNING_STRATEGY": ("learning", "strategy"),
     "LEARNING_UNDO_WINDOW_SEC": ("learning", "undo_window_sec"),
     "LEARNING_IGNORED_THRESHOLD": ("learning", "ignored_threshold"),

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from phronesis.cli.app import app
+from phronesis.storage.migrate import head_revision
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
 
 
 def test_db_upgrade_then_add_list_show_export_import(cli: CliRunner, tmp_path: Path) -> None:
-    assert "revision 0001" in cli.invoke(app, ["db", "upgrade"]).output
+    assert f"revision {head_revision()}" in cli.invoke(app, ["db", "upgrade"]).output
     added = cli.invoke(
         app,
         [

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DecisionKind", "DecisionRecord", "NewDecisionRecord", "PathCount"]
+__all__ = ["DecisionKind", "DecisionRecord", "NewDecisionRecord", "OutcomeSummary", "PathCount"]
 
 DecisionKind = Literal["executive", "learning", "routing", "admission", "proactive"]
 
@@ -51,3 +51,13 @@ class PathCount(BaseModel):
     strategy: str | None
     path: str
     count: int
+
+
+class OutcomeSummary(BaseModel):
+    strategy: str | None
+    path: str
+    outcome: str | None
+    count: int
+    mean_confidence: float | None
+    prompt_tokens: int
+    completion_tokens: int

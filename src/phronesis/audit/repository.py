@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, PathCount
+from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, OutcomeSummary, PathCount
 from phronesis.clock import Clock, SystemClock
 from phronesis.exceptions import NotFoundError
 from phronesis.storage.database import Database
@@ -102,6 +102,46 @@ class DecisionRecordRepository:
         async with self._db.engine.connect() as conn:
             return [PathCount(strategy=r.strategy, path=r.path, count=r.count) for r in await conn.execute(query)]
 
+    async def summarize(
+        self, tenant: str, *, kind: DecisionKind | None = None, since: datetime | None = None
+    ) -> list[OutcomeSummary]:
+        """Counts, mean confidence and tokens per (strategy, path, outcome), aggregated in SQL."""
+        c = decision_records.c
+        query = (
+            self._filtered(
+                select(
+                    c.strategy,
+                    c.path,
+                    c.outcome,
+                    func.count().label("count"),
+                    func.avg(c.confidence).label("mean_confidence"),
+                    func.coalesce(func.sum(c.prompt_tokens), 0).label("prompt_tokens"),
+                    func.coalesce(func.sum(c.completion_tokens), 0).label("completion_tokens"),
+                ),
+                tenant,
+                kind,
+                None,
+                None,
+                since,
+                None,
+            )
+            .group_by(c.strategy, c.path, c.outcome)
+            .order_by(c.strategy, c.path, c.outcome)
+        )
+        async with self._db.engine.connect() as conn:
+            return [
+                OutcomeSummary(
+                    strategy=r.strategy,
+                    path=r.path,
+                    outcome=r.outcome,
+                    count=r.count,
+                    mean_confidence=None if r.mean_confidence is None else float(r.mean_confidence),
+                    prompt_tokens=int(r.prompt_tokens),
+                    completion_tokens=int(r.completion_tokens),
+                )
+                for r in await conn.execute(query)
+            ]
+
     async def set_outcome(
         self, tenant: str, record_id: str, outcome: str, *, connection: AsyncConnection | None = None
     ) -> None:
@@ -114,6 +154,20 @@ class DecisionRecordRepository:
             result = await conn.execute(statement)
         if result.rowcount == 0:
             raise NotFoundError("decision", record_id)
+
+    async def merge_attributes(
+        self, tenant: str, record_id: str, patch: dict[str, Any], *, connection: AsyncConnection | None = None
+    ) -> DecisionRecord:
+        """Add keys to a record's attributes (e.g. convergence found after the response was sent)."""
+        c = decision_records.c
+        where = (c.tenant == tenant, c.id == record_id)
+        async with self._db.joined(connection) as conn:
+            row = (await conn.execute(select(decision_records).where(*where).with_for_update())).one_or_none()
+            if row is None:
+                raise NotFoundError("decision", record_id)
+            attributes = {**row.attributes, **patch}
+            await conn.execute(update(decision_records).where(*where).values(attributes=attributes))
+        return DecisionRecord.model_validate({**dict(row._mapping), "attributes": attributes})
 
     async def purge(self, retention: timedelta) -> int:
         """Delete records older than ``retention`` (time-based, whatever the table size)."""

@@ -1,4 +1,4 @@
-"""Configuration of the executive strategies (seed 000 ``HeuristicFirstConfig``)."""
+"""Configuration of the executive strategies (seed 000 ``HeuristicFirstConfig`` + the urgency design)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,29 @@ class StrategyConfig:
     max_candidates: int = 3  # shown to the LLM; hard max 5 (F-04)
     llm_confidence_ceiling: float = 0.8  # F-06
     max_text_chars: int = 4000
+    # urgency_tiered (seed 000, "Planned: Urgency-Modulated Threshold")
+    threshold_reduction: float = 0.3
+    immediate_min_urgency: float = 0.7
+    soon_min_urgency: float = 0.3
+    reasonable_similarity: float = 0.7
+    high_similarity: float = 0.85
+    tie_epsilon: float = 0.02
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.confidence_threshold <= 1.0:
-            raise ValueError("confidence_threshold must be in [0, 1]")
+        for name in (
+            "confidence_threshold",
+            "llm_confidence_ceiling",
+            "threshold_reduction",
+            "immediate_min_urgency",
+            "soon_min_urgency",
+            "reasonable_similarity",
+            "high_similarity",
+            "tie_epsilon",
+        ):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1]")
         if not 1 <= self.max_candidates <= 5:
             raise ValueError("max_candidates must be between 1 and 5 (seed 000: hard max 5)")
-        if not 0.0 <= self.llm_confidence_ceiling <= 1.0:
-            raise ValueError("llm_confidence_ceiling must be in [0, 1]")
+        if self.soon_min_urgency > self.immediate_min_urgency:
+            raise ValueError("soon_min_urgency must not exceed immediate_min_urgency")

@@ -13,20 +13,25 @@ from __future__ import annotations
 
 import random
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+from phronesis.exceptions import ConfigurationError
 from phronesis.executive.config import THRESHOLD_BOUNDS, StrategyConfig
 from phronesis.executive.llm_path import decide_with_llm
 from phronesis.executive.prompt_builder import PromptTemplates
-from phronesis.executive.types import DecisionContext, DecisionPath, DecisionResult, HeuristicCandidate
+from phronesis.executive.results import fire, reject
+from phronesis.executive.traces import ReasoningTrace, TraceStore
+from phronesis.executive.types import DecisionContext, DecisionResult
 from phronesis.llm.types import LLMProvider
 
-__all__ = ["AlwaysLLMStrategy", "HeuristicFirstStrategy", "effective_threshold"]
+__all__ = ["AlwaysLLMStrategy", "BaseStrategy", "HeuristicFirstStrategy", "effective_threshold"]
 
 
-def effective_threshold(base: float, context: DecisionContext) -> float:
-    adjusted = base + context.personality_biases.get("confidence_threshold", 0.0)
+def effective_threshold(base: float, context: DecisionContext, *, reduction: float = 0.0) -> float:
+    """Seed 000 F-24 (+ urgency): ``base + bias − urgency × reduction``, clamped to [0.3, 0.95]."""
+    adjusted = base + context.personality_biases.get("confidence_threshold", 0.0) - context.urgency * reduction
     low, high = THRESHOLD_BOUNDS
     return max(low, min(high, adjusted))
 
@@ -35,9 +40,10 @@ def _new_id() -> str:
     return str(uuid.uuid4())
 
 
-class HeuristicFirstStrategy:
-    name = "heuristic_first"
-    uses_heuristic_path = True
+class BaseStrategy(ABC):
+    """What every strategy shares: config, prompts, RNG, ids, the LLM path and trace lookup."""
+
+    name = "base"
 
     def __init__(
         self,
@@ -46,11 +52,13 @@ class HeuristicFirstStrategy:
         templates: PromptTemplates | None = None,
         rng: random.Random | None = None,
         new_id: Callable[[], str] = _new_id,
+        traces: TraceStore | None = None,
     ) -> None:
         self._config = config or StrategyConfig()
         self._templates = templates or PromptTemplates.default()
         self._rng = rng or random.Random()
         self._new_id = new_id
+        self._traces = traces
 
     @property
     def config(self) -> dict[str, Any]:
@@ -61,12 +69,20 @@ class HeuristicFirstStrategy:
             "llm_confidence_ceiling": self._config.llm_confidence_ceiling,
         }
 
+    @abstractmethod
     async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
-        threshold = effective_threshold(self._config.confidence_threshold, context)
-        metadata: dict[str, object] = {"threshold": threshold, "strategy": self.name}
-        best = context.candidates[0] if context.candidates else None
-        if self.uses_heuristic_path and best is not None and best.confidence >= threshold:
-            return self._heuristic_path(best, metadata)
+        """Seed 000 ``DecisionStrategy.decide``."""
+
+    async def get_trace(self, response_id: str, *, tenant: str = "default") -> ReasoningTrace | None:
+        """The trace of a decision, from the durable store (seed 000; ORIGINS §1.8 bug 9)."""
+        if self._traces is None:
+            raise ConfigurationError(f"strategy {self.name!r} was built without a trace store")
+        return await self._traces.get(tenant, response_id)
+
+    async def _llm_or_reject(
+        self, context: DecisionContext, llm: LLMProvider | None, metadata: dict[str, Any]
+    ) -> DecisionResult:
+        """Seed 000 steps 3–4: the LLM path when an LLM is configured and the event is immediate."""
         if llm is not None and context.immediate:
             return await decide_with_llm(
                 context,
@@ -77,28 +93,20 @@ class HeuristicFirstStrategy:
                 response_id=self._new_id(),
                 metadata=metadata,
             )
-        return DecisionResult(
-            path=DecisionPath.REJECTED,
-            response_text="",
-            response_id=self._new_id(),
-            matched_heuristic_id=None,
-            predicted_success=0.0,
-            prediction_confidence=0.0,
-            prompt_text="",
-            metadata={**metadata, "reason": "llm_unavailable" if llm is None else "not_immediate"},
-        )
+        return reject("llm_unavailable" if llm is None else "not_immediate", self._new_id(), metadata)
 
-    def _heuristic_path(self, candidate: HeuristicCandidate, metadata: dict[str, object]) -> DecisionResult:
-        return DecisionResult(
-            path=DecisionPath.HEURISTIC,
-            response_text=candidate.suggested_action,
-            response_id=self._new_id(),
-            matched_heuristic_id=candidate.heuristic_id,
-            predicted_success=candidate.confidence,
-            prediction_confidence=candidate.confidence,
-            prompt_text="",
-            metadata=metadata,
-        )
+
+class HeuristicFirstStrategy(BaseStrategy):
+    name = "heuristic_first"
+    uses_heuristic_path = True
+
+    async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
+        threshold = effective_threshold(self._config.confidence_threshold, context)
+        metadata: dict[str, Any] = {"threshold": threshold, "strategy": self.name}
+        best = context.candidates[0] if context.candidates else None
+        if self.uses_heuristic_path and best is not None and best.confidence >= threshold:
+            return fire(best, self._new_id(), metadata)
+        return await self._llm_or_reject(context, llm, metadata)
 
 
 class AlwaysLLMStrategy(HeuristicFirstStrategy):

@@ -41,6 +41,7 @@ class PromptTemplates:
     event: str
     candidates: str
     prediction: str
+    pattern: str = ""
 
     @classmethod
     def default(cls) -> PromptTemplates:
@@ -49,6 +50,7 @@ class PromptTemplates:
             event=_package_text("event.txt"),
             candidates=_package_text("candidates.txt"),
             prediction=_package_text("prediction.txt"),
+            pattern=_package_text("pattern.txt"),
         )
 
     @classmethod
@@ -73,7 +75,13 @@ class PromptTemplates:
         for placeholder in ("$event", "$response", "$goals"):
             if placeholder not in prediction:
                 raise ConfigurationError(f"PHRONESIS_EXECUTIVE__PREDICTION_PROMPT_FILE: must contain {placeholder}")
-        return cls(system=system, event=templates.event, candidates=templates.candidates, prediction=prediction)
+        return cls(
+            system=system,
+            event=templates.event,
+            candidates=templates.candidates,
+            prediction=prediction,
+            pattern=templates.pattern,
+        )
 
 
 def _clean_goals(goals: list[str]) -> list[str]:

@@ -8,10 +8,11 @@ added, for the urgency-tiered strategy.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from phronesis.executive.traces import ReasoningTrace
 from phronesis.llm.types import LLMProvider
 
 __all__ = [
@@ -49,6 +50,25 @@ class HeuristicCandidate(BaseModel):
     similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
 
 
+def _within(low: float, high: float, what: str) -> AfterValidator:
+    """Every value in [low, high]; NaN fails the comparison, so it is refused too."""
+
+    def check(values: dict[str, float]) -> dict[str, float]:
+        for key, value in values.items():
+            if not low <= value <= high:
+                raise ValueError(f"{what} {key} must be in [{low:g}, {high:g}]")
+        return values
+
+    return AfterValidator(check)
+
+
+Salience = Annotated[dict[str, float], _within(0.0, 1.0, "salience")]
+"""Salience dimensions (threat, novelty …), each in [0, 1]."""
+PersonalityBiases = Annotated[dict[str, float], _within(-1.0, 1.0, "bias")]
+"""F-24 named threshold adjustments, each in [-1, 1] (the result is clamped to [0.3, 0.95])."""
+Urgency = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
 class DecisionContext(BaseModel):
     """Input to a decision strategy. ``candidates`` are best first; may be empty (F-25 sleep cycle)."""
 
@@ -57,30 +77,12 @@ class DecisionContext(BaseModel):
     event_id: str = Field(min_length=1, max_length=256)
     event_text: str = Field(min_length=1, max_length=8000)
     event_source: str = Field(default="", max_length=128)
-    salience: dict[str, float] = Field(default_factory=dict)
+    salience: Salience = Field(default_factory=dict)
     candidates: list[HeuristicCandidate] = Field(default_factory=list)
     immediate: bool = True
     goals: list[str] = Field(default_factory=list)
-    personality_biases: dict[str, float] = Field(default_factory=dict)
-    urgency: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
-
-    @field_validator("salience")
-    @classmethod
-    def _unit_salience(cls, values: dict[str, float]) -> dict[str, float]:
-        return _within(values, 0.0, 1.0, "salience")
-
-    @field_validator("personality_biases")
-    @classmethod
-    def _bounded_bias(cls, values: dict[str, float]) -> dict[str, float]:
-        return _within(values, -1.0, 1.0, "bias")
-
-
-def _within(values: dict[str, float], low: float, high: float, what: str) -> dict[str, float]:
-    """Every value in [low, high]; NaN fails the comparison, so it is refused too."""
-    for key, value in values.items():
-        if not low <= value <= high:
-            raise ValueError(f"{what} {key} must be in [{low:g}, {high:g}]")
-    return values
+    personality_biases: PersonalityBiases = Field(default_factory=dict)
+    urgency: Urgency = 0.0
 
 
 class DecisionResult(BaseModel):
@@ -109,6 +111,10 @@ class DecisionStrategy(Protocol):
     def name(self) -> str: ...
 
     async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult: ...
+
+    async def get_trace(self, response_id: str, *, tenant: str = "default") -> ReasoningTrace | None:
+        """The reasoning trace behind ``response_id``, for feedback (durable: a decision record)."""
+        ...
 
     @property
     def config(self) -> dict[str, Any]:

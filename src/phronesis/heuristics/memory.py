@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import InvalidInputError
@@ -91,19 +93,34 @@ class HeuristicMemory:
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
         return (await self.add_many(tenant, [data]))[0]
 
-    async def add_many(self, tenant: str, items: Sequence[HeuristicCreate]) -> list[Heuristic]:
-        """Embed and store all of ``items`` atomically, then index them."""
+    async def add_many(
+        self, tenant: str, items: Sequence[HeuristicCreate], *, connection: AsyncConnection | None = None
+    ) -> list[Heuristic]:
+        """Embed and store all of ``items`` atomically, then index them.
+
+        With ``connection`` the rows join the caller's transaction and reach the index only
+        when it commits, so a rolled-back transaction leaves no trace in the index either.
+        """
         if not items:
             return []
         vectors = await self._embed([item.condition_text for item in items])
-        created = await self.repository.create_many(tenant, items, vectors, self.embedder.model_name)
-        groups: dict[str, tuple[list[str], list[int]]] = {}
-        for position, heuristic in enumerate(created):
-            keys, rows = groups.setdefault(heuristic.domain, ([], []))
-            keys.append(heuristic.id)
-            rows.append(position)
-        for domain, (keys, rows) in groups.items():
-            self.index.upsert(tenant, domain, keys, vectors[rows])
+        created = await self.repository.create_many(
+            tenant, items, vectors, self.embedder.model_name, connection=connection
+        )
+
+        def index_created(*_: object) -> None:
+            groups: dict[str, tuple[list[str], list[int]]] = {}
+            for position, heuristic in enumerate(created):
+                keys, rows = groups.setdefault(heuristic.domain, ([], []))
+                keys.append(heuristic.id)
+                rows.append(position)
+            for domain, (keys, rows) in groups.items():
+                self.index.upsert(tenant, domain, keys, vectors[rows])
+
+        if connection is None:
+            index_created()
+        else:
+            event.listen(connection.sync_connection, "commit", index_created, once=True)
         return created
 
     async def update(self, tenant: str, heuristic_id: str, patch: HeuristicUpdate) -> Heuristic:
@@ -145,15 +162,26 @@ class HeuristicMemory:
         k: int | None = None,
         min_similarity: float | None = None,
         min_confidence: float = 0.0,
+        include_general: bool = False,
     ) -> list[HeuristicMatch]:
-        """The best ``k`` heuristics whose condition matches ``text`` (seed 000 candidates)."""
+        """The best ``k`` heuristics whose condition matches ``text`` (seed 000 candidates).
+
+        ``source`` filters hard on the heuristic's domain; ``include_general`` also admits
+        heuristics with no domain, which apply to every source.
+        """
         if not text.strip():
             raise InvalidInputError("text", "must not be blank")
         if len(text) > self.settings.max_text_chars:
             raise InvalidInputError("text", f"longer than {self.settings.max_text_chars} characters")
         vector = (await self.embedder.embed([text]))[0]
         return await self.match_vector(
-            tenant, vector, source=source, k=k, min_similarity=min_similarity, min_confidence=min_confidence
+            tenant,
+            vector,
+            source=source,
+            k=k,
+            min_similarity=min_similarity,
+            min_confidence=min_confidence,
+            include_general=include_general,
         )
 
     async def match_vector(
@@ -165,12 +193,14 @@ class HeuristicMemory:
         k: int | None = None,
         min_similarity: float | None = None,
         min_confidence: float = 0.0,
+        include_general: bool = False,
     ) -> list[HeuristicMatch]:
         k = k or self.settings.top_k
+        domains = None if source is None else ([source, ""] if include_general else [source])
         floor = self.settings.min_similarity if min_similarity is None else min_similarity
         hits = [
             (key, score)
-            for _, key, score in self.index.search(tenant, vector, k * OVERSAMPLE, domain=source)
+            for _, key, score in self.index.search(tenant, vector, k * OVERSAMPLE, domains=domains)
             if score >= floor
         ]
         if not hits:

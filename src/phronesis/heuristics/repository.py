@@ -11,7 +11,7 @@ import math
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from sqlalchemy import Row, func, insert, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -112,8 +112,10 @@ class HeuristicRepository:
         items: Sequence[HeuristicCreate],
         embeddings: Vectors | None,
         embedding_model: str | None,
+        *,
+        connection: AsyncConnection | None = None,
     ) -> list[Heuristic]:
-        """Insert all of ``items`` in one transaction, or none of them."""
+        """Insert all of ``items`` in one transaction (the caller's, if given), or none of them."""
         rows = [
             self._row_values(tenant, item, None if embeddings is None else embeddings[i], embedding_model)
             for i, item in enumerate(items)
@@ -121,7 +123,7 @@ class HeuristicRepository:
         ids = [row["id"] for row in rows]
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
-        async with self._db.transaction() as conn:
+        async with self._db.joined(connection) as conn:
             existing = await conn.execute(
                 select(heuristics.c.id).where(heuristics.c.tenant == tenant, heuristics.c.id.in_(ids))
             )
@@ -235,6 +237,7 @@ class HeuristicRepository:
             raise NotFoundError("heuristic", heuristic_id)
         return _to_model(row)
 
+    @overload
     async def update_confidence(
         self,
         tenant: str,
@@ -244,15 +247,47 @@ class HeuristicRepository:
         magnitude: float | None = 1.0,
         source: str,
         connection: AsyncConnection | None = None,
-    ) -> ConfidenceUpdate:
+        missing_ok: Literal[False] = False,
+    ) -> ConfidenceUpdate: ...
+
+    @overload
+    async def update_confidence(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        positive: bool,
+        magnitude: float | None = 1.0,
+        source: str,
+        connection: AsyncConnection | None = None,
+        missing_ok: bool,
+    ) -> ConfidenceUpdate | None: ...
+
+    async def update_confidence(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        positive: bool,
+        magnitude: float | None = 1.0,
+        source: str,
+        connection: AsyncConnection | None = None,
+        missing_ok: bool = False,
+    ) -> ConfidenceUpdate | None:
         """Add evidence atomically; returns (old, new, delta). A locked heuristic is left as is.
 
         Pass ``connection`` to make the update part of a caller's transaction (a decision
-        and its effects commit together).
+        and its effects commit together). ``missing_ok``: a heuristic deleted meanwhile
+        returns None instead of raising (background effects must not fail on it).
         """
         magnitude = validate_magnitude(magnitude)
         async with self._db.joined(connection) as conn:
-            return await self._update_confidence(conn, tenant, heuristic_id, positive, magnitude, source)
+            try:
+                return await self._update_confidence(conn, tenant, heuristic_id, positive, magnitude, source)
+            except NotFoundError:
+                if missing_ok:
+                    return None
+                raise
 
     async def _update_confidence(
         self,
@@ -328,8 +363,18 @@ class HeuristicRepository:
             magnitude=magnitude,
         )
 
-    async def record_fire(self, tenant: str, heuristic_id: str, *, connection: AsyncConnection | None = None) -> None:
-        """Count a fire (GLADyS bug 7: its ``fire_count`` was never incremented in production)."""
+    async def record_fire(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        connection: AsyncConnection | None = None,
+        missing_ok: bool = False,
+    ) -> bool:
+        """Count a fire (GLADyS bug 7: its ``fire_count`` was never incremented in production).
+
+        Returns False when the heuristic is gone and ``missing_ok`` (deleted after it matched).
+        """
         statement = (
             update(heuristics)
             .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
@@ -338,7 +383,10 @@ class HeuristicRepository:
         async with self._db.joined(connection) as conn:
             result = await conn.execute(statement)
         if result.rowcount == 0:
+            if missing_ok:
+                return False
             raise NotFoundError("heuristic", heuristic_id)
+        return True
 
     async def record_outcome(
         self, tenant: str, heuristic_id: str, *, success: bool, connection: AsyncConnection | None = None

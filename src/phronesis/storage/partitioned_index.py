@@ -9,7 +9,7 @@ grows past ``exact_max_size``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -69,15 +69,26 @@ class PartitionedIndex:
         index = self._partitions.get(tenant, {}).get(domain)
         return index.remove(key) if index is not None else False
 
-    def search(self, tenant: str, query: Vectors, k: int, *, domain: str | None = None) -> list[tuple[str, str, float]]:
-        """Top ``k`` (domain, key, similarity) for ``tenant``, in one domain or across all."""
-        domains = self._partitions.get(tenant, {})
+    def search(
+        self,
+        tenant: str,
+        query: Vectors,
+        k: int,
+        *,
+        domain: str | None = None,
+        domains: Sequence[str] | None = None,
+    ) -> list[tuple[str, str, float]]:
+        """Top ``k`` (domain, key, similarity) for ``tenant``: in one domain, in several, or across all."""
+        partitions = self._partitions.get(tenant, {})
         if domain is not None:
-            index = domains.get(domain)
-            if index is None:
-                return []
-            return [(domain, key, score) for key, score in index.search(query, k)]
-        found = (
-            (domain_name, key, score) for domain_name, index in domains.items() for key, score in index.search(query, k)
+            domains = [domain]
+        selected = (
+            partitions.items()
+            if domains is None
+            else [(name, partitions[name]) for name in dict.fromkeys(domains) if name in partitions]
         )
+        if len(selected) == 1:
+            name, index = next(iter(selected))
+            return [(name, key, score) for key, score in index.search(query, k)]
+        found = ((name, key, score) for name, index in selected for key, score in index.search(query, k))
         return heapq.nlargest(k, found, key=lambda item: item[2])

@@ -18,11 +18,12 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
 )
 
 from phronesis.storage.types import EmbeddingBytes, UTCDateTime
 
-__all__ = ["confidence_events", "decision_records", "heuristics", "metadata"]
+__all__ = ["confidence_events", "decision_records", "feedback", "heuristics", "metadata"]
 
 metadata = MetaData(
     naming_convention={
@@ -112,4 +113,23 @@ decision_records = Table(
     Index("ix_decision_records_tenant_kind_created", "tenant", "kind", "created_at"),
     Index("ix_decision_records_tenant_subject", "tenant", "subject_id"),
     Index("ix_decision_records_created", "created_at"),
+)
+
+feedback = Table(
+    "feedback",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False),
+    Column("idempotency_key", String(128), nullable=False),
+    Column("response_id", String(64), nullable=False),
+    Column("scale", String(16), nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("magnitude", Float, nullable=False),
+    Column("source", String(32), nullable=False),
+    Column("heuristic_id", String(64), nullable=True),
+    Column("effect", String(32), nullable=False),
+    Column("comment", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    UniqueConstraint("tenant", "idempotency_key", name="uq_feedback_tenant_idempotency_key"),
+    Index("ix_feedback_tenant_response", "tenant", "response_id"),
 )

@@ -1,0 +1,48 @@
+"""Convergence and LLM endorsement (seed 000 F-04 Q3; GLADyS CONFIDENCE_BOOTSTRAPPING).
+
+After an LLM-path answer, the answer is compared (cosine of sentence embeddings) with the
+actions of the candidates the LLM was *shown* — GLADyS compared all candidates, including
+ones the LLM never saw (ORIGINS §1.8 bug 6). The closest one is recorded as
+``metadata.convergence``; at similarity ≥ 0.75 it gets a positive update of magnitude
+0.5 × similarity, source ``llm_endorsement``. Below the threshold nothing changes: an
+LLM that says something else is not evidence that the heuristic is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from phronesis.embeddings.types import Embedder, l2_normalize
+
+__all__ = ["Convergence", "detect_convergence", "endorsement_magnitude"]
+
+ENDORSEMENT_SOURCE = "llm_endorsement"
+
+
+class Convergence(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    converged_heuristic_id: str
+    similarity: float
+
+
+async def detect_convergence(
+    embedder: Embedder, response_text: str, actions: Sequence[tuple[str, str]]
+) -> Convergence | None:
+    """The shown candidate (id, action text) whose action is closest to the LLM's answer."""
+    if not actions or not response_text.strip():
+        return None
+    vectors = l2_normalize(np.asarray(await embedder.embed([response_text, *[text for _, text in actions]])))
+    similarities = vectors[1:] @ vectors[0]
+    best = int(np.argmax(similarities))
+    return Convergence(converged_heuristic_id=actions[best][0], similarity=float(similarities[best]))
+
+
+def endorsement_magnitude(convergence: Convergence, *, threshold: float, weight: float) -> float | None:
+    """Seed 000 bootstrapping: ``weight × similarity`` at or above ``threshold``; never a penalty."""
+    if convergence.similarity < threshold:
+        return None
+    return weight * convergence.similarity

@@ -1,0 +1,28 @@
+"""The GLADyS orchestrator's emergency fast path, as a configurable rule.
+
+An event with threat salience ≥ 0.9 whose best candidate has confidence ≥ 0.95 fires that
+heuristic before any strategy runs: a fire alarm does not wait for an A/B arm or an LLM.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from phronesis.executive.types import DecisionContext, HeuristicCandidate
+
+__all__ = ["EmergencyRule"]
+
+
+@dataclass(frozen=True, slots=True)
+class EmergencyRule:
+    enabled: bool = True
+    min_confidence: float = 0.95
+    min_threat: float = 0.9
+
+    def candidate(self, context: DecisionContext) -> HeuristicCandidate | None:
+        if not self.enabled or not context.candidates:
+            return None
+        best = context.candidates[0]
+        if context.salience.get("threat", 0.0) >= self.min_threat and best.confidence >= self.min_confidence:
+            return best
+        return None

@@ -1,0 +1,152 @@
+"""Explicit feedback on an executive decision (seed 000 ``ProvideFeedback``, fixed).
+
+- Heuristic path: the heuristic the user saw moves, by the score's magnitude, with the
+  rater as source (``user_explicit`` / ``dev``); its outcome counters move too.
+- LLM path, positive: learn a heuristic from the answer (pattern_learning); negative:
+  recorded only — no heuristic was shown to the user, so none is penalised (GLADyS
+  penalised the unseen "matched" heuristic).
+- Rejected / fallback, or a neutral score: recorded only.
+
+Feedback comes with an idempotency key (default: one explicit feedback per response);
+a key already used is refused with 409 before anything is computed. The ledger row,
+the confidence change, a learned heuristic and the decision's outcome commit together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.exceptions import NotFoundError
+from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, extract_pattern
+from phronesis.executive.service import ExecutiveService
+from phronesis.executive.traces import ReasoningTrace
+from phronesis.feedback.models import Feedback, FeedbackReceipt
+from phronesis.feedback.repository import FeedbackRepository
+from phronesis.feedback.scores import ScoreMapping
+from phronesis.heuristics.models import HeuristicCreate
+
+__all__ = ["ExecutiveFeedback"]
+
+Signal = Literal["positive", "negative", "neutral"]
+
+
+@dataclass(slots=True)
+class _Plan:
+    """What the feedback will do, computed (LLM and embedding calls) before the transaction."""
+
+    effect: str
+    heuristic_id: str | None = None
+    create: HeuristicCreate | None = None
+    detail: str | None = None
+
+
+class ExecutiveFeedback:
+    def __init__(self, service: ExecutiveService, ledger: FeedbackRepository, scores: ScoreMapping) -> None:
+        self._service = service
+        self._ledger = ledger
+        self._scores = scores
+        self._gate = PatternGate(service.settings.pattern_min_words, service.settings.pattern_max_words)
+
+    async def handle(self, tenant: str, feedback: Feedback) -> FeedbackReceipt:
+        trace = await self._service.get_trace(tenant, feedback.response_id)
+        if trace is None:
+            raise NotFoundError("decision", feedback.response_id)
+        await self._ledger.ensure_new(tenant, feedback.key)
+        signed = self._scores.signed_magnitude(feedback)
+        signal: Signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
+        magnitude = abs(signed)
+        plan = await self._plan(tenant, trace, signal)
+        parts = self._service.parts
+        receipt: dict[str, Any] = {}
+        async with parts.database.transaction() as conn:
+            effect = plan.effect
+            if plan.effect in ("updated", "reinforced") and plan.heuristic_id is not None:
+                receipt, effect = await self._move(conn, tenant, plan, signal, magnitude, feedback.source)
+            elif plan.create is not None:
+                created = await parts.heuristics.add_many(tenant, [plan.create], connection=conn)
+                receipt = {"heuristic_id": created[0].id, "new_confidence": created[0].confidence}
+            await self._ledger.add(
+                tenant,
+                feedback,
+                magnitude=signed,
+                effect=effect,
+                heuristic_id=receipt.get("heuristic_id", plan.heuristic_id),
+                connection=conn,
+            )
+            await parts.decisions.set_outcome(tenant, feedback.response_id, signal, connection=conn)
+        return FeedbackReceipt(
+            response_id=feedback.response_id,
+            accepted=True,
+            signal=signal,
+            magnitude=magnitude,
+            effect=effect,
+            detail=plan.detail,
+            **{"heuristic_id": plan.heuristic_id, **receipt},
+        )
+
+    async def _move(
+        self, conn: AsyncConnection, tenant: str, plan: _Plan, signal: Signal, magnitude: float, source: str
+    ) -> tuple[dict[str, Any], str]:
+        assert plan.heuristic_id is not None
+        repository = self._service.parts.heuristics.repository
+        update = await repository.update_confidence(
+            tenant,
+            plan.heuristic_id,
+            positive=signal == "positive",
+            magnitude=magnitude,
+            source=source,
+            connection=conn,
+            missing_ok=True,
+        )
+        if update is None:
+            return {}, "recorded"
+        if plan.effect == "updated":
+            await repository.record_outcome(tenant, plan.heuristic_id, success=signal == "positive", connection=conn)
+        details = {"old_confidence": update.old_confidence, "new_confidence": update.new_confidence}
+        return details, plan.effect if update.applied else "locked"
+
+    async def _plan(self, tenant: str, trace: ReasoningTrace, signal: Signal) -> _Plan:
+        if signal == "neutral":
+            return _Plan("recorded")
+        if trace.fired_heuristic_id is not None:
+            return _Plan("updated", heuristic_id=trace.fired_heuristic_id)
+        if trace.path == "llm" and signal == "positive" and self._service.settings.learn_from_feedback:
+            return await self._learn(tenant, trace)
+        return _Plan("recorded")
+
+    async def _learn(self, tenant: str, trace: ReasoningTrace) -> _Plan:
+        settings = self._service.settings
+        extracted: ExtractedPattern = await extract_pattern(
+            self._service.templates.pattern, trace, self._service.llm
+        )
+        note = f"pattern from {extracted.source}" + (
+            f" ({extracted.fallback_reason})" if extracted.fallback_reason else ""
+        )
+        problem = self._gate.problem(extracted.pattern)
+        if problem is not None:
+            return _Plan("rejected", detail=f"{note}; quality gate: {problem}")
+        pattern = extracted.pattern
+        matches = await self._service.parts.heuristics.match(
+            tenant,
+            pattern.condition[:4000],
+            source=trace.event_source or None,
+            k=1,
+            min_similarity=settings.reinforce_threshold,
+            include_general=True,
+        )
+        if matches:
+            return _Plan("reinforced", heuristic_id=matches[0].heuristic.id, detail=note)
+        create = HeuristicCreate(
+            domain=trace.event_source,
+            name=f"Learned: {pattern.condition[:50]}",
+            condition_text=pattern.condition,
+            action_text=pattern.action.message,
+            confidence=settings.learned_confidence,
+            origin="learned",
+            origin_id=trace.response_id,
+            attributes={"action_type": pattern.action.type, "pattern_source": extracted.source},
+        )
+        return _Plan("created", create=create, detail=note)

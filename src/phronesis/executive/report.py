@@ -1,0 +1,68 @@
+"""The A/B report: per strategy, what happened and how users rated it (``phronesis executive report``).
+
+Outcome rates get Wilson score intervals: with the handful of ratings an arm has in its
+first days, a bare "80 % positive" over 5 ratings would be read as a result.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from phronesis.audit.models import OutcomeSummary
+
+__all__ = ["StrategyReport", "build_report", "wilson_interval"]
+
+LLM_CALLS_PER_PATH = {"llm": 2, "fallback": 1}
+"""The LLM path asks for an answer and a prediction; a fallback made one failed call."""
+
+
+def wilson_interval(successes: int, trials: int, *, z: float = 1.96) -> tuple[float, float] | None:
+    """95 % Wilson score interval of a proportion; None with no trials."""
+    if trials <= 0:
+        return None
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+class StrategyReport(BaseModel):
+    strategy: str
+    decisions: int = 0
+    by_path: dict[str, int] = Field(default_factory=dict)
+    llm_calls: int = 0
+    tokens: int = 0
+    mean_predicted_success: float | None = None
+    positive: int = 0
+    negative: int = 0
+    neutral: int = 0
+    positive_rate: float | None = None
+    positive_rate_ci: tuple[float, float] | None = None
+
+
+def build_report(rows: Sequence[OutcomeSummary]) -> list[StrategyReport]:
+    reports: dict[str, StrategyReport] = {}
+    weighted: dict[str, tuple[float, int]] = {}
+    for row in rows:
+        name = row.strategy or "(none)"
+        report = reports.setdefault(name, StrategyReport(strategy=name))
+        report.decisions += row.count
+        report.by_path[row.path] = report.by_path.get(row.path, 0) + row.count
+        report.llm_calls += LLM_CALLS_PER_PATH.get(row.path, 0) * row.count
+        report.tokens += row.prompt_tokens + row.completion_tokens
+        if row.path in ("heuristic", "llm") and row.mean_confidence is not None:
+            total, count = weighted.get(name, (0.0, 0))
+            weighted[name] = (total + row.mean_confidence * row.count, count + row.count)
+        if row.outcome in ("positive", "negative", "neutral"):
+            setattr(report, row.outcome, getattr(report, row.outcome) + row.count)
+    for name, report in reports.items():
+        total, count = weighted.get(name, (0.0, 0))
+        report.mean_predicted_success = total / count if count else None
+        rated = report.positive + report.negative
+        report.positive_rate = report.positive / rated if rated else None
+        report.positive_rate_ci = wilson_interval(report.positive, rated)
+    return sorted(reports.values(), key=lambda r: r.strategy)

@@ -1,0 +1,37 @@
+"""The two results every strategy builds without the LLM: fire a heuristic, or reject."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from phronesis.executive.types import DecisionPath, DecisionResult, HeuristicCandidate
+
+__all__ = ["fire", "reject"]
+
+
+def fire(candidate: HeuristicCandidate, response_id: str, metadata: dict[str, Any]) -> DecisionResult:
+    """Seed 000 heuristic path: the action as is, success and confidence = the heuristic's confidence."""
+    return DecisionResult(
+        path=DecisionPath.HEURISTIC,
+        response_text=candidate.suggested_action,
+        response_id=response_id,
+        matched_heuristic_id=candidate.heuristic_id,
+        predicted_success=candidate.confidence,
+        prediction_confidence=candidate.confidence,
+        prompt_text="",
+        metadata=metadata,
+    )
+
+
+def reject(reason: str, response_id: str, metadata: dict[str, Any]) -> DecisionResult:
+    """Seed 000 REJECTED: no response; ``reason`` is ``llm_unavailable`` or ``not_immediate``."""
+    return DecisionResult(
+        path=DecisionPath.REJECTED,
+        response_text="",
+        response_id=response_id,
+        matched_heuristic_id=None,
+        predicted_success=0.0,
+        prediction_confidence=0.0,
+        prompt_text="",
+        metadata={**metadata, "reason": reason},
+    )

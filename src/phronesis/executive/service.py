@@ -1,0 +1,266 @@
+"""The executive decision point as a service: the pipeline every decision follows (ARCHITECTURE).
+
+input → context (candidates from heuristic memory) → cheap stage (emergency rule, the
+strategy's heuristic path) → expensive stage (the strategy's LLM path) → check (caps,
+fallbacks, inside the strategy) → record (the decision record, in one transaction with
+the fire it causes) → effects after the response (convergence and endorsement).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.background import BackgroundTasks
+from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder
+from phronesis.exceptions import ConfigurationError, InvalidInputError
+from phronesis.executive.candidates import candidates_from_memory
+from phronesis.executive.convergence import ENDORSEMENT_SOURCE, detect_convergence, endorsement_magnitude
+from phronesis.executive.emergency import EmergencyRule
+from phronesis.executive.events import EventDecision, EventRequest
+from phronesis.executive.experiment import Experiment
+from phronesis.executive.factory import STRATEGIES, create_decision_strategy
+from phronesis.executive.prompt_builder import PromptTemplates
+from phronesis.executive.results import fire
+from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
+from phronesis.executive.types import DecisionContext, DecisionPath, DecisionResult, DecisionStrategy
+from phronesis.heuristics.memory import HeuristicMemory
+from phronesis.llm.limited import ConcurrencyLimitedLLM
+from phronesis.llm.types import LLMProvider
+from phronesis.settings import ExecutiveSettings
+from phronesis.storage.database import Database
+
+__all__ = ["ExecutiveService"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutiveParts:
+    """What the executive needs from the engine."""
+
+    database: Database
+    heuristics: HeuristicMemory
+    decisions: DecisionRecordRepository
+    embedder: Embedder
+    llm: LLMProvider | None
+    clock: Clock
+    background: BackgroundTasks
+
+
+def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[str, Any]:
+    return {
+        "threshold": settings.heuristic_threshold,
+        "max_candidates": settings.max_candidates,
+        "llm_confidence_ceiling": settings.llm_confidence_ceiling,
+        "threshold_reduction": settings.urgency_threshold_reduction,
+        "immediate_min_urgency": settings.urgency_immediate_min,
+        "soon_min_urgency": settings.urgency_soon_min,
+        "reasonable_similarity": settings.urgency_reasonable_similarity,
+        "high_similarity": settings.urgency_high_similarity,
+        "tie_epsilon": tie_epsilon,
+    }
+
+
+class ExecutiveService:
+    def __init__(self, settings: ExecutiveSettings, parts: ExecutiveParts, *, tie_epsilon: float = 0.02) -> None:
+        self.settings = settings
+        self.parts = parts
+        self.llm = None if parts.llm is None else ConcurrencyLimitedLLM(parts.llm, settings.max_concurrent_llm)
+        self.templates = PromptTemplates.load(settings.system_prompt_file, settings.prediction_prompt_file)
+        self.traces = DecisionRecordTraceStore(
+            parts.decisions, parts.clock, timedelta(seconds=settings.trace_retention_s)
+        )
+        names = {settings.decision_strategy, *settings.experiment_arms}
+        options = _strategy_options(settings, tie_epsilon)
+        self.strategies: dict[str, DecisionStrategy] = {
+            name: create_decision_strategy(name, templates=self.templates, traces=self.traces, **options)
+            for name in sorted(names)
+        }
+        self.experiment = (
+            Experiment.from_weights(settings.experiment_arms, settings.experiment_key, settings.experiment_salt)
+            if settings.experiment_arms
+            else None
+        )
+        self.emergency = EmergencyRule(
+            settings.emergency_enabled, settings.emergency_min_confidence, settings.emergency_min_threat
+        )
+        self._tie_epsilon = tie_epsilon
+
+    def strategy_for(self, name: str) -> DecisionStrategy:
+        """A configured strategy, or one built on demand for a request that forces it."""
+        strategy = self.strategies.get(name)
+        if strategy is None:
+            if name not in STRATEGIES:
+                raise InvalidInputError(
+                    "strategy", f"unknown strategy; expected one of {', '.join(sorted(STRATEGIES))}"
+                )
+            options = _strategy_options(self.settings, self._tie_epsilon)
+            strategy = create_decision_strategy(name, templates=self.templates, traces=self.traces, **options)
+            self.strategies[name] = strategy
+        return strategy
+
+    def _assign(self, request: EventRequest, event_id: str) -> tuple[str, str | None]:
+        """(strategy name, the A/B key value used). A missing user id falls back to the event id."""
+        if request.strategy is not None:
+            return request.strategy, None
+        if self.experiment is None:
+            return self.settings.decision_strategy, None
+        key = self.experiment.key
+        value = {"user": request.user_id or event_id, "source": request.source, "event": event_id}[key]
+        return self.experiment.assign(value), f"{key}:{value}"
+
+    async def context_for(self, tenant: str, request: EventRequest, event_id: str) -> DecisionContext:
+        if self.settings.known_sources and request.source not in self.settings.known_sources:
+            raise InvalidInputError("source", f"unknown source {request.source!r}")
+        candidates = request.candidates
+        if candidates is None:
+            candidates = await candidates_from_memory(
+                self.parts.heuristics,
+                tenant,
+                request.text,
+                source=request.source,
+                limit=self.settings.candidate_limit,
+                min_similarity=self.settings.candidate_min_similarity,
+            )
+        return DecisionContext(
+            event_id=event_id,
+            event_text=request.text,
+            event_source=request.source,
+            salience=request.salience,
+            candidates=candidates,
+            immediate=request.immediate,
+            goals=self.settings.goals if request.goals is None else request.goals,
+            personality_biases=request.personality_biases,
+            urgency=request.urgency,
+        )
+
+    async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:
+        started = time.perf_counter()
+        event_id = request.event_id or str(uuid.uuid4())
+        name, assignment = self._assign(request, event_id)
+        strategy = self.strategy_for(name)
+        context = await self.context_for(tenant, request, event_id)
+        emergency = self.emergency.candidate(context)
+        if emergency is not None:
+            result = fire(emergency, str(uuid.uuid4()), {"strategy": name, "reason": "emergency_fast_path"})
+        else:
+            result = await strategy.decide(context, self.llm)
+        latency_ms = (time.perf_counter() - started) * 1000.0
+        await self._record(tenant, context, result, name, assignment, latency_ms)
+        if result.path is DecisionPath.LLM:
+            self._schedule_convergence(tenant, context, result)
+        return EventDecision(
+            accepted=result.path is not DecisionPath.REJECTED,
+            response_id=result.response_id,
+            response_text=result.response_text,
+            predicted_success=result.predicted_success,
+            prediction_confidence=result.prediction_confidence,
+            prompt_text=result.prompt_text,
+            decision_path=result.path.value,
+            matched_heuristic_id=result.matched_heuristic_id,
+            event_id=event_id,
+            strategy=name,
+            reason=result.metadata.get("reason"),
+            candidates=context.candidates,
+            metadata=result.metadata,
+            latency_ms=latency_ms,
+        )
+
+    async def _record(
+        self,
+        tenant: str,
+        context: DecisionContext,
+        result: DecisionResult,
+        strategy: str,
+        assignment: str | None,
+        latency_ms: float,
+    ) -> None:
+        """The decision record and the fire it causes commit together (ARCHITECTURE: record)."""
+        record = NewDecisionRecord(
+            id=result.response_id,
+            tenant=tenant,
+            kind="executive",
+            subject_id=context.event_id,
+            strategy=strategy,
+            path=result.path.value,
+            action=result.response_text or None,
+            confidence=result.predicted_success,
+            inputs={
+                "event_text": context.event_text,
+                "event_source": context.event_source,
+                "salience": context.salience,
+                "immediate": context.immediate,
+                "urgency": context.urgency,
+                "goals": context.goals,
+                "personality_biases": context.personality_biases,
+                "candidates": [c.model_dump() for c in context.candidates],
+            },
+            prompt=result.prompt_text or None,
+            raw_llm_output=result.raw_llm_output,
+            model=result.model,
+            latency_ms=latency_ms,
+            prompt_tokens=result.prompt_tokens or None,
+            completion_tokens=result.completion_tokens or None,
+            reason=result.metadata.get("reason"),
+            attributes={
+                **result.metadata,
+                "matched_heuristic_id": result.matched_heuristic_id,
+                "predicted_success": result.predicted_success,
+                "prediction_confidence": result.prediction_confidence,
+                "assignment": assignment,
+            },
+        )
+        async with self.parts.database.transaction() as conn:
+            await self.parts.decisions.add(record, connection=conn)
+            if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
+                await self.parts.heuristics.repository.record_fire(
+                    tenant, result.matched_heuristic_id, connection=conn, missing_ok=True
+                )
+
+    def _schedule_convergence(self, tenant: str, context: DecisionContext, result: DecisionResult) -> None:
+        shown = set(result.metadata.get("shown_candidate_ids", ()))
+        actions = [(c.heuristic_id, c.suggested_action) for c in context.candidates if c.heuristic_id in shown]
+        if actions and result.response_text:
+            self.parts.background.spawn(
+                self.converge(tenant, result.response_id, result.response_text, actions),
+                name=f"convergence:{result.response_id}",
+            )
+
+    async def converge(
+        self, tenant: str, response_id: str, response_text: str, actions: list[tuple[str, str]], *, endorse: bool = True
+    ) -> dict[str, Any] | None:
+        """Record ``metadata.convergence`` and, at similarity ≥ threshold, endorse (seed 000 bootstrapping)."""
+        convergence = await detect_convergence(self.parts.embedder, response_text, actions)
+        if convergence is None:
+            return None
+        magnitude = endorsement_magnitude(
+            convergence, threshold=self.settings.endorsement_threshold, weight=self.settings.endorsement_weight
+        )
+        patch: dict[str, Any] = {"convergence": convergence.model_dump()}
+        async with self.parts.database.transaction() as conn:
+            if endorse and magnitude is not None:
+                update = await self.parts.heuristics.repository.update_confidence(
+                    tenant,
+                    convergence.converged_heuristic_id,
+                    positive=True,
+                    magnitude=magnitude,
+                    source=ENDORSEMENT_SOURCE,
+                    connection=conn,
+                    missing_ok=True,
+                )
+                patch["endorsement"] = None if update is None else {"magnitude": magnitude, "applied": update.applied}
+            await self.parts.decisions.merge_attributes(tenant, response_id, patch, connection=conn)
+        return patch
+
+    async def get_trace(self, tenant: str, response_id: str) -> ReasoningTrace | None:
+        return await self.traces.get(tenant, response_id)
+
+    def require_llm(self, what: str) -> LLMProvider:
+        if self.llm is None:
+            raise ConfigurationError(f"{what} needs an LLM; set PHRONESIS_LLM__SPEC")
+        return self.llm

@@ -1,0 +1,57 @@
+"""Stored feedback: the idempotency ledger and the evidence behind outcome rates."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock, SystemClock
+from phronesis.exceptions import ConflictError
+from phronesis.feedback.models import Feedback
+from phronesis.storage.database import Database
+from phronesis.storage.tables import feedback as feedback_table
+
+__all__ = ["FeedbackRepository"]
+
+
+class FeedbackRepository:
+    def __init__(self, database: Database, *, clock: Clock | None = None) -> None:
+        self._db = database
+        self._clock = clock or SystemClock()
+
+    async def ensure_new(self, tenant: str, key: str, *, connection: AsyncConnection | None = None) -> None:
+        """Refuse a key that was already used, before any effect is computed."""
+        c = feedback_table.c
+        async with self._db.joined(connection) as conn:
+            row = (await conn.execute(select(c.id).where(c.tenant == tenant, c.idempotency_key == key))).one_or_none()
+        if row is not None:
+            raise ConflictError("idempotency_key", f"feedback {key!r} was already recorded")
+
+    async def add(
+        self,
+        tenant: str,
+        feedback: Feedback,
+        *,
+        magnitude: float,
+        effect: str,
+        heuristic_id: str | None,
+        connection: AsyncConnection,
+    ) -> None:
+        """Insert in the caller's transaction; a concurrent duplicate key fails the whole transaction."""
+        await self.ensure_new(tenant, feedback.key, connection=connection)
+        values: dict[str, Any] = {
+            "tenant": tenant,
+            "idempotency_key": feedback.key,
+            "response_id": feedback.response_id,
+            "scale": feedback.scale,
+            "score": feedback.score,
+            "magnitude": magnitude,
+            "source": feedback.source,
+            "heuristic_id": heuristic_id,
+            "effect": effect,
+            "comment": feedback.comment,
+            "created_at": self._clock.now(),
+        }
+        await connection.execute(insert(feedback_table).values(**values))

@@ -11,7 +11,7 @@ from fastapi import FastAPI, Request, Response
 from phronesis import __version__
 from phronesis.api.metrics import Metrics, install_metrics
 from phronesis.api.problems import install_problem_handlers, problem_response
-from phronesis.api.routers import decisions, health, heuristics
+from phronesis.api.routers import decisions, events, feedback, health, heuristics
 from phronesis.engine import Engine
 
 __all__ = ["create_app"]
@@ -67,4 +67,6 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(health.router)
     app.include_router(heuristics.router)
     app.include_router(decisions.router)
+    app.include_router(events.router)
+    app.include_router(feedback.router)
     return app

@@ -27,7 +27,10 @@ def wilson_interval(successes: int, trials: int, *, z: float = 1.96) -> tuple[fl
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At p = 0 or 1 the bound equals p exactly; rounding must not leave the estimate outside.
+    low = 0.0 if successes == 0 else max(0.0, min(p, centre - half))
+    high = 1.0 if successes == trials else min(1.0, max(p, centre + half))
+    return low, high
 
 
 class StrategyReport(BaseModel):

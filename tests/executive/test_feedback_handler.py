@@ -16,7 +16,9 @@ from tests.executive.conftest import PREDICTION, EngineFactory, add_heuristic
 
 SMOKE = "the smoke alarm is beeping in the kitchen"
 SMOKE_ACTION = "check the stove and open a window to clear the smoke"
-LONG_CONDITION = "the user reports that a smoke alarm in their home is beeping and they are not sure whether there is a fire"
+LONG_CONDITION = (
+    "the user reports that a smoke alarm in their home is beeping and they are not sure whether there is a fire"
+)
 LONG_ACTION = "tell the user to check the kitchen and stove first, then open windows and test the alarm battery"
 
 

@@ -1,0 +1,65 @@
+"""The executive over real HTTP: decide, read the decision, give feedback, the report, and refusals."""
+
+from __future__ import annotations
+
+from tests.api.conftest import OTHER_KEY, LiveServer
+
+PROBLEM = "application/problem+json"
+
+
+def test_decide_read_rate_and_report(live_server: LiveServer, unique: str) -> None:
+    condition = f"the garage door {unique} was left open at night"
+    with live_server.client() as client:
+        heuristic = client.post(
+            "/v1/heuristics",
+            json={"condition_text": condition, "action_text": "close the garage door", "confidence": 0.9},
+        ).json()
+        decided = client.post("/v1/events/decide", json={"text": condition, "event_id": f"ev-{unique}"})
+        assert decided.status_code == 200, decided.text
+        decision = decided.json()
+        assert decision["decision_path"] == "heuristic" and decision["accepted"] is True
+        assert decision["matched_heuristic_id"] == heuristic["id"] and decision["strategy"] == "heuristic_first"
+
+        record = client.get(f"/v1/decisions/{decision['response_id']}").json()
+        assert record["subject_id"] == f"ev-{unique}" and record["kind"] == "executive"
+
+        rated = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
+        assert rated.status_code == 200 and rated.json()["effect"] == "updated"
+        again = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "negative"})
+        assert again.status_code == 409 and again.headers["content-type"] == PROBLEM
+        assert again.json()["errors"][0]["field"] == "idempotency_key"
+
+        report = {r["strategy"]: r for r in client.get("/v1/executive/report").json()}
+        assert report["heuristic_first"]["positive"] >= 1
+
+    with live_server.client(OTHER_KEY) as other:
+        assert other.get(f"/v1/decisions/{decision['response_id']}").status_code == 404
+        foreign = other.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
+        assert foreign.status_code == 404
+
+
+def test_without_an_llm_an_unmatched_event_is_rejected_not_failed(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        decision = client.post("/v1/events/decide", json={"text": f"nothing matches {unique}"}).json()
+    assert decision["decision_path"] == "rejected" and decision["reason"] == "llm_unavailable"
+
+
+def test_bad_input_is_a_problem_naming_the_field(live_server: LiveServer) -> None:
+    cases = [
+        ({"text": ""}, "text"),
+        ({"text": "x" * 5000}, "text"),
+        ({"text": "ok", "salience": {"threat": 3}}, "salience"),
+        ({"text": "ok", "urgency": -1}, "urgency"),
+        ({"text": "ok", "strategy": "psychic"}, "strategy"),
+    ]
+    with live_server.client() as client:
+        before = len(client.get("/v1/decisions", params={"limit": 1000}).json()["items"])
+        for body, field in cases:
+            response = client.post("/v1/events/decide", json=body)
+            assert response.status_code == 422 and response.headers["content-type"] == PROBLEM, body
+            assert field in response.json()["errors"][0]["field"], response.json()
+        assert len(client.get("/v1/decisions", params={"limit": 1000}).json()["items"]) == before
+        missing = client.post("/v1/feedback", json={"response_id": "nope", "rating": "positive"})
+        assert missing.status_code == 404
+        both = client.post("/v1/feedback", json={"response_id": "nope", "rating": "positive", "dev_score": 4})
+        assert both.status_code == 422

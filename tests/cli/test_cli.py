@@ -12,13 +12,6 @@ from phronesis.cli.app import app
 from phronesis.storage.migrate import head_revision
 
 
-@pytest.fixture
-def cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
-    monkeypatch.setenv("PHRONESIS_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("PHRONESIS_EMBEDDINGS__SPEC", "hashing:384")
-    return CliRunner()
-
-
 def test_db_upgrade_then_add_list_show_export_import(cli: CliRunner, tmp_path: Path) -> None:
     assert f"revision {head_revision()}" in cli.invoke(app, ["db", "upgrade"]).output
     added = cli.invoke(

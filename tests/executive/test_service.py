@@ -194,9 +194,7 @@ class TestBadInput:
 
 
 class TestExperiment:
-    async def test_a_user_always_gets_the_same_arm_and_both_arms_get_traffic(
-        self, make_engine: EngineFactory
-    ) -> None:
+    async def test_a_user_always_gets_the_same_arm_and_both_arms_get_traffic(self, make_engine: EngineFactory) -> None:
         engine = await make_engine(
             executive={"experiment_arms": {"heuristic_first": 1, "always_llm": 1}, "experiment_key": "user"}
         )

@@ -7,11 +7,14 @@ import json
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from phronesis.exceptions import PhronesisError
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 T = TypeVar("T")
 
@@ -25,9 +28,11 @@ app = typer.Typer(
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 heuristics_app = typer.Typer(help="Heuristic memory.", no_args_is_help=True)
 config_app = typer.Typer(help="Configuration.", no_args_is_help=True)
+executive_app = typer.Typer(help="The executive (seed 000): A/B report and re-evaluation.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(heuristics_app, name="heuristics")
 app.add_typer(config_app, name="config")
+app.add_typer(executive_app, name="executive")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 
@@ -47,6 +52,24 @@ def run(coroutine_factory: Callable[[], Awaitable[T]]) -> T:
         return asyncio.run(main())
     except PhronesisError as exc:
         raise fail(str(exc)) from None
+
+
+def with_engine(work: Callable[[Engine], Awaitable[T]], *, load_index: bool = False) -> T:
+    """Open an engine (migrated; the vector index loaded only when asked), run ``work``, close it.
+
+    Building the engine is cheap: the sentence model loads only when a command embeds.
+    """
+    from phronesis.engine import Engine
+
+    async def go() -> T:
+        engine = Engine()
+        try:
+            await engine.start(load_index=load_index)
+            return await work(engine)
+        finally:
+            await engine.close()
+
+    return run(go)
 
 
 def main() -> None:
@@ -123,4 +146,6 @@ def _read_input(path: str) -> bytes:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
 
 
-from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401  (registers its commands)
+from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its commands)
+from phronesis.cli import executive as _executive  # noqa: E402,F401
+from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401

@@ -3,37 +3,18 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, run
+from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, with_engine
 from phronesis.engine import Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import Heuristic, HeuristicCreate, Origin
 
-T = TypeVar("T")
 DEFAULT_TENANT = "default"
-
-
-def with_engine(work: Callable[[Engine], Awaitable[T]]) -> T:
-    """Open an engine (migrated, no index load), run ``work``, close it.
-
-    Building the engine is cheap: the sentence model loads only when a command embeds.
-    """
-
-    async def go() -> T:
-        engine = Engine()
-        try:
-            await engine.start(load_index=False)
-            return await work(engine)
-        finally:
-            await engine.close()
-
-    return run(go)
 
 
 def _line(h: Heuristic) -> str:

@@ -119,9 +119,7 @@ class ExecutiveFeedback:
 
     async def _learn(self, tenant: str, trace: ReasoningTrace) -> _Plan:
         settings = self._service.settings
-        extracted: ExtractedPattern = await extract_pattern(
-            self._service.templates.pattern, trace, self._service.llm
-        )
+        extracted: ExtractedPattern = await extract_pattern(self._service.templates.pattern, trace, self._service.llm)
         note = f"pattern from {extracted.source}" + (
             f" ({extracted.fallback_reason})" if extracted.fallback_reason else ""
         )

@@ -43,6 +43,7 @@ async def reevaluate(
     limit: int = 1000,
     batch_size: int = 16,
     progress: Callable[[int], None] | None = None,
+    on_total: Callable[[int], None] | None = None,
 ) -> ReevaluationSummary:
     llm = service.require_llm("re-evaluation")
     strategy = service.strategy_for("always_llm")
@@ -52,6 +53,8 @@ async def reevaluate(
         if r.strategy != SLEEP_CYCLE
     ]
     summary = ReevaluationSummary(events=len(records))
+    if on_total is not None:
+        on_total(len(records))
 
     async def one(record: DecisionRecord) -> None:
         inputs: dict[str, Any] = record.inputs

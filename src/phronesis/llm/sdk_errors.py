@@ -23,6 +23,7 @@ from phronesis.exceptions import (
 
 __all__ = ["import_sdk", "translate_sdk_error"]
 
+
 def import_sdk(module: str, extra: str) -> Any:
     """Import an optional SDK, failing with the pip command that installs it."""
     try:

@@ -1,0 +1,170 @@
+"""``phronesis decide``, ``phronesis feedback``, ``phronesis executive report|reevaluate``."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from phronesis.cli.app import TenantOption, app, executive_app, fail, with_engine
+from phronesis.engine import Engine
+from phronesis.executive.events import EventDecision
+from phronesis.executive.reevaluation import ReevaluationSummary, reevaluate
+from phronesis.executive.report import StrategyReport, build_report
+
+DEFAULT_TENANT = "default"
+
+
+def describe(decision: EventDecision) -> str:
+    """One line saying what was decided and why (also used by ``phronesis demo``)."""
+    why = {
+        "heuristic": f"heuristic {decision.matched_heuristic_id} fired (confidence {decision.predicted_success:.2f}"
+        f" ≥ threshold {decision.metadata.get('threshold', 0):.2f})",
+        "llm": f"asked the LLM ({len(decision.metadata.get('shown_candidate_ids', []))} candidates shown)",
+        "fallback": f"the LLM failed ({decision.metadata.get('llm_error', 'no response')})",
+        "rejected": f"no confident heuristic and {decision.reason}",
+    }[decision.decision_path]
+    if decision.reason == "emergency_fast_path":
+        why = f"emergency fast path: heuristic {decision.matched_heuristic_id} at threat ≥ 0.9"
+    return f"[{decision.decision_path}] {why}"
+
+
+@app.command()
+def decide(
+    text: Annotated[str, typer.Argument(help="The event text.")],
+    source: Annotated[str, typer.Option(help="Where the event came from.")] = "",
+    immediate: Annotated[bool, typer.Option("--immediate/--not-immediate", help="May the LLM be asked now?")] = True,
+    urgency: Annotated[float, typer.Option(help="0 (not urgent) … 1 (immediate).")] = 0.0,
+    threat: Annotated[float | None, typer.Option(help="Threat salience in [0, 1].")] = None,
+    user: Annotated[str | None, typer.Option(help="User id (the default A/B key).")] = None,
+    strategy: Annotated[str | None, typer.Option(help="Force a strategy.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the full decision as JSON.")] = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Decide how to respond to an event: fire a learned heuristic or ask the LLM (seed 000)."""
+    fields: dict[str, Any] = {"source": source, "immediate": immediate, "urgency": urgency, "strategy": strategy}
+    if threat is not None:
+        fields["salience"] = {"threat": threat}
+    if user is not None:
+        fields["user_id"] = user
+    decision = with_engine(lambda engine: engine.decide_event(text, tenant=tenant, **fields), load_index=True)
+    if as_json:
+        typer.echo(decision.model_dump_json(indent=2))
+        return
+    typer.echo(describe(decision))
+    if decision.response_text:
+        typer.echo(decision.response_text)
+    typer.echo(f"response id: {decision.response_id}")
+
+
+@app.command()
+def feedback(
+    response_id: Annotated[str, typer.Argument(help="The response id a decision returned.")],
+    positive: Annotated[bool | None, typer.Option("--positive/--negative", help="Binary rating.")] = None,
+    user_score: Annotated[int | None, typer.Option(help="User score: 1 bad, 2 meh, 3 good.")] = None,
+    dev_score: Annotated[int | None, typer.Option(help="Developer score 1…5.")] = None,
+    key: Annotated[str | None, typer.Option(help="Idempotency key (default: one feedback per response).")] = None,
+    comment: Annotated[str | None, typer.Option(help="Free text kept with the feedback.")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Rate a decision; a fired heuristic learns from it, a good LLM answer may become a heuristic."""
+    fields: dict[str, Any] = {"user_score": user_score, "dev_score": dev_score, "comment": comment}
+    if positive is not None:
+        fields["rating"] = "positive" if positive else "negative"
+    if key is not None:
+        fields["idempotency_key"] = key
+    receipt = with_engine(lambda engine: engine.feedback(response_id, tenant=tenant, **fields), load_index=True)
+    moved = (
+        f" ({receipt.old_confidence:.3f} → {receipt.new_confidence:.3f})"
+        if receipt.old_confidence is not None and receipt.new_confidence is not None
+        else ""
+    )
+    target = f" heuristic {receipt.heuristic_id}" if receipt.heuristic_id else ""
+    typer.echo(f"{receipt.signal} feedback: {receipt.effect}{target}{moved}")
+    if receipt.detail:
+        typer.echo(receipt.detail)
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0%}"
+
+
+def report_table(reports: list[StrategyReport]) -> Table:
+    table = Table(title="Executive decisions per strategy")
+    for column in ("strategy", "decisions", "by path", "LLM calls", "tokens", "mean predicted", "rated +/−/0"):
+        table.add_column(column)
+    table.add_column("positive rate (95% CI)")
+    for r in reports:
+        ci = f" [{r.positive_rate_ci[0]:.0%}, {r.positive_rate_ci[1]:.0%}]" if r.positive_rate_ci else ""
+        table.add_row(
+            r.strategy,
+            str(r.decisions),
+            ", ".join(f"{path} {count}" for path, count in sorted(r.by_path.items())),
+            str(r.llm_calls),
+            str(r.tokens),
+            "-" if r.mean_predicted_success is None else f"{r.mean_predicted_success:.2f}",
+            f"{r.positive}/{r.negative}/{r.neutral}",
+            _percent(r.positive_rate) + ci,
+        )
+    return table
+
+
+@executive_app.command("report")
+def report(
+    since_days: Annotated[float | None, typer.Option(help="Only decisions of the last N days.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Per strategy: decisions by path, LLM calls, mean predicted success, rated outcomes with CIs (A/B)."""
+    if since_days is not None and since_days <= 0:
+        raise fail("--since-days must be positive")
+
+    async def work(engine: Engine) -> list[StrategyReport]:
+        since = None if since_days is None else engine.clock.now() - timedelta(days=since_days)
+        return build_report(await engine.decisions.summarize(tenant, kind="executive", since=since))
+
+    reports = with_engine(work)
+    if as_json:
+        typer.echo(json.dumps([r.model_dump() for r in reports], indent=2))
+    elif not reports:
+        typer.echo("no executive decisions yet")
+    else:
+        Console().print(report_table(reports))
+
+
+@executive_app.command("reevaluate")
+def reevaluate_command(
+    since_hours: Annotated[float, typer.Option(help="Re-decide LLM-path events of the last N hours.")] = 24.0,
+    limit: Annotated[int, typer.Option(help="At most this many events.")] = 1000,
+    batch_size: Annotated[int, typer.Option(help="Events decided concurrently.")] = 16,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Sleep cycle (F-25): re-decide recent LLM-path events without candidates; record convergence."""
+    if since_hours <= 0 or limit < 1 or batch_size < 1:
+        raise fail("--since-hours, --limit and --batch-size must be positive")
+
+    async def work(engine: Engine) -> ReevaluationSummary:
+        since = engine.clock.now() - timedelta(hours=since_hours)
+        engine.executive.require_llm("re-evaluation")  # fail before drawing a progress bar
+        with Progress(transient=True) as progress:
+            task = progress.add_task("re-evaluating", total=None)
+            return await reevaluate(
+                engine.executive,
+                tenant,
+                since=since,
+                limit=limit,
+                batch_size=batch_size,
+                progress=lambda n: progress.advance(task, n),
+                on_total=lambda total: progress.update(task, total=total),
+            )
+
+    summary = with_engine(work, load_index=True)
+    typer.echo(
+        f"re-evaluated {summary.decided} of {summary.events} events; "
+        f"{summary.converged} converged with a heuristic; {summary.failed} failed"
+    )

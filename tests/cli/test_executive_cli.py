@@ -1,0 +1,64 @@
+"""``phronesis decide``, ``feedback``, ``executive report|reevaluate`` and ``demo``: output and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from phronesis.cli.app import app
+
+CONDITION = "the front door was left unlocked at night"
+
+
+def test_decide_then_feedback_then_report(cli: CliRunner) -> None:
+    added = cli.invoke(
+        app, ["heuristics", "add", "--condition", CONDITION, "--action", "lock it", "--confidence", "0.9"]
+    )
+    assert added.exit_code == 0, added.output
+
+    decided = cli.invoke(app, ["decide", CONDITION, "--json"])
+    assert decided.exit_code == 0, decided.output
+    decision = json.loads(decided.output)
+    assert decision["decision_path"] == "heuristic" and decision["response_text"] == "lock it"
+
+    rated = cli.invoke(app, ["feedback", decision["response_id"], "--positive"])
+    assert rated.exit_code == 0 and rated.output.startswith("positive feedback: updated heuristic")
+
+    again = cli.invoke(app, ["feedback", decision["response_id"], "--negative"])
+    assert again.exit_code == 2 and again.output.count("\n") == 1 and "already recorded" in again.output
+
+    report = json.loads(cli.invoke(app, ["executive", "report", "--json"]).output)
+    assert report[0]["strategy"] == "heuristic_first" and report[0]["positive"] == 1
+
+
+def test_decide_prints_why(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["decide", "nothing is known about this"])
+    assert result.exit_code == 0
+    assert "[rejected] no confident heuristic and llm_unavailable" in result.output
+
+
+def test_user_errors_are_one_line(cli: CliRunner) -> None:
+    for args in (
+        ["decide", "   "],
+        ["decide", "ok", "--urgency", "3"],
+        ["feedback", "no-such-id", "--positive"],
+        ["feedback", "some-id"],
+        ["executive", "reevaluate"],
+        ["executive", "report", "--since-days", "0"],
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.startswith("error: ") and result.output.count("\n") == 1, (args, result.output)
+
+
+def test_demo_runs_without_an_llm(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["demo"])
+    assert result.exit_code == 0, result.output
+    assert "emergency fast path" in result.output and "llm_unavailable" in result.output
+
+
+def test_demo_shows_the_llm_path_with_the_scripted_llm(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["demo", "--scripted-llm"])
+    assert result.exit_code == 0, result.output
+    assert "[llm] asked the LLM" in result.output

@@ -39,8 +39,8 @@ from pathlib import Path
 import httpx
 import numpy as np
 import psutil
-from bench_heuristics import DATA, SpectrumSampler, clinc_texts, percentile, rss_mb
 
+from bench_heuristics import DATA, SpectrumSampler, clinc_texts, percentile, rss_mb
 from phronesis.executive import DecisionContext, HeuristicFirstStrategy
 from phronesis.executive.events import EventRequest
 from phronesis.heuristics.models import HeuristicCreate
@@ -228,9 +228,7 @@ async def overhead(db_path: Path, texts: list[str], count: int) -> list[str]:
         started = time.perf_counter()
         decision = await engine.executive.decide_event(TENANT, EventRequest(text=text))
         pipeline.append((time.perf_counter() - started) * 1000)
-        contexts.append(
-            DecisionContext(event_id="e", event_text=text, candidates=decision.candidates, immediate=True)
-        )
+        contexts.append(DecisionContext(event_id="e", event_text=text, candidates=decision.candidates, immediate=True))
     await engine.close()
 
     strategy = HeuristicFirstStrategy()
@@ -271,8 +269,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="phronesis-bench-") as scratch:
         db_path = Path(scratch) / "bench.db"
         texts, setup_s = asyncio.run(populate(db_path, args.heuristics, args.data_dir))
-        print(f"set-up: {args.heuristics:,} heuristics stored with embeddings in {setup_s:.0f} s; "
-              f"{len(texts)} held-out events with a match >= 0.75")
+        print(
+            f"set-up: {args.heuristics:,} heuristics stored with embeddings in {setup_s:.0f} s; "
+            f"{len(texts)} held-out events with a match >= 0.75"
+        )
         process, base, start_s = start_server(db_path, args.max_concurrent_llm)
         server = psutil.Process(process.pid)
         loaded_mb = server.memory_info().rss / 2**20

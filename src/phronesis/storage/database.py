@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path

@@ -24,6 +24,7 @@ from phronesis.executive.prompt_builder import (
     build_system_prompt,
     shown_candidates,
 )
+from phronesis.executive.results import no_answer
 from phronesis.executive.types import DecisionContext, DecisionPath, DecisionResult
 from phronesis.llm.structured import StructuredFailure, generate_structured
 from phronesis.llm.types import LLMProvider, LLMRequest
@@ -56,15 +57,12 @@ async def decide_with_llm(
     try:
         response = await llm.generate(LLMRequest(prompt=prompt, system_prompt=system_prompt))
     except LLMError as exc:
-        return DecisionResult(
-            path=DecisionPath.FALLBACK,
-            response_text="",
-            response_id=response_id,
-            matched_heuristic_id=None,
-            predicted_success=0.0,
-            prediction_confidence=0.0,
+        return no_answer(
+            DecisionPath.FALLBACK,
+            "llm_no_response",
+            response_id,
+            {**metadata, "llm_error": exc.reason, "detail": str(exc)[:500]},
             prompt_text=prompt,
-            metadata={**metadata, "reason": "llm_no_response", "llm_error": exc.reason, "detail": str(exc)[:500]},
             model=llm.model_name,
         )
     response_text = response.text.strip()

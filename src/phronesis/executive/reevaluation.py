@@ -19,7 +19,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from phronesis.audit.models import DecisionRecord, NewDecisionRecord
-from phronesis.executive.candidates import candidates_from_memory
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.types import DecisionContext, DecisionPath
 
@@ -73,14 +72,7 @@ async def reevaluate(
             summary.failed += 1
             return
         summary.decided += 1
-        matches = await candidates_from_memory(
-            service.parts.heuristics,
-            tenant,
-            context.event_text,
-            source=context.event_source,
-            limit=service.settings.candidate_limit,
-            min_similarity=service.settings.candidate_min_similarity,
-        )
+        matches = await service.candidates(tenant, context.event_text, context.event_source)
         response_id = str(uuid.uuid4())
         await service.parts.decisions.add(
             NewDecisionRecord(

@@ -6,7 +6,7 @@ from typing import Any
 
 from phronesis.executive.types import DecisionPath, DecisionResult, HeuristicCandidate
 
-__all__ = ["fire", "reject"]
+__all__ = ["fire", "no_answer", "reject"]
 
 
 def fire(candidate: HeuristicCandidate, response_id: str, metadata: dict[str, Any]) -> DecisionResult:
@@ -23,15 +23,29 @@ def fire(candidate: HeuristicCandidate, response_id: str, metadata: dict[str, An
     )
 
 
-def reject(reason: str, response_id: str, metadata: dict[str, Any]) -> DecisionResult:
-    """Seed 000 REJECTED: no response; ``reason`` is ``llm_unavailable`` or ``not_immediate``."""
+def no_answer(
+    path: DecisionPath,
+    reason: str,
+    response_id: str,
+    metadata: dict[str, Any],
+    *,
+    prompt_text: str = "",
+    model: str | None = None,
+) -> DecisionResult:
+    """A decision with no response: REJECTED or FALLBACK, with the seed's ``reason`` in metadata."""
     return DecisionResult(
-        path=DecisionPath.REJECTED,
+        path=path,
         response_text="",
         response_id=response_id,
         matched_heuristic_id=None,
         predicted_success=0.0,
         prediction_confidence=0.0,
-        prompt_text="",
+        prompt_text=prompt_text,
         metadata={**metadata, "reason": reason},
+        model=model,
     )
+
+
+def reject(reason: str, response_id: str, metadata: dict[str, Any]) -> DecisionResult:
+    """Seed 000 REJECTED: no response; ``reason`` is ``llm_unavailable`` or ``not_immediate``."""
+    return no_answer(DecisionPath.REJECTED, reason, response_id, metadata)

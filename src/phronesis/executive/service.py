@@ -29,7 +29,13 @@ from phronesis.executive.factory import STRATEGIES, create_decision_strategy
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.results import fire
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
-from phronesis.executive.types import DecisionContext, DecisionPath, DecisionResult, DecisionStrategy
+from phronesis.executive.types import (
+    DecisionContext,
+    DecisionPath,
+    DecisionResult,
+    DecisionStrategy,
+    HeuristicCandidate,
+)
 from phronesis.heuristics.memory import HeuristicMemory
 from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
@@ -119,14 +125,7 @@ class ExecutiveService:
             raise InvalidInputError("source", f"unknown source {request.source!r}")
         candidates = request.candidates
         if candidates is None:
-            candidates = await candidates_from_memory(
-                self.parts.heuristics,
-                tenant,
-                request.text,
-                source=request.source,
-                limit=self.settings.candidate_limit,
-                min_similarity=self.settings.candidate_min_similarity,
-            )
+            candidates = await self.candidates(tenant, request.text, request.source)
         return DecisionContext(
             event_id=event_id,
             event_text=request.text,
@@ -137,6 +136,17 @@ class ExecutiveService:
             goals=self.settings.goals if request.goals is None else request.goals,
             personality_biases=request.personality_biases,
             urgency=request.urgency,
+        )
+
+    async def candidates(self, tenant: str, text: str, source: str) -> list[HeuristicCandidate]:
+        """Seed 000 candidates from heuristic memory, with the configured limit and similarity floor."""
+        return await candidates_from_memory(
+            self.parts.heuristics,
+            tenant,
+            text,
+            source=source,
+            limit=self.settings.candidate_limit,
+            min_similarity=self.settings.candidate_min_similarity,
         )
 
     async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:

@@ -298,9 +298,9 @@ def main() -> None:
             )
             print("| path | concurrency | requests | decisions/s | p50 ms | p99 ms | paths taken |")
             print("|---|---:|---:|---:|---:|---:|---|")
-            events = DistinctTexts(texts)
+            repeated = RepeatedTexts(texts[:200])
+            events = DistinctTexts(texts[200:])  # disjoint from the cached pool
             asyncio.run(http_run(base, events, 8, 64, None))  # warm-up
-            repeated = RepeatedTexts(texts[::-1])
             asyncio.run(http_run(base, repeated, 8, len(repeated.pool), None))  # the pool is now cached
             for label, source, strategy, requests in (
                 ("heuristic", events, None, args.requests),

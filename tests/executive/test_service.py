@@ -9,7 +9,7 @@ import pytest
 from phronesis.exceptions import InvalidInputError, LLMServerError, LLMTimeoutError
 from phronesis.executive.events import EventRequest
 from phronesis.executive.report import build_report
-from phronesis.testing import ScriptedLLM
+from phronesis.testing import FixedClock, ScriptedLLM
 from tests.executive.conftest import EngineFactory, add_heuristic, answering
 
 SMOKE = "the smoke alarm is beeping in the kitchen"
@@ -212,3 +212,14 @@ class TestExperiment:
             "always_llm": 2 * first.count("always_llm"),
             "heuristic_first": 2 * first.count("heuristic_first"),
         }
+
+
+async def test_decision_records_are_purged_after_the_retention(make_engine: EngineFactory, clock: FixedClock) -> None:
+    engine = await make_engine(audit={"retention_days": 1})
+    old = await engine.decide_event("an old event")
+    clock.advance(days=2)
+    new = await engine.decide_event("a new event")
+
+    assert await engine.purge_decisions() == 1
+    assert [r.id for r in await engine.decisions.query("default")] == [new.response_id]
+    assert old.response_id != new.response_id

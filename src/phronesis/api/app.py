@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -13,10 +15,26 @@ from phronesis.api.metrics import Metrics, install_metrics
 from phronesis.api.problems import install_problem_handlers, problem_response
 from phronesis.api.routers import decisions, events, feedback, health, heuristics
 from phronesis.engine import Engine
+from phronesis.exceptions import PhronesisError
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("phronesis.api")
+
+
+PURGE_INTERVAL_S = 3600.0
+
+
+async def _purge_periodically(engine: Engine) -> None:
+    """Time-based retention (``audit.retention_days``), whatever the table size; a failed purge waits an hour."""
+    while True:
+        try:
+            purged = await engine.purge_decisions()
+            if purged:
+                log.info("purged %d decision records older than %g days", purged, engine.settings.audit.retention_days)
+        except PhronesisError as exc:
+            log.error("decision purge failed: %s", exc)
+        await asyncio.sleep(PURGE_INTERVAL_S)
 
 
 def create_app(engine: Engine | None = None, *, close_engine: bool | None = None) -> FastAPI:
@@ -38,9 +56,13 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
                 "Never expose this server.",
                 the_engine.settings.api.dev_tenant,
             )
+        purger = asyncio.get_running_loop().create_task(_purge_periodically(the_engine), name="purge")
         try:
             yield
         finally:
+            purger.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await purger
             if owns_engine:
                 await the_engine.close()
 

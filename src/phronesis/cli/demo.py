@@ -26,47 +26,50 @@ from phronesis.testing import ScriptedLLM
 
 TENANT = "demo"
 
+# (id, condition, action, confidence, origin): a small "home" pack, one heuristic per situation.
+_PACK_ROWS = [
+    (
+        "smoke-alarm",
+        "the smoke alarm is beeping",
+        "Check the kitchen for smoke or fire now; if it is a low-battery chirp, replace the battery.",
+        0.97,
+        "pack",
+    ),
+    (
+        "door-unlocked",
+        "the front door was left unlocked at night",
+        "Lock the front door and tell the user it had been left unlocked.",
+        0.85,
+        "pack",
+    ),
+    ("cold-home", "the user says they are cold at home", "Raise the thermostat by two degrees.", 0.75, "pack"),
+    (
+        "package",
+        "a package was delivered to the front porch",
+        "Tell the user a package arrived and suggest bringing it inside.",
+        0.55,
+        "learned",
+    ),
+    (
+        "laundry",
+        "the washing machine finished its cycle",
+        "Remind the user to move the laundry to the dryer.",
+        0.8,
+        "pack",
+    ),
+]
 PACK = [
-    HeuristicCreate(
-        id="smoke-alarm",
-        domain="home",
-        condition_text="the smoke alarm is beeping",
-        action_text="Check the kitchen for smoke or fire now; if it is a low-battery chirp, replace the battery.",
-        confidence=0.97,
-        origin="pack",
-    ),
-    HeuristicCreate(
-        id="door-unlocked",
-        domain="home",
-        condition_text="the front door was left unlocked at night",
-        action_text="Lock the front door and tell the user it had been left unlocked.",
-        confidence=0.85,
-        origin="pack",
-    ),
-    HeuristicCreate(
-        id="cold-home",
-        domain="home",
-        condition_text="the user says they are cold at home",
-        action_text="Raise the thermostat by two degrees.",
-        confidence=0.75,
-        origin="pack",
-    ),
-    HeuristicCreate(
-        id="package",
-        domain="home",
-        condition_text="a package was delivered to the front porch",
-        action_text="Tell the user a package arrived and suggest bringing it inside.",
-        confidence=0.55,
-        origin="learned",
-    ),
-    HeuristicCreate(
-        id="laundry",
-        domain="home",
-        condition_text="the washing machine finished its cycle",
-        action_text="Remind the user to move the laundry to the dryer.",
-        confidence=0.8,
-        origin="pack",
-    ),
+    HeuristicCreate.model_validate(
+        {
+            "id": hid,
+            "domain": "home",
+            "condition_text": condition,
+            "action_text": action,
+            "confidence": confidence,
+            "origin": origin,
+        }
+    )
+    for hid, condition, action, confidence, origin in _PACK_ROWS
 ]
 
 

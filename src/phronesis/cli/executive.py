@@ -12,12 +12,10 @@ from rich.progress import Progress
 from rich.table import Table
 
 from phronesis.cli.app import TenantOption, app, executive_app, fail, with_engine
-from phronesis.engine import Engine
+from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.events import EventDecision
 from phronesis.executive.reevaluation import ReevaluationSummary, reevaluate
 from phronesis.executive.report import StrategyReport, build_report
-
-DEFAULT_TENANT = "default"
 
 
 def describe(decision: EventDecision) -> str:

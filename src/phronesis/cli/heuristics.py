@@ -10,11 +10,9 @@ import typer
 from pydantic import ValidationError
 
 from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, with_engine
-from phronesis.engine import Engine
+from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import Heuristic, HeuristicCreate, Origin
-
-DEFAULT_TENANT = "default"
 
 
 def _line(h: Heuristic) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from phronesis.embeddings.types import Embedder, l2_normalize
+from phronesis.embeddings.types import Embedder
 
 __all__ = ["Convergence", "detect_convergence", "endorsement_magnitude"]
 
@@ -35,7 +35,8 @@ async def detect_convergence(
     """The shown candidate (id, action text) whose action is closest to the LLM's answer."""
     if not actions or not response_text.strip():
         return None
-    vectors = l2_normalize(np.asarray(await embedder.embed([response_text, *[text for _, text in actions]])))
+    # Embedders return unit-length rows (the seam's contract), so the dot product is the cosine.
+    vectors = await embedder.embed([response_text, *[text for _, text in actions]])
     similarities = vectors[1:] @ vectors[0]
     best = int(np.argmax(similarities))
     return Convergence(converged_heuristic_id=actions[best][0], similarity=float(similarities[best]))

@@ -41,7 +41,7 @@ class PromptTemplates:
     event: str
     candidates: str
     prediction: str
-    pattern: str = ""
+    pattern: str
 
     @classmethod
     def default(cls) -> PromptTemplates:

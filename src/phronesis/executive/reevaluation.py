@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from phronesis.audit.models import DecisionRecord, NewDecisionRecord
+from phronesis.executive.convergence import detect_convergence
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.types import DecisionContext, DecisionPath
 
@@ -73,10 +74,17 @@ async def reevaluate(
             return
         summary.decided += 1
         matches = await service.candidates(tenant, context.event_text, context.event_source)
-        response_id = str(uuid.uuid4())
+        convergence = await detect_convergence(
+            service.parts.embedder, result.response_text, [(m.heuristic_id, m.suggested_action) for m in matches]
+        )
+        attributes: dict[str, Any] = {**result.metadata, "reevaluated_from": record.id}
+        if convergence is not None:
+            attributes["convergence"] = convergence.model_dump()
+            if convergence.similarity >= service.settings.endorsement_threshold:
+                summary.converged += 1
         await service.parts.decisions.add(
             NewDecisionRecord(
-                id=response_id,
+                id=str(uuid.uuid4()),
                 tenant=tenant,
                 kind="executive",
                 subject_id=context.event_id,
@@ -90,18 +98,9 @@ async def reevaluate(
                 model=result.model,
                 prompt_tokens=result.prompt_tokens or None,
                 completion_tokens=result.completion_tokens or None,
-                attributes={**result.metadata, "reevaluated_from": record.id},
+                attributes=attributes,
             )
         )
-        patch = await service.converge(
-            tenant,
-            response_id,
-            result.response_text,
-            [(m.heuristic_id, m.suggested_action) for m in matches],
-            endorse=False,
-        )
-        if patch is not None and patch["convergence"]["similarity"] >= service.settings.endorsement_threshold:
-            summary.converged += 1
 
     for start in range(0, len(records), batch_size):
         batch = records[start : start + batch_size]

@@ -81,12 +81,10 @@ class ExecutiveService:
         self.traces = DecisionRecordTraceStore(
             parts.decisions, parts.clock, timedelta(seconds=settings.trace_retention_s)
         )
-        names = {settings.decision_strategy, *settings.experiment_arms}
-        options = _strategy_options(settings, tie_epsilon)
-        self.strategies: dict[str, DecisionStrategy] = {
-            name: create_decision_strategy(name, templates=self.templates, traces=self.traces, **options)
-            for name in sorted(names)
-        }
+        self._options = _strategy_options(settings, tie_epsilon)
+        self.strategies: dict[str, DecisionStrategy] = {}
+        for name in sorted({settings.decision_strategy, *settings.experiment_arms}):
+            self.strategies[name] = self._build(name)
         self.experiment = (
             Experiment.from_weights(settings.experiment_arms, settings.experiment_key, settings.experiment_salt)
             if settings.experiment_arms
@@ -95,7 +93,9 @@ class ExecutiveService:
         self.emergency = EmergencyRule(
             settings.emergency_enabled, settings.emergency_min_confidence, settings.emergency_min_threat
         )
-        self._tie_epsilon = tie_epsilon
+
+    def _build(self, name: str) -> DecisionStrategy:
+        return create_decision_strategy(name, templates=self.templates, traces=self.traces, **self._options)
 
     def strategy_for(self, name: str) -> DecisionStrategy:
         """A configured strategy, or one built on demand for a request that forces it."""
@@ -105,9 +105,7 @@ class ExecutiveService:
                 raise InvalidInputError(
                     "strategy", f"unknown strategy; expected one of {', '.join(sorted(STRATEGIES))}"
                 )
-            options = _strategy_options(self.settings, self._tie_epsilon)
-            strategy = create_decision_strategy(name, templates=self.templates, traces=self.traces, **options)
-            self.strategies[name] = strategy
+            strategy = self.strategies[name] = self._build(name)
         return strategy
 
     def _assign(self, request: EventRequest, event_id: str) -> tuple[str, str | None]:
@@ -242,7 +240,7 @@ class ExecutiveService:
             )
 
     async def converge(
-        self, tenant: str, response_id: str, response_text: str, actions: list[tuple[str, str]], *, endorse: bool = True
+        self, tenant: str, response_id: str, response_text: str, actions: list[tuple[str, str]]
     ) -> dict[str, Any] | None:
         """Record ``metadata.convergence`` and, at similarity ≥ threshold, endorse (seed 000 bootstrapping)."""
         convergence = await detect_convergence(self.parts.embedder, response_text, actions)
@@ -253,7 +251,7 @@ class ExecutiveService:
         )
         patch: dict[str, Any] = {"convergence": convergence.model_dump()}
         async with self.parts.database.transaction() as conn:
-            if endorse and magnitude is not None:
+            if magnitude is not None:
                 update = await self.parts.heuristics.repository.update_confidence(
                     tenant,
                     convergence.converged_heuristic_id,

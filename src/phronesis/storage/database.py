@@ -48,7 +48,7 @@ class Database:
             raise ConfigurationError(f"PHRONESIS_DATABASE__URL: not a database URL ({error})") from None
         self.url = url
         self.dialect = parsed.get_backend_name()
-        self._lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         kwargs: dict[str, Any] = {"echo": echo}
         if self.dialect == "sqlite":
@@ -82,7 +82,7 @@ class Database:
         if self.dialect != "sqlite":
             return None
         loop = asyncio.get_running_loop()
-        if self._lock_loop is not loop:  # asyncio locks belong to one event loop
+        if self._lock is None or self._lock_loop is not loop:  # asyncio locks belong to one event loop
             self._lock, self._lock_loop = asyncio.Lock(), loop
         return self._lock
 

@@ -39,3 +39,12 @@ async def test_reevaluation_needs_an_llm(make_engine: EngineFactory) -> None:
     engine = await make_engine()
     with pytest.raises(ConfigurationError, match="needs an LLM"):
         await reevaluate(engine.executive, "default")
+
+
+async def test_earlier_sleep_cycle_records_do_not_use_up_the_limit(make_engine: EngineFactory) -> None:
+    engine = await make_engine(llm=answering(SMOKE_ACTION))
+    await engine.decide_event(SMOKE)
+    first = await reevaluate(engine.executive, "default", limit=1)
+    second = await reevaluate(engine.executive, "default", limit=1)
+    assert (first.events, second.events) == (1, 1)
+    assert len(await engine.decisions.query("default", strategy="sleep_cycle")) == 2

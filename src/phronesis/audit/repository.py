@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, OutcomeSummary, PathCount
@@ -76,9 +76,13 @@ class DecisionRecordRepository:
         until: datetime | None = None,
         limit: int = 100,
         offset: int = 0,
+        exclude_strategy: str | None = None,
     ) -> list[DecisionRecord]:
-        """Newest first."""
+        """Newest first; ``exclude_strategy`` leaves out one strategy's records (before the limit applies)."""
         query = self._filtered(select(decision_records), tenant, kind, strategy, path, since, until, subject_id)
+        if exclude_strategy is not None:
+            c = decision_records.c
+            query = query.where(or_(c.strategy.is_(None), c.strategy != exclude_strategy))
         query = query.order_by(decision_records.c.created_at.desc(), decision_records.c.id).limit(limit).offset(offset)
         async with self._db.engine.connect() as conn:
             return [DecisionRecord.model_validate(dict(row._mapping)) for row in await conn.execute(query)]

@@ -47,11 +47,9 @@ async def reevaluate(
 ) -> ReevaluationSummary:
     llm = service.require_llm("re-evaluation")
     strategy = service.strategy_for("always_llm")
-    records = [
-        r
-        for r in await service.parts.decisions.query(tenant, kind="executive", path="llm", since=since, limit=limit)
-        if r.strategy != SLEEP_CYCLE
-    ]
+    records = await service.parts.decisions.query(
+        tenant, kind="executive", path="llm", since=since, limit=limit, exclude_strategy=SLEEP_CYCLE
+    )
     summary = ReevaluationSummary(events=len(records))
     if on_total is not None:
         on_total(len(records))

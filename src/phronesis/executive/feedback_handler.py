@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import NotFoundError
 from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, extract_pattern
 from phronesis.executive.service import ExecutiveService
@@ -40,6 +41,8 @@ class _Plan:
     effect: str
     heuristic_id: str | None = None
     create: HeuristicCreate | None = None
+    vectors: Vectors | None = None
+    """The new heuristic's condition embedding, computed before the transaction."""
     detail: str | None = None
 
 
@@ -66,7 +69,7 @@ class ExecutiveFeedback:
             if plan.effect in ("updated", "reinforced") and plan.heuristic_id is not None:
                 receipt, effect = await self._move(conn, tenant, plan, signal, magnitude, feedback.source)
             elif plan.create is not None:
-                created = await parts.heuristics.add_many(tenant, [plan.create], connection=conn)
+                created = await parts.heuristics.add_many(tenant, [plan.create], connection=conn, vectors=plan.vectors)
                 receipt = {"heuristic_id": created[0].id, "new_confidence": created[0].confidence}
             await self._ledger.add(
                 tenant,
@@ -127,9 +130,11 @@ class ExecutiveFeedback:
         if problem is not None:
             return _Plan("rejected", detail=f"{note}; quality gate: {problem}")
         pattern = extracted.pattern
-        matches = await self._service.parts.heuristics.match(
+        memory = self._service.parts.heuristics
+        vectors = await memory.embedder.embed([pattern.condition])  # once: to match now, to store later
+        matches = await memory.match_vector(
             tenant,
-            pattern.condition[:4000],
+            vectors[0],
             source=trace.event_source or None,
             k=1,
             min_similarity=settings.reinforce_threshold,
@@ -147,4 +152,4 @@ class ExecutiveFeedback:
             origin_id=trace.response_id,
             attributes={"action_type": pattern.action.type, "pattern_source": extracted.source},
         )
-        return _Plan("created", create=create, detail=note)
+        return _Plan("created", create=create, vectors=vectors, detail=note)

@@ -94,16 +94,26 @@ class HeuristicMemory:
         return (await self.add_many(tenant, [data]))[0]
 
     async def add_many(
-        self, tenant: str, items: Sequence[HeuristicCreate], *, connection: AsyncConnection | None = None
+        self,
+        tenant: str,
+        items: Sequence[HeuristicCreate],
+        *,
+        connection: AsyncConnection | None = None,
+        vectors: Vectors | None = None,
     ) -> list[Heuristic]:
         """Embed and store all of ``items`` atomically, then index them.
 
         With ``connection`` the rows join the caller's transaction and reach the index only
         when it commits, so a rolled-back transaction leaves no trace in the index either.
+        A caller inside a transaction passes ``vectors`` (the conditions' embeddings, computed
+        before it began) so that no model call runs while the transaction holds the database.
         """
         if not items:
             return []
-        vectors = await self._embed([item.condition_text for item in items])
+        if vectors is None:
+            vectors = await self._embed([item.condition_text for item in items])
+        elif len(vectors) != len(items):
+            raise ValueError("one vector per item is needed")
         created = await self.repository.create_many(
             tenant, items, vectors, self.embedder.model_name, connection=connection
         )

@@ -82,6 +82,9 @@ class EmbeddingSettings(BaseModel):
     base_url: str | None = None
     timeout_s: PositiveSeconds = 30.0
     device: str = "cpu"
+    precision: Literal["auto", "float32", "bfloat16"] = "auto"
+    """Local model arithmetic. ``auto``: bfloat16 where the CPU computes it natively (AVX512-BF16
+    or AMX; measured 1.6x faster here, vectors within cosine 0.9999 of float32), else float32."""
     cache_size: int = Field(default=10_000, ge=0, le=10_000_000)
     batch_max_size: int = Field(default=64, ge=1, le=4096)
     batch_max_wait_ms: float = Field(default=0.0, ge=0.0, le=1000.0)

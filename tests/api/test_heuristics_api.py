@@ -97,6 +97,7 @@ def test_health_and_metrics(live_server: LiveServer) -> None:
         client.get("/v1/heuristics")
         metrics = client.get("/metrics").text
         assert "phronesis_http_requests_total" in metrics and "phronesis_heuristics_indexed" in metrics
+        assert 'route="/v1/heuristics",status="200"' in metrics
 
 
 def test_decisions_are_listed_and_fetched(live_server: LiveServer, unique: str) -> None:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from phronesis.embeddings import CachedEmbedder, HashingEmbedder, MicroBatchingEmbedder, Vectors
+from phronesis.embeddings.local import LocalSentenceEmbedder
 from phronesis.embeddings.registry import build_base_embedder, build_embedder
 from phronesis.exceptions import ConfigurationError, EmbeddingError
 from phronesis.settings import EmbeddingSettings
@@ -107,3 +108,14 @@ async def test_the_real_local_model_embeds_paraphrases_close_together() -> None:
     assert vectors.shape == (3, 384) and vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2]) + 0.2
+
+
+def test_bfloat16_vectors_stay_comparable_with_float32_ones() -> None:
+    """Stored float32 vectors and new bfloat16 ones must keep meaning the same thing."""
+    texts = ["it is freezing in the living room", "book a flight to Paris", "what is my account balance"]
+    float32 = LocalSentenceEmbedder(precision="float32")
+    bfloat16 = LocalSentenceEmbedder(precision="bfloat16")
+    full, reduced = float32.embed_sync(texts), bfloat16.embed_sync(texts)
+    assert (float32.precision, bfloat16.precision) == ("float32", "bfloat16")
+    assert reduced.dtype == np.float32
+    assert float(np.min(np.sum(full * reduced, axis=1))) > 0.999

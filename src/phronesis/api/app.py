@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
 
 from phronesis import __version__
-from phronesis.api.metrics import Metrics, install_metrics
-from phronesis.api.problems import install_problem_handlers, problem_response
+from phronesis.api.body_limit import BodyLimitMiddleware
+from phronesis.api.metrics import Metrics, MetricsMiddleware
+from phronesis.api.problems import install_problem_handlers
 from phronesis.api.routers import decisions, events, feedback, health, heuristics
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
@@ -75,17 +76,9 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.state.engine = the_engine
     app.state.metrics = Metrics()
     install_problem_handlers(app)
-    install_metrics(app, app.state.metrics)
-
-    max_body = the_engine.settings.api.max_body_bytes
-
-    @app.middleware("http")
-    async def limit_body(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > max_body):
-            return problem_response(413, "Payload too large", f"request bodies are limited to {max_body} bytes")
-        return await call_next(request)
-
+    # the last one added runs first: the body limit refuses before anything else reads
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
     app.include_router(health.router)
     app.include_router(heuristics.router)
     app.include_router(decisions.router)

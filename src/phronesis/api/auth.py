@@ -34,8 +34,11 @@ def _tenant_for_key(settings: ApiSettings, presented: str) -> str | None:
     return found
 
 
-def resolve_tenant(request: Request) -> str:
-    """The tenant of this request's API key, or the dev tenant in dev mode from loopback."""
+async def resolve_tenant(request: Request) -> str:
+    """The tenant of this request's API key, or the dev tenant in dev mode from loopback.
+
+    ``async`` although it never awaits: FastAPI would run a plain function in a thread.
+    """
     settings: ApiSettings = request.app.state.engine.settings.api
     header = request.headers.get("authorization")
     if header:

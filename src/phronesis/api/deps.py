@@ -12,7 +12,8 @@ from phronesis.engine import Engine
 __all__ = ["EngineDep", "TenantDep"]
 
 
-def _engine(request: Request) -> Engine:
+async def _engine(request: Request) -> Engine:
+    # async: FastAPI runs a plain ``def`` dependency in a worker thread, a hop per request
     engine: Engine = request.app.state.engine
     return engine
 

@@ -17,6 +17,11 @@ from phronesis.storage.tables import decision_records
 __all__ = ["DecisionRecordRepository"]
 
 
+# Built once, executed with parameters: a fresh ``insert().values()`` per decision cost more
+# Python than the insert itself on the executive's hot path.
+_INSERT = insert(decision_records)
+
+
 class DecisionRecordRepository:
     def __init__(self, database: Database, *, clock: Clock | None = None) -> None:
         self._db = database
@@ -26,7 +31,7 @@ class DecisionRecordRepository:
         """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
         values = record.model_dump() | {"created_at": self._clock.now()}
         async with self._db.joined(connection) as conn:
-            await conn.execute(insert(decision_records).values(**values))
+            await conn.execute(_INSERT, values)  # built once: see _INSERT
         return DecisionRecord.model_validate(values)
 
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:

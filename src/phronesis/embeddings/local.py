@@ -4,15 +4,22 @@ Offline by construction: the model directory is a local path inside site-package
 the Hugging Face hub is switched off before ``sentence_transformers`` is imported, so
 nothing is downloaded at run time. The model is loaded once, lazily, on first use; the
 forward pass runs in a worker thread so it never blocks the event loop.
+
+On a CPU with native bfloat16 the forward pass runs under bfloat16 autocast: the model is
+what bounds a decision's throughput here (≈340 texts/s in float32 on 2 cores, ≈550 in
+bfloat16), and the vectors stay within cosine 0.9999 of float32's, so stored float32
+vectors and new ones stay comparable. Dynamic int8 quantization was measured too and
+refused: 2.5x faster but mean cosine to float32 only 0.94, which moves matches.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from phronesis.embeddings.types import Vectors, l2_normalize
 from phronesis.exceptions import ConfigurationError, EmbeddingError
@@ -35,11 +42,26 @@ def bundled_model_path() -> str:
 
 
 class LocalSentenceEmbedder:
-    def __init__(self, *, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        precision: Literal["auto", "float32", "bfloat16"] = "auto",
+    ) -> None:
         self._device = device
         self._batch_size = batch_size
+        self._precision = precision
+        self._bfloat16: bool | None = None  # decided when the model loads
         self._model: Any = None
         self._lock = threading.Lock()
+
+    @property
+    def precision(self) -> str:
+        """The arithmetic in use: known once the model has loaded."""
+        if self._bfloat16 is None:
+            return self._precision
+        return "bfloat16" if self._bfloat16 else "float32"
 
     @property
     def dimension(self) -> int:
@@ -70,21 +92,42 @@ class LocalSentenceEmbedder:
                     self._model = SentenceTransformer(path, device=self._device, local_files_only=True)
                 except (OSError, ValueError, RuntimeError, ImportError) as exc:
                     raise EmbeddingError(f"cannot load {MODEL_NAME} from {path}: {exc}") from exc
+                self._bfloat16 = self._precision == "bfloat16" or (
+                    self._precision == "auto" and self._device == "cpu" and _native_bfloat16()
+                )
             return self._model
+
+    def _autocast(self) -> contextlib.AbstractContextManager[Any]:
+        if not self._bfloat16:
+            return contextlib.nullcontext()
+        import torch
+
+        return torch.autocast(self._device.split(":")[0], dtype=torch.bfloat16)
 
     def embed_sync(self, texts: Sequence[str]) -> Vectors:
         model = self._load()
         try:
-            vectors = model.encode(
-                list(texts),
-                batch_size=self._batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+            with self._autocast():
+                vectors = model.encode(
+                    list(texts),
+                    batch_size=self._batch_size,
+                    convert_to_numpy=True,
+                    normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
         except (RuntimeError, ValueError) as exc:
             raise EmbeddingError(f"{MODEL_NAME} failed to embed {len(texts)} texts: {exc}") from exc
         return l2_normalize(vectors)
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         return await asyncio.to_thread(self.embed_sync, texts)
+
+
+def _native_bfloat16() -> bool:
+    """Whether this CPU does bfloat16 in hardware; emulated bfloat16 would be slower than float32."""
+    import torch
+
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):  # a torch build without oneDNN
+        return False

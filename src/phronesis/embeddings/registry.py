@@ -31,7 +31,9 @@ def build_base_embedder(settings: EmbeddingSettings) -> Embedder:
 
         if spec.model and spec.model != MODEL_NAME:
             raise ConfigurationError(f"{setting}: only local:{MODEL_NAME} ships offline")
-        return LocalSentenceEmbedder(device=settings.device, batch_size=settings.batch_max_size)
+        return LocalSentenceEmbedder(
+            device=settings.device, batch_size=settings.batch_max_size, precision=settings.precision
+        )
     if spec.kind == "hashing":
         from phronesis.embeddings.hashing import HashingEmbedder
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
-from sqlalchemy import Row, func, insert, literal, select, update
+from sqlalchemy import Row, bindparam, func, insert, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock, SystemClock
@@ -34,6 +34,17 @@ __all__ = ["HeuristicRepository", "StoredEmbedding"]
 
 _COLUMNS = [c for c in heuristics.c if c.name != "embedding"]
 MAX_MAGNITUDE = 100.0
+
+# Statements on every decision's path are built once: constructing a SQLAlchemy statement
+# costs more Python than executing its cached compiled form (the executive's profile).
+_GET_MANY = select(*_COLUMNS).where(
+    heuristics.c.tenant == bindparam("w_tenant"), heuristics.c.id.in_(bindparam("w_ids", expanding=True))
+)
+_RECORD_FIRE = (
+    update(heuristics)
+    .where(heuristics.c.tenant == bindparam("w_tenant"), heuristics.c.id == bindparam("w_id"))
+    .values(fire_count=heuristics.c.fire_count + 1, last_fired_at=bindparam("fired_at"))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +162,7 @@ class HeuristicRepository:
         if not ids:
             return {}
         async with self._db.engine.connect() as conn:
-            result = await conn.execute(
-                select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id.in_(list(ids)))
-            )
+            result = await conn.execute(_GET_MANY, {"w_tenant": tenant, "w_ids": list(ids)})
             return {row.id: _to_model(row) for row in result}
 
     async def list(
@@ -375,13 +384,9 @@ class HeuristicRepository:
 
         Returns False when the heuristic is gone and ``missing_ok`` (deleted after it matched).
         """
-        statement = (
-            update(heuristics)
-            .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
-            .values(fire_count=heuristics.c.fire_count + 1, last_fired_at=self._clock.now())
-        )
+        parameters = {"w_tenant": tenant, "w_id": heuristic_id, "fired_at": self._clock.now()}
         async with self._db.joined(connection) as conn:
-            result = await conn.execute(statement)
+            result = await conn.execute(_RECORD_FIRE, parameters)
         if result.rowcount == 0:
             if missing_ok:
                 return False

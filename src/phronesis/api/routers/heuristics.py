@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -100,21 +100,9 @@ _IMPORT_BODY = {
 }
 
 
-async def read_body_limited(request: Request, limit: int) -> bytes:
-    """The body, refusing more than ``limit`` bytes even when no Content-Length was sent (chunked)."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise HTTPException(413, f"request bodies are limited to {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 @router.post("/import", status_code=201, summary="Bulk import (JSON Lines, all or nothing)", openapi_extra=_IMPORT_BODY)
 async def import_heuristics(request: Request, engine: EngineDep, tenant: TenantDep) -> ImportResult:
-    raw = await read_body_limited(request, engine.settings.api.max_body_bytes)
+    raw = await request.body()  # BodyLimitMiddleware bounds it, chunked or not
     items = parse_jsonl(raw)
     created = await engine.heuristics.add_many(tenant, items)
     return ImportResult(imported=len(created), ids=[h.id for h in created])

@@ -193,6 +193,24 @@ class LearningSettings(BaseModel):
     """F-23 user 3-point score (1 bad, 2 meh, 3 good) → signed magnitude; 0 is neutral (recorded, no update)."""
     dev_score_magnitudes: tuple[float, float, float, float, float] = (-0.4, -0.2, 0.05, 0.2, 0.4)
     """F-23 developer 5-point score (1…5) → signed magnitude."""
+    half_life_sec: PositiveSeconds = 3 * 24 * 3600.0
+    """``discounted_beta``: evidence above the prior halves every this many seconds."""
+    bounds_enabled: bool = False
+    """F-05: keep every confidence within [min_confidence, max_confidence] (off by default, as in GLADyS)."""
+    min_confidence: Probability = 0.05
+    max_confidence: Probability = 0.95
+    decay_k: float = Field(default=0.0, ge=0.0, le=100.0)
+    """F-03 diminishing returns: a signal weighs ``magnitude / (1 + k·n)``, n = signals the heuristic had. 0: off."""
+    sweep_interval_sec: PositiveSeconds = 5.0
+    """How often the service turns fires older than the undo window into timeout positives."""
+    max_clock_skew_sec: float = Field(default=5.0, ge=0.0, le=3600.0)
+    """A timestamp further than this in the future is refused."""
+
+    @model_validator(mode="after")
+    def _bounds_ordered(self) -> LearningSettings:
+        if self.min_confidence >= self.max_confidence:
+            raise ValueError("min_confidence must be below max_confidence")
+        return self
 
 
 SEED_ALIASES: Mapping[str, tuple[str, str]] = {
@@ -213,6 +231,8 @@ SEED_ALIASES: Mapping[str, tuple[str, str]] = {
     "LEARNING_IMPLICIT_MAGNITUDE": ("learning", "implicit_magnitude"),
     "LEARNING_EXPLICIT_MAGNITUDE": ("learning", "explicit_magnitude"),
     "LEARNING_OUTCOME_TIMEOUT_SEC": ("learning", "outcome_timeout_sec"),
+    "LEARNING_HALF_LIFE_SEC": ("learning", "half_life_sec"),
+    "LEARNING_DECAY_K": ("learning", "decay_k"),
     "SALIENCE_HEURISTIC_MIN_SIMILARITY": ("heuristics", "min_similarity"),
 }
 """The environment variable names the seeds define, mapped to (section, field)."""

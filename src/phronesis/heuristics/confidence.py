@@ -9,16 +9,24 @@ arrives and its first update moves it a little, not to 0.667. With ``n = 2`` and
 
 Per-heuristic constraints (seed 001, F-24): ``locked`` freezes it, ``floor``/``ceiling``
 bound the reported confidence, ``feedback_weight`` ∈ [0.25, 2.0] scales every update.
-The same formula exists as a SQL expression so updates are atomic in the database.
+Updates go through ``evidence_writer`` under a row lock, so they are atomic in the database.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Protocol
 
-from sqlalchemy import ColumnElement, case, literal
-
-__all__ = ["MIN_EVIDENCE", "BetaConfidence", "bounded", "confidence_sql"]
+__all__ = [
+    "MIN_EVIDENCE",
+    "BetaConfidence",
+    "BetaEvidence",
+    "DiscountedBetaEvidence",
+    "Evidence",
+    "EvidenceModel",
+    "bounded",
+]
 
 MIN_EVIDENCE = 1e-9
 """Pseudo-counts are kept strictly positive so a prior of exactly 0 or 1 stays a valid Beta."""
@@ -56,12 +64,105 @@ class BetaConfidence:
         return BetaConfidence(self.alpha, self.beta + weight)
 
 
-def confidence_sql(
-    alpha: ColumnElement[float],
-    beta: ColumnElement[float],
-    floor: ColumnElement[float],
-    ceiling: ColumnElement[float],
-) -> ColumnElement[float]:
-    """``bounded(alpha / (alpha + beta), floor, ceiling)`` as portable SQL (no LEAST/GREATEST)."""
-    mean = alpha / (alpha + beta + literal(0.0))
-    return case((mean < floor, floor), (mean > ceiling, ceiling), else_=mean)
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a heuristic row holds about its confidence: pseudo-counts, its prior, and when evidence last arrived."""
+
+    alpha: float
+    beta: float
+    prior_alpha: float
+    prior_beta: float
+    evidence_at: datetime | None = None
+
+    @property
+    def mean(self) -> float:
+        return self.alpha / (self.alpha + self.beta)
+
+
+class EvidenceModel(Protocol):
+    """How evidence accumulates: memory owns the math (seed 001), a learning strategy chooses the model."""
+
+    name: str
+
+    def add(self, evidence: Evidence, *, positive: bool, weight: float, now: datetime) -> Evidence: ...
+
+    def remove(
+        self, evidence: Evidence, *, positive: bool, weight: float, added_at: datetime, now: datetime
+    ) -> Evidence:
+        """Take back evidence given at ``added_at`` (an explicit click replaced by a later one)."""
+        ...
+
+
+class BetaEvidence:
+    """GLADyS's Beta-Bernoulli: evidence never fades."""
+
+    name = "beta"
+
+    def add(self, evidence: Evidence, *, positive: bool, weight: float, now: datetime) -> Evidence:
+        return replace(
+            evidence,
+            alpha=evidence.alpha + (weight if positive else 0.0),
+            beta=evidence.beta + (0.0 if positive else weight),
+            evidence_at=now,
+        )
+
+    def remove(
+        self, evidence: Evidence, *, positive: bool, weight: float, added_at: datetime, now: datetime
+    ) -> Evidence:
+        return replace(
+            evidence,
+            alpha=max(evidence.alpha - (weight if positive else 0.0), MIN_EVIDENCE),
+            beta=max(evidence.beta - (0.0 if positive else weight), MIN_EVIDENCE),
+        )
+
+
+class DiscountedBetaEvidence:
+    """Discounted Beta: evidence above the prior halves every ``half_life_s``.
+
+    A heuristic that worked for months and then stops working is carried by its old
+    successes in the plain Beta model for as many failures as it had successes; here
+    the old successes have faded, so a handful of recent failures moves it (issue 4:
+    "loses confidence in days, not months"). The prior never fades, so a heuristic
+    nobody gives feedback on drifts back to where it started, not to 0.5.
+    """
+
+    name = "discounted_beta"
+
+    def __init__(self, half_life_s: float) -> None:
+        if not half_life_s > 0:
+            raise ValueError(f"half-life must be positive, got {half_life_s}")
+        self.half_life_s = half_life_s
+
+    def factor(self, since: datetime | None, now: datetime) -> float:
+        if since is None:
+            return 1.0
+        elapsed = max(0.0, (now - since).total_seconds())
+        return float(0.5 ** (elapsed / self.half_life_s))
+
+    def _discounted(self, evidence: Evidence, now: datetime) -> Evidence:
+        keep = self.factor(evidence.evidence_at, now)
+        return replace(
+            evidence,
+            alpha=evidence.prior_alpha + max(0.0, evidence.alpha - evidence.prior_alpha) * keep,
+            beta=evidence.prior_beta + max(0.0, evidence.beta - evidence.prior_beta) * keep,
+            evidence_at=now,
+        )
+
+    def add(self, evidence: Evidence, *, positive: bool, weight: float, now: datetime) -> Evidence:
+        current = self._discounted(evidence, now)
+        return replace(
+            current,
+            alpha=current.alpha + (weight if positive else 0.0),
+            beta=current.beta + (0.0 if positive else weight),
+        )
+
+    def remove(
+        self, evidence: Evidence, *, positive: bool, weight: float, added_at: datetime, now: datetime
+    ) -> Evidence:
+        current = self._discounted(evidence, now)
+        faded = weight * self.factor(added_at, now)  # what is left of it today
+        return replace(
+            current,
+            alpha=max(current.alpha - (faded if positive else 0.0), current.prior_alpha),
+            beta=max(current.beta - (0.0 if positive else faded), current.prior_beta),
+        )

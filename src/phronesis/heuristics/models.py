@@ -100,6 +100,13 @@ class Heuristic(BaseModel):
     updated_at: datetime
     embedding_model: str | None
     attributes: dict[str, Any]
+    prior_alpha: float = 1.0
+    prior_beta: float = 1.0
+    evidence_at: datetime | None = None
+    """When evidence last arrived (discounted strategies fade evidence from here)."""
+    signal_count: int = 0
+    """Signals that moved this heuristic (F-03 decay counts them)."""
+    ignore_streak: int = 0
 
 
 class HeuristicMatch(BaseModel):
@@ -125,3 +132,7 @@ class ConfidenceUpdate(BaseModel):
     beta: float
     source: str
     magnitude: float
+    weight: float = 0.0
+    """The evidence actually added: magnitude × feedback_weight, after decay."""
+    effect: str = "updated"
+    """``updated``, ``locked`` (nothing changes), or ``duplicate`` (this signal's key was already applied)."""

@@ -1,7 +1,8 @@
 """Heuristics in the relational store: the store of record for heuristic memory.
 
-Counters and confidence are updated atomically in SQL (``alpha = alpha + :w``), never
-read-modify-written in Python, so concurrent feedback from several workers adds up.
+Counters are updated atomically in SQL (``fire_count = fire_count + 1``); confidence
+changes only through ``evidence_writer`` under a row lock, so concurrent feedback from
+several workers adds up.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
-from sqlalchemy import Row, bindparam, func, insert, literal, select, update
+from sqlalchemy import Row, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
-from phronesis.heuristics.confidence import BetaConfidence, bounded, confidence_sql
+from phronesis.heuristics.confidence import BetaConfidence, BetaEvidence, EvidenceModel, bounded
+from phronesis.heuristics.evidence_writer import EvidenceItem, EvidencePolicy, apply_evidence
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
@@ -78,8 +80,13 @@ class HeuristicRepository:
         prior_strength: float = 2.0,
         default_confidence: float = 0.5,
         clock: Clock | None = None,
+        evidence_model: EvidenceModel | None = None,
+        evidence_policy: EvidencePolicy | None = None,
     ) -> None:
         self._db = database
+        self.evidence_model: EvidenceModel = evidence_model or BetaEvidence()
+        """Set by the engine from the learning strategy (seed 001: the strategy picks, memory computes)."""
+        self.evidence_policy = evidence_policy or EvidencePolicy()
         self._prior_strength = prior_strength
         self._default_confidence = default_confidence
         self._clock = clock or SystemClock()
@@ -101,6 +108,8 @@ class HeuristicRepository:
             "embedding_model": embedding_model,
             "alpha": prior.alpha,
             "beta": prior.beta,
+            "prior_alpha": prior.alpha,
+            "prior_beta": prior.beta,
             "confidence": bounded(prior.mean, data.floor, data.ceiling),
             "origin": data.origin,
             "origin_id": data.origin_id,
@@ -218,7 +227,10 @@ class HeuristicRepository:
             values: dict[str, Any] = {k: v for k, v in changes.items() if k != "confidence"}
             if "confidence" in changes:
                 prior = BetaConfidence.from_prior(changes["confidence"], self._prior_strength)
-                values.update(alpha=prior.alpha, beta=prior.beta)
+                # a confidence set by hand is a new prior: past evidence no longer applies
+                values.update(
+                    alpha=prior.alpha, beta=prior.beta, prior_alpha=prior.alpha, prior_beta=prior.beta, evidence_at=None
+                )
             alpha = values.get("alpha", before.alpha)
             beta = values.get("beta", before.beta)
             values["confidence"] = bounded(alpha / (alpha + beta), floor, ceiling)
@@ -283,94 +295,35 @@ class HeuristicRepository:
         connection: AsyncConnection | None = None,
         missing_ok: bool = False,
     ) -> ConfidenceUpdate | None:
-        """Add evidence atomically; returns (old, new, delta). A locked heuristic is left as is.
+        """Add one piece of evidence; returns (old, new, delta). A locked heuristic is left as is.
 
         Pass ``connection`` to make the update part of a caller's transaction (a decision
         and its effects commit together). ``missing_ok``: a heuristic deleted meanwhile
         returns None instead of raising (background effects must not fail on it).
         """
-        magnitude = validate_magnitude(magnitude)
-        async with self._db.joined(connection) as conn:
-            try:
-                return await self._update_confidence(conn, tenant, heuristic_id, positive, magnitude, source)
-            except NotFoundError:
-                if missing_ok:
-                    return None
-                raise
+        item = EvidenceItem(heuristic_id, positive, validate_magnitude(magnitude), source)
+        (update,) = await self.apply_evidence(tenant, [item], connection=connection, missing_ok=missing_ok)
+        return update
 
-    async def _update_confidence(
+    async def apply_evidence(
         self,
-        conn: AsyncConnection,
         tenant: str,
-        heuristic_id: str,
-        positive: bool,
-        magnitude: float,
-        source: str,
-    ) -> ConfidenceUpdate:
-        c = heuristics.c
-        weight = literal(magnitude) * c.feedback_weight
-        # SET expressions all see the row's old values, so the confidence expression
-        # is written in terms of the new alpha/beta, not the columns.
-        new_alpha = c.alpha + weight if positive else c.alpha + 0.0
-        new_beta = c.beta + 0.0 if positive else c.beta + weight
-        statement = (
-            update(heuristics)
-            .where(c.tenant == tenant, c.id == heuristic_id, c.locked.is_(False))
-            .values(
-                alpha=new_alpha,
-                beta=new_beta,
-                confidence=confidence_sql(new_alpha, new_beta, c.floor, c.ceiling),
-                updated_at=self._clock.now(),
+        items: Sequence[EvidenceItem],
+        *,
+        connection: AsyncConnection | None = None,
+        missing_ok: bool = False,
+    ) -> builtins.list[ConfidenceUpdate | None]:
+        """A batch of evidence in one transaction (see ``evidence_writer``), with this memory's model and policy."""
+        async with self._db.joined(connection) as conn:
+            return await apply_evidence(
+                conn,
+                tenant,
+                items,
+                model=self.evidence_model,
+                policy=self.evidence_policy,
+                now=self._clock.now(),
+                missing_ok=missing_ok,
             )
-            .returning(c.alpha, c.beta, c.confidence, c.floor, c.ceiling, c.feedback_weight)
-        )
-        row = (await conn.execute(statement)).one_or_none()
-        if row is None:
-            current = (
-                await conn.execute(
-                    select(c.alpha, c.beta, c.confidence).where(c.tenant == tenant, c.id == heuristic_id)
-                )
-            ).one_or_none()
-            if current is None:
-                raise NotFoundError("heuristic", heuristic_id)
-            return ConfidenceUpdate(
-                heuristic_id=heuristic_id,
-                applied=False,
-                old_confidence=current.confidence,
-                new_confidence=current.confidence,
-                delta=0.0,
-                alpha=current.alpha,
-                beta=current.beta,
-                source=source,
-                magnitude=magnitude,
-            )
-        applied_weight = magnitude * row.feedback_weight
-        old_alpha = row.alpha - applied_weight if positive else row.alpha
-        old_beta = row.beta if positive else row.beta - applied_weight
-        old = bounded(old_alpha / (old_alpha + old_beta), row.floor, row.ceiling)
-        await conn.execute(
-            insert(confidence_events).values(
-                tenant=tenant,
-                heuristic_id=heuristic_id,
-                source=source,
-                positive=positive,
-                magnitude=magnitude,
-                old_confidence=old,
-                new_confidence=row.confidence,
-                created_at=self._clock.now(),
-            )
-        )
-        return ConfidenceUpdate(
-            heuristic_id=heuristic_id,
-            applied=True,
-            old_confidence=old,
-            new_confidence=row.confidence,
-            delta=row.confidence - old,
-            alpha=row.alpha,
-            beta=row.beta,
-            source=source,
-            magnitude=magnitude,
-        )
 
     async def record_fire(
         self,

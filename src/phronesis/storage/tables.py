@@ -23,7 +23,7 @@ from sqlalchemy import (
 
 from phronesis.storage.types import EmbeddingBytes, UTCDateTime
 
-__all__ = ["confidence_events", "decision_records", "feedback", "heuristics", "metadata"]
+__all__ = ["confidence_events", "decision_records", "feedback", "heuristic_fires", "heuristics", "metadata"]
 
 metadata = MetaData(
     naming_convention={
@@ -62,6 +62,13 @@ heuristics = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     Column("attributes", JSON, nullable=False),
+    # learning (0003): the prior evidence decays back to, when evidence last arrived, how many
+    # signals moved it (F-03 decay) and the running count of consecutive ignores
+    Column("prior_alpha", Float, nullable=False, server_default="1"),
+    Column("prior_beta", Float, nullable=False, server_default="1"),
+    Column("evidence_at", UTCDateTime, nullable=True),
+    Column("signal_count", Integer, nullable=False, server_default="0"),
+    Column("ignore_streak", Integer, nullable=False, server_default="0"),
     CheckConstraint("alpha > 0 AND beta > 0", name="evidence_positive"),
     CheckConstraint("confidence >= 0 AND confidence <= 1", name="confidence_range"),
     CheckConstraint("floor >= 0 AND ceiling <= 1 AND floor <= ceiling", name="bounds"),
@@ -83,8 +90,39 @@ confidence_events = Table(
     Column("old_confidence", Float, nullable=False),
     Column("new_confidence", Float, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
+    # learning (0003): the signal's idempotency key, what it was about, and the weight applied
+    Column("signal_key", String(200), nullable=True),
+    Column("event_id", String(256), nullable=True),
+    Column("fire_id", String(64), nullable=True),
+    Column("weight", Float, nullable=True),
+    Column("details", JSON, nullable=True),
     ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_confidence_events_tenant_heuristic", "tenant", "heuristic_id", "created_at"),
+    Index("ix_confidence_events_tenant_signal_key", "tenant", "signal_key", unique=True),
+)
+
+heuristic_fires = Table(
+    "heuristic_fires",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("tenant", String(64), nullable=False),
+    Column("heuristic_id", String(64), nullable=False),
+    Column("event_id", String(256), nullable=False),
+    Column("source", String(128), nullable=False),
+    Column("response_id", String(64), nullable=True),
+    Column("fired_at", UTCDateTime, nullable=False),
+    # at most one implicit signal per firing: implicit_timeout, implicit_undo or implicit_ignored
+    Column("implicit_source", String(32), nullable=True),
+    Column("implicit_at", UTCDateTime, nullable=True),
+    # the standing explicit signal: a later click replaces it (last click wins)
+    Column("explicit_source", String(32), nullable=True),
+    Column("explicit_positive", Boolean, nullable=True),
+    Column("explicit_weight", Float, nullable=True),
+    Column("explicit_at", UTCDateTime, nullable=True),
+    ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
+    Index("ix_heuristic_fires_tenant_source_fired", "tenant", "source", "fired_at"),
+    Index("ix_heuristic_fires_open", "implicit_source", "fired_at"),
+    Index("ix_heuristic_fires_tenant_response", "tenant", "response_id"),
 )
 
 decision_records = Table(

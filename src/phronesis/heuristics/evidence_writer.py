@@ -1,0 +1,242 @@
+"""The one place a heuristic's confidence changes: a batch of evidence in the caller's transaction.
+
+Why read-compute-write and not one ``UPDATE … SET alpha = alpha + :w``: the evidence model
+is pluggable (the discounted model fades old evidence by the time since it arrived), and
+decay, bounds and "take back the previous click" are arithmetic over the row. Lost updates
+are prevented by locking, not by arithmetic: the rows are read ``FOR UPDATE`` in id order
+on PostgreSQL (concurrent writers queue on the row, no deadlock), and on SQLite the whole
+transaction already holds the single writer lock (``Database.transaction``).
+
+A batch costs three statements whatever its size (read, ``executemany`` update,
+``executemany`` insert), which is what lets one transaction apply thousands of signals
+per second (``benchmarks/bench_learning.py``).
+
+Idempotency (issue 4: "the same signal delivered twice counts once"): a signal may carry
+a key; a key already in ``confidence_events`` — or twice in one batch — is a duplicate and
+changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.exceptions import NotFoundError
+from phronesis.heuristics.confidence import Evidence, EvidenceModel, bounded
+from phronesis.heuristics.models import ConfidenceUpdate
+from phronesis.storage.tables import confidence_events, heuristics
+
+__all__ = ["EvidenceItem", "EvidencePolicy", "Retraction", "apply_evidence"]
+
+_h = heuristics.c
+_STATE = [
+    _h.id,
+    _h.alpha,
+    _h.beta,
+    _h.prior_alpha,
+    _h.prior_beta,
+    _h.evidence_at,
+    _h.signal_count,
+    _h.confidence,
+    _h.locked,
+    _h.floor,
+    _h.ceiling,
+    _h.feedback_weight,
+]
+_WRITE = (
+    update(heuristics)
+    .where(_h.tenant == bindparam("w_tenant"), _h.id == bindparam("w_id"))
+    .values(
+        alpha=bindparam("n_alpha"),
+        beta=bindparam("n_beta"),
+        confidence=bindparam("n_confidence"),
+        evidence_at=bindparam("n_evidence_at"),
+        signal_count=bindparam("n_signal_count"),
+        updated_at=bindparam("n_updated_at"),
+    )
+)
+_LOG = insert(confidence_events)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidencePolicy:
+    """Global rules every update obeys (seed 001 F-03, F-05)."""
+
+    bounds: tuple[float, float] | None = None
+    """Optional global [min, max] confidence (F-05 [0.05, 0.95])."""
+    decay_k: float = 0.0
+    """F-03 diminishing returns: weight × 1 / (1 + k·n), n = signals the heuristic already had."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retraction:
+    """Evidence to take back first: the earlier explicit click a new one replaces."""
+
+    positive: bool
+    weight: float
+    added_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceItem:
+    heuristic_id: str
+    positive: bool
+    magnitude: float
+    source: str
+    key: str | None = None
+    event_id: str | None = None
+    fire_id: str | None = None
+    details: dict[str, Any] | None = None
+    retract: Retraction | None = None
+
+
+def _limits(row: Any, policy: EvidencePolicy) -> tuple[float, float]:
+    low, high = float(row.floor), float(row.ceiling)
+    if policy.bounds is not None:
+        low, high = max(low, policy.bounds[0]), min(high, policy.bounds[1])
+    return low, min(max(low, high), 1.0)
+
+
+async def apply_evidence(
+    conn: AsyncConnection,
+    tenant: str,
+    items: Sequence[EvidenceItem],
+    *,
+    model: EvidenceModel,
+    policy: EvidencePolicy,
+    now: datetime,
+    missing_ok: bool = False,
+) -> list[ConfidenceUpdate | None]:
+    """One result per item, in order: the update, or None for a missing heuristic (``missing_ok``).
+
+    Duplicates and locked heuristics come back with ``applied=False`` and their reason in ``effect``.
+    """
+    if not items:
+        return []
+    keys = [item.key for item in items if item.key is not None]
+    seen: set[str] = set()
+    if keys:
+        stored = await conn.execute(
+            select(confidence_events.c.signal_key).where(
+                confidence_events.c.tenant == tenant, confidence_events.c.signal_key.in_(keys)
+            )
+        )
+        seen = {key for (key,) in stored}
+    ids = sorted({item.heuristic_id for item in items})
+    query = select(*_STATE).where(_h.tenant == tenant, _h.id.in_(ids)).order_by(_h.id).with_for_update()
+    rows = {row.id: row for row in await conn.execute(query)}
+    state: dict[str, tuple[Evidence, int, float]] = {
+        hid: (
+            Evidence(row.alpha, row.beta, row.prior_alpha, row.prior_beta, row.evidence_at),
+            int(row.signal_count),
+            float(row.confidence),
+        )
+        for hid, row in rows.items()
+    }
+    results: list[ConfidenceUpdate | None] = []
+    log: list[dict[str, Any]] = []
+    touched: set[str] = set()
+    for item in items:
+        row = rows.get(item.heuristic_id)
+        if row is None:
+            if missing_ok:
+                results.append(None)
+                continue
+            raise NotFoundError("heuristic", item.heuristic_id)
+        evidence, count, old = state[item.heuristic_id]
+        effect = None
+        if item.key is not None and item.key in seen:
+            effect = "duplicate"
+        elif row.locked:
+            effect = "locked"
+        if effect is not None:
+            results.append(_unchanged(item, evidence, old, effect))
+            continue
+        if item.key is not None:
+            seen.add(item.key)
+        weight = item.magnitude * float(row.feedback_weight) / (1.0 + policy.decay_k * count)
+        if item.retract is not None:
+            evidence = model.remove(
+                evidence,
+                positive=item.retract.positive,
+                weight=item.retract.weight,
+                added_at=item.retract.added_at,
+                now=now,
+            )
+        evidence = model.add(evidence, positive=item.positive, weight=weight, now=now)
+        low, high = _limits(row, policy)
+        new = bounded(evidence.mean, low, high)
+        state[item.heuristic_id] = (evidence, count + 1, new)
+        touched.add(item.heuristic_id)
+        log.append(
+            {
+                "tenant": tenant,
+                "heuristic_id": item.heuristic_id,
+                "source": item.source,
+                "positive": item.positive,
+                "magnitude": item.magnitude,
+                "old_confidence": old,
+                "new_confidence": new,
+                "created_at": now,
+                "signal_key": item.key,
+                "event_id": item.event_id,
+                "fire_id": item.fire_id,
+                "weight": weight,
+                "details": item.details,
+            }
+        )
+        results.append(
+            ConfidenceUpdate(
+                heuristic_id=item.heuristic_id,
+                applied=True,
+                old_confidence=old,
+                new_confidence=new,
+                delta=new - old,
+                alpha=evidence.alpha,
+                beta=evidence.beta,
+                source=item.source,
+                magnitude=item.magnitude,
+                weight=weight,
+                effect="updated",
+            )
+        )
+    if touched:
+        await conn.execute(
+            _WRITE,
+            [
+                {
+                    "w_tenant": tenant,
+                    "w_id": hid,
+                    "n_alpha": state[hid][0].alpha,
+                    "n_beta": state[hid][0].beta,
+                    "n_confidence": state[hid][2],
+                    "n_evidence_at": state[hid][0].evidence_at,
+                    "n_signal_count": state[hid][1],
+                    "n_updated_at": now,
+                }
+                for hid in sorted(touched)
+            ],
+        )
+        await conn.execute(_LOG, log)
+    return results
+
+
+def _unchanged(item: EvidenceItem, evidence: Evidence, confidence: float, effect: str) -> ConfidenceUpdate:
+    return ConfidenceUpdate(
+        heuristic_id=item.heuristic_id,
+        applied=False,
+        old_confidence=confidence,
+        new_confidence=confidence,
+        delta=0.0,
+        alpha=evidence.alpha,
+        beta=evidence.beta,
+        source=item.source,
+        magnitude=item.magnitude,
+        weight=0.0,
+        effect=effect,
+    )

@@ -1,0 +1,109 @@
+"""Seed 001's default strategy: implicit signals weigh 1.0, explicit 0.8 (F-03), Beta evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from phronesis.heuristics.confidence import BetaEvidence, EvidenceModel
+from phronesis.learning.types import FeedbackSignal, FireRecord, SignalType
+from phronesis.learning.undo_detection import UndoDetector
+
+__all__ = ["BayesianStrategy", "BayesianStrategyConfig"]
+
+UNDO_TEXT_CHARS = 100  # seed 001: metadata undo_text[:100]
+
+
+@dataclass(frozen=True, slots=True)
+class BayesianStrategyConfig:
+    undo_window_sec: float = 30.0  # F-11
+    ignored_threshold: int = 3
+    undo_keywords: tuple[str, ...] = ("undo", "revert", "cancel", "rollback", "nevermind", "never mind")
+    implicit_magnitude: float = 1.0  # F-03: implicit ("it worked in practice") outweighs explicit
+    explicit_magnitude: float = 0.8
+
+    def __post_init__(self) -> None:
+        if not self.undo_window_sec > 0:
+            raise ValueError("undo_window_sec must be positive")
+        if self.ignored_threshold < 1:
+            raise ValueError("ignored_threshold must be at least 1")
+        if not (0 < self.implicit_magnitude <= 10 and 0 < self.explicit_magnitude <= 10):
+            raise ValueError("magnitudes must be in (0, 10]")
+
+
+class BayesianStrategy:
+    name = "bayesian"
+
+    def __init__(self, config: BayesianStrategyConfig | None = None, *, evidence: EvidenceModel | None = None) -> None:
+        self._config = config or BayesianStrategyConfig()
+        self._undo = UndoDetector(self._config.undo_keywords)
+        self._evidence = evidence or BetaEvidence()
+
+    @property
+    def undo_window_sec(self) -> float:
+        return self._config.undo_window_sec
+
+    @property
+    def evidence(self) -> EvidenceModel:
+        return self._evidence
+
+    def interpret_explicit_feedback(
+        self, event_id: str, heuristic_id: str, positive: bool, source: str
+    ) -> FeedbackSignal:
+        return FeedbackSignal(
+            signal_type=SignalType.POSITIVE if positive else SignalType.NEGATIVE,
+            heuristic_id=heuristic_id,
+            event_id=event_id,
+            # F-23: developers rate as "dev"; every other explicit click is the user's
+            source="dev" if source == "dev" else "user_explicit",
+            magnitude=self._config.explicit_magnitude,
+            metadata={"original_source": source},
+        )
+
+    def interpret_timeout(self, heuristic_id: str, event_id: str, elapsed_seconds: float) -> FeedbackSignal:
+        return FeedbackSignal(
+            signal_type=SignalType.POSITIVE,  # no news is good news
+            heuristic_id=heuristic_id,
+            event_id=event_id,
+            source="implicit_timeout",
+            magnitude=self._config.implicit_magnitude,
+            metadata={"elapsed_seconds": elapsed_seconds},
+        )
+
+    def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
+        if not recent_fires or not self._undo.matches(event_text):
+            return []
+        return [
+            FeedbackSignal(
+                signal_type=SignalType.NEGATIVE,
+                heuristic_id=fire.heuristic_id,
+                event_id=fire.event_id,
+                source="implicit_undo",
+                magnitude=self._config.implicit_magnitude,
+                metadata={"undo_text": event_text[:UNDO_TEXT_CHARS], "fire_id": fire.id},
+            )
+            for fire in recent_fires
+        ]
+
+    def interpret_ignore(self, heuristic_id: str, consecutive_count: int) -> FeedbackSignal:
+        negative = consecutive_count >= self._config.ignored_threshold
+        return FeedbackSignal(
+            signal_type=SignalType.NEGATIVE if negative else SignalType.NEUTRAL,
+            heuristic_id=heuristic_id,
+            event_id="",
+            source="implicit_ignored",
+            magnitude=self._config.implicit_magnitude if negative else 0.0,
+            metadata={"consecutive_count": consecutive_count},
+        )
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {
+            "strategy": self.name,
+            "evidence": self._evidence.name,
+            "undo_window_sec": self._config.undo_window_sec,
+            "ignored_threshold": self._config.ignored_threshold,
+            "undo_keywords": list(self._config.undo_keywords),
+            "implicit_magnitude": self._config.implicit_magnitude,
+            "explicit_magnitude": self._config.explicit_magnitude,
+        }

@@ -1,0 +1,93 @@
+"""Seed 001's types: a signal about one heuristic firing, and the strategy that interprets events into signals.
+
+The strategy owns interpretation only (seed 001 "Design Decision"); applying a signal —
+constraints, bounds, decay, idempotency, the SQL — belongs to ``apply.py`` and memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from phronesis.heuristics.confidence import EvidenceModel
+
+__all__ = [
+    "EXPLICIT_SOURCES",
+    "IMPLICIT_SOURCES",
+    "SIGNAL_SOURCES",
+    "FeedbackSignal",
+    "FireRecord",
+    "LearningStrategy",
+    "SignalSource",
+    "SignalType",
+]
+
+
+class SignalType(Enum):
+    POSITIVE = "positive"
+    NEGATIVE = "negative"
+    NEUTRAL = "neutral"
+
+
+SignalSource = Literal[
+    "user_explicit",
+    "user_implicit",
+    "dev",
+    "implicit_timeout",
+    "implicit_undo",
+    "implicit_ignored",
+    "llm_endorsement",
+]
+SIGNAL_SOURCES: tuple[str, ...] = SignalSource.__args__  # type: ignore[attr-defined]
+IMPLICIT_SOURCES = frozenset({"user_implicit", "implicit_timeout", "implicit_undo", "implicit_ignored"})
+"""One firing gets at most one of these (ORIGINS bug 3: a timeout positive *and* an ignore negative)."""
+EXPLICIT_SOURCES = frozenset({"user_explicit", "dev"})
+"""One firing gets at most one of these standing: the last explicit click wins (F-11)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackSignal:
+    signal_type: SignalType
+    heuristic_id: str
+    event_id: str
+    source: str
+    magnitude: float = 1.0
+    """Weight of the signal (F-03); 0 on NEUTRAL."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class FireRecord:
+    """A heuristic that actually fired for an event — the only thing implicit signals may touch."""
+
+    id: str
+    heuristic_id: str
+    event_id: str
+    source: str
+    fired_at: datetime
+
+
+@runtime_checkable
+class LearningStrategy(Protocol):
+    """Seed 001 ``LearningStrategy``; ``evidence`` is how memory turns its signals into confidence."""
+
+    def interpret_explicit_feedback(
+        self, event_id: str, heuristic_id: str, positive: bool, source: str
+    ) -> FeedbackSignal: ...
+
+    def interpret_timeout(self, heuristic_id: str, event_id: str, elapsed_seconds: float) -> FeedbackSignal: ...
+
+    def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]: ...
+
+    def interpret_ignore(self, heuristic_id: str, consecutive_count: int) -> FeedbackSignal: ...
+
+    @property
+    def undo_window_sec(self) -> float: ...
+
+    @property
+    def evidence(self) -> EvidenceModel: ...
+
+    @property
+    def config(self) -> dict[str, Any]: ...

@@ -12,21 +12,30 @@ from types import TracebackType
 from typing import Any, Final
 
 from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.registry import build_embedder
 from phronesis.embeddings.types import Embedder
-from phronesis.exceptions import invalid_input
+from phronesis.exceptions import NotFoundError, invalid_input
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.feedback_handler import ExecutiveFeedback
+from phronesis.executive.learning_hooks import NOT_A_FIRE, NotAFire
 from phronesis.executive.service import ExecutiveParts, ExecutiveService
 from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.feedback.repository import FeedbackRepository
 from phronesis.feedback.scores import ScoreMapping
+from phronesis.heuristics.evidence_writer import EvidencePolicy
 from phronesis.heuristics.memory import HeuristicMemory
+from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
+from phronesis.learning.factory import create_learning_strategy
+from phronesis.learning.feedback_handler import LearningFeedback
+from phronesis.learning.models import FireRequest, Observation, ObservedEvent
+from phronesis.learning.module import LearningModule
+from phronesis.learning.types import FireRecord
 from phronesis.llm.registry import build_llm
 from phronesis.llm.types import LLMProvider
 from phronesis.settings import Settings, load_settings
@@ -77,12 +86,19 @@ class Engine:
                 expansion_search=index_settings.hnsw_expansion_search,
             ),
         )
+        learning = self.settings.learning
+        self.learning_strategy = create_learning_strategy(learning)
         self.heuristics = HeuristicMemory(
             HeuristicRepository(
                 self.database,
                 prior_strength=self.settings.heuristics.prior_strength,
                 default_confidence=self.settings.heuristics.default_confidence,
                 clock=self.clock,
+                evidence_model=self.learning_strategy.evidence,
+                evidence_policy=EvidencePolicy(
+                    bounds=(learning.min_confidence, learning.max_confidence) if learning.bounds_enabled else None,
+                    decay_k=learning.decay_k,
+                ),
             ),
             self.embedder,
             self.index,
@@ -91,6 +107,17 @@ class Engine:
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
         self.background = BackgroundTasks()
+        self.learning = LearningModule(
+            self.database,
+            self.heuristics.repository,
+            self.learning_strategy,
+            self.clock,
+            max_clock_skew_s=learning.max_clock_skew_sec,
+        )
+        scores = ScoreMapping(
+            learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes
+        )
+        self.learning_feedback = LearningFeedback(self.learning, self.feedback_ledger, scores)
         self.executive = ExecutiveService(
             self.settings.executive,
             ExecutiveParts(
@@ -101,15 +128,12 @@ class Engine:
                 llm=self.llm,
                 clock=self.clock,
                 background=self.background,
+                record_fire=self._record_executive_fire,
+                rate_fire=self._rate_executive_fire,
             ),
             tie_epsilon=self.settings.heuristics.tie_epsilon,
         )
-        learning = self.settings.learning
-        self.executive_feedback = ExecutiveFeedback(
-            self.executive,
-            self.feedback_ledger,
-            ScoreMapping(learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes),
-        )
+        self.executive_feedback = ExecutiveFeedback(self.executive, self.feedback_ledger, scores)
         self.started = False
 
     async def start(
@@ -143,7 +167,49 @@ class Engine:
             feedback = Feedback(response_id=response_id, **fields)
         except ValidationError as exc:
             raise invalid_input(exc) from None
-        return await self.executive_feedback.handle(tenant, feedback)
+        return await self.give_feedback(tenant, feedback)
+
+    async def give_feedback(self, tenant: str, feedback: Feedback) -> FeedbackReceipt:
+        """The one explicit-feedback entry point: an executive decision, or a fire recorded through learning."""
+        if await self.executive.get_trace(tenant, feedback.response_id) is not None:
+            return await self.executive_feedback.handle(tenant, feedback)
+        # an executive decision past its trace retention is not found, even though its fire row remains
+        fire = await self.learning.fire(tenant, feedback.response_id)
+        if fire is None:
+            raise NotFoundError("decision or fire", feedback.response_id)
+        return await self.learning_feedback.handle(tenant, feedback, fire)
+
+    async def record_fire(self, heuristic_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FireRecord:
+        """Seed 001 ``on_fire``: a heuristic fired for an event (``FireRequest``'s fields)."""
+        try:
+            request = FireRequest(**fields)
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        fire = await self.learning.record_fire(tenant, heuristic_id, request)
+        assert fire is not None  # not missing_ok: an unknown heuristic raised
+        return fire
+
+    async def observe(self, text: str, *, event_id: str, tenant: str = DEFAULT_TENANT, **fields: Any) -> Observation:
+        """An event that may undo recent fires of its source, or leave them ignored (``ObservedEvent``'s fields)."""
+        try:
+            event = ObservedEvent(text=text, event_id=event_id, **fields)
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        return await self.learning.observe(tenant, event)
+
+    async def _record_executive_fire(
+        self, conn: AsyncConnection, tenant: str, heuristic_id: str, *, event_id: str, source: str, response_id: str
+    ) -> None:
+        request = FireRequest(event_id=event_id, source=source, response_id=response_id)
+        await self.learning.record_fire(tenant, heuristic_id, request, connection=conn, missing_ok=True)
+
+    async def _rate_executive_fire(
+        self, conn: AsyncConnection, tenant: str, response_id: str, feedback: Feedback, signed: float
+    ) -> ConfidenceUpdate | None | NotAFire:
+        fire = await self.learning.fires.for_response(conn, tenant, response_id)
+        if fire is None:
+            return NOT_A_FIRE
+        return await self.learning.rate(conn, tenant, fire, feedback, signed)
 
     async def purge_decisions(self) -> int:
         """Delete decision records older than ``audit.retention_days``."""

@@ -23,9 +23,14 @@ def test_decide_read_rate_and_report(live_server: LiveServer, unique: str) -> No
         record = client.get(f"/v1/decisions/{decision['response_id']}").json()
         assert record["subject_id"] == f"ev-{unique}" and record["kind"] == "executive"
 
-        rated = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
+        rated = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "negative"})
         assert rated.status_code == 200 and rated.json()["effect"] == "updated"
-        again = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "negative"})
+        lowered = rated.json()["new_confidence"]
+        # seed 001 F-11: the last explicit click wins — the negative is taken back, the positive applied
+        changed = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
+        assert changed.status_code == 200 and changed.json()["old_confidence"] == lowered
+        assert changed.json()["new_confidence"] > heuristic["confidence"] > lowered
+        again = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
         assert again.status_code == 409 and again.headers["content-type"] == PROBLEM
         assert again.json()["errors"][0]["field"] == "idempotency_key"
 

@@ -110,7 +110,7 @@ class TestRefusals:
         before = await engine.heuristics.repository.get("default", heuristic.id)
 
         with pytest.raises(ConflictError) as error:
-            await engine.feedback(decision.response_id, rating="negative")
+            await engine.feedback(decision.response_id, rating="positive")
 
         assert error.value.field == "idempotency_key"
         assert (await engine.heuristics.repository.get("default", heuristic.id)).confidence == before.confidence

@@ -21,13 +21,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import NotFoundError
+from phronesis.executive.learning_hooks import NOT_A_FIRE
 from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, extract_pattern
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.traces import ReasoningTrace
 from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.feedback.repository import FeedbackRepository
 from phronesis.feedback.scores import ScoreMapping
-from phronesis.heuristics.models import HeuristicCreate
+from phronesis.heuristics.models import ConfidenceUpdate, HeuristicCreate
 
 __all__ = ["ExecutiveFeedback"]
 
@@ -67,7 +68,7 @@ class ExecutiveFeedback:
         async with parts.database.transaction() as conn:
             effect = plan.effect
             if plan.effect in ("updated", "reinforced") and plan.heuristic_id is not None:
-                receipt, effect = await self._move(conn, tenant, plan, signal, magnitude, feedback.source)
+                receipt, effect = await self._move(conn, tenant, plan, feedback, signed)
             elif plan.create is not None:
                 created = await parts.heuristics.add_many(tenant, [plan.create], connection=conn, vectors=plan.vectors)
                 receipt = {"heuristic_id": created[0].id, "new_confidence": created[0].confidence}
@@ -91,25 +92,31 @@ class ExecutiveFeedback:
         )
 
     async def _move(
-        self, conn: AsyncConnection, tenant: str, plan: _Plan, signal: Signal, magnitude: float, source: str
+        self, conn: AsyncConnection, tenant: str, plan: _Plan, feedback: Feedback, signed: float
     ) -> tuple[dict[str, Any], str]:
         assert plan.heuristic_id is not None
-        repository = self._service.parts.heuristics.repository
-        update = await repository.update_confidence(
-            tenant,
-            plan.heuristic_id,
-            positive=signal == "positive",
-            magnitude=magnitude,
-            source=source,
-            connection=conn,
-            missing_ok=True,
-        )
-        if update is None:
+        parts = self._service.parts
+        repository = parts.heuristics.repository
+        update: ConfidenceUpdate | None | object = NOT_A_FIRE
+        if plan.effect == "updated" and parts.rate_fire is not None:
+            # the fired heuristic: learning's explicit channel (last click wins, ignore streak reset)
+            update = await parts.rate_fire(conn, tenant, feedback.response_id, feedback, signed)
+        if update is NOT_A_FIRE:
+            update = await repository.update_confidence(
+                tenant,
+                plan.heuristic_id,
+                positive=signed > 0,
+                magnitude=abs(signed),
+                source=feedback.source,
+                connection=conn,
+                missing_ok=True,
+            )
+        if not isinstance(update, ConfidenceUpdate):
             return {}, "recorded"
         if plan.effect == "updated":
-            await repository.record_outcome(tenant, plan.heuristic_id, success=signal == "positive", connection=conn)
+            await repository.record_outcome(tenant, plan.heuristic_id, success=signed > 0, connection=conn)
         details = {"old_confidence": update.old_confidence, "new_confidence": update.new_confidence}
-        return details, plan.effect if update.applied else "locked"
+        return details, plan.effect if update.applied else update.effect
 
     async def _plan(self, tenant: str, trace: ReasoningTrace, signal: Signal) -> _Plan:
         if signal == "neutral":

@@ -26,6 +26,7 @@ from phronesis.executive.emergency import EmergencyRule
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.experiment import Experiment
 from phronesis.executive.factory import STRATEGIES, create_decision_strategy
+from phronesis.executive.learning_hooks import FireRater, FireRecorder
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.results import fire
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
@@ -56,6 +57,10 @@ class ExecutiveParts:
     llm: LLMProvider | None
     clock: Clock
     background: BackgroundTasks
+    record_fire: FireRecorder | None = None
+    """Learning's fire record; without it only the heuristic's fire count moves."""
+    rate_fire: FireRater | None = None
+    """Learning's explicit channel for heuristic-path ratings; without it the heuristic is updated directly."""
 
 
 def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[str, Any]:
@@ -226,9 +231,19 @@ class ExecutiveService:
         async with self.parts.database.transaction() as conn:
             await self.parts.decisions.add(record, connection=conn)
             if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
-                await self.parts.heuristics.repository.record_fire(
-                    tenant, result.matched_heuristic_id, connection=conn, missing_ok=True
-                )
+                if self.parts.record_fire is not None:
+                    await self.parts.record_fire(
+                        conn,
+                        tenant,
+                        result.matched_heuristic_id,
+                        event_id=context.event_id,
+                        source=context.event_source,
+                        response_id=result.response_id,
+                    )
+                else:
+                    await self.parts.heuristics.repository.record_fire(
+                        tenant, result.matched_heuristic_id, connection=conn, missing_ok=True
+                    )
 
     def _schedule_convergence(self, tenant: str, context: DecisionContext, result: DecisionResult) -> None:
         shown = set(result.metadata.get("shown_candidate_ids", ()))

@@ -23,7 +23,8 @@ class Feedback(BaseModel):
     user_score: int | None = Field(default=None, ge=1, le=3)
     dev_score: int | None = Field(default=None, ge=1, le=5)
     idempotency_key: Annotated[str, StringConstraints(min_length=1, max_length=128)] | None = None
-    """Feedback with a key that was already used is refused. Default: one explicit feedback per response."""
+    """Feedback with a key that was already used is refused. Default: the response, scale and score — the
+    same click twice is a duplicate; a different click on a fired heuristic replaces it (last click wins)."""
     comment: Annotated[str, StringConstraints(max_length=2000)] | None = None
 
     @model_validator(mode="after")
@@ -53,7 +54,7 @@ class Feedback(BaseModel):
 
     @property
     def key(self) -> str:
-        return self.idempotency_key or f"{self.response_id}:explicit"
+        return self.idempotency_key or f"{self.response_id}:{self.scale}:{self.score}"
 
 
 class FeedbackReceipt(BaseModel):

@@ -1,0 +1,46 @@
+"""Explicit feedback on a fire recorded through the learning API (``POST /v1/heuristics/{id}/fires``).
+
+The executive's own decisions are rated through ``executive.feedback_handler``, which
+hands heuristic-path ratings to the same ``LearningModule.rate``: one explicit path, one
+magnitude (ORIGINS bug 5: GLADyS's strategy said 0.8 while its live path applied 1.0).
+"""
+
+from __future__ import annotations
+
+from phronesis.feedback.models import Feedback, FeedbackReceipt
+from phronesis.feedback.repository import FeedbackRepository
+from phronesis.feedback.scores import ScoreMapping
+from phronesis.learning.fires import StoredFire
+from phronesis.learning.module import LearningModule
+
+__all__ = ["LearningFeedback"]
+
+
+class LearningFeedback:
+    def __init__(self, module: LearningModule, ledger: FeedbackRepository, scores: ScoreMapping) -> None:
+        self._module = module
+        self._ledger = ledger
+        self._scores = scores
+
+    async def handle(self, tenant: str, feedback: Feedback, fire: StoredFire) -> FeedbackReceipt:
+        await self._ledger.ensure_new(tenant, feedback.key)
+        signed = self._scores.signed_magnitude(feedback)
+        signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
+        effect, update = "recorded", None
+        async with self._module.database.transaction() as conn:
+            if signed != 0:
+                update = await self._module.rate(conn, tenant, fire, feedback, signed)
+                effect = "recorded" if update is None else update.effect
+            await self._ledger.add(
+                tenant, feedback, magnitude=signed, effect=effect, heuristic_id=fire.heuristic_id, connection=conn
+            )
+        return FeedbackReceipt(
+            response_id=feedback.response_id,
+            accepted=True,
+            signal=signal,
+            magnitude=abs(signed) if update is None else update.magnitude,
+            effect=effect,
+            heuristic_id=fire.heuristic_id,
+            old_confidence=None if update is None else update.old_confidence,
+            new_confidence=None if update is None else update.new_confidence,
+        )

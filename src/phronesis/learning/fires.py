@@ -1,0 +1,161 @@
+"""Heuristic firings: the only thing implicit signals may touch (ORIGINS bug 2's fix).
+
+Each row remembers whether its one implicit signal was given (``implicit_source``) and
+the explicit signal standing on it (last click wins), so neither channel counts twice.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.learning.types import FireRecord
+from phronesis.storage.tables import heuristic_fires, heuristics
+
+__all__ = ["FireRepository", "StoredFire"]
+
+_f = heuristic_fires.c
+
+
+@dataclass(frozen=True, slots=True)
+class StoredFire(FireRecord):
+    """A fire with both channels' state."""
+
+    tenant: str = ""
+    implicit_source: str | None = None
+    explicit_source: str | None = None
+    explicit_positive: bool | None = None
+    explicit_weight: float | None = None
+    explicit_at: datetime | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> StoredFire:
+        return cls(
+            id=row.id,
+            heuristic_id=row.heuristic_id,
+            event_id=row.event_id,
+            source=row.source,
+            fired_at=row.fired_at,
+            tenant=row.tenant,
+            implicit_source=row.implicit_source,
+            explicit_source=row.explicit_source,
+            explicit_positive=row.explicit_positive,
+            explicit_weight=row.explicit_weight,
+            explicit_at=row.explicit_at,
+        )
+
+
+class FireRepository:
+    async def add(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        event_id: str,
+        source: str,
+        fired_at: datetime,
+        response_id: str | None = None,
+    ) -> FireRecord:
+        fire_id = str(uuid.uuid4())
+        await conn.execute(
+            heuristic_fires.insert(),
+            {
+                "id": fire_id,
+                "tenant": tenant,
+                "heuristic_id": heuristic_id,
+                "event_id": event_id,
+                "source": source,
+                "response_id": response_id,
+                "fired_at": fired_at,
+            },
+        )
+        return FireRecord(fire_id, heuristic_id, event_id, source, fired_at)
+
+    async def get(self, conn: AsyncConnection, tenant: str, fire_id: str) -> StoredFire | None:
+        row = (await conn.execute(select(heuristic_fires).where(_f.tenant == tenant, _f.id == fire_id))).one_or_none()
+        return None if row is None else StoredFire.from_row(row)
+
+    async def for_response(self, conn: AsyncConnection, tenant: str, response_id: str) -> StoredFire | None:
+        row = (
+            await conn.execute(
+                select(heuristic_fires).where(_f.tenant == tenant, _f.response_id == response_id).limit(1)
+            )
+        ).one_or_none()
+        return None if row is None else StoredFire.from_row(row)
+
+    async def open_from_source(
+        self, conn: AsyncConnection, tenant: str, source: str, since: datetime, until: datetime
+    ) -> list[StoredFire]:
+        """Fires from ``source`` in [since, until] that have had no implicit signal yet, oldest first."""
+        query = (
+            select(heuristic_fires)
+            .where(
+                _f.tenant == tenant,
+                _f.source == source,
+                _f.fired_at >= since,
+                _f.fired_at <= until,
+                _f.implicit_source.is_(None),
+            )
+            .order_by(_f.fired_at, _f.id)
+        )
+        return [StoredFire.from_row(row) for row in await conn.execute(query)]
+
+    async def due(self, conn: AsyncConnection, cutoff: datetime, limit: int) -> list[StoredFire]:
+        """Open fires older than ``cutoff``, every tenant, oldest first."""
+        query = (
+            select(heuristic_fires)
+            .where(_f.implicit_source.is_(None), _f.fired_at <= cutoff)
+            .order_by(_f.fired_at, _f.id)
+            .limit(limit)
+        )
+        return [StoredFire.from_row(row) for row in await conn.execute(query)]
+
+    async def close(self, conn: AsyncConnection, fire_ids: Sequence[str], source: str, at: datetime) -> set[str]:
+        """Give these fires their implicit signal; returns the ids that were still open (a racing closer loses)."""
+        if not fire_ids:
+            return set()
+        result = await conn.execute(
+            update(heuristic_fires)
+            .where(_f.id.in_(list(fire_ids)), _f.implicit_source.is_(None))
+            .values(implicit_source=source, implicit_at=at)
+            .returning(_f.id)
+        )
+        return {fire_id for (fire_id,) in result}
+
+    async def set_explicit(
+        self, conn: AsyncConnection, fire_id: str, *, source: str, positive: bool, weight: float, at: datetime
+    ) -> None:
+        await conn.execute(
+            update(heuristic_fires)
+            .where(_f.id == fire_id)
+            .values(explicit_source=source, explicit_positive=positive, explicit_weight=weight, explicit_at=at)
+        )
+
+    async def bump_ignore_streak(self, conn: AsyncConnection, tenant: str, heuristic_id: str) -> int:
+        h = heuristics.c
+        result = await conn.execute(
+            update(heuristics)
+            .where(h.tenant == tenant, h.id == heuristic_id)
+            .values(ignore_streak=h.ignore_streak + 1)
+            .returning(h.ignore_streak)
+        )
+        return int(result.scalar_one())
+
+    async def reset_ignore_streak(self, conn: AsyncConnection, tenant: str, heuristic_ids: Sequence[str]) -> None:
+        if heuristic_ids:
+            h = heuristics.c
+            await conn.execute(
+                update(heuristics)
+                .where(and_(h.tenant == tenant, h.id.in_(list(heuristic_ids)), h.ignore_streak != 0))
+                .values(ignore_streak=0)
+            )
+
+    async def count_open(self, conn: AsyncConnection) -> int:
+        return int((await conn.execute(select(func.count()).where(_f.implicit_source.is_(None)))).scalar_one())

@@ -1,0 +1,77 @@
+"""Request and response models of the learning decision point (HTTP, CLI and Python share them)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, StringConstraints
+
+__all__ = ["FireRequest", "HistoryEntry", "ObservedEvent", "Observation", "SignalOutcome"]
+
+EventId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+Source = Annotated[str, StringConstraints(max_length=128)]
+
+
+class FireRequest(BaseModel):
+    """A heuristic fired for an event (seed 001 ``on_fire``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event_id: EventId
+    source: Source = ""
+    fired_at: AwareDatetime | None = None
+    """When it fired (default: now); a time in the future is refused."""
+    response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+
+
+class ObservedEvent(BaseModel):
+    """A new event from a source: it may undo recent fires, or leave them ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    event_id: EventId
+    text: Annotated[str, StringConstraints(min_length=1, max_length=4000)]
+    source: Source = ""
+    occurred_at: AwareDatetime | None = None
+
+
+class SignalOutcome(BaseModel):
+    """One signal and what it did."""
+
+    model_config = ConfigDict(frozen=True)
+
+    heuristic_id: str
+    fire_id: str | None
+    source: str
+    signal: str
+    """``positive``, ``negative`` or ``neutral`` (recorded, no update)."""
+    magnitude: float
+    effect: str
+    """``updated``, ``locked``, ``duplicate``, ``neutral`` or ``missing`` (the heuristic was deleted)."""
+    old_confidence: float | None = None
+    new_confidence: float | None = None
+
+
+class Observation(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    event_id: str
+    undo: bool
+    signals: list[SignalOutcome]
+
+
+class HistoryEntry(BaseModel):
+    """One step of a heuristic's confidence, with the signal that moved it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    at: datetime
+    source: str
+    positive: bool
+    magnitude: float
+    weight: float | None
+    old_confidence: float
+    new_confidence: float
+    event_id: str | None
+    fire_id: str | None

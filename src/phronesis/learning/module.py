@@ -1,0 +1,304 @@
+"""Seed 001's ``LearningModule``: fires in, signals out, applied to memory.
+
+- ``record_fire``: a heuristic actually fired (only these get implicit signals — ORIGINS bug 2).
+- ``observe``: a new event from a source. If it reads as an undo, every open fire of that
+  source within the undo window gets a NEGATIVE ``implicit_undo``. Otherwise those fires
+  were ignored: each adds one to its heuristic's ignore streak, and the strategy decides
+  (seed: 2 → NEUTRAL, 3 → NEGATIVE, streak reset after the signal).
+- ``sweep``: fires older than the undo window with no implicit signal get the timeout
+  POSITIVE ("no news is good news"), on the clock, not on the next event.
+- ``explicit``: a rating on a fire; a later click replaces the earlier one (F-11).
+
+Each fire gets at most one implicit signal: undo, ignore and timeout close it in the same
+transaction that applies the signal (ORIGINS bug 3: GLADyS gave one fire a timeout
+positive *and* an ignore negative). An explicit rating resets the ignore streak.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock
+from phronesis.exceptions import InvalidInputError
+from phronesis.feedback.models import Feedback
+from phronesis.heuristics.evidence_writer import EvidenceItem, Retraction
+from phronesis.heuristics.models import ConfidenceUpdate
+from phronesis.heuristics.repository import HeuristicRepository
+from phronesis.learning.fires import FireRepository, StoredFire
+from phronesis.learning.models import FireRequest, HistoryEntry, Observation, ObservedEvent, SignalOutcome
+from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
+from phronesis.storage.database import Database
+from phronesis.storage.tables import confidence_events
+
+__all__ = ["LearningModule"]
+
+
+def implicit_key(fire_id: str) -> str:
+    """One implicit signal per fire: every implicit channel shares this key."""
+    return f"fire:{fire_id}:implicit"
+
+
+class LearningModule:
+    def __init__(
+        self,
+        database: Database,
+        heuristics: HeuristicRepository,
+        strategy: LearningStrategy,
+        clock: Clock,
+        *,
+        max_clock_skew_s: float = 5.0,
+    ) -> None:
+        self.database = database
+        self.heuristics = heuristics
+        self.strategy = strategy
+        self.clock = clock
+        self.fires = FireRepository()
+        self._skew = timedelta(seconds=max_clock_skew_s)
+        heuristics.evidence_model = strategy.evidence  # seed 001: the strategy picks, memory computes
+
+    @property
+    def window(self) -> timedelta:
+        return timedelta(seconds=self.strategy.undo_window_sec)
+
+    def _when(self, field: str, value: datetime | None) -> datetime:
+        now = self.clock.now()
+        if value is None:
+            return now
+        if value > now + self._skew:
+            raise InvalidInputError(field, "must not be in the future")
+        return value
+
+    # ------------------------------------------------------------------ fires
+
+    async def record_fire(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        request: FireRequest,
+        *,
+        connection: AsyncConnection | None = None,
+        missing_ok: bool = False,
+    ) -> FireRecord | None:
+        """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``."""
+        fired_at = self._when("fired_at", request.fired_at)
+        async with self.database.joined(connection) as conn:
+            if not await self.heuristics.record_fire(tenant, heuristic_id, connection=conn, missing_ok=missing_ok):
+                return None
+            return await self.fires.add(
+                conn,
+                tenant,
+                heuristic_id,
+                event_id=request.event_id,
+                source=request.source,
+                fired_at=fired_at,
+                response_id=request.response_id,
+            )
+
+    # ------------------------------------------------------------------ implicit
+
+    async def observe(self, tenant: str, event: ObservedEvent) -> Observation:
+        at = self._when("occurred_at", event.occurred_at)
+        async with self.database.transaction() as conn:
+            fires = [
+                fire
+                for fire in await self.fires.open_from_source(conn, tenant, event.source, at - self.window, at)
+                if fire.event_id != event.event_id  # the event that caused a fire does not undo or ignore it
+            ]
+            if not fires:
+                return Observation(event_id=event.event_id, undo=False, signals=[])
+            undo = self.strategy.interpret_event_for_undo(event.text, list(fires))
+            if undo:
+                by_fire = {fire.id: fire for fire in fires}
+                closed = await self.fires.close(conn, list(by_fire), "implicit_undo", at)
+                signals = [s for s in undo if s.metadata.get("fire_id") in closed]
+                outcomes = await self._apply(
+                    conn, tenant, signals, [by_fire[str(s.metadata["fire_id"])] for s in signals]
+                )
+                await self.fires.reset_ignore_streak(conn, tenant, sorted({s.heuristic_id for s in signals}))
+                return Observation(event_id=event.event_id, undo=True, signals=outcomes)
+            return Observation(
+                event_id=event.event_id, undo=False, signals=await self._ignored(conn, tenant, fires, at)
+            )
+
+    async def _ignored(
+        self, conn: AsyncConnection, tenant: str, fires: Sequence[StoredFire], at: datetime
+    ) -> list[SignalOutcome]:
+        """Seed 001: an unacknowledged fire followed by another event from its source was ignored."""
+        candidates = [fire for fire in fires if fire.explicit_source is None]  # acknowledged fires are not ignored
+        closed = await self.fires.close(conn, [fire.id for fire in candidates], "implicit_ignored", at)
+        outcomes: list[SignalOutcome] = []
+        for fire in candidates:
+            if fire.id not in closed:
+                continue
+            streak = await self.fires.bump_ignore_streak(conn, tenant, fire.heuristic_id)
+            signal = self.strategy.interpret_ignore(fire.heuristic_id, streak)
+            signal = FeedbackSignal(
+                signal.signal_type, signal.heuristic_id, fire.event_id, signal.source, signal.magnitude, signal.metadata
+            )
+            outcomes.extend(await self._apply(conn, tenant, [signal], [fire]))
+            if signal.signal_type is not SignalType.NEUTRAL:
+                await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
+        return outcomes
+
+    async def sweep(self, now: datetime | None = None, *, limit: int = 1000) -> int:
+        """Timeout positives for fires older than the undo window; returns how many were applied."""
+        now = now or self.clock.now()
+        async with self.database.transaction() as conn:
+            due = await self.fires.due(conn, now - self.window, limit)
+            closed = await self.fires.close(conn, [fire.id for fire in due], "implicit_timeout", now)
+            by_tenant: dict[str, list[StoredFire]] = defaultdict(list)
+            for fire in due:
+                if fire.id in closed:
+                    by_tenant[fire.tenant].append(fire)
+            for tenant, fires in by_tenant.items():
+                signals = [
+                    self.strategy.interpret_timeout(
+                        fire.heuristic_id, fire.event_id, (now - fire.fired_at).total_seconds()
+                    )
+                    for fire in fires
+                ]
+                await self._apply(conn, tenant, signals, fires)
+                # a fire that was not ignored breaks the run of consecutive ignores
+                await self.fires.reset_ignore_streak(conn, tenant, sorted({fire.heuristic_id for fire in fires}))
+        return len(closed)
+
+    # ------------------------------------------------------------------ explicit
+
+    async def explicit(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        fire: StoredFire,
+        *,
+        positive: bool,
+        magnitude: float,
+        source: str,
+        key: str,
+    ) -> ConfidenceUpdate | None:
+        """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins)."""
+        retract = None
+        if fire.explicit_source is not None and fire.explicit_positive is not None and fire.explicit_at is not None:
+            retract = Retraction(fire.explicit_positive, fire.explicit_weight or 0.0, fire.explicit_at)
+        item = EvidenceItem(
+            fire.heuristic_id, positive, magnitude, source, key=key, event_id=fire.event_id, fire_id=fire.id,
+            retract=retract,
+        )  # fmt: skip
+        (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
+        if update is not None and update.applied:
+            await self.fires.set_explicit(
+                conn, fire.id, source=source, positive=positive, weight=update.weight, at=self.clock.now()
+            )
+        await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
+        return update
+
+    async def rate(
+        self, conn: AsyncConnection, tenant: str, fire: StoredFire, feedback: Feedback, signed: float
+    ) -> ConfidenceUpdate | None:
+        """An explicit rating of a fire: binary through the strategy (seed: 0.8), scores by the F-23 mapping."""
+        positive = signed > 0
+        if feedback.scale == "binary":
+            signal = self.strategy.interpret_explicit_feedback(
+                fire.event_id, fire.heuristic_id, positive, feedback.source
+            )
+            magnitude, source = signal.magnitude, signal.source
+        else:
+            magnitude, source = abs(signed), feedback.source
+        return await self.explicit(
+            conn, tenant, fire, positive=positive, magnitude=magnitude, source=source, key=f"explicit:{feedback.key}"
+        )
+
+    async def fire(self, tenant: str, fire_id: str) -> StoredFire | None:
+        async with self.database.engine.connect() as conn:
+            return await self.fires.get(conn, tenant, fire_id)
+
+    # ------------------------------------------------------------------ applying
+
+    async def apply(self, tenant: str, signals: Sequence[FeedbackSignal]) -> list[SignalOutcome]:
+        """Apply signals from outside the module (e.g. a custom detector), in one transaction."""
+        async with self.database.transaction() as conn:
+            return await self._apply(conn, tenant, signals, [None] * len(signals))
+
+    async def _apply(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        signals: Sequence[FeedbackSignal],
+        fires: Sequence[FireRecord | None],
+    ) -> list[SignalOutcome]:
+        """Seed 001 ``_apply_signal``: NEUTRAL is skipped; magnitude and source go to memory."""
+        items: list[EvidenceItem] = []
+        outcomes: list[SignalOutcome | None] = []
+        for signal, fire in zip(signals, fires, strict=True):
+            if signal.signal_type is SignalType.NEUTRAL:
+                outcomes.append(_outcome(signal, fire, "neutral"))
+                continue
+            items.append(
+                EvidenceItem(
+                    signal.heuristic_id,
+                    signal.signal_type is SignalType.POSITIVE,
+                    signal.magnitude,
+                    signal.source,
+                    key=implicit_key(fire.id) if fire is not None else None,
+                    event_id=signal.event_id or None,
+                    fire_id=fire.id if fire is not None else None,
+                    details=dict(signal.metadata) or None,
+                )
+            )
+            outcomes.append(None)
+        updates = iter(await self.heuristics.apply_evidence(tenant, items, connection=conn, missing_ok=True))
+        result: list[SignalOutcome] = []
+        for signal, fire, outcome in zip(signals, fires, outcomes, strict=True):
+            if outcome is None:
+                update = next(updates)
+                outcome = _outcome(signal, fire, "missing" if update is None else update.effect, update)
+            result.append(outcome)
+        return result
+
+    # ------------------------------------------------------------------ history
+
+    async def history(self, tenant: str, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
+        """Confidence over time, oldest first, each step with the signal that moved it."""
+        await self.heuristics.get(tenant, heuristic_id)  # 404 for an unknown heuristic
+        c = confidence_events.c
+        query = (
+            select(confidence_events)
+            .where(c.tenant == tenant, c.heuristic_id == heuristic_id)
+            .order_by(c.created_at.desc(), c.id.desc())
+            .limit(limit)
+        )
+        async with self.database.engine.connect() as conn:
+            rows = list(await conn.execute(query))
+        return [
+            HistoryEntry(
+                at=row.created_at,
+                source=row.source,
+                positive=row.positive,
+                magnitude=row.magnitude,
+                weight=row.weight,
+                old_confidence=row.old_confidence,
+                new_confidence=row.new_confidence,
+                event_id=row.event_id,
+                fire_id=row.fire_id,
+            )
+            for row in reversed(rows)
+        ]
+
+
+def _outcome(
+    signal: FeedbackSignal, fire: FireRecord | None, effect: str, update: ConfidenceUpdate | None = None
+) -> SignalOutcome:
+    return SignalOutcome(
+        heuristic_id=signal.heuristic_id,
+        fire_id=fire.id if fire is not None else None,
+        source=signal.source,
+        signal=signal.signal_type.value,
+        magnitude=signal.magnitude,
+        effect=effect,
+        old_confidence=None if update is None else update.old_confidence,
+        new_confidence=None if update is None else update.new_confidence,
+    )

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -19,6 +20,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.llm import guard
+from phronesis.llm.types import LLMProvider
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
@@ -105,3 +107,22 @@ async def sqlite_engine(settings: Settings, embedder: HashingEmbedder, clock: Fi
     await eng.start()
     yield eng
     await eng.close()
+
+
+@pytest.fixture
+async def make_engine(
+    tmp_path: Path, database: Database, embedder: HashingEmbedder, clock: FixedClock
+) -> AsyncIterator[Callable[..., Any]]:
+    """``await make_engine(llm=…, executive={…})``: an engine on the test database; drained at teardown."""
+    engines: list[Engine] = []
+
+    async def build(llm: LLMProvider | None = None, **sections: Any) -> Engine:
+        settings = Settings(data_dir=tmp_path, embeddings={"spec": "hashing:384"}, **sections)
+        engine = Engine(settings, database=database, embedder=embedder, llm=llm, clock=clock)
+        await engine.start(migrate=False)
+        engines.append(engine)
+        return engine
+
+    yield build
+    for engine in engines:
+        await engine.background.drain()

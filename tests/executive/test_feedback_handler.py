@@ -12,7 +12,8 @@ from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.llm.types import LLMRequest
 from phronesis.storage.tables import feedback as feedback_table
 from phronesis.testing import FixedClock, ScriptedLLM
-from tests.executive.conftest import PREDICTION, EngineFactory, add_heuristic
+from tests.engines import EngineFactory, add_heuristic
+from tests.executive.conftest import PREDICTION
 
 SMOKE = "the smoke alarm is beeping in the kitchen"
 SMOKE_ACTION = "check the stove and open a window to clear the smoke"

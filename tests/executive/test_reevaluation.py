@@ -6,7 +6,8 @@ import pytest
 
 from phronesis.exceptions import ConfigurationError
 from phronesis.executive.reevaluation import reevaluate
-from tests.executive.conftest import EngineFactory, add_heuristic, answering
+from tests.engines import EngineFactory, add_heuristic
+from tests.executive.conftest import answering
 
 SMOKE = "the smoke alarm is beeping in the kitchen"
 SMOKE_ACTION = "check the stove and open a window to clear the smoke"

@@ -10,7 +10,8 @@ from phronesis.exceptions import InvalidInputError, LLMServerError, LLMTimeoutEr
 from phronesis.executive.events import EventRequest
 from phronesis.executive.report import build_report
 from phronesis.testing import FixedClock, ScriptedLLM
-from tests.executive.conftest import EngineFactory, add_heuristic, answering
+from tests.engines import EngineFactory, add_heuristic
+from tests.executive.conftest import answering
 
 SMOKE = "the smoke alarm is beeping in the kitchen"
 SMOKE_ACTION = "check the stove and open a window to clear the smoke"

@@ -14,7 +14,7 @@ from phronesis import __version__
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
-from phronesis.api.routers import decisions, events, feedback, health, heuristics
+from phronesis.api.routers import decisions, events, feedback, health, heuristics, learning
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 
@@ -24,6 +24,17 @@ log = logging.getLogger("phronesis.api")
 
 
 PURGE_INTERVAL_S = 3600.0
+
+
+async def _sweep_periodically(engine: Engine) -> None:
+    """Seed 001: "no complaint within the window" becomes a timeout positive on the clock, not on the next event."""
+    interval = engine.settings.learning.sweep_interval_sec
+    while True:
+        try:
+            await engine.learning.sweep()
+        except PhronesisError as exc:
+            log.error("learning sweep failed: %s", exc)
+        await asyncio.sleep(interval)
 
 
 async def _purge_periodically(engine: Engine) -> None:
@@ -57,13 +68,18 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
                 "Never expose this server.",
                 the_engine.settings.api.dev_tenant,
             )
-        purger = asyncio.get_running_loop().create_task(_purge_periodically(the_engine), name="purge")
+        loop = asyncio.get_running_loop()
+        periodic = [
+            loop.create_task(_purge_periodically(the_engine), name="purge"),
+            loop.create_task(_sweep_periodically(the_engine), name="learning-sweep"),
+        ]
         try:
             yield
         finally:
-            purger.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await purger
+            for task in periodic:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             if owns_engine:
                 await the_engine.close()
 
@@ -84,4 +100,5 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(decisions.router)
     app.include_router(events.router)
     app.include_router(feedback.router)
+    app.include_router(learning.router)
     return app

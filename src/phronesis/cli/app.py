@@ -29,10 +29,12 @@ db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 heuristics_app = typer.Typer(help="Heuristic memory.", no_args_is_help=True)
 config_app = typer.Typer(help="Configuration.", no_args_is_help=True)
 executive_app = typer.Typer(help="The executive (seed 000): A/B report and re-evaluation.", no_args_is_help=True)
+learning_app = typer.Typer(help="Learning (seed 001): the timeout sweep.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 app.add_typer(heuristics_app, name="heuristics")
 app.add_typer(config_app, name="config")
 app.add_typer(executive_app, name="executive")
+app.add_typer(learning_app, name="learning")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 
@@ -149,3 +151,4 @@ def _read_input(path: str) -> bytes:
 from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its commands)
 from phronesis.cli import executive as _executive  # noqa: E402,F401
 from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401
+from phronesis.cli import learning as _learning  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""Explicit feedback on a decision, by its response id (seed 000 ``ProvideFeedback``; seed 001 F-23 scores)."""
+"""Explicit feedback on a decision or a fire, by its response id (seed 000 ``ProvideFeedback``; seed 001 F-23)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ router = APIRouter(tags=["feedback"])
 @router.post(
     "/v1/feedback",
     summary="Rate a decision: positive/negative, a 3-point user score or a 5-point developer score",
-    responses={404: {"description": "No decision with this response id"}, 409: {"description": "Already rated"}},
+    responses={
+        404: {"description": "No decision or fire with this response id"},
+        409: {"description": "Already rated"},
+    },
 )
 async def give_feedback(feedback: Feedback, engine: EngineDep, tenant: TenantDep) -> FeedbackReceipt:
-    return await engine.executive_feedback.handle(tenant, feedback)
+    return await engine.give_feedback(tenant, feedback)

@@ -1,0 +1,49 @@
+"""The learning decision point over HTTP (seed 001): fires, observed events, confidence history."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.routers.heuristics import HeuristicIdPath
+from phronesis.learning.models import FireReceipt, FireRequest, HistoryEntry, Observation, ObservedEvent
+
+router = APIRouter(tags=["learning"])
+
+
+@router.post(
+    "/v1/heuristics/{heuristic_id}/fires",
+    status_code=201,
+    summary="A heuristic fired for an event: count it and watch for undo, ignore or timeout",
+)
+async def record_fire(
+    heuristic_id: HeuristicIdPath, body: FireRequest, engine: EngineDep, tenant: TenantDep
+) -> FireReceipt:
+    fire = await engine.learning.record_fire(tenant, heuristic_id, body)
+    assert fire is not None  # an unknown heuristic raised NotFoundError (404)
+    return FireReceipt(
+        id=fire.id, heuristic_id=fire.heuristic_id, event_id=fire.event_id, source=fire.source, fired_at=fire.fired_at
+    )
+
+
+@router.post(
+    "/v1/events/observe",
+    summary="A new event from a source: an undo of its recent fires, or a sign they were ignored",
+)
+async def observe(body: ObservedEvent, engine: EngineDep, tenant: TenantDep) -> Observation:
+    return await engine.learning.observe(tenant, body)
+
+
+@router.get(
+    "/v1/heuristics/{heuristic_id}/history",
+    summary="Confidence over time, each step with the signal that moved it (oldest first)",
+)
+async def history(
+    heuristic_id: HeuristicIdPath,
+    engine: EngineDep,
+    tenant: TenantDep,
+    limit: Annotated[int, Query(ge=1, le=100_000)] = 1000,
+) -> list[HistoryEntry]:
+    return await engine.learning.history(tenant, heuristic_id, limit=limit)

@@ -1,0 +1,67 @@
+"""``phronesis heuristics fire|history``, ``phronesis observe`` and ``phronesis learning sweep`` (seed 001)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from phronesis.cli.app import TenantOption, app, heuristics_app, learning_app, with_engine
+from phronesis.engine import DEFAULT_TENANT
+
+
+@heuristics_app.command("fire")
+def fire(
+    heuristic_id: Annotated[str, typer.Argument(help="The heuristic that fired.")],
+    event_id: Annotated[str, typer.Option("--event-id", help="The event it fired for.")],
+    source: Annotated[str, typer.Option(help="The event's source.")] = "",
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Record that a heuristic fired; prints the fire id (rate it with ``phronesis feedback FIRE_ID``)."""
+    recorded = with_engine(
+        lambda engine: engine.record_fire(heuristic_id, tenant=tenant, event_id=event_id, source=source)
+    )
+    typer.echo(recorded.id)
+
+
+@heuristics_app.command("history")
+def history(
+    heuristic_id: Annotated[str, typer.Argument(help="The heuristic.")],
+    limit: Annotated[int, typer.Option(min=1, max=100_000)] = 1000,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Confidence over time: when, old → new, and the signal that moved it."""
+    entries = with_engine(lambda engine: engine.learning.history(tenant, heuristic_id, limit=limit))
+    for entry in entries:
+        sign = "+" if entry.positive else "-"
+        typer.echo(
+            f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
+            f"\t{sign}{entry.magnitude:g}\t{entry.source}"
+        )
+
+
+@app.command()
+def observe(
+    text: Annotated[str, typer.Argument(help="The event's text.")],
+    event_id: Annotated[str, typer.Option("--event-id", help="The event's id.")],
+    source: Annotated[str, typer.Option(help="The event's source.")] = "",
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """An event that may undo its source's recent fires, or show they were ignored."""
+    observed = with_engine(lambda engine: engine.observe(text, event_id=event_id, tenant=tenant, source=source))
+    if not observed.signals:
+        typer.echo("no open fires from this source")
+    for outcome in observed.signals:
+        moved = (
+            f" ({outcome.old_confidence:.3f} → {outcome.new_confidence:.3f})"
+            if outcome.old_confidence is not None and outcome.new_confidence is not None
+            else ""
+        )
+        typer.echo(f"{outcome.source} {outcome.signal} on {outcome.heuristic_id}: {outcome.effect}{moved}")
+
+
+@learning_app.command("sweep")
+def sweep() -> None:
+    """Give fires older than the undo window their timeout positive (the service does this on its own)."""
+    applied = with_engine(lambda engine: engine.learning.sweep())
+    typer.echo(f"{applied} timeout signals applied")

@@ -1,0 +1,54 @@
+"""Learning over real HTTP: fires, observed events, feedback on a fire, history, and refusals."""
+
+from __future__ import annotations
+
+from tests.api.conftest import OTHER_KEY, LiveServer
+
+PROBLEM = "application/problem+json"
+
+
+def test_fire_undo_rate_and_history(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        heuristic = client.post(
+            "/v1/heuristics", json={"condition_text": f"dark {unique}", "action_text": "lights on", "confidence": 0.6}
+        ).json()
+        hid = heuristic["id"]
+        fire = client.post(f"/v1/heuristics/{hid}/fires", json={"event_id": f"e1-{unique}", "source": unique})
+        assert fire.status_code == 201 and fire.json()["heuristic_id"] == hid
+
+        undo = client.post("/v1/events/observe", json={"event_id": f"e2-{unique}", "text": "undo!", "source": unique})
+        assert undo.status_code == 200 and undo.json()["undo"] is True
+        assert [s["source"] for s in undo.json()["signals"]] == ["implicit_undo"]
+
+        second = client.post(f"/v1/heuristics/{hid}/fires", json={"event_id": f"e3-{unique}", "source": unique}).json()
+        rated = client.post("/v1/feedback", json={"response_id": second["id"], "dev_score": 5})
+        assert rated.status_code == 200 and rated.json()["effect"] == "updated"
+
+        history = client.get(f"/v1/heuristics/{hid}/history").json()
+        assert [(h["source"], h["positive"]) for h in history] == [("implicit_undo", False), ("dev", True)]
+        assert history[0]["old_confidence"] == 0.6 and history[1]["old_confidence"] == history[0]["new_confidence"]
+
+    with live_server.client(OTHER_KEY) as other:
+        assert other.get(f"/v1/heuristics/{hid}/history").status_code == 404
+        assert other.post("/v1/feedback", json={"response_id": second["id"], "rating": "positive"}).status_code == 404
+
+
+def test_bad_learning_input_is_a_problem_naming_the_field(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        hid = client.post("/v1/heuristics", json={"condition_text": f"c {unique}", "action_text": "a"}).json()["id"]
+        cases = [
+            ("/v1/heuristics/nope/fires", {"event_id": "e"}, 404, None),
+            (f"/v1/heuristics/{hid}/fires", {"event_id": "e", "fired_at": "2999-01-01T00:00:00Z"}, 422, "fired_at"),
+            (f"/v1/heuristics/{hid}/fires", {"event_id": "e", "fired_at": "2020-01-01T00:00:00"}, 422, "fired_at"),
+            (f"/v1/heuristics/{hid}/fires", {}, 422, "event_id"),
+            ("/v1/events/observe", {"event_id": "e", "text": ""}, 422, "text"),
+            ("/v1/feedback", {"response_id": "nope", "rating": "positive"}, 404, None),
+            ("/v1/feedback", {"response_id": "x", "user_score": 4}, 422, "user_score"),
+        ]
+        for path, body, status, field in cases:
+            response = client.post(path, json=body)
+            assert response.status_code == status, (path, body, response.text)
+            assert response.headers["content-type"] == PROBLEM
+            if field is not None:
+                assert response.json()["field"] == field
+        assert client.get(f"/v1/heuristics/{hid}").json()["fire_count"] == 0

@@ -1,0 +1,34 @@
+"""``phronesis heuristics fire|history``, ``observe``, ``learning sweep``: output and one-line errors."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from phronesis.cli.app import app
+
+
+def test_fire_observe_rate_history_sweep(cli: CliRunner) -> None:
+    hid = cli.invoke(app, ["heuristics", "add", "--condition", "dark", "--action", "lights on"]).output.strip()
+    fire_id = cli.invoke(app, ["heuristics", "fire", hid, "--event-id", "e1", "--source", "home"]).output.strip()
+
+    ignored = cli.invoke(app, ["observe", "what time is it", "--event-id", "e2", "--source", "home"])
+    assert ignored.exit_code == 0 and "implicit_ignored neutral" in ignored.output
+
+    rated = cli.invoke(app, ["feedback", fire_id, "--user-score", "1"])
+    assert rated.exit_code == 0, rated.output
+
+    history = cli.invoke(app, ["heuristics", "history", hid])
+    assert history.exit_code == 0 and "user_explicit" in history.output and "0.500 →" in history.output
+
+    swept = cli.invoke(app, ["learning", "sweep"])
+    assert swept.exit_code == 0 and swept.output == "0 timeout signals applied\n"
+
+
+def test_errors_are_one_line(cli: CliRunner) -> None:
+    for args in (
+        ["heuristics", "fire", "nope", "--event-id", "e"],
+        ["heuristics", "history", "nope"],
+        ["observe", "", "--event-id", "e"],
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and result.output.count("\n") == 1, (args, result.output)

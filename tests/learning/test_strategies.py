@@ -1,0 +1,134 @@
+"""One contract every learning strategy passes (river-style), plus what sets each apart."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from phronesis.exceptions import ConfigurationError
+from phronesis.heuristics.confidence import BetaEvidence, DiscountedBetaEvidence, Evidence
+from phronesis.learning import (
+    BayesianStrategy,
+    BayesianStrategyConfig,
+    DiscountedBetaStrategy,
+    FireRecord,
+    LearningStrategy,
+    SignalType,
+    create_learning_strategy,
+)
+from phronesis.settings import LearningSettings
+
+NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+FIRES = [
+    FireRecord("f1", "h1", "e1", "sensor", NOW),
+    FireRecord("f2", "h2", "e2", "sensor", NOW),
+]
+
+
+@pytest.fixture(params=["bayesian", "discounted_beta"])
+def strategy(request: pytest.FixtureRequest) -> LearningStrategy:
+    return create_learning_strategy(name=request.param)
+
+
+class TestContract:
+    def test_is_a_learning_strategy(self, strategy: LearningStrategy) -> None:
+        assert isinstance(strategy, LearningStrategy)
+        assert strategy.undo_window_sec == 30.0
+        assert {"strategy", "undo_window_sec", "ignored_threshold"} <= set(strategy.config)
+
+    def test_explicit_feedback_weighs_less_than_implicit(self, strategy: LearningStrategy) -> None:
+        signal = strategy.interpret_explicit_feedback("e1", "h1", True, "thumbs")
+        assert signal.signal_type is SignalType.POSITIVE and signal.magnitude == 0.8
+        assert signal.source == "user_explicit" and signal.metadata == {"original_source": "thumbs"}
+        assert strategy.interpret_explicit_feedback("e1", "h1", False, "dev").source == "dev"
+        timeout = strategy.interpret_timeout("h1", "e1", 31.5)
+        assert timeout.magnitude == 1.0 > signal.magnitude
+
+    def test_timeout_is_positive(self, strategy: LearningStrategy) -> None:
+        signal = strategy.interpret_timeout("h1", "e1", 31.5)
+        assert (signal.signal_type, signal.source, signal.metadata) == (
+            SignalType.POSITIVE,
+            "implicit_timeout",
+            {"elapsed_seconds": 31.5},
+        )
+
+    def test_an_undo_is_negative_for_every_recent_fire(self, strategy: LearningStrategy) -> None:
+        signals = strategy.interpret_event_for_undo("undo that " + "x" * 200, FIRES)
+        assert [(s.heuristic_id, s.event_id, s.signal_type) for s in signals] == [
+            ("h1", "e1", SignalType.NEGATIVE),
+            ("h2", "e2", SignalType.NEGATIVE),
+        ]
+        assert all(s.source == "implicit_undo" and len(s.metadata["undo_text"]) == 100 for s in signals)
+        assert strategy.interpret_event_for_undo("what is the cancellation policy", FIRES) == []
+        assert strategy.interpret_event_for_undo("undo", []) == []
+
+    @pytest.mark.parametrize(
+        ("count", "expected", "magnitude"),
+        [
+            (1, SignalType.NEUTRAL, 0.0),
+            (2, SignalType.NEUTRAL, 0.0),
+            (3, SignalType.NEGATIVE, 1.0),
+            (4, SignalType.NEGATIVE, 1.0),
+        ],
+    )
+    def test_ignores_turn_negative_at_the_threshold(
+        self, strategy: LearningStrategy, count: int, expected: SignalType, magnitude: float
+    ) -> None:
+        signal = strategy.interpret_ignore("h1", count)
+        assert (signal.signal_type, signal.magnitude, signal.source) == (expected, magnitude, "implicit_ignored")
+        assert signal.metadata == {"consecutive_count": count}
+
+    def test_evidence_moves_the_mean_the_right_way(self, strategy: LearningStrategy) -> None:
+        start = Evidence(1.0, 1.0, 1.0, 1.0, NOW)
+        up = strategy.evidence.add(start, positive=True, weight=1.0, now=NOW + timedelta(hours=1))
+        down = strategy.evidence.add(start, positive=False, weight=1.0, now=NOW + timedelta(hours=1))
+        assert down.mean < start.mean < up.mean
+        back = strategy.evidence.remove(
+            up, positive=True, weight=1.0, added_at=NOW + timedelta(hours=1), now=NOW + timedelta(hours=1)
+        )
+        assert back.mean == pytest.approx(start.mean)
+
+
+def test_bayesian_evidence_never_fades() -> None:
+    evidence = Evidence(11.0, 1.0, 1.0, 1.0, NOW)
+    later = BetaEvidence().add(evidence, positive=False, weight=1.0, now=NOW + timedelta(days=365))
+    assert (later.alpha, later.beta) == (11.0, 2.0)
+
+
+def test_discounted_evidence_halves_above_the_prior() -> None:
+    model = DiscountedBetaEvidence(half_life_s=86400.0)
+    evidence = Evidence(11.0, 1.0, 1.0, 1.0, NOW)
+    later = model.add(evidence, positive=False, weight=1.0, now=NOW + timedelta(days=1))
+    assert later.alpha == pytest.approx(6.0) and later.beta == pytest.approx(2.0)
+    # with no evidence for a long time it returns to its prior, not to 0.5
+    forgotten = model.add(Evidence(50.0, 2.0, 3.0, 1.0, NOW), positive=True, weight=0.0, now=NOW + timedelta(days=60))
+    assert forgotten.mean == pytest.approx(0.75, abs=1e-6)
+
+
+def test_the_factory_reads_settings_and_refuses_unknown_names() -> None:
+    strategy = create_learning_strategy(
+        LearningSettings(strategy="discounted_beta", half_life_sec=3600, undo_window_sec=10)
+    )
+    assert isinstance(strategy, DiscountedBetaStrategy) and strategy.config["half_life_s"] == 3600
+    assert strategy.undo_window_sec == 10
+    with pytest.raises(ConfigurationError, match="bayesian, discounted_beta"):
+        create_learning_strategy(name="reinforcement")
+
+
+def test_seed_environment_names_choose_the_strategy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from phronesis.settings import load_settings
+
+    monkeypatch.setenv("LEARNING_STRATEGY", "discounted_beta")
+    monkeypatch.setenv("LEARNING_UNDO_KEYWORDS", "oops, take it back")
+    monkeypatch.setenv("LEARNING_IGNORED_THRESHOLD", "5")
+    settings = load_settings().learning
+    strategy = create_learning_strategy(settings)
+    assert strategy.config["undo_keywords"] == ["oops", "take it back"] and strategy.config["ignored_threshold"] == 5
+    assert strategy.interpret_event_for_undo("please take it back", FIRES)
+
+
+def test_config_is_validated() -> None:
+    with pytest.raises(ValueError):
+        BayesianStrategyConfig(ignored_threshold=0)
+    assert BayesianStrategy(BayesianStrategyConfig(ignored_threshold=2)).interpret_ignore("h", 2).magnitude == 1.0

@@ -8,6 +8,7 @@ import random
 import pytest
 
 from phronesis.engine import Engine
+from phronesis.exceptions import NotFoundError
 from phronesis.heuristics.evidence_writer import EvidenceItem, EvidencePolicy
 from phronesis.heuristics.models import HeuristicCreate
 from phronesis.heuristics.repository import HeuristicRepository
@@ -85,3 +86,18 @@ async def test_confidence_stays_in_the_heuristics_limits(engine: Engine) -> None
         signals = [(rng.random() < 0.5, rng.uniform(0.01, 10.0)) for _ in range(rng.randint(1, 30))]
         updates = await repo.apply_evidence("t", [EvidenceItem(hid, p, m, "dev") for p, m in signals])
         assert all(u is not None and 0.2 <= u.new_confidence <= 0.9 for u in updates)
+
+
+async def test_group_commit_isolates_a_faulty_caller(engine: Engine) -> None:
+    """Concurrent callers share a transaction; one naming an unknown heuristic fails alone."""
+    repo = engine.heuristics.repository
+    hid = await _heuristic(engine, 0.5)
+    good = [repo.apply_evidence("t", [EvidenceItem(hid, True, 1.0, "dev", key=f"k{i}")]) for i in range(5)]
+    bad = repo.apply_evidence(
+        "t", [EvidenceItem(hid, True, 1.0, "dev", key="bad"), EvidenceItem("nope", True, 1.0, "dev")]
+    )
+    results = await asyncio.gather(*good, bad, return_exceptions=True)
+    assert isinstance(results[-1], NotFoundError)
+    assert all(isinstance(r, list) and r[0] is not None and r[0].applied for r in results[:-1])
+    history = await engine.learning.history("t", hid)
+    assert len(history) == 5 and all(h.positive for h in history)  # "bad"'s first item was not committed

@@ -22,6 +22,7 @@ from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.heuristics.confidence import BetaConfidence, BetaEvidence, EvidenceModel, bounded
 from phronesis.heuristics.evidence_writer import EvidenceItem, EvidencePolicy, apply_evidence
+from phronesis.heuristics.group_commit import EvidenceGroupCommit
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
@@ -87,6 +88,7 @@ class HeuristicRepository:
         self.evidence_model: EvidenceModel = evidence_model or BetaEvidence()
         """Set by the engine from the learning strategy (seed 001: the strategy picks, memory computes)."""
         self.evidence_policy = evidence_policy or EvidencePolicy()
+        self._group_commit = EvidenceGroupCommit(database, self._apply_in)
         self._prior_strength = prior_strength
         self._default_confidence = default_confidence
         self._clock = clock or SystemClock()
@@ -313,17 +315,27 @@ class HeuristicRepository:
         connection: AsyncConnection | None = None,
         missing_ok: bool = False,
     ) -> builtins.list[ConfidenceUpdate | None]:
-        """A batch of evidence in one transaction (see ``evidence_writer``), with this memory's model and policy."""
-        async with self._db.joined(connection) as conn:
-            return await apply_evidence(
-                conn,
-                tenant,
-                items,
-                model=self.evidence_model,
-                policy=self.evidence_policy,
-                now=self._clock.now(),
-                missing_ok=missing_ok,
-            )
+        """A batch of evidence (see ``evidence_writer``), with this memory's model and policy.
+
+        In the caller's transaction when ``connection`` is given; otherwise it joins the next
+        group commit with every other caller waiting at that moment.
+        """
+        if connection is None:
+            return await self._group_commit.submit(tenant, items, missing_ok=missing_ok)
+        return await self._apply_in(connection, tenant, items, missing_ok)
+
+    async def _apply_in(
+        self, conn: AsyncConnection, tenant: str, items: Sequence[EvidenceItem], missing_ok: bool
+    ) -> builtins.list[ConfidenceUpdate | None]:
+        return await apply_evidence(
+            conn,
+            tenant,
+            items,
+            model=self.evidence_model,
+            policy=self.evidence_policy,
+            now=self._clock.now(),
+            missing_ok=missing_ok,
+        )
 
     async def record_fire(
         self,

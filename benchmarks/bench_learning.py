@@ -238,9 +238,7 @@ async def main_async(args: argparse.Namespace) -> None:
         print(row)
 
     print(f"\nSignals applied per second, {args.writers} concurrent writers, 64 heuristics\n")
-    print(
-        "| database | writers | signals per transaction | signals | signals/s | p50 ms | p99 ms | RSS MB | exact counts |"
-    )
+    print("| database | writers | signals per call | signals | signals/s | p50 ms | p99 ms | RSS MB | exact counts |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     with tempfile.TemporaryDirectory() as tmp:
         targets = [("SQLite", f"sqlite+aiosqlite:///{Path(tmp) / 'tp.db'}")]

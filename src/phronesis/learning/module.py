@@ -20,7 +20,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -33,7 +32,6 @@ from phronesis.learning.fires import FireRepository, StoredFire
 from phronesis.learning.models import FireRequest, HistoryEntry, Observation, ObservedEvent, SignalOutcome
 from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
 from phronesis.storage.database import Database
-from phronesis.storage.tables import confidence_events
 
 __all__ = ["LearningModule"]
 
@@ -264,28 +262,20 @@ class LearningModule:
     async def history(self, tenant: str, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
         """Confidence over time, oldest first, each step with the signal that moved it."""
         await self.heuristics.get(tenant, heuristic_id)  # 404 for an unknown heuristic
-        c = confidence_events.c
-        query = (
-            select(confidence_events)
-            .where(c.tenant == tenant, c.heuristic_id == heuristic_id)
-            .order_by(c.created_at.desc(), c.id.desc())
-            .limit(limit)
-        )
-        async with self.database.engine.connect() as conn:
-            rows = list(await conn.execute(query))
+        rows = await self.heuristics.confidence_history(tenant, heuristic_id, limit=limit)
         return [
             HistoryEntry(
-                at=row.created_at,
-                source=row.source,
-                positive=row.positive,
-                magnitude=row.magnitude,
-                weight=row.weight,
-                old_confidence=row.old_confidence,
-                new_confidence=row.new_confidence,
-                event_id=row.event_id,
-                fire_id=row.fire_id,
+                at=row["created_at"],
+                source=row["source"],
+                positive=row["positive"],
+                magnitude=row["magnitude"],
+                weight=row["weight"],
+                old_confidence=row["old_confidence"],
+                new_confidence=row["new_confidence"],
+                event_id=row["event_id"],
+                fire_id=row["fire_id"],
             )
-            for row in reversed(rows)
+            for row in reversed(rows)  # stored newest first
         ]
 
 

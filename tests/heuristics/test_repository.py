@@ -73,7 +73,7 @@ async def test_magnitude_zero_means_one_as_in_the_seed(engine: Engine) -> None:
     assert update.beta == pytest.approx(2.0) and update.magnitude == 1.0
 
 
-@pytest.mark.parametrize("magnitude", [-1.0, float("nan"), float("inf"), 1000.0])
+@pytest.mark.parametrize("magnitude", [-1.0, float("nan"), float("inf"), 10.5, 1000.0])
 async def test_bad_magnitudes_are_refused(engine: Engine, magnitude: float) -> None:
     h = await engine.heuristics.add("t1", make())
     with pytest.raises(InvalidInputError):

@@ -36,7 +36,7 @@ from phronesis.storage.tables import confidence_events, heuristics
 __all__ = ["HeuristicRepository", "StoredEmbedding"]
 
 _COLUMNS = [c for c in heuristics.c if c.name != "embedding"]
-MAX_MAGNITUDE = 100.0
+MAX_MAGNITUDE = 10.0  # issue 4: a magnitude outside [0, 10] is refused
 
 # Statements on every decision's path are built once: constructing a SQLAlchemy statement
 # costs more Python than executing its cached compiled form (the executive's profile).

@@ -51,7 +51,7 @@ class ConfidenceRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     positive: bool
-    magnitude: float | None = Field(default=None, ge=0.0, le=100.0, allow_inf_nan=False)
+    magnitude: float | None = Field(default=None, ge=0.0, le=10.0, allow_inf_nan=False)
     """Evidence weight; unset or 0 means 1.0 (seed 001)."""
     source: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
 

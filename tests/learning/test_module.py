@@ -167,3 +167,24 @@ async def test_bad_input_is_refused_and_writes_nothing(
     with pytest.raises(NotFoundError):
         await engine.learning.history("default", "no-such-heuristic")
     assert (await engine.heuristics.repository.get("default", h.id)).fire_count == 0
+
+
+async def test_signals_from_outside_are_applied_and_neutral_ones_skipped(
+    make_engine: EngineFactory, learning_strategy: str
+) -> None:
+    """Seed 001 ``_apply_signal``: a custom detector's signals, NEUTRAL recorded as such and not applied."""
+    from phronesis.learning import FeedbackSignal, SignalType
+
+    engine = await _engine(make_engine, learning_strategy)
+    h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.5)
+    outcomes = await engine.learning.apply(
+        "default",
+        [
+            FeedbackSignal(SignalType.NEUTRAL, h.id, "e1", "user_implicit", 0.0),
+            FeedbackSignal(SignalType.POSITIVE, h.id, "e2", "user_implicit", 1.0),
+            FeedbackSignal(SignalType.NEGATIVE, "gone", "e3", "user_implicit", 1.0),
+        ],
+    )
+    assert [o.effect for o in outcomes] == ["neutral", "updated", "missing"]
+    history = await engine.learning.history("default", h.id)
+    assert [(e.source, e.positive, e.event_id) for e in history] == [("user_implicit", True, "e2")]

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import NotFoundError
-from phronesis.executive.learning_hooks import NOT_A_FIRE
+from phronesis.executive.learning_hooks import NOT_A_FIRE, NotAFire
 from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, extract_pattern
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.traces import ReasoningTrace
@@ -97,7 +97,7 @@ class ExecutiveFeedback:
         assert plan.heuristic_id is not None
         parts = self._service.parts
         repository = parts.heuristics.repository
-        update: ConfidenceUpdate | None | object = NOT_A_FIRE
+        update: ConfidenceUpdate | None | NotAFire = NOT_A_FIRE
         if plan.effect == "updated" and parts.rate_fire is not None:
             # the fired heuristic: learning's explicit channel (last click wins, ignore streak reset)
             update = await parts.rate_fire(conn, tenant, feedback.response_id, feedback, signed)

@@ -3,7 +3,7 @@
 from phronesis.learning.bayesian import BayesianStrategy, BayesianStrategyConfig
 from phronesis.learning.discounted import DiscountedBetaStrategy
 from phronesis.learning.factory import LEARNING_STRATEGIES, create_learning_strategy
-from phronesis.learning.models import FireReceipt, FireRequest, HistoryEntry, Observation, ObservedEvent, SignalOutcome
+from phronesis.learning.models import FireRequest, HistoryEntry, Observation, ObservedEvent, SignalOutcome
 from phronesis.learning.module import LearningModule
 from phronesis.learning.types import (
     SIGNAL_SOURCES,
@@ -20,7 +20,6 @@ __all__ = [
     "BayesianStrategyConfig",
     "DiscountedBetaStrategy",
     "FeedbackSignal",
-    "FireReceipt",
     "FireRecord",
     "FireRequest",
     "HistoryEntry",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import and_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.learning.types import FireRecord
@@ -156,6 +156,3 @@ class FireRepository:
                 .where(and_(h.tenant == tenant, h.id.in_(list(heuristic_ids)), h.ignore_streak != 0))
                 .values(ignore_streak=0)
             )
-
-    async def count_open(self, conn: AsyncConnection) -> int:
-        return int((await conn.execute(select(func.count()).where(_f.implicit_source.is_(None)))).scalar_one())

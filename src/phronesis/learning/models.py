@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, StringConstraints
 
-__all__ = ["FireReceipt", "FireRequest", "HistoryEntry", "ObservedEvent", "Observation", "SignalOutcome"]
+__all__ = ["FireRequest", "HistoryEntry", "ObservedEvent", "Observation", "SignalOutcome"]
 
 EventId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 Source = Annotated[str, StringConstraints(max_length=128)]
@@ -23,18 +23,6 @@ class FireRequest(BaseModel):
     fired_at: AwareDatetime | None = None
     """When it fired (default: now); a time in the future is refused."""
     response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
-
-
-class FireReceipt(BaseModel):
-    """A recorded fire; its ``id`` is the ``response_id`` to rate it with ``POST /v1/feedback``."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    heuristic_id: str
-    event_id: str
-    source: str
-    fired_at: datetime
 
 
 class ObservedEvent(BaseModel):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -57,7 +58,6 @@ class LearningModule:
         self.clock = clock
         self.fires = FireRepository()
         self._skew = timedelta(seconds=max_clock_skew_s)
-        heuristics.evidence_model = strategy.evidence  # seed 001: the strategy picks, memory computes
 
     @property
     def window(self) -> timedelta:
@@ -134,10 +134,7 @@ class LearningModule:
             if fire.id not in closed:
                 continue
             streak = await self.fires.bump_ignore_streak(conn, tenant, fire.heuristic_id)
-            signal = self.strategy.interpret_ignore(fire.heuristic_id, streak)
-            signal = FeedbackSignal(
-                signal.signal_type, signal.heuristic_id, fire.event_id, signal.source, signal.magnitude, signal.metadata
-            )
+            signal = replace(self.strategy.interpret_ignore(fire.heuristic_id, streak), event_id=fire.event_id)
             outcomes.extend(await self._apply(conn, tenant, [signal], [fire]))
             if signal.signal_type is not SignalType.NEUTRAL:
                 await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])

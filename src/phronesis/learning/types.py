@@ -60,7 +60,10 @@ class FeedbackSignal:
 
 @dataclass(frozen=True, slots=True)
 class FireRecord:
-    """A heuristic that actually fired for an event — the only thing implicit signals may touch."""
+    """A heuristic that actually fired for an event — the only thing implicit signals may touch.
+
+    Its ``id`` is the ``response_id`` to rate the fire with (``POST /v1/feedback``).
+    """
 
     id: str
     heuristic_id: str

@@ -8,7 +8,8 @@ from fastapi import APIRouter, Query
 
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.api.routers.heuristics import HeuristicIdPath
-from phronesis.learning.models import FireReceipt, FireRequest, HistoryEntry, Observation, ObservedEvent
+from phronesis.learning.models import FireRequest, HistoryEntry, Observation, ObservedEvent
+from phronesis.learning.types import FireRecord
 
 router = APIRouter(tags=["learning"])
 
@@ -20,12 +21,8 @@ router = APIRouter(tags=["learning"])
 )
 async def record_fire(
     heuristic_id: HeuristicIdPath, body: FireRequest, engine: EngineDep, tenant: TenantDep
-) -> FireReceipt:
-    fire = await engine.learning.record_fire(tenant, heuristic_id, body)
-    assert fire is not None  # an unknown heuristic raised NotFoundError (404)
-    return FireReceipt(
-        id=fire.id, heuristic_id=fire.heuristic_id, event_id=fire.event_id, source=fire.source, fired_at=fire.fired_at
-    )
+) -> FireRecord:
+    return await engine.record_fire(heuristic_id, tenant=tenant, **body.model_dump())
 
 
 @router.post(

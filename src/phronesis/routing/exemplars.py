@@ -1,0 +1,62 @@
+"""Labelled exemplars for the local router, read from JSONL: ``{"text": …, "label": …}``.
+
+A label is one of the five decisions, or an intent; an intent's decision comes from an
+optional ``"decision"`` key on its lines (it must agree across them), else the fit's
+default. The label ``oos`` marks an out-of-scope example. A bad line is reported with
+its number and field, and nothing is fitted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from phronesis.exceptions import InvalidInputError
+from phronesis.routing.decisions import Decision
+
+__all__ = ["OOS_LABEL", "Exemplar", "read_exemplars"]
+
+OOS_LABEL = "oos"
+
+
+class Exemplar(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    text: str = Field(min_length=1, max_length=2000)
+    label: str = Field(min_length=1, max_length=128)
+    decision: Decision | None = None
+
+    @property
+    def out_of_scope(self) -> bool:
+        return self.label == OOS_LABEL
+
+
+def parse_exemplar_lines(lines: Iterable[str], *, source: str) -> list[Exemplar]:
+    exemplars: list[Exemplar] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InvalidInputError(f"{source}:{number}", f"not JSON: {exc.msg}") from None
+        try:
+            exemplars.append(Exemplar.model_validate(data))
+        except ValidationError as exc:
+            first = exc.errors(include_url=False)[0]
+            field = ".".join(str(p) for p in first["loc"]) or "(line)"
+            raise InvalidInputError(f"{source}:{number}:{field}", first["msg"]) from None
+    return exemplars
+
+
+def read_exemplars(path: Path) -> list[Exemplar]:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return parse_exemplar_lines(handle, source=path.name)
+    except OSError as exc:
+        raise InvalidInputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(str(path), "not UTF-8 text") from None

@@ -1,0 +1,350 @@
+"""The local router: seed 002's decision without an LLM, learned from labelled exemplars.
+
+Why not a cosine threshold: semantic-router routes by mean cosine against one threshold and
+its own docs say the scores "are not calibrated probabilities"; its healthcare example
+abstains correctly a third of the time. Here:
+
+- a linear softmax over [embedding ‖ hashed n-grams] gives per-label scores, and a
+  temperature fitted on held-out data turns them into calibrated probabilities;
+- labels are intents or decisions; a decision's probability is the sum over its labels, so
+  two similar intents that route the same way are not "ambiguous";
+- Rasa's ambiguity test: the top two *decisions* within ``ambiguity_margin`` → CLARIFY;
+- out of scope: an in-scope score (calibrated top probability blended with the mean cosine
+  to the five nearest exemplars: how far the query is from anything the router has seen)
+  below a threshold chosen on held-out data → the configured out-of-scope decision.
+
+On CLINC150 (fit on train with its 100 out-of-scope train lines, 10 % held out for
+calibration; measured on validation, never seen): 95.2 % in-scope accuracy with 87 %
+out-of-scope recall (``benchmarks/bench_routing.py`` prints the current figures).
+"""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.exceptions import InvalidInputError
+from phronesis.routing.calibration import ThresholdChoice, choose_threshold, fit_temperature, softmax
+from phronesis.routing.classifier import FitOptions, SoftmaxClassifier
+from phronesis.routing.decisions import Decision
+from phronesis.routing.exemplars import Exemplar
+from phronesis.routing.lexical import LexicalFeatures
+
+__all__ = ["LocalPrediction", "LocalRouter", "RouterFitOptions", "Scoring"]
+
+Abstention = Literal["ambiguous", "out_of_scope"]
+
+
+@dataclass(frozen=True, slots=True)
+class RouterFitOptions:
+    holdout_fraction: float = 0.1
+    """Share of each label's exemplars held out to calibrate, when no validation set is given."""
+    max_accuracy_loss: float = 0.01
+    """How much held-out in-scope accuracy the out-of-scope threshold may cost."""
+    knn_k: int = 5
+    knn_weight: float = 0.7
+    lexical_width: int = 2**14
+    """Hashed n-gram buckets; 0 uses the embedding alone."""
+    default_decision: Decision = Decision.RETRIEVE
+    seed: int = 0
+    classifier: FitOptions = field(default_factory=FitOptions)
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """What a fitted router needs at prediction time beside its weights."""
+
+    temperature: float
+    threshold: float
+    knn_k: int
+    knn_weight: float
+    lexical_width: int
+
+
+@dataclass(frozen=True, slots=True)
+class LocalPrediction:
+    label: str
+    """The top label (intent or decision), even when the router abstains."""
+    decision: Decision
+    """The top label's decision; ``abstained`` says whether to trust it."""
+    probability: float
+    """Calibrated probability of ``decision`` (summed over the labels that route to it)."""
+    label_probability: float
+    support: float
+    """In-scope score, compared with the fitted threshold."""
+    margin: float
+    """Top decision's probability minus the runner-up's."""
+    candidates: list[tuple[str, float]]
+    decision_probabilities: dict[str, float]
+    abstained: Abstention | None
+
+    def explain(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "decision": self.decision.value,
+            "probability": round(self.probability, 4),
+            "label_probability": round(self.label_probability, 4),
+            "support": round(self.support, 4),
+            "margin": round(self.margin, 4),
+            "candidates": [[name, round(p, 4)] for name, p in self.candidates],
+            "abstained": self.abstained,
+        }
+
+
+def _decision_map(exemplars: Sequence[Exemplar], default: Decision) -> dict[str, Decision]:
+    """Each label's decision: the label itself if it names one, else its lines' ``decision``."""
+    named: dict[str, set[Decision]] = {}
+    for exemplar in exemplars:
+        chosen = named.setdefault(exemplar.label, set())
+        if exemplar.label in Decision.__members__:
+            chosen.add(Decision(exemplar.label))
+        if exemplar.decision is not None:
+            chosen.add(exemplar.decision)
+    mapping: dict[str, Decision] = {}
+    for label, chosen in sorted(named.items()):
+        if len(chosen) > 1:
+            both = " and ".join(sorted(d.value for d in chosen))
+            raise InvalidInputError("decision", f"label {label!r} is mapped to both {both}")
+        mapping[label] = next(iter(chosen)) if chosen else default
+    return mapping
+
+
+def _stratified_holdout(labels: npt.NDArray[np.int64], fraction: float, seed: int) -> npt.NDArray[np.bool_]:
+    rng = np.random.default_rng(seed)
+    hold = np.zeros(len(labels), dtype=bool)
+    for label in np.unique(labels):
+        members = np.flatnonzero(labels == label)
+        count = int(round(len(members) * fraction))
+        if len(members) >= 3 and count > 0:
+            hold[rng.choice(members, size=min(count, len(members) - 2), replace=False)] = True
+    return hold
+
+
+class LocalRouter:
+    def __init__(
+        self,
+        *,
+        labels: list[str],
+        decisions: Mapping[str, Decision],
+        classifier: SoftmaxClassifier,
+        exemplar_vectors: Vectors,
+        scoring: Scoring,
+        embedding_model: str,
+        calibration: dict[str, Any] | None = None,
+    ) -> None:
+        self.labels = labels
+        self.decisions = dict(decisions)
+        self.classifier = classifier
+        self.exemplar_vectors = exemplar_vectors
+        self.scoring = scoring
+        self.embedding_model = embedding_model
+        self.calibration = calibration or {}
+        self._lexical = LexicalFeatures(scoring.lexical_width) if scoring.lexical_width else None
+        self._decision_names = sorted({d.value for d in self.decisions.values()})
+        columns = np.zeros((len(labels), len(self._decision_names)), dtype=np.float32)
+        for i, label in enumerate(labels):
+            columns[i, self._decision_names.index(self.decisions[label].value)] = 1.0
+        self._to_decisions = columns
+
+    # -- fitting -------------------------------------------------------------------------
+
+    @classmethod
+    async def fit(
+        cls,
+        exemplars: Sequence[Exemplar],
+        embedder: Embedder,
+        *,
+        oos: Sequence[Exemplar] = (),
+        validation: Sequence[Exemplar] = (),
+        options: RouterFitOptions | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> LocalRouter:
+        """Fit on ``exemplars``; calibrate on ``validation`` (or a stratified holdout) and ``oos``."""
+        options = options or RouterFitOptions()
+        say = progress or (lambda _message: None)
+        in_scope = [e for e in exemplars if not e.out_of_scope]
+        oos = [*oos, *(e for e in exemplars if e.out_of_scope), *(e for e in validation if e.out_of_scope)]
+        val_in = [e for e in validation if not e.out_of_scope]
+        counts = Counter(e.label for e in in_scope)
+        if len(counts) < 2:
+            raise InvalidInputError("exemplars", "need in-scope exemplars of at least two labels")
+        decisions = _decision_map(in_scope, options.default_decision)
+        labels = sorted(counts)
+        index = {label: i for i, label in enumerate(labels)}
+        if unknown := sorted({e.label for e in val_in} - set(index)):
+            raise InvalidInputError("validation", f"labels not in the exemplars: {', '.join(unknown[:5])}")
+        say(f"embedding {len(in_scope) + len(val_in) + len(oos)} texts")
+        texts = [e.text for e in in_scope] + [e.text for e in val_in] + [e.text for e in oos]
+        vectors = await embedder.embed(texts)
+        train_vectors = vectors[: len(in_scope)]
+        val_vectors = vectors[len(in_scope) : len(in_scope) + len(val_in)]
+        oos_vectors = vectors[len(in_scope) + len(val_in) :]
+        y = np.asarray([index[e.label] for e in in_scope], dtype=np.int64)
+        y_val = np.asarray([index[e.label] for e in val_in], dtype=np.int64)
+        train_texts = [e.text for e in in_scope]
+        val_texts = [e.text for e in val_in]
+        if not val_in:  # hold out part of the exemplars to calibrate on
+            hold = _stratified_holdout(y, options.holdout_fraction, options.seed)
+            val_vectors, y_val = train_vectors[hold], y[hold]
+            val_texts = [t for t, h in zip(train_texts, hold, strict=True) if h]
+            train_vectors, y = train_vectors[~hold], y[~hold]
+            train_texts = [t for t, h in zip(train_texts, hold, strict=True) if not h]
+        lexical = LexicalFeatures(options.lexical_width) if options.lexical_width else None
+        say(f"fitting {len(labels)} labels on {len(y)} exemplars")
+        classifier = SoftmaxClassifier.fit(
+            train_vectors, lexical.transform(train_texts) if lexical else None, y, len(labels), options.classifier
+        )
+        scoring = Scoring(1.0, 0.0, options.knn_k, options.knn_weight, options.lexical_width)
+        router = cls(
+            labels=labels,
+            decisions=decisions,
+            classifier=classifier,
+            exemplar_vectors=train_vectors,
+            scoring=scoring,
+            embedding_model=embedder.model_name,
+        )
+        say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
+        return router._calibrated(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
+
+    def _calibrated(
+        self,
+        vectors: Vectors,
+        texts: list[str],
+        labels: npt.NDArray[np.int64],
+        oos_vectors: Vectors,
+        oos_texts: list[str],
+        options: RouterFitOptions,
+    ) -> LocalRouter:
+        temperature = 1.0
+        choice = ThresholdChoice(0.0, "no_validation_data", float("nan"), None)
+        if len(labels):
+            temperature = fit_temperature(self._logits(vectors, texts), labels)
+            calibrated = replace(self.scoring, temperature=temperature)
+            self.scoring = calibrated
+            probs, support = self._scores(vectors, texts)
+            oos_support = self._scores(oos_vectors, oos_texts)[1] if len(oos_texts) else None
+            choice = choose_threshold(
+                support, probs.argmax(axis=1) == labels, oos_support, max_accuracy_loss=options.max_accuracy_loss
+            )
+        self.scoring = replace(self.scoring, temperature=temperature, threshold=choice.threshold)
+        self.calibration = {
+            "temperature": temperature,
+            "threshold": choice.threshold,
+            "threshold_rule": choice.rule,
+            "calibration_in_scope": int(len(labels)),
+            "calibration_out_of_scope": len(oos_texts),
+            "calibration_in_scope_accuracy": None if np.isnan(choice.in_scope_accuracy) else choice.in_scope_accuracy,
+            "calibration_oos_recall": choice.oos_recall,
+            "max_accuracy_loss": options.max_accuracy_loss,
+        }
+        return self
+
+    # -- predicting ----------------------------------------------------------------------
+
+    def _logits(self, vectors: Vectors, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        lexical = self._lexical.transform(texts) if self._lexical else None
+        return self.classifier.logits(vectors, lexical)
+
+    def _scores(
+        self, vectors: Vectors, texts: Sequence[str]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        probs = softmax(self._logits(vectors, texts), self.scoring.temperature)
+        k = min(self.scoring.knn_k, len(self.exemplar_vectors))
+        similarity = vectors @ self.exemplar_vectors.T.astype(np.float32)
+        nearest = np.partition(similarity, -k, axis=1)[:, -k:].mean(axis=1)
+        w = self.scoring.knn_weight
+        support = ((1 - w) * probs.max(axis=1) + w * nearest).astype(np.float32)
+        return probs, support
+
+    def predict_vectors(
+        self, vectors: Vectors, texts: Sequence[str], *, ambiguity_margin: float, top: int = 5
+    ) -> list[LocalPrediction]:
+        probs, support = self._scores(vectors, texts)
+        by_decision = probs @ self._to_decisions
+        out: list[LocalPrediction] = []
+        for row, decision_row, score in zip(probs, by_decision, support, strict=True):
+            order = np.argsort(-row)[:top]
+            label = self.labels[int(order[0])]
+            decision = self.decisions[label]
+            ranked = np.sort(decision_row)[::-1]
+            probability = float(decision_row[self._decision_names.index(decision.value)])
+            margin = float(ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0))
+            abstained: Abstention | None = None
+            if score < self.scoring.threshold:
+                abstained = "out_of_scope"
+            elif margin < ambiguity_margin:
+                abstained = "ambiguous"
+            out.append(
+                LocalPrediction(
+                    label=label,
+                    decision=decision,
+                    probability=probability,
+                    label_probability=float(row[order[0]]),
+                    support=float(score),
+                    margin=margin,
+                    candidates=[(self.labels[int(i)], float(row[i])) for i in order],
+                    decision_probabilities={
+                        name: float(p) for name, p in zip(self._decision_names, decision_row, strict=True)
+                    },
+                    abstained=abstained,
+                )
+            )
+        return out
+
+    async def predict(
+        self, texts: Sequence[str], embedder: Embedder, *, ambiguity_margin: float
+    ) -> list[LocalPrediction]:
+        vectors = await embedder.embed(texts)
+        return self.predict_vectors(vectors, texts, ambiguity_margin=ambiguity_margin)
+
+    # -- storage -------------------------------------------------------------------------
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "labels": self.labels,
+            "decisions": {label: d.value for label, d in self.decisions.items()},
+            "scoring": {
+                "temperature": self.scoring.temperature,
+                "threshold": self.scoring.threshold,
+                "knn_k": self.scoring.knn_k,
+                "knn_weight": self.scoring.knn_weight,
+                "lexical_width": self.scoring.lexical_width,
+            },
+            "embedding_model": self.embedding_model,
+            "calibration": self.calibration,
+        }
+
+    def weights(self) -> bytes:
+        buffer = io.BytesIO()
+        # exemplars as float16: half the bytes, and the nearest-neighbour mean barely moves
+        arrays: dict[str, Any] = {"exemplar_vectors": self.exemplar_vectors.astype(np.float16)}
+        np.savez_compressed(buffer, **(arrays | self.classifier.to_arrays()))
+        return buffer.getvalue()
+
+    @classmethod
+    def restore(cls, metadata: Mapping[str, Any], weights: bytes) -> LocalRouter:
+        with np.load(io.BytesIO(weights)) as arrays:
+            loaded = {name: arrays[name] for name in arrays.files}
+        scoring = metadata["scoring"]
+        return cls(
+            labels=list(metadata["labels"]),
+            decisions={label: Decision(d) for label, d in metadata["decisions"].items()},
+            classifier=SoftmaxClassifier.from_arrays(loaded),
+            exemplar_vectors=np.ascontiguousarray(loaded["exemplar_vectors"], dtype=np.float32),
+            scoring=Scoring(
+                float(scoring["temperature"]),
+                float(scoring["threshold"]),
+                int(scoring["knn_k"]),
+                float(scoring["knn_weight"]),
+                int(scoring["lexical_width"]),
+            ),
+            embedding_model=str(metadata["embedding_model"]),
+            calibration=dict(metadata.get("calibration", {})),
+        )

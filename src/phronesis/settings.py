@@ -213,6 +213,82 @@ class LearningSettings(BaseModel):
         return self
 
 
+class RoutingSettings(BaseModel):
+    """Seed 002 (and ORIGINS §2, the code behind it): every number below is the seed's default."""
+
+    router: Literal["local", "llm", "cascade"] = "cascade"
+    """local: the fitted router alone; llm: the LLM router alone; cascade: the LLM only when the local one abstains."""
+    router_name: str = Field(default="default", min_length=1, max_length=64)
+    temperature: float = Field(default=0.3, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=500, ge=16, le=8192)
+    history_turns: int = Field(default=5, ge=0, le=50)
+    high_threshold: Probability = 0.75
+    """≥ this: proceed with the decision."""
+    low_threshold: Probability = 0.5
+    """Below this: escalate. Between the two: clarify or retrieve more."""
+    ambiguity_margin: Probability = 0.1
+    """Rasa's ambiguity test: the top two decisions within this margin → CLARIFY."""
+    out_of_scope_decision: Literal["ESCALATE", "CLARIFY"] = "ESCALATE"
+    router_weight: Probability = 0.5
+    """Final confidence = router_weight·router + (1 − router_weight)·composite."""
+    llm_confidence_ceiling: Probability = 0.8
+    """An LLM's self-reported confidence is uncalibrated; it is capped here (GLADyS' 0.8 ceiling)."""
+    weight_source_quality: Probability = 0.3
+    weight_query_complexity: Probability = 0.2
+    weight_context_completeness: Probability = 0.3
+    weight_tool_success: Probability = 0.2
+    conflict_penalty: Probability = 0.5
+    """Seed 002 ``calculate_confidence``: × 0.5 when retrieved sources conflict."""
+    sensitive_topics: Annotated[list[str], NoDecode, _split_on(",")] = Field(
+        default_factory=lambda: ["refund", "legal", "complaint", "sue", "compensation"]
+    )
+    critical_topics: Annotated[list[str], NoDecode, _split_on(",")] = Field(
+        default_factory=lambda: ["contract", "payment", "security", "invoice", "billing"]
+    )
+    """A query naming one of these is critical: a retrieval failure escalates instead of answering."""
+    lead_context_fields: Annotated[list[str], NoDecode, _split_on(",")] = Field(
+        default_factory=lambda: ["email", "name", "company", "status"]
+    )
+    """The CRM fields the seed's prompt uses; how many are known is half of context completeness."""
+    max_clarifications: int = Field(default=2, ge=1, le=10)
+    """Rasa's two-stage fallback: this many CLARIFY turns in a row, then the next low-confidence turn escalates."""
+    error_message: str = "I'm experiencing technical difficulties. A team member will assist you."
+    handoff_message: str = "I'm connecting you with a member of our team who can help with this."
+    retrieval_top_k: int = Field(default=8, ge=1, le=100)
+    retrieval_min_score: Probability = 0.6
+    rerank_similarity_weight: Probability = 0.6
+    rerank_recency_weight: Probability = 0.2
+    rerank_quality_weight: Probability = 0.2
+    recency_days: PositiveSeconds = 90.0
+    """Recency factor ``exp(−age_days / recency_days)``; a document with no date gets ``default_recency``."""
+    default_recency: Probability = 0.7
+    doc_type_quality: dict[str, Probability] = Field(
+        default_factory=lambda: {"sop": 0.95, "policy": 0.9, "faq": 0.8, "general": 0.7}
+    )
+    conflict_similarity: Probability = 0.75
+    """Two sources of one doc type this similar that state different figures conflict."""
+    retrieval_failure_penalty: Probability = 0.7
+    """Seed 002: retrieval failed on a non-critical query → REASON_ONLY with confidence × 0.7."""
+    max_tool_retries: int = Field(default=3, ge=0, le=3)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RoutingSettings:
+        if self.low_threshold > self.high_threshold:
+            raise ValueError("low_threshold must not exceed high_threshold")
+        weights = (
+            self.weight_source_quality,
+            self.weight_query_complexity,
+            self.weight_context_completeness,
+            self.weight_tool_success,
+        )
+        if abs(sum(weights) - 1.0) > 1e-6:
+            raise ValueError("the four composite confidence weights must sum to 1")
+        rerank = self.rerank_similarity_weight + self.rerank_recency_weight + self.rerank_quality_weight
+        if abs(rerank - 1.0) > 1e-6:
+            raise ValueError("the three rerank weights must sum to 1")
+        return self
+
+
 SEED_ALIASES: Mapping[str, tuple[str, str]] = {
     "EXECUTIVE_DECISION_STRATEGY": ("executive", "decision_strategy"),
     "EXECUTIVE_HEURISTIC_THRESHOLD": ("executive", "heuristic_threshold"),
@@ -234,6 +310,10 @@ SEED_ALIASES: Mapping[str, tuple[str, str]] = {
     "LEARNING_HALF_LIFE_SEC": ("learning", "half_life_sec"),
     "LEARNING_DECAY_K": ("learning", "decay_k"),
     "SALIENCE_HEURISTIC_MIN_SIMILARITY": ("heuristics", "min_similarity"),
+    "CONFIDENCE_HIGH_THRESHOLD": ("routing", "high_threshold"),
+    "CONFIDENCE_LOW_THRESHOLD": ("routing", "low_threshold"),
+    "RAG_CONFIDENCE_THRESHOLD": ("routing", "retrieval_min_score"),
+    "RAG_TOP_K": ("routing", "retrieval_top_k"),
 }
 """The environment variable names the seeds define, mapped to (section, field)."""
 
@@ -288,6 +368,7 @@ class Settings(BaseSettings):
     audit: AuditSettings = Field(default_factory=AuditSettings)
     executive: ExecutiveSettings = Field(default_factory=ExecutiveSettings)
     learning: LearningSettings = Field(default_factory=LearningSettings)
+    routing: RoutingSettings = Field(default_factory=RoutingSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -14,6 +14,7 @@ from sqlalchemy import (
     ForeignKeyConstraint,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -23,7 +24,20 @@ from sqlalchemy import (
 
 from phronesis.storage.types import EmbeddingBytes, UTCDateTime
 
-__all__ = ["confidence_events", "decision_records", "feedback", "heuristic_fires", "heuristics", "metadata"]
+__all__ = [
+    "confidence_events",
+    "decision_records",
+    "feedback",
+    "heuristic_fires",
+    "heuristics",
+    "metadata",
+    "routing_documents",
+    "routing_messages",
+    "routing_routers",
+    "routing_sessions",
+    "routing_tool_outcomes",
+    "routing_tools",
+]
 
 metadata = MetaData(
     naming_convention={
@@ -170,4 +184,102 @@ feedback = Table(
     Column("created_at", UTCDateTime, nullable=False),
     UniqueConstraint("tenant", "idempotency_key", name="uq_feedback_tenant_idempotency_key"),
     Index("ix_feedback_tenant_response", "tenant", "response_id"),
+)
+
+# -- routing (seed 002, migration 0004) ---------------------------------------------------
+
+routing_sessions = Table(
+    "routing_sessions",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("mode", String(8), nullable=False, server_default="auto"),
+    Column("lead_context", JSON, nullable=False),
+    Column("retrieved_sources", JSON, nullable=False),
+    Column("message_count", Integer, nullable=False, server_default="0"),
+    # counters updated in SQL (ARCHITECTURE: Data), never read-modify-write
+    Column("tool_calls", Integer, nullable=False, server_default="0"),
+    Column("tool_failures", Integer, nullable=False, server_default="0"),
+    Column("clarifications", Integer, nullable=False, server_default="0"),
+    Column("escalation_reason", String(64), nullable=True),
+    Column("escalated_at", UTCDateTime, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    CheckConstraint("mode IN ('auto', 'human')", name="mode"),
+)
+
+routing_messages = Table(
+    "routing_messages",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False),
+    Column("session_id", String(64), nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("decision_id", String(64), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    ForeignKeyConstraint(
+        ["tenant", "session_id"], ["routing_sessions.tenant", "routing_sessions.id"], ondelete="CASCADE"
+    ),
+    CheckConstraint("role IN ('user', 'assistant', 'human_agent', 'system')", name="role"),
+    Index("ix_routing_messages_tenant_session", "tenant", "session_id", "id"),
+)
+
+routing_tool_outcomes = Table(
+    "routing_tool_outcomes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False),
+    Column("session_id", String(64), nullable=False),
+    Column("tool", String(64), nullable=False),
+    Column("success", Boolean, nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("error", Text, nullable=True),
+    Column("decision_id", String(64), nullable=True),
+    Column("next_action", String(32), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    ForeignKeyConstraint(
+        ["tenant", "session_id"], ["routing_sessions.tenant", "routing_sessions.id"], ondelete="CASCADE"
+    ),
+    Index("ix_routing_tool_outcomes_tenant_session", "tenant", "session_id", "tool"),
+)
+
+routing_tools = Table(
+    "routing_tools",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("name", String(64), primary_key=True),
+    Column("description", Text, nullable=False),
+    Column("parameters", JSON, nullable=False),
+    Column("critical", Boolean, nullable=False, server_default="0"),
+    Column("retry_allowed", Boolean, nullable=False, server_default="1"),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+routing_documents = Table(
+    "routing_documents",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("doc_type", String(32), nullable=False),
+    Column("title", String(300), nullable=False, server_default=""),
+    Column("text", Text, nullable=False),
+    Column("embedding", EmbeddingBytes, nullable=False),
+    Column("embedding_model", String(128), nullable=False),
+    Column("published_at", UTCDateTime, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("attributes", JSON, nullable=False),
+    Index("ix_routing_documents_tenant_created", "tenant", "created_at"),
+)
+
+routing_routers = Table(
+    "routing_routers",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("name", String(64), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("details", JSON, nullable=False),
+    Column("weights", LargeBinary, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
 )

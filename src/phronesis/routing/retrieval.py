@@ -1,0 +1,57 @@
+"""The retrieval seam: RETRIEVE asks a ``Retriever``; the local one is built in, others plug in.
+
+Seed 002: "RAG is NOT always on" — the routing service calls a retriever only when the
+decision asks for it. A retriever raises ``RetrievalError`` when it cannot answer; the
+service then takes the seed's fallback (REASON_ONLY × 0.7, or escalate a critical query).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from phronesis.exceptions import PhronesisError
+
+__all__ = ["Conflict", "RetrievalError", "RetrievalResult", "RetrievedSource", "Retriever"]
+
+
+class RetrievalError(PhronesisError):
+    """The knowledge base could not be searched (not: it had nothing relevant)."""
+
+
+class RetrievedSource(BaseModel):
+    id: str
+    doc_type: str
+    title: str = ""
+    text: str
+    similarity: float
+    recency: float
+    quality: float
+    score: float
+    """Seed 002 rerank: 0.6·similarity + 0.2·recency + 0.2·quality (weights configurable)."""
+
+    def summary(self) -> dict[str, Any]:
+        return {"id": self.id, "doc_type": self.doc_type, "title": self.title, "score": round(self.score, 4)}
+
+
+class Conflict(BaseModel):
+    first: str
+    second: str
+    reason: str
+
+
+class RetrievalResult(BaseModel):
+    sources: list[RetrievedSource] = Field(default_factory=list)
+    """Kept sources (score ≥ the minimum), best first."""
+    considered: int = 0
+    conflicts: list[Conflict] = Field(default_factory=list)
+
+    @property
+    def conflict_detected(self) -> bool:
+        return bool(self.conflicts)
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    async def retrieve(self, tenant: str, query: str, *, top_k: int) -> RetrievalResult: ...

@@ -1,0 +1,127 @@
+"""The tool registry: what USE_TOOL may name, with a JSON Schema for each tool's arguments.
+
+Seed 002 checks "if parameters available" before USE_TOOL; here a missing or ill-typed
+argument turns USE_TOOL into CLARIFY naming the fields to ask for. Schemas are checked when
+a tool is registered, so a bad schema is the registrant's 4xx, never a routing-time crash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock
+from phronesis.exceptions import NotFoundError
+from phronesis.storage.database import Database
+from phronesis.storage.tables import routing_tools
+
+__all__ = ["ArgumentProblem", "Tool", "ToolIn", "ToolRepository", "argument_problems"]
+
+
+class ToolIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_.-]*$")
+    description: str = Field(min_length=1, max_length=2000)
+    parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    """A JSON Schema (2020-12) for the tool's arguments."""
+    critical: bool = False
+    """Seed 002: a critical tool that fails after its retries escalates; others proceed without it."""
+    retry_allowed: bool = True
+
+    @field_validator("parameters")
+    @classmethod
+    def _a_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
+        return schema
+
+
+class Tool(ToolIn):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    created_at: datetime
+    updated_at: datetime
+
+
+class ArgumentProblem(BaseModel):
+    tool: str
+    field: str
+    problem: str
+
+
+def argument_problems(tool: Tool, arguments: Mapping[str, Any]) -> list[ArgumentProblem]:
+    """Every way ``arguments`` fail the tool's schema; missing required fields come first."""
+    validator = Draft202012Validator(tool.parameters)
+    problems: list[ArgumentProblem] = []
+    for error in sorted(validator.iter_errors(dict(arguments)), key=lambda e: (e.validator != "required", e.path)):
+        if error.validator == "required" and isinstance(error.instance, dict):
+            required = error.validator_value if isinstance(error.validator_value, list) else []
+            for name in required:
+                if name not in error.instance:
+                    problems.append(ArgumentProblem(tool=tool.name, field=str(name), problem="missing"))
+        else:
+            field = ".".join(str(p) for p in error.absolute_path) or "(arguments)"
+            problems.append(ArgumentProblem(tool=tool.name, field=field, problem=error.message[:200]))
+    return problems
+
+
+def _tool(row: Mapping[str, Any]) -> Tool:
+    data = dict(row)
+    data.pop("tenant", None)
+    return Tool.model_validate(data)
+
+
+class ToolRepository:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self._db = database
+        self._clock = clock
+
+    async def put(self, tenant: str, tool: ToolIn) -> Tool:
+        """Register or replace a tool (one transaction: the old definition or the new, never half)."""
+        now = self._clock.now()
+        async with self._db.transaction() as conn:
+            existing = (
+                await conn.execute(
+                    select(routing_tools.c.created_at).where(
+                        routing_tools.c.tenant == tenant, routing_tools.c.name == tool.name
+                    )
+                )
+            ).scalar_one_or_none()
+            await conn.execute(
+                delete(routing_tools).where(routing_tools.c.tenant == tenant, routing_tools.c.name == tool.name)
+            )
+            values = tool.model_dump() | {"tenant": tenant, "created_at": existing or now, "updated_at": now}
+            await conn.execute(routing_tools.insert().values(**values))
+        return _tool(values)
+
+    async def list(self, tenant: str, *, connection: AsyncConnection | None = None) -> list[Tool]:
+        query = select(routing_tools).where(routing_tools.c.tenant == tenant).order_by(routing_tools.c.name)
+        if connection is not None:
+            rows = (await connection.execute(query)).all()
+        else:
+            async with self._db.engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+        return [_tool(dict(r._mapping)) for r in rows]
+
+    async def get(self, tenant: str, name: str) -> Tool:
+        for tool in await self.list(tenant):
+            if tool.name == name:
+                return tool
+        raise NotFoundError("tool", name)
+
+    async def delete(self, tenant: str, names: Sequence[str]) -> int:
+        async with self._db.transaction() as conn:
+            result = await conn.execute(
+                delete(routing_tools).where(routing_tools.c.tenant == tenant, routing_tools.c.name.in_(list(names)))
+            )
+        return int(result.rowcount or 0)

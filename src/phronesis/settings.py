@@ -229,6 +229,8 @@ class RoutingSettings(BaseModel):
     ambiguity_margin: Probability = 0.1
     """Rasa's ambiguity test: the top two decisions within this margin → CLARIFY."""
     out_of_scope_decision: Literal["ESCALATE", "CLARIFY"] = "ESCALATE"
+    cascade_threshold: Probability = 0.75
+    """Cascade: the local router decides alone when it does not abstain and its probability is at least this."""
     router_weight: Probability = 0.5
     """Final confidence = router_weight·router + (1 − router_weight)·composite."""
     llm_confidence_ceiling: Probability = 0.8

@@ -37,9 +37,7 @@ _ANALYSIS = re.compile(
     r"\b(?:analy[sz]e|analysis|recommend\w*|optimi[sz]\w*|evaluate|assess|design|strategy|plan out|audit|diagnose)\b",
     re.I,
 )
-_COMPARISON = re.compile(
-    r"\b(?:compare[sd]?|comparison|versus|vs\.?|better than|differences?|alternatives?)\b", re.I
-)
+_COMPARISON = re.compile(r"\b(?:compare[sd]?|comparison|versus|vs\.?|better than|differences?|alternatives?)\b", re.I)
 _CLAUSE = re.compile(r"\b(?:and|or|but|also|then|if|because|while|whereas)\b", re.I)
 
 

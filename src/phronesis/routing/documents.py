@@ -90,12 +90,16 @@ class DocumentRepository:
         ]
         async with self._db.transaction() as conn:
             taken = (
-                await conn.execute(
-                    select(routing_documents.c.id).where(
-                        routing_documents.c.tenant == tenant, routing_documents.c.id.in_(ids)
+                (
+                    await conn.execute(
+                        select(routing_documents.c.id).where(
+                            routing_documents.c.tenant == tenant, routing_documents.c.id.in_(ids)
+                        )
                     )
                 )
-            ).scalars().all()
+                .scalars()
+                .all()
+            )
             if taken:
                 raise ConflictError("id", f"document {taken[0]!r} already exists")
             await conn.execute(routing_documents.insert(), rows)

@@ -81,9 +81,11 @@ class LLMRouter:
         hint_block = ""
         if hints is not None and hints.candidates:
             listed = "\n".join(f"- {label} ({p:.2f})" for label, p in hints.candidates)
-            hint_block = "\nLOCAL ROUTER HINTS (labels it considered, with its probabilities):\n" + delimit(
-                "router_hints", listed
-            ) + "\n"
+            hint_block = (
+                "\nLOCAL ROUTER HINTS (labels it considered, with its probabilities):\n"
+                + delimit("router_hints", listed)
+                + "\n"
+            )
         return self._template.substitute(
             query=delimit("query", query, max_chars=MAX_QUERY_CHARS),
             turns=self._turns,

@@ -58,9 +58,7 @@ class LocalRetriever:
             recency, quality = self._recency(document), self._quality(document.doc_type)
             sim = float(similarity[i])
             score = (
-                s.rerank_similarity_weight * sim
-                + s.rerank_recency_weight * recency
-                + s.rerank_quality_weight * quality
+                s.rerank_similarity_weight * sim + s.rerank_recency_weight * recency + s.rerank_quality_weight * quality
             )
             source = RetrievedSource(
                 id=document.id,
@@ -76,7 +74,9 @@ class LocalRetriever:
         scored.sort(key=lambda pair: -pair[0].score)
         kept = [(src, i) for src, i in scored[:top_k] if src.score >= s.retrieval_min_score]
         sources = [src for src, _ in kept]
-        conflicts = find_conflicts(
-            sources, matrix.vectors[[i for _, i in kept]], similarity=s.conflict_similarity
-        ) if kept else []
+        conflicts = (
+            find_conflicts(sources, matrix.vectors[[i for _, i in kept]], similarity=s.conflict_similarity)
+            if kept
+            else []
+        )
         return RetrievalResult(sources=sources, considered=len(scored), conflicts=conflicts)

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 __all__ = ["TopicMatcher"]
 
 
-
 class TopicMatcher:
     def __init__(self, topics: Sequence[str]) -> None:
         self.topics = [t.strip().lower() for t in topics if t.strip()]

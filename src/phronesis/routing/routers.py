@@ -1,0 +1,45 @@
+"""Which local router a tenant's query goes to: its fitted one, or the bundled default.
+
+With nothing fitted yet (a fresh install), the router is fitted once per process from the
+seed's own examples (``exemplars/default.jsonl``, ten per decision) so that routing works
+with no LLM and no setup; ``phronesis routing fit`` replaces it with the tenant's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from importlib import resources
+
+from phronesis.embeddings.types import Embedder
+from phronesis.routing.exemplars import parse_exemplar_lines
+from phronesis.routing.local_router import LocalRouter, RouterFitOptions
+from phronesis.routing.router_store import RouterStore
+
+__all__ = ["RouterResolver"]
+
+
+class RouterResolver:
+    def __init__(self, store: RouterStore, embedder: Embedder, name: str) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._name = name
+        self._default: LocalRouter | None = None
+        self._lock = asyncio.Lock()
+
+    async def for_tenant(self, tenant: str) -> tuple[LocalRouter, str]:
+        """The router and where it came from (``fitted:<name>`` or ``bundled_default``)."""
+        fitted = await self._store.load(tenant, self._name)
+        if fitted is not None:
+            return fitted, f"fitted:{self._name}"
+        return await self.default(), "bundled_default"
+
+    async def default(self) -> LocalRouter:
+        async with self._lock:
+            if self._default is None:
+                text = resources.files("phronesis.routing").joinpath("exemplars", "default.jsonl").read_text("utf-8")
+                exemplars = parse_exemplar_lines(text.splitlines(), source="default.jsonl")
+                # small data: no lexical buckets worth 16k columns; hold out 2 per decision to calibrate
+                self._default = await LocalRouter.fit(
+                    exemplars, self._embedder, options=RouterFitOptions(lexical_width=2**12, holdout_fraction=0.2)
+                )
+            return self._default

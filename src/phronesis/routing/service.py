@@ -1,0 +1,510 @@
+"""Seed 002's decision point, end to end: the pipeline every phronesis decision follows.
+
+input (query, session) → cheap stage (sensitive topics; the local router) → expensive
+stage (the LLM router, only when the local one is not sure, and only if configured) →
+check (seed validation, tool arguments, retrieval when asked, composite confidence and
+its bands, escalation) → record + effects (decision record, the session's message,
+sources, clarification streak and mode, in one transaction).
+
+The LLM call and retrieval run before the write transaction, so a slow model never holds
+a database lock; the write re-reads the session's mode under a row lock, and a session a
+human took over meanwhile is not routed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder
+from phronesis.llm.structured import StructuredFailure
+from phronesis.llm.types import LLMProvider
+from phronesis.routing.composite import (
+    CompositeConfidence,
+    compose,
+    context_completeness,
+    query_complexity,
+    source_quality,
+)
+from phronesis.routing.decisions import (
+    FALLBACK_CONFIDENCE,
+    Decision,
+    DecisionOutput,
+    EscalationReason,
+    validate_output,
+)
+from phronesis.routing.llm_router import LLMRouter, RouterHints
+from phronesis.routing.local_router import LocalPrediction
+from phronesis.routing.models import Band, RouteRequest, RouteResult, RouterPath
+from phronesis.routing.retrieval import RetrievalError, RetrievalResult, Retriever
+from phronesis.routing.routers import RouterResolver
+from phronesis.routing.sensitive import TopicMatcher
+from phronesis.routing.session_repository import SessionRepository
+from phronesis.routing.sessions import MessageIn, Session
+from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
+from phronesis.settings import RoutingSettings
+from phronesis.storage.database import Database
+
+__all__ = ["RoutingParts", "RoutingService"]
+
+_ERROR_REASONS = {
+    EscalationReason.RESPONSE_GENERATION_ERROR.value,
+    EscalationReason.RETRIEVAL_FAILURE.value,
+    EscalationReason.TOOL_FAILURE.value,
+    EscalationReason.INTERNAL_ERROR.value,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingParts:
+    database: Database
+    sessions: SessionRepository
+    tools: ToolRepository
+    retriever: Retriever
+    routers: RouterResolver
+    decisions: DecisionRecordRepository
+    embedder: Embedder
+    llm: LLMProvider | None
+    clock: Clock
+
+
+@dataclass(slots=True)
+class _Turn:
+    """Everything one routing call learns, gathered for the record."""
+
+    query: str
+    session: Session
+    output: DecisionOutput | None = None
+    path: RouterPath = "local"
+    router_confidence: float | None = None
+    reason: str | None = None
+    local: LocalPrediction | None = None
+    router_source: str | None = None
+    prompt: str | None = None
+    raw_output: str | None = None
+    model: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    llm_latency_ms: float | None = None
+    retrieval: RetrievalResult | None = None
+    retrieval_error: str | None = None
+    retrieved_more: bool = False
+    composite: CompositeConfidence | None = None
+    missing: list[ArgumentProblem] = field(default_factory=list)
+    tool_arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+class RoutingService:
+    def __init__(self, settings: RoutingSettings, parts: RoutingParts) -> None:
+        self.settings = settings
+        self.parts = parts
+        self._sensitive = TopicMatcher(settings.sensitive_topics)
+        self._critical_topics = TopicMatcher(settings.critical_topics)
+        self._llm_router = (
+            None
+            if parts.llm is None
+            else LLMRouter(
+                parts.llm,
+                temperature=settings.temperature,
+                max_tokens=settings.max_tokens,
+                history_turns=settings.history_turns,
+            )
+        )
+
+    # -- the cheap and expensive stages ---------------------------------------------------
+
+    async def _local(self, tenant: str, turn: _Turn) -> LocalPrediction:
+        router, source = await self.parts.routers.for_tenant(tenant)
+        turn.router_source = source
+        prediction = (
+            await router.predict([turn.query], self.parts.embedder, ambiguity_margin=self.settings.ambiguity_margin)
+        )[0]
+        turn.local = prediction
+        return prediction
+
+    def _from_local(self, prediction: LocalPrediction, tools: list[Tool]) -> DecisionOutput:
+        s = self.settings
+        if prediction.abstained == "out_of_scope":
+            decision = Decision(s.out_of_scope_decision)
+            return DecisionOutput(
+                decision=decision,
+                confidence=1.0 - prediction.support,
+                reasoning=f"local router: out of scope (in-scope score {prediction.support:.2f} below threshold)",
+                escalation_reason=EscalationReason.OUT_OF_SCOPE.value if decision is Decision.ESCALATE else None,
+                clarifying_question="Could you tell me a bit more about what you need?",
+            )
+        if prediction.abstained == "ambiguous":
+            first, second = sorted(prediction.decision_probabilities.items(), key=lambda kv: -kv[1])[:2]
+            return DecisionOutput(
+                decision=Decision.CLARIFY,
+                confidence=prediction.probability,
+                reasoning="local router: ambiguous between "
+                f"{first[0]} ({first[1]:.2f}) and {second[0]} ({second[1]:.2f})",
+                clarifying_question="Could you say a little more so I can help with the right thing?",
+            )
+        output = DecisionOutput(
+            decision=prediction.decision,
+            confidence=prediction.probability,
+            reasoning=f"local router: {prediction.label} (p={prediction.probability:.2f})",
+            retrieval_needed=prediction.decision is Decision.RETRIEVE,
+            intent=prediction.label,
+        )
+        if prediction.decision is Decision.ESCALATE:
+            output = output.model_copy(update={"escalation_reason": EscalationReason.EXPLICIT.value})
+        if prediction.decision is Decision.USE_TOOL:
+            names = {t.name for t in tools}
+            chosen = (
+                [prediction.label]
+                if prediction.label in names
+                else [t.name for t in tools][:1]
+                if len(tools) == 1
+                else []
+            )
+            if not chosen:
+                return output.model_copy(
+                    update={
+                        "decision": Decision.CLARIFY,
+                        "reasoning": f"{output.reasoning}; which tool is meant is not clear",
+                        "clarifying_question": "Which of these should I do: " + ", ".join(sorted(names)) + "?"
+                        if names
+                        else "What would you like me to do exactly?",
+                    }
+                )
+            output = output.model_copy(update={"required_tools": chosen})
+        return output
+
+    async def _ask_llm(self, turn: _Turn, tools: list[Tool]) -> DecisionOutput:
+        assert self._llm_router is not None
+        hints = RouterHints(turn.local.candidates) if turn.local is not None else None
+        prompt, result = await self._llm_router.decide(turn.query, turn.session, tools, hints)
+        turn.path, turn.prompt = "llm", prompt
+        if isinstance(result, StructuredFailure):
+            turn.raw_output = result.raw_text
+            if result.response is not None:
+                self._usage(turn, result.response)
+            turn.notes["llm_failure"] = {"reason": result.reason, "detail": result.detail}
+            if result.reason == "llm_error":  # seed 002: LLM errors escalate with the fallback message
+                return DecisionOutput(
+                    decision=Decision.ESCALATE,
+                    confidence=0.0,
+                    reasoning=f"the LLM router failed: {result.detail}",
+                    escalation_reason=EscalationReason.RESPONSE_GENERATION_ERROR.value,
+                )
+            return DecisionOutput(  # seed 002: invalid decisions → ESCALATE with low confidence
+                decision=Decision.ESCALATE,
+                confidence=FALLBACK_CONFIDENCE,
+                reasoning=f"the LLM router's answer was unusable: {result.reason}",
+                escalation_reason=EscalationReason.INVALID_DECISION.value,
+            )
+        turn.raw_output = result.raw_text
+        self._usage(turn, result.response)
+        value = result.value
+        capped = min(value.confidence, self.settings.llm_confidence_ceiling)
+        return DecisionOutput.model_validate(value.model_dump() | {"confidence": capped})
+
+    @staticmethod
+    def _usage(turn: _Turn, response: Any) -> None:
+        turn.model = response.model
+        turn.prompt_tokens = response.usage.prompt_tokens
+        turn.completion_tokens = response.usage.completion_tokens
+        turn.llm_latency_ms = response.latency_ms
+
+    async def _decide(self, tenant: str, turn: _Turn, request: RouteRequest, tools: list[Tool]) -> DecisionOutput:
+        mode = request.router or self.settings.router
+        if topics := self._sensitive.find(turn.query):  # seed 002: automatic escalation, no LLM call
+            turn.path = "rule"
+            turn.notes["sensitive_topics"] = topics
+            return DecisionOutput(
+                decision=Decision.ESCALATE,
+                confidence=FALLBACK_CONFIDENCE,
+                reasoning=f"sensitive topic: {', '.join(topics)}",
+                escalation_reason=EscalationReason.SENSITIVE_TOPIC.value,
+            )
+        if mode == "llm" and self._llm_router is not None:
+            return await self._ask_llm(turn, tools)
+        if mode == "llm":
+            turn.notes["degraded"] = "llm_unavailable: decided by the local router"
+        prediction = await self._local(tenant, turn)
+        confident = prediction.abstained is None and prediction.probability >= self.settings.cascade_threshold
+        if mode == "cascade" and not confident and self._llm_router is not None:
+            turn.notes["cascade"] = "local router not confident: asked the LLM"
+            return await self._ask_llm(turn, tools)
+        turn.path = "local"
+        return self._from_local(prediction, tools)
+
+    # -- the checks --------------------------------------------------------------------------
+
+    def _arguments(self, turn: _Turn, request: RouteRequest, output: DecisionOutput, tools: dict[str, Tool]) -> None:
+        """USE_TOOL: arguments from the lead context, then the LLM's, then the caller's (last wins)."""
+        for name in output.required_tools:
+            tool = tools[name]
+            known = set(tool.parameters.get("properties", {}))
+            merged = {k: v for k, v in turn.session.lead_context.items() if k in known}
+            merged |= dict(output.tool_arguments.get(name, {}))
+            merged |= request.tool_arguments.get(name, {})
+            turn.tool_arguments[name] = merged
+            turn.missing.extend(argument_problems(tool, merged))
+
+    async def _retrieve(self, tenant: str, turn: _Turn, request: RouteRequest, *, query: str, top_k: int) -> bool:
+        try:
+            turn.retrieval = await self.parts.retriever.retrieve(tenant, query, top_k=top_k)
+        except RetrievalError as exc:
+            turn.retrieval_error = str(exc)
+            return False
+        return True
+
+    def _critical(self, request: RouteRequest, query: str) -> bool:
+        return request.critical if request.critical is not None else bool(self._critical_topics.find(query))
+
+    def _composite(self, turn: _Turn) -> CompositeConfidence:
+        s = self.settings
+        complexity, complexity_details = query_complexity(turn.query)
+        completeness, completeness_details = context_completeness(turn.session, s.lead_context_fields)
+        quality: float | None = None
+        quality_details: dict[str, Any] = {"applicable": False}
+        if turn.retrieval is not None:
+            quality, quality_details = source_quality(turn.retrieval.sources)
+        return compose(
+            s,
+            source_quality_value=quality,
+            complexity=complexity,
+            completeness=completeness,
+            tool_success_rate=turn.session.tool_success_rate,
+            conflict=bool(turn.retrieval and turn.retrieval.conflict_detected),
+            details={
+                "query_complexity": complexity_details,
+                "context_completeness": completeness_details,
+                "source_quality": quality_details,
+            },
+        )
+
+    def _blend(self, router_confidence: float, composite: CompositeConfidence) -> float:
+        w = self.settings.router_weight
+        return max(0.0, min(1.0, w * router_confidence + (1 - w) * composite.value))
+
+    def _band(self, confidence: float) -> Band:
+        if confidence >= self.settings.high_threshold:
+            return "high"
+        return "medium" if confidence >= self.settings.low_threshold else "low"
+
+    @staticmethod
+    def _escalate(output: DecisionOutput, reason: EscalationReason | str, why: str) -> DecisionOutput:
+        return output.model_copy(
+            update={
+                "decision": Decision.ESCALATE,
+                "escalation_reason": str(reason),
+                "reasoning": f"{output.reasoning}; {why}" if output.reasoning else why,
+                "required_tools": [],
+            }
+        )
+
+    async def _check(
+        self, tenant: str, turn: _Turn, request: RouteRequest, output: DecisionOutput, tools: dict[str, Tool]
+    ) -> tuple[DecisionOutput, float]:
+        s = self.settings
+        output, problem = validate_output(output, query=turn.query, registered_tools=tools)
+        if problem is not None:
+            turn.reason = problem
+            turn.path = "fallback" if turn.path == "local" else turn.path
+        router_confidence = output.confidence
+        if output.decision is Decision.RETRIEVE:
+            query = output.retrieval_query or turn.query
+            if not await self._retrieve(tenant, turn, request, query=query, top_k=s.retrieval_top_k):
+                if self._critical(request, turn.query):
+                    output = self._escalate(
+                        output, EscalationReason.RETRIEVAL_FAILURE, "retrieval failed on a critical query"
+                    )
+                else:  # seed 002: answer without retrieval, confidence × 0.7
+                    router_confidence *= s.retrieval_failure_penalty
+                    output = output.model_copy(
+                        update={
+                            "decision": Decision.REASON_ONLY,
+                            "retrieval_needed": False,
+                            "reasoning": f"{output.reasoning}; retrieval failed, answering from context",
+                        }
+                    )
+        if output.decision is Decision.USE_TOOL:
+            self._arguments(turn, request, output, tools)
+            if turn.missing:
+                fields = ", ".join(f"{p.tool}.{p.field}" for p in turn.missing)
+                output = output.model_copy(
+                    update={
+                        "decision": Decision.CLARIFY,
+                        "reasoning": f"{output.reasoning}; missing or invalid tool arguments: {fields}",
+                        "clarifying_question": "To do that I need: "
+                        + ", ".join(sorted({p.field for p in turn.missing}))
+                        + ".",
+                    }
+                )
+        turn.router_confidence = router_confidence
+        turn.composite = self._composite(turn)
+        confidence = self._blend(router_confidence, turn.composite)
+        return await self._apply_bands(tenant, turn, output, confidence)
+
+    async def _apply_bands(
+        self, tenant: str, turn: _Turn, output: DecisionOutput, confidence: float
+    ) -> tuple[DecisionOutput, float]:
+        s = self.settings
+        if output.decision is Decision.ESCALATE:
+            return output, min(confidence, s.low_threshold - 0.01, output.confidence if turn.path != "llm" else 1.0)
+        if output.decision is Decision.CLARIFY:
+            if turn.session.clarifications >= s.max_clarifications:  # Rasa's two-stage fallback, then handoff
+                return self._escalate(
+                    output,
+                    EscalationReason.REPEATED_CLARIFICATION,
+                    f"{turn.session.clarifications} clarifications in a row",
+                ), min(confidence, s.low_threshold - 0.01)
+            return output, confidence
+        band = self._band(confidence)
+        if band == "medium" and output.decision is Decision.RETRIEVE and turn.retrieval is not None:
+            # seed 002's "retrieve more": a wider search with the conversation's last user turn
+            earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
+            query = " ".join([*earlier, output.retrieval_query or turn.query])
+            if await self._retrieve(
+                tenant, turn, RouteRequest(query=turn.query), query=query, top_k=2 * s.retrieval_top_k
+            ):
+                turn.retrieved_more = True
+                turn.composite = self._composite(turn)
+                confidence = self._blend(turn.router_confidence or 0.0, turn.composite)
+                band = self._band(confidence)
+        if band == "low":
+            return self._escalate(
+                output,
+                EscalationReason.CONFIDENCE_BELOW_THRESHOLD,
+                f"confidence {confidence:.2f} below {s.low_threshold}",
+            ), confidence
+        if band == "medium" and output.decision in (Decision.RETRIEVE, Decision.USE_TOOL):
+            what = "the sources found" if output.decision is Decision.RETRIEVE else "the action"
+            return output.model_copy(
+                update={
+                    "decision": Decision.CLARIFY,
+                    "reasoning": f"{output.reasoning}; medium confidence {confidence:.2f}: confirm before acting",
+                    "clarifying_question": f"Before I go ahead — can you confirm or add detail about {what}?",
+                }
+            ), confidence
+        return output, confidence
+
+    # -- the whole turn ------------------------------------------------------------------------
+
+    async def route(self, tenant: str, session_id: str, request: RouteRequest) -> RouteResult:
+        started = self.parts.clock.monotonic()
+        session = await self.parts.sessions.get(tenant, session_id, turns=self.settings.history_turns)
+        turn = _Turn(query=request.query, session=session)
+        output: DecisionOutput | None = None
+        confidence: float | None = None
+        if session.mode == "auto":
+            tools = {t.name: t for t in await self.parts.tools.list(tenant)}
+            decided = await self._decide(tenant, turn, request, list(tools.values()))
+            output, confidence = await self._check(tenant, turn, request, decided, tools)
+        return await self._commit(tenant, turn, output, confidence, started)
+
+    async def _commit(
+        self,
+        tenant: str,
+        turn: _Turn,
+        output: DecisionOutput | None,
+        confidence: float | None,
+        started: float,
+    ) -> RouteResult:
+        s = self.settings
+        decision_id = uuid.uuid4().hex
+        async with self.parts.database.transaction() as conn:
+            current = await self.parts.sessions.get_for_update(conn, tenant, turn.session.id, turns=0)
+            if current.mode == "human" and output is not None:
+                turn.notes["superseded"] = "a human took the session over while this turn was being decided"
+                output = None
+            if output is None:
+                turn.path, confidence = "human_owned", None
+            await self.parts.sessions.add_message(
+                conn, tenant, turn.session.id, MessageIn(role="user", text=turn.query), decision_id=decision_id
+            )
+            reason = turn.reason
+            message: str | None = None
+            sources = [src.summary() for src in turn.retrieval.sources] if turn.retrieval else []
+            mode = current.mode
+            if output is not None:
+                if output.decision is Decision.ESCALATE:
+                    reason = output.escalation_reason
+                    await self.parts.sessions.set_mode(conn, tenant, turn.session.id, "human", reason=reason)
+                    mode = "human"
+                    message = s.error_message if reason in _ERROR_REASONS else s.handoff_message
+                elif output.decision is Decision.CLARIFY:
+                    message = output.clarifying_question or "Could you tell me a little more?"
+                await self.parts.sessions.after_turn(
+                    conn,
+                    tenant,
+                    turn.session,
+                    clarified=output.decision is Decision.CLARIFY,
+                    sources=sources,
+                )
+            result = RouteResult(
+                decision_id=decision_id,
+                session_id=turn.session.id,
+                status="routed" if output is not None else "human_owned",
+                decision=output.decision if output else None,
+                confidence=None if confidence is None else round(confidence, 4),
+                band=None if confidence is None else self._band(confidence),
+                path=turn.path,
+                reasoning=output.reasoning if output else "a human owns this session; nothing routed",
+                router_confidence=turn.router_confidence,
+                composite=turn.composite,
+                required_tools=output.required_tools if output else [],
+                tool_arguments=turn.tool_arguments,
+                missing_parameters=turn.missing,
+                retrieval_needed=bool(output and output.decision is Decision.RETRIEVE),
+                retrieval_query=(output.retrieval_query or turn.query)
+                if output and output.decision is Decision.RETRIEVE
+                else None,
+                sources=sources,
+                conflicts=[c.model_dump() for c in turn.retrieval.conflicts] if turn.retrieval else [],
+                escalation_reason=reason if output and output.decision is Decision.ESCALATE else None,
+                message=message,
+                session_mode=mode,
+            )
+            await self.parts.decisions.add(
+                self._record(tenant, decision_id, turn, result, reason, started), connection=conn
+            )
+        return result
+
+    def _record(
+        self, tenant: str, decision_id: str, turn: _Turn, result: RouteResult, reason: str | None, started: float
+    ) -> NewDecisionRecord:
+        attributes: dict[str, Any] = {
+            "band": result.band,
+            "router_confidence": turn.router_confidence,
+            "router_source": turn.router_source,
+            "local": turn.local.explain() if turn.local else None,
+            "composite": turn.composite.model_dump() if turn.composite else None,
+            "sources": result.sources,
+            "conflicts": result.conflicts,
+            "retrieval_error": turn.retrieval_error,
+            "retrieved_more": turn.retrieved_more,
+            "missing_parameters": [p.model_dump() for p in turn.missing],
+            "required_tools": result.required_tools,
+            "llm_latency_ms": turn.llm_latency_ms,
+            "session_mode": result.session_mode,
+        } | turn.notes
+        return NewDecisionRecord(
+            id=decision_id,
+            tenant=tenant,
+            kind="routing",
+            subject_id=turn.session.id,
+            strategy=self.settings.router,
+            path=result.path,
+            action=result.decision.value if result.decision else None,
+            confidence=result.confidence,
+            inputs={"query": turn.query, "session_id": turn.session.id, "message_count": turn.session.message_count},
+            prompt=turn.prompt,
+            raw_llm_output=turn.raw_output,
+            model=turn.model,
+            latency_ms=(self.parts.clock.monotonic() - started) * 1000,
+            prompt_tokens=turn.prompt_tokens,
+            completion_tokens=turn.completion_tokens,
+            reason=(reason or "")[:256] or None,
+            attributes=attributes,
+        )

@@ -38,6 +38,8 @@ from phronesis.learning.module import LearningModule
 from phronesis.learning.types import FireRecord
 from phronesis.llm.registry import build_llm
 from phronesis.llm.types import LLMProvider
+from phronesis.routing.models import RouteRequest, RouteResult
+from phronesis.routing.module import RoutingModule
 from phronesis.settings import Settings, load_settings
 from phronesis.storage.database import Database
 from phronesis.storage.hnsw_index import HnswVectorIndex
@@ -134,6 +136,14 @@ class Engine:
             tie_epsilon=self.settings.heuristics.tie_epsilon,
         )
         self.executive_feedback = ExecutiveFeedback(self.executive, self.feedback_ledger, scores)
+        self.routing = RoutingModule(
+            self.settings.routing,
+            database=self.database,
+            embedder=self.embedder,
+            llm=self.llm,
+            decisions=self.decisions,
+            clock=self.clock,
+        )
         self.started = False
 
     async def start(
@@ -160,6 +170,14 @@ class Engine:
         except ValidationError as exc:
             raise invalid_input(exc) from None
         return await self.executive.decide_event(tenant, request)
+
+    async def route(self, session_id: str, query: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> RouteResult:
+        """Seed 002: RETRIEVE / REASON_ONLY / USE_TOOL / CLARIFY / ESCALATE for ``query`` in a session."""
+        try:
+            request = RouteRequest(query=query, **fields)
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        return await self.routing.route(tenant, session_id, request)
 
     async def feedback(self, response_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FeedbackReceipt:
         """Explicit feedback on a decision: ``rating``, ``user_score`` or ``dev_score`` (``Feedback``'s fields)."""

@@ -53,6 +53,9 @@ class RouterFitOptions:
     lexical_width: int = 2**14
     """Hashed n-gram buckets; 0 uses the embedding alone."""
     default_decision: Decision = Decision.RETRIEVE
+    refit: bool = False
+    """After calibrating on a holdout, refit on every exemplar (keeping temperature and threshold).
+    Worth it for small sets, where each held-out line is a real share of what a label knows."""
     seed: int = 0
     classifier: FitOptions = field(default_factory=FitOptions)
 
@@ -190,7 +193,9 @@ class LocalRouter:
         y_val = np.asarray([index[e.label] for e in val_in], dtype=np.int64)
         train_texts = [e.text for e in in_scope]
         val_texts = [e.text for e in val_in]
-        if not val_in:  # hold out part of the exemplars to calibrate on
+        all_vectors, all_texts, all_y = train_vectors, train_texts, y
+        held_out = not val_in
+        if held_out:  # hold out part of the exemplars to calibrate on
             hold = _stratified_holdout(y, options.holdout_fraction, options.seed)
             val_vectors, y_val = train_vectors[hold], y[hold]
             val_texts = [t for t, h in zip(train_texts, hold, strict=True) if h]
@@ -211,9 +216,15 @@ class LocalRouter:
             embedding_model=embedder.model_name,
         )
         say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
-        return router._calibrated(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
+        router._calibrate(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
+        if options.refit and held_out:
+            router.classifier = SoftmaxClassifier.fit(
+                all_vectors, lexical.transform(all_texts) if lexical else None, all_y, len(labels), options.classifier
+            )
+            router.exemplar_vectors = all_vectors
+        return router
 
-    def _calibrated(
+    def _calibrate(
         self,
         vectors: Vectors,
         texts: list[str],
@@ -221,7 +232,7 @@ class LocalRouter:
         oos_vectors: Vectors,
         oos_texts: list[str],
         options: RouterFitOptions,
-    ) -> LocalRouter:
+    ) -> None:
         temperature = 1.0
         choice = ThresholdChoice(0.0, "no_validation_data", float("nan"), None)
         if len(labels):
@@ -243,8 +254,8 @@ class LocalRouter:
             "calibration_in_scope_accuracy": None if np.isnan(choice.in_scope_accuracy) else choice.in_scope_accuracy,
             "calibration_oos_recall": choice.oos_recall,
             "max_accuracy_loss": options.max_accuracy_loss,
+            "refit_on_all": options.refit,
         }
-        return self
 
     # -- predicting ----------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Which local router a tenant's query goes to: its fitted one, or the bundled default.
 
 With nothing fitted yet (a fresh install), the router is fitted once per process from the
-seed's own examples (``exemplars/default.jsonl``, ten per decision) so that routing works
+seed's own examples (``exemplars/default.jsonl``: ten per decision and a few out-of-scope lines) so that routing works
 with no LLM and no setup; ``phronesis routing fit`` replaces it with the tenant's own.
 """
 
@@ -38,8 +38,8 @@ class RouterResolver:
             if self._default is None:
                 text = resources.files("phronesis.routing").joinpath("exemplars", "default.jsonl").read_text("utf-8")
                 exemplars = parse_exemplar_lines(text.splitlines(), source="default.jsonl")
-                # small data: no lexical buckets worth 16k columns; hold out 2 per decision to calibrate
-                self._default = await LocalRouter.fit(
-                    exemplars, self._embedder, options=RouterFitOptions(lexical_width=2**12, holdout_fraction=0.2)
-                )
+                # small data: fewer lexical buckets, the single nearest exemplar (five neighbours
+                # would reach into other decisions), two per decision held out to calibrate, then refit on all
+                options = RouterFitOptions(lexical_width=2**12, holdout_fraction=0.2, knn_k=1, refit=True)
+                self._default = await LocalRouter.fit(exemplars, self._embedder, options=options)
             return self._default

@@ -11,12 +11,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Message", "MessageIn", "NewSession", "Session", "SessionMode", "ids"]
+__all__ = ["Message", "MessageIn", "NewSession", "Session", "SessionMode"]
 
 SessionMode = Literal["auto", "human"]
 Role = Literal["user", "assistant", "human_agent", "system"]
 
-ids = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")
+ID_PATTERN = r"^[A-Za-z0-9._:@-]+$"
 
 
 class MessageIn(BaseModel):
@@ -36,7 +36,7 @@ class Message(MessageIn):
 class NewSession(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    id: str | None = ids
+    id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
     lead_context: dict[str, Any] = Field(default_factory=dict, max_length=64)
     """CRM data (email, name, status, company, …): shown to the LLM router, counted in context completeness."""
     messages: list[MessageIn] = Field(default_factory=list, max_length=200)

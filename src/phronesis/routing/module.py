@@ -1,0 +1,120 @@
+"""Seed 002's decision point as one object the engine, the API and the CLI share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder
+from phronesis.llm.types import LLMProvider
+from phronesis.routing.documents import Document, DocumentIn, DocumentRepository
+from phronesis.routing.evaluation import evaluate_router
+from phronesis.routing.exemplars import Exemplar
+from phronesis.routing.local_retriever import LocalRetriever
+from phronesis.routing.local_router import LocalRouter, RouterFitOptions
+from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
+from phronesis.routing.retrieval import Retriever
+from phronesis.routing.router_store import RouterStore
+from phronesis.routing.routers import RouterResolver
+from phronesis.routing.service import RoutingParts, RoutingService
+from phronesis.routing.session_repository import SessionRepository
+from phronesis.routing.sessions import MessageIn, NewSession, Session
+from phronesis.routing.tool_outcomes import ToolOutcomes
+from phronesis.routing.tools import Tool, ToolIn, ToolRepository
+from phronesis.settings import RoutingSettings
+from phronesis.storage.database import Database
+
+__all__ = ["RoutingModule"]
+
+
+class RoutingModule:
+    def __init__(
+        self,
+        settings: RoutingSettings,
+        *,
+        database: Database,
+        embedder: Embedder,
+        llm: LLMProvider | None,
+        decisions: DecisionRecordRepository,
+        clock: Clock,
+        retriever: Retriever | None = None,
+    ) -> None:
+        self.settings = settings
+        self.embedder = embedder
+        self.sessions = SessionRepository(database, clock)
+        self.tools = ToolRepository(database, clock)
+        self.documents = DocumentRepository(database, embedder, clock)
+        self.store = RouterStore(database, clock)
+        parts = RoutingParts(
+            database=database,
+            sessions=self.sessions,
+            tools=self.tools,
+            retriever=retriever or LocalRetriever(self.documents, embedder, settings, clock),
+            routers=RouterResolver(self.store, embedder, settings.router_name),
+            decisions=decisions,
+            embedder=embedder,
+            llm=llm,
+            clock=clock,
+        )
+        self.service = RoutingService(settings, parts)
+        self.tool_outcomes = ToolOutcomes(settings, parts)
+        self._database = database
+
+    async def create_session(self, tenant: str, new: NewSession) -> Session:
+        return await self.sessions.create(tenant, new)
+
+    async def session(self, tenant: str, session_id: str, *, turns: int = 20) -> Session:
+        return await self.sessions.get(tenant, session_id, turns=turns)
+
+    async def route(self, tenant: str, session_id: str, request: RouteRequest) -> RouteResult:
+        return await self.service.route(tenant, session_id, request)
+
+    async def add_message(self, tenant: str, session_id: str, message: MessageIn) -> Session:
+        """A reply by the agent or a human agent, so the next turn's history is complete."""
+        async with self._database.transaction() as conn:
+            await self.sessions.get_for_update(conn, tenant, session_id, turns=0)
+            await self.sessions.add_message(conn, tenant, session_id, message)
+        return await self.session(tenant, session_id)
+
+    async def handback(self, tenant: str, session_id: str, *, note: str | None = None) -> Session:
+        """The human hands the session back: routing resumes on the next query."""
+        async with self._database.transaction() as conn:
+            await self.sessions.get_for_update(conn, tenant, session_id, turns=0)
+            await self.sessions.set_mode(conn, tenant, session_id, "auto")
+            text = "handed back to the agent" + (f": {note}" if note else "")
+            await self.sessions.add_message(conn, tenant, session_id, MessageIn(role="system", text=text[:8000]))
+        return await self.session(tenant, session_id)
+
+    async def report_tool_outcome(self, tenant: str, session_id: str, outcome: ToolOutcomeIn) -> ToolOutcomeResult:
+        return await self.tool_outcomes.report(tenant, session_id, outcome)
+
+    async def put_tool(self, tenant: str, tool: ToolIn) -> Tool:
+        return await self.tools.put(tenant, tool)
+
+    async def add_documents(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
+        return await self.documents.add(tenant, documents)
+
+    async def fit(
+        self,
+        tenant: str,
+        exemplars: Sequence[Exemplar],
+        *,
+        oos: Sequence[Exemplar] = (),
+        validation: Sequence[Exemplar] = (),
+        options: RouterFitOptions | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> tuple[LocalRouter, int]:
+        router = await LocalRouter.fit(
+            exemplars, self.embedder, oos=oos, validation=validation, options=options, progress=progress
+        )
+        version = await self.store.save(tenant, self.settings.router_name, router)
+        return router, version
+
+    async def evaluate(self, tenant: str, examples: Sequence[Exemplar]) -> dict[str, Any]:
+        router, source = await self.service.parts.routers.for_tenant(tenant)
+        metrics = await evaluate_router(
+            router, examples, self.embedder, ambiguity_margin=self.settings.ambiguity_margin
+        )
+        return {"router": source} | metrics

@@ -14,7 +14,7 @@ from phronesis import __version__
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
-from phronesis.api.routers import decisions, events, feedback, health, heuristics, learning
+from phronesis.api.routers import decisions, events, feedback, health, heuristics, learning, routing
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 
@@ -101,4 +101,5 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(events.router)
     app.include_router(feedback.router)
     app.include_router(learning.router)
+    app.include_router(routing.router)
     return app

@@ -35,6 +35,8 @@ app.add_typer(heuristics_app, name="heuristics")
 app.add_typer(config_app, name="config")
 app.add_typer(executive_app, name="executive")
 app.add_typer(learning_app, name="learning")
+routing_app = typer.Typer(help="Routing (seed 002): fit and evaluate the local router.", no_args_is_help=True)
+app.add_typer(routing_app, name="routing")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 
@@ -152,3 +154,4 @@ from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its comma
 from phronesis.cli import executive as _executive  # noqa: E402,F401
 from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401
 from phronesis.cli import learning as _learning  # noqa: E402,F401
+from phronesis.cli import routing as _routing  # noqa: E402,F401

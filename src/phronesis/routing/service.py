@@ -353,13 +353,7 @@ class RoutingService:
         if output.decision is Decision.ESCALATE:
             return output, min(confidence, s.low_threshold - 0.01, output.confidence if turn.path != "llm" else 1.0)
         if output.decision is Decision.CLARIFY:
-            if turn.session.clarifications >= s.max_clarifications:  # Rasa's two-stage fallback, then handoff
-                return self._escalate(
-                    output,
-                    EscalationReason.REPEATED_CLARIFICATION,
-                    f"{turn.session.clarifications} clarifications in a row",
-                ), min(confidence, s.low_threshold - 0.01)
-            return output, confidence
+            return self._clarify_or_hand_off(turn, output, confidence)
         band = self._band(confidence)
         if band == "medium" and output.decision is Decision.RETRIEVE and turn.retrieval is not None:
             # seed 002's "retrieve more": a wider search with the conversation's last user turn
@@ -380,13 +374,25 @@ class RoutingService:
             ), confidence
         if band == "medium" and output.decision in (Decision.RETRIEVE, Decision.USE_TOOL):
             what = "the sources found" if output.decision is Decision.RETRIEVE else "the action"
-            return output.model_copy(
+            clarify = output.model_copy(
                 update={
                     "decision": Decision.CLARIFY,
                     "reasoning": f"{output.reasoning}; medium confidence {confidence:.2f}: confirm before acting",
                     "clarifying_question": f"Before I go ahead — can you confirm or add detail about {what}?",
                 }
-            ), confidence
+            )
+            return self._clarify_or_hand_off(turn, clarify, confidence)
+        return output, confidence
+
+    def _clarify_or_hand_off(
+        self, turn: _Turn, output: DecisionOutput, confidence: float
+    ) -> tuple[DecisionOutput, float]:
+        """Rasa's two-stage fallback: clarify, clarify again, then hand off to a human."""
+        s = self.settings
+        if turn.session.clarifications >= s.max_clarifications:
+            streak = f"{turn.session.clarifications} clarifications in a row"
+            escalated = self._escalate(output, EscalationReason.REPEATED_CLARIFICATION, streak)
+            return escalated, min(confidence, s.low_threshold - 0.01)
         return output, confidence
 
     # -- the whole turn ------------------------------------------------------------------------

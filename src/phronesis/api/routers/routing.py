@@ -1,0 +1,103 @@
+"""The routing decision point over HTTP (seed 002): sessions, routing, handback, tools, documents."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.routing.documents import Document, DocumentIn
+from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
+from phronesis.routing.sessions import ID_PATTERN, MessageIn, NewSession, Session
+from phronesis.routing.tools import Tool, ToolIn
+
+router = APIRouter(tags=["routing"])
+
+SessionIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
+NamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
+
+
+@router.post("/v1/sessions", status_code=201, summary="Start a conversation (optionally with CRM context and turns)")
+async def create_session(body: NewSession, engine: EngineDep, tenant: TenantDep) -> Session:
+    return await engine.routing.create_session(tenant, body)
+
+
+@router.get("/v1/sessions/{session_id}", summary="A session: mode, counters, recent messages")
+async def get_session(
+    session_id: SessionIdPath,
+    engine: EngineDep,
+    tenant: TenantDep,
+    turns: Annotated[int, Query(ge=0, le=200)] = 20,
+) -> Session:
+    return await engine.routing.session(tenant, session_id, turns=turns)
+
+
+@router.post(
+    "/v1/sessions/{session_id}/route",
+    summary="Decide RETRIEVE / REASON_ONLY / USE_TOOL / CLARIFY / ESCALATE for the user's query",
+)
+async def route(session_id: SessionIdPath, body: RouteRequest, engine: EngineDep, tenant: TenantDep) -> RouteResult:
+    return await engine.routing.route(tenant, session_id, body)
+
+
+@router.post("/v1/sessions/{session_id}/messages", status_code=201, summary="Add the agent's or a human's reply")
+async def add_message(session_id: SessionIdPath, body: MessageIn, engine: EngineDep, tenant: TenantDep) -> Session:
+    return await engine.routing.add_message(tenant, session_id, body)
+
+
+@router.post("/v1/sessions/{session_id}/handback", summary="A human hands the session back to automatic routing")
+async def handback(session_id: SessionIdPath, engine: EngineDep, tenant: TenantDep) -> Session:
+    return await engine.routing.handback(tenant, session_id)
+
+
+@router.post(
+    "/v1/sessions/{session_id}/tool-outcomes",
+    summary="Report a tool call's outcome: retry, proceed, skip the tool, or escalate",
+)
+async def tool_outcome(
+    session_id: SessionIdPath, body: ToolOutcomeIn, engine: EngineDep, tenant: TenantDep
+) -> ToolOutcomeResult:
+    return await engine.routing.report_tool_outcome(tenant, session_id, body)
+
+
+@router.put("/v1/tools/{name}", summary="Register or replace a tool (JSON Schema parameters)")
+async def put_tool(name: NamePath, body: ToolIn, engine: EngineDep, tenant: TenantDep) -> Tool:
+    if body.name != name:
+        raise InvalidInputError("name", f"the body names {body.name!r} but the path names {name!r}")
+    return await engine.routing.put_tool(tenant, body)
+
+
+@router.get("/v1/tools", summary="The tenant's registered tools")
+async def list_tools(engine: EngineDep, tenant: TenantDep) -> list[Tool]:
+    return await engine.routing.tools.list(tenant)
+
+
+@router.delete("/v1/tools/{name}", status_code=204, summary="Unregister a tool")
+async def delete_tool(name: NamePath, engine: EngineDep, tenant: TenantDep) -> Response:
+    if not await engine.routing.tools.delete(tenant, [name]):
+        raise NotFoundError("tool", name)
+    return Response(status_code=204)
+
+
+@router.post("/v1/documents", status_code=201, summary="Add documents to the knowledge base (embedded on write)")
+async def add_documents(body: list[DocumentIn], engine: EngineDep, tenant: TenantDep) -> list[Document]:
+    return await engine.routing.add_documents(tenant, body)
+
+
+@router.get("/v1/documents", summary="The tenant's documents, oldest first")
+async def list_documents(
+    engine: EngineDep,
+    tenant: TenantDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> list[Document]:
+    return await engine.routing.documents.list(tenant, limit=limit, offset=offset)
+
+
+@router.delete("/v1/documents/{document_id}", status_code=204, summary="Remove a document")
+async def delete_document(document_id: NamePath, engine: EngineDep, tenant: TenantDep) -> Response:
+    if not await engine.routing.documents.delete(tenant, document_id):
+        raise NotFoundError("document", document_id)
+    return Response(status_code=204)

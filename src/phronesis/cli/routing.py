@@ -9,16 +9,23 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from phronesis.cli.app import TenantOption, app, routing_app, with_engine
+from phronesis.cli.app import TenantOption, app, fail, routing_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
-from phronesis.exceptions import NotFoundError
-from phronesis.routing.exemplars import read_exemplars
+from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult
 from phronesis.routing.sessions import NewSession
 
 JsonlPath = Annotated[
     Path, typer.Argument(help='JSONL: one {"text": …, "label": …} per line (label oos = out of scope).')
 ]
+
+
+def _read(path: Path) -> list[Exemplar]:
+    try:
+        return read_exemplars(path)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
 
 
 @app.command()
@@ -58,9 +65,9 @@ def fit(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Fit the tenant's local router on labelled exemplars and save it (replaces the previous one)."""
-    train = read_exemplars(exemplars)
-    oos_lines = read_exemplars(oos) if oos else []
-    val_lines = read_exemplars(val) if val else []
+    train = _read(exemplars)
+    oos_lines = _read(oos) if oos else []
+    val_lines = _read(val) if val else []
     console = Console(stderr=True)
 
     async def work(engine: Engine) -> dict[str, object]:
@@ -80,7 +87,7 @@ def evaluate(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Print JSON: in-scope accuracy, out-of-scope recall and precision, per-class figures."""
-    examples = read_exemplars(test)
+    examples = _read(test)
     metrics = with_engine(lambda engine: engine.routing.evaluate(tenant, examples))
     if not per_class:
         metrics.pop("per_class", None)

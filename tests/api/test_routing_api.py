@@ -1,0 +1,81 @@
+"""Routing over real HTTP: a session's turns, handback, tools, documents, and refusals."""
+
+from __future__ import annotations
+
+from tests.api.conftest import OTHER_KEY, LiveServer
+
+PROBLEM = "application/problem+json"
+
+
+def test_a_conversation_escalates_then_is_handed_back(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        created = client.post("/v1/sessions", json={"id": f"s-{unique}", "lead_context": {"email": "a@b.c"}})
+        assert created.status_code == 201 and created.json()["mode"] == "auto"
+        sid = created.json()["id"]
+        routed = client.post(f"/v1/sessions/{sid}/route", json={"query": "Thanks, that helps!"}).json()
+        assert routed["status"] == "routed" and routed["decision"] == "REASON_ONLY"
+        assert routed["composite"]["factors"]["tool_success_rate"] == 1.0
+
+        escalated = client.post(f"/v1/sessions/{sid}/route", json={"query": "I will sue you"}).json()
+        assert escalated["decision"] == "ESCALATE" and escalated["session_mode"] == "human"
+        owned = client.post(f"/v1/sessions/{sid}/route", json={"query": "hello?"}).json()
+        assert owned["status"] == "human_owned" and owned["decision"] is None
+
+        reply = client.post(f"/v1/sessions/{sid}/messages", json={"role": "human_agent", "text": "Hi, Sam here."})
+        assert reply.status_code == 201
+        back = client.post(f"/v1/sessions/{sid}/handback")
+        assert back.status_code == 200 and back.json()["mode"] == "auto"
+        decision = client.get(f"/v1/decisions/{escalated['decision_id']}").json()
+        assert decision["kind"] == "routing" and decision["reason"] == "sensitive_topic_detected"
+
+    with live_server.client(OTHER_KEY) as other:
+        assert other.get(f"/v1/sessions/{sid}").status_code == 404
+        assert other.post(f"/v1/sessions/{sid}/route", json={"query": "hi"}).status_code == 404
+
+
+def test_tools_and_documents(live_server: LiveServer, unique: str) -> None:
+    name = f"crm{unique}"
+    tool = {
+        "name": name,
+        "description": "update the CRM",
+        "parameters": {"type": "object", "properties": {"company": {"type": "string"}}, "required": ["company"]},
+        "critical": False,
+    }
+    with live_server.client() as client:
+        assert client.put(f"/v1/tools/{name}", json=tool).status_code == 200
+        assert name in [t["name"] for t in client.get("/v1/tools").json()]
+        sid = client.post("/v1/sessions", json={}).json()["id"]
+        outcome = client.post(f"/v1/sessions/{sid}/tool-outcomes", json={"tool": name, "success": False, "attempt": 4})
+        assert outcome.json()["next_action"] == "proceed_without_tool"
+        assert client.get(f"/v1/sessions/{sid}").json()["tool_failures"] == 1
+
+        docs = client.post("/v1/documents", json=[{"id": f"d-{unique}", "doc_type": "faq", "text": "We open at 9."}])
+        assert docs.status_code == 201 and docs.json()[0]["doc_type"] == "faq"
+        again = client.post("/v1/documents", json=[{"id": f"d-{unique}", "text": "dup"}])
+        assert again.status_code == 409
+        assert client.delete(f"/v1/documents/d-{unique}").status_code == 204
+        assert client.delete(f"/v1/tools/{name}").status_code == 204
+        assert client.delete(f"/v1/tools/{name}").status_code == 404
+
+
+def test_bad_routing_input_is_a_problem_naming_the_field(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        sid = client.post("/v1/sessions", json={}).json()["id"]
+        cases = [
+            ("post", f"/v1/sessions/{sid}/route", {"query": ""}, 422, "query"),
+            ("post", f"/v1/sessions/{sid}/route", {"query": "hi", "router": "magic"}, 422, "router"),
+            ("post", "/v1/sessions/nope/route", {"query": "hi"}, 404, None),
+            ("post", "/v1/sessions", {"id": "bad id!"}, 422, "id"),
+            ("put", "/v1/tools/t1", {"name": "t1", "description": "d", "parameters": {"type": 5}}, 422, "parameters"),
+            ("put", "/v1/tools/t1", {"name": "t2", "description": "d"}, 422, "name"),
+            ("post", f"/v1/sessions/{sid}/tool-outcomes", {"tool": "ghost", "success": True}, 404, None),
+            ("post", "/v1/documents", [{"text": ""}], 422, "text"),
+        ]
+        for method, path, body, status, field in cases:
+            response = client.request(method, path, json=body)
+            assert response.status_code == status, (path, body, response.text)
+            assert response.headers["content-type"].startswith(PROBLEM)
+            if field:
+                assert field in str(response.json()), response.json()
+        assert client.post("/v1/sessions", json={"id": f"dup-{unique}"}).status_code == 201
+        assert client.post("/v1/sessions", json={"id": f"dup-{unique}"}).status_code == 409

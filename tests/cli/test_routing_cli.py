@@ -1,0 +1,48 @@
+"""``phronesis route`` and ``phronesis routing fit|evaluate`` against a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from phronesis.cli.app import app
+from tests.routing.conftest import exemplars, out_of_scope
+
+
+def _jsonl(path: Path, rows: list[dict[str, str]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_fit_evaluate_and_route(cli: CliRunner, tmp_path: Path) -> None:
+    train = _jsonl(tmp_path / "train.jsonl", [e.model_dump(mode="json", exclude_none=True) for e in exemplars()])
+    oos = _jsonl(tmp_path / "oos.jsonl", [e.model_dump(mode="json", exclude_none=True) for e in out_of_scope()])
+    fitted = cli.invoke(app, ["routing", "fit", str(train), "--oos", str(oos)])
+    assert fitted.exit_code == 0, fitted.output
+    assert json.loads(fitted.stdout)["labels"] == 3
+
+    test = _jsonl(tmp_path / "test.jsonl", [{"text": "book a demo call", "label": "booking"},
+                                            {"text": "sing a song about the sea", "label": "oos"}])
+    evaluated = cli.invoke(app, ["routing", "evaluate", str(test)])
+    assert evaluated.exit_code == 0, evaluated.output
+    metrics = json.loads(evaluated.stdout)
+    assert {"in_scope_accuracy", "oos_recall", "oos_precision", "per_class"} <= set(metrics)
+    assert metrics["router"] == "fitted:default"
+
+    routed = cli.invoke(app, ["route", "book a meeting with sales", "--session", "s1", "--json"])
+    assert routed.exit_code == 0, routed.output
+    assert json.loads(routed.stdout)["decision"] in ("USE_TOOL", "CLARIFY")
+
+
+def test_bad_exemplar_file_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "hi", "label": "a"}\n{"label": "b"}\n', encoding="utf-8")
+    result = cli.invoke(app, ["routing", "fit", str(bad)])
+    assert result.exit_code == 2
+    assert result.stderr.strip().count("\n") == 0 and "bad.jsonl:2" in result.stderr
+    missing = cli.invoke(app, ["routing", "evaluate", str(tmp_path / "nope.jsonl")])
+    assert missing.exit_code == 2 and "cannot read" in missing.stderr
+    wrong = cli.invoke(app, ["route", "hi", "--session", "s1", "--router", "magic"])
+    assert wrong.exit_code == 2 and "router" in wrong.stderr

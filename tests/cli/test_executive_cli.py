@@ -56,6 +56,7 @@ def test_demo_runs_without_an_llm(cli: CliRunner) -> None:
     result = cli.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
     assert "emergency fast path" in result.output and "llm_unavailable" in result.output
+    assert "Routing (seed 002)" in result.output and "sensitive topic: refund" in result.output
 
 
 def test_demo_shows_the_llm_path_with_the_scripted_llm(cli: CliRunner) -> None:

@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from phronesis.cli.app import app, run
+from phronesis.cli.demo_routing import walk_routing
 from phronesis.cli.executive import describe, report_table
 from phronesis.engine import Engine
 from phronesis.executive.report import build_report
@@ -154,6 +155,7 @@ def demo(
             try:
                 await engine.start()
                 await _walk(engine, console)
+                await walk_routing(engine, console)
             finally:
                 await engine.close()
 

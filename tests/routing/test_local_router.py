@@ -82,8 +82,8 @@ async def test_one_label_is_not_enough(embedder: HashingEmbedder) -> None:
 def test_bad_jsonl_lines_name_line_and_field() -> None:
     with pytest.raises(InvalidInputError) as info:
         parse_exemplar_lines(['{"text": "ok", "label": "a"}', '{"text": ""}'], source="f.jsonl")
-    assert info.value.field.startswith("f.jsonl:2:")
-    with pytest.raises(InvalidInputError, match="not JSON"):
+    assert info.value.field == "f.jsonl:2.text"
+    with pytest.raises(InvalidInputError, match="invalid JSON"):
         parse_exemplar_lines(["{nope"], source="f.jsonl")
 
 

@@ -6,13 +6,9 @@ current confidence kept; the evidence count is re-seeded from that confidence).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from pydantic import ValidationError
-
 from phronesis.exceptions import InvalidInputError
 from phronesis.heuristics.models import Heuristic, HeuristicCreate
+from phronesis.jsonlines import validated_lines
 
 __all__ = ["MAX_IMPORT_LINES", "export_line", "parse_jsonl"]
 
@@ -25,22 +21,9 @@ def parse_jsonl(raw: bytes) -> list[HeuristicCreate]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInputError("body", "not UTF-8 text") from None
-    items: list[HeuristicCreate] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        if len(items) >= MAX_IMPORT_LINES:
-            raise InvalidInputError("body", f"more than {MAX_IMPORT_LINES} heuristics in one import")
-        try:
-            data: Any = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"line {number}", f"invalid JSON ({exc.msg})") from None
-        try:
-            items.append(HeuristicCreate.model_validate(data))
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            where = ".".join(str(p) for p in first["loc"]) or "(line)"
-            raise InvalidInputError(f"line {number}.{where}", first["msg"]) from None
+    items = validated_lines(
+        text.splitlines(), HeuristicCreate, where=lambda n: f"line {n}", max_lines=MAX_IMPORT_LINES
+    )
     if not items:
         raise InvalidInputError("body", "no heuristics in the import")
     return items

@@ -8,13 +8,13 @@ its number and field, and nothing is fitted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from phronesis.exceptions import InvalidInputError
+from phronesis.jsonlines import validated_lines
 from phronesis.routing.decisions import Decision
 
 __all__ = ["OOS_LABEL", "Exemplar", "read_exemplars"]
@@ -35,21 +35,7 @@ class Exemplar(BaseModel):
 
 
 def parse_exemplar_lines(lines: Iterable[str], *, source: str) -> list[Exemplar]:
-    exemplars: list[Exemplar] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError(f"{source}:{number}", f"not JSON: {exc.msg}") from None
-        try:
-            exemplars.append(Exemplar.model_validate(data))
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            field = ".".join(str(p) for p in first["loc"]) or "(line)"
-            raise InvalidInputError(f"{source}:{number}:{field}", first["msg"]) from None
-    return exemplars
+    return validated_lines(lines, Exemplar, where=lambda n: f"{source}:{n}")
 
 
 def read_exemplars(path: Path) -> list[Exemplar]:

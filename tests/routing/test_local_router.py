@@ -115,3 +115,25 @@ def test_calibration_error_is_a_probability(pairs: list[tuple[float, bool]]) -> 
     confidence = np.asarray([p for p, _ in pairs], dtype=np.float32)
     correct = np.asarray([c for _, c in pairs], dtype=bool)
     assert 0.0 <= expected_calibration_error(confidence, correct) <= 1.0
+
+
+@given(st.lists(st.floats(-30, 30), min_size=3, max_size=3))
+def test_probabilities_never_leave_zero_one(logits: list[float]) -> None:
+    """float32 sums can exceed 1 by an ulp; what the router reports is clamped."""
+    from phronesis.routing.classifier import FitOptions, SoftmaxClassifier
+
+    classifier = SoftmaxClassifier(
+        np.zeros((2, 3), dtype=np.float32), None, np.asarray(logits, dtype=np.float32), FitOptions()
+    )
+    from phronesis.routing.local_router import Scoring
+
+    router = LocalRouter(
+        labels=["a", "b", "c"],
+        decisions={"a": Decision.RETRIEVE, "b": Decision.RETRIEVE, "c": Decision.CLARIFY},
+        classifier=classifier,
+        exemplar_vectors=np.eye(2, dtype=np.float32),
+        scoring=Scoring(1.0, 0.0, 1, 0.5, 0),
+        embedding_model="test",
+    )
+    [p] = router.predict_vectors(np.asarray([[1.0, 0.0]], dtype=np.float32), ["x"], ambiguity_margin=0.0)
+    assert 0.0 <= p.probability <= 1.0 and 0.0 <= p.label_probability <= 1.0

@@ -285,7 +285,8 @@ class LocalRouter:
             label = self.labels[int(order[0])]
             decision = self.decisions[label]
             ranked = np.sort(decision_row)[::-1]
-            probability = float(decision_row[self._decision_names.index(decision.value)])
+            # float32 sums can land a hair above 1; a probability is a probability
+            probability = min(1.0, max(0.0, float(decision_row[self._decision_names.index(decision.value)])))
             margin = float(ranked[0] - (ranked[1] if len(ranked) > 1 else 0.0))
             abstained: Abstention | None = None
             if score < self.scoring.threshold:
@@ -297,7 +298,7 @@ class LocalRouter:
                     label=label,
                     decision=decision,
                     probability=probability,
-                    label_probability=float(row[order[0]]),
+                    label_probability=min(1.0, float(row[order[0]])),
                     support=float(score),
                     margin=margin,
                     candidates=[(self.labels[int(i)], float(row[i])) for i in order],

@@ -133,7 +133,7 @@ class RoutingService:
             decision = Decision(s.out_of_scope_decision)
             return DecisionOutput(
                 decision=decision,
-                confidence=1.0 - prediction.support,
+                confidence=min(1.0, max(0.0, 1.0 - prediction.support)),
                 reasoning=f"local router: out of scope (in-scope score {prediction.support:.2f} below threshold)",
                 escalation_reason=EscalationReason.OUT_OF_SCOPE.value if decision is Decision.ESCALATE else None,
                 clarifying_question="Could you tell me a bit more about what you need?",

@@ -7,6 +7,7 @@ zero and the optimiser is full-batch Adam, so a fit is deterministic for its dat
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -74,12 +75,15 @@ class SoftmaxClassifier:
         f = None
         w_lex = None
         if lexical is not None:
-            f = torch.sparse_csr_tensor(
-                torch.from_numpy(lexical.indptr),
-                torch.from_numpy(lexical.indices),
-                torch.from_numpy(lexical.values * options.lexical_scale),
-                size=(lexical.rows, lexical.width),
-            )
+            with warnings.catch_warnings():  # "sparse CSR support is in beta": the matmul we use is stable
+                warnings.simplefilter("ignore", UserWarning)
+                f = torch.sparse_csr_tensor(
+                    torch.from_numpy(lexical.indptr),
+                    torch.from_numpy(lexical.indices),
+                    torch.from_numpy(lexical.values * options.lexical_scale),
+                    size=(lexical.rows, lexical.width),
+                    check_invariants=True,
+                )
             w_lex = torch.zeros(lexical.width, classes, requires_grad=True)
             params.append(w_lex)
         optimiser = torch.optim.Adam(params, lr=options.learning_rate)

@@ -69,9 +69,9 @@ class LexicalFeatures:
         indices: list[int] = []
         values: list[float] = []
         for text in texts:
-            features = hashed_ngrams(text, self.width)
-            indices.extend(features)
-            values.extend(features.values())
+            features = sorted(hashed_ngrams(text, self.width).items())  # CSR wants sorted columns per row
+            indices.extend(bucket for bucket, _ in features)
+            values.extend(value for _, value in features)
             indptr.append(len(indices))
         return SparseRows(
             np.asarray(indptr, dtype=np.int64),

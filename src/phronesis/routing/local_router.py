@@ -20,6 +20,7 @@ out-of-scope recall (``benchmarks/bench_routing.py`` prints the current figures)
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -203,8 +204,13 @@ class LocalRouter:
             train_texts = [t for t, h in zip(train_texts, hold, strict=True) if not h]
         lexical = LexicalFeatures(options.lexical_width) if options.lexical_width else None
         say(f"fitting {len(labels)} labels on {len(y)} exemplars")
-        classifier = SoftmaxClassifier.fit(
-            train_vectors, lexical.transform(train_texts) if lexical else None, y, len(labels), options.classifier
+        classifier = await asyncio.to_thread(  # seconds of CPU: never on the event loop
+            SoftmaxClassifier.fit,
+            train_vectors,
+            lexical.transform(train_texts) if lexical else None,
+            y,
+            len(labels),
+            options.classifier,
         )
         scoring = Scoring(1.0, 0.0, options.knn_k, options.knn_weight, options.lexical_width)
         router = cls(
@@ -218,8 +224,13 @@ class LocalRouter:
         say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
         router._calibrate(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
         if options.refit and held_out:
-            router.classifier = SoftmaxClassifier.fit(
-                all_vectors, lexical.transform(all_texts) if lexical else None, all_y, len(labels), options.classifier
+            router.classifier = await asyncio.to_thread(
+                SoftmaxClassifier.fit,
+                all_vectors,
+                lexical.transform(all_texts) if lexical else None,
+                all_y,
+                len(labels),
+                options.classifier,
             )
             router.exemplar_vectors = all_vectors
         return router

@@ -189,14 +189,16 @@ async def in_process(db_path: Path, router: LocalRouter, texts: list[str]) -> No
     engine = Engine(settings_for(db_path))
     await engine.start()
     await engine.routing.store.save(TENANT, "default", router)
-    sessions = [(await engine.routing.create_session(TENANT, NewSession(id=f"s{i}"))).id for i in range(50)]
+    await engine.routing.create_session(TENANT, NewSession(id="s0"))
     for text in texts[:20]:  # warm-up: model load, router load
         await engine.route("s0", text, tenant=TENANT)
     latencies: list[float] = []
     decisions: dict[str, int] = {}
     for i, text in enumerate(texts[:500]):
+        # a fresh session per query: an escalated session is human-owned and would not be routed
+        sid = (await engine.routing.create_session(TENANT, NewSession(id=f"q{i}"))).id
         started = time.perf_counter()
-        result = await engine.route(sessions[i % len(sessions)], text, tenant=TENANT)
+        result = await engine.route(sid, text, tenant=TENANT)
         latencies.append((time.perf_counter() - started) * 1000)
         decisions[str(result.decision)] = decisions.get(str(result.decision), 0) + 1
     await engine.close()
@@ -248,10 +250,11 @@ async def http(db_path: Path, texts: list[str], requests: int, levels: list[int]
                 async def worker(
                     w: int, start: int, level: int = level, queue: list[int] = queue, latencies: list[float] = latencies
                 ) -> None:
-                    sid = f"h{level}-{w}"
-                    (await client.post("/v1/sessions", json={"id": sid})).raise_for_status()
                     while queue:
                         n = queue.pop()
+                        # a fresh session per query: an escalated session is human-owned, not routed
+                        sid = f"h{level}-{w}-{n}"
+                        (await client.post("/v1/sessions", json={"id": sid})).raise_for_status()
                         t0 = time.perf_counter()
                         response = await client.post(
                             f"/v1/sessions/{sid}/route", json={"query": texts[(start + n) % len(texts)]}

@@ -261,7 +261,7 @@ class RoutingSettings(BaseModel):
     rerank_similarity_weight: Probability = 0.6
     rerank_recency_weight: Probability = 0.2
     rerank_quality_weight: Probability = 0.2
-    recency_days: PositiveSeconds = 90.0
+    recency_days: float = Field(default=90.0, gt=0.0, allow_inf_nan=False)
     """Recency factor ``exp(−age_days / recency_days)``; a document with no date gets ``default_recency``."""
     default_recency: Probability = 0.7
     doc_type_quality: dict[str, Probability] = Field(

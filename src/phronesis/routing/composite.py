@@ -119,7 +119,7 @@ def compose(
     }
     terms = {
         "source_quality": source_quality_value,
-        "query_complexity": None if complexity is None else 1.0 - complexity,
+        "query_complexity": 1.0 - complexity,
         "context_completeness": completeness,
         "tool_success_rate": tool_success_rate,
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -54,11 +54,10 @@ class DocumentMatrix:
     stamp: tuple[int, datetime | None]
 
 
-def _document(row: Any) -> Document:
-    data = dict(row._mapping)
-    for column in ("tenant", "embedding", "embedding_model"):
-        data.pop(column, None)
-    return Document.model_validate(data)
+def _document(values: Mapping[str, Any]) -> Document:
+    """A stored row (or the values just inserted) without the columns callers never see."""
+    hidden = ("tenant", "embedding", "embedding_model")
+    return Document.model_validate({k: v for k, v in values.items() if k not in hidden})
 
 
 class DocumentRepository:
@@ -103,14 +102,14 @@ class DocumentRepository:
             if taken:
                 raise ConflictError("id", f"document {taken[0]!r} already exists")
             await conn.execute(routing_documents.insert(), rows)
-        return [_document(_Row(r)) for r in rows]
+        return [_document(r) for r in rows]
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
         c = routing_documents.c
         async with self._db.engine.connect() as conn:
             query = select(routing_documents).where(c.tenant == tenant).order_by(c.created_at, c.id)
             rows = await conn.execute(query.limit(limit).offset(offset))
-            return [_document(r) for r in rows]
+            return [_document(dict(r._mapping)) for r in rows]
 
     async def delete(self, tenant: str, document_id: str) -> bool:
         async with self._db.transaction() as conn:
@@ -139,13 +138,6 @@ class DocumentRepository:
             if rows
             else np.zeros((0, self._embedder.dimension), dtype=np.float32)
         )
-        matrix = DocumentMatrix([_document(r) for r in rows], vectors, stamp)
+        matrix = DocumentMatrix([_document(dict(r._mapping)) for r in rows], vectors, stamp)
         self._cache[tenant] = matrix
         return matrix
-
-
-class _Row:
-    """Lets ``_document`` read a values dict as it reads a result row."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self._mapping = values

@@ -51,7 +51,7 @@ class LocalRetriever:
             raise RetrievalError(str(exc)) from exc
         s = self._settings
         similarity = matrix.vectors @ query_vector
-        order = np.argsort(-similarity)[: max(top_k * 3, top_k)]  # rerank a wider shortlist
+        order = np.argsort(-similarity)[: top_k * 3]  # rerank a wider shortlist
         scored: list[tuple[RetrievedSource, int]] = []
         for i in order:
             document = matrix.documents[int(i)]

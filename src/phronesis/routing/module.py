@@ -47,12 +47,13 @@ class RoutingModule:
         self.tools = ToolRepository(database, clock)
         self.documents = DocumentRepository(database, embedder, clock)
         self.store = RouterStore(database, clock)
+        self.routers = RouterResolver(self.store, embedder, settings.router_name)
         parts = RoutingParts(
             database=database,
             sessions=self.sessions,
             tools=self.tools,
             retriever=retriever or LocalRetriever(self.documents, embedder, settings, clock),
-            routers=RouterResolver(self.store, embedder, settings.router_name),
+            routers=self.routers,
             decisions=decisions,
             embedder=embedder,
             llm=llm,
@@ -113,7 +114,7 @@ class RoutingModule:
         return router, version
 
     async def evaluate(self, tenant: str, examples: Sequence[Exemplar]) -> dict[str, Any]:
-        router, source = await self.service.parts.routers.for_tenant(tenant)
+        router, source = await self.routers.for_tenant(tenant)
         metrics = await evaluate_router(
             router, examples, self.embedder, ambiguity_margin=self.settings.ambiguity_margin
         )

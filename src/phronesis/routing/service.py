@@ -22,7 +22,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
 from phronesis.llm.structured import StructuredFailure
-from phronesis.llm.types import LLMProvider
+from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing.composite import (
     CompositeConfidence,
     compose,
@@ -78,7 +78,6 @@ class _Turn:
 
     query: str
     session: Session
-    output: DecisionOutput | None = None
     path: RouterPath = "local"
     router_confidence: float | None = None
     reason: str | None = None
@@ -208,7 +207,7 @@ class RoutingService:
         return DecisionOutput.model_validate(value.model_dump() | {"confidence": capped})
 
     @staticmethod
-    def _usage(turn: _Turn, response: Any) -> None:
+    def _usage(turn: _Turn, response: LLMResponse) -> None:
         turn.model = response.model
         turn.prompt_tokens = response.usage.prompt_tokens
         turn.completion_tokens = response.usage.completion_tokens
@@ -250,7 +249,7 @@ class RoutingService:
             turn.tool_arguments[name] = merged
             turn.missing.extend(argument_problems(tool, merged))
 
-    async def _retrieve(self, tenant: str, turn: _Turn, request: RouteRequest, *, query: str, top_k: int) -> bool:
+    async def _retrieve(self, tenant: str, turn: _Turn, *, query: str, top_k: int) -> bool:
         try:
             turn.retrieval = await self.parts.retriever.retrieve(tenant, query, top_k=top_k)
         except RetrievalError as exc:
@@ -314,7 +313,7 @@ class RoutingService:
         router_confidence = output.confidence
         if output.decision is Decision.RETRIEVE:
             query = output.retrieval_query or turn.query
-            if not await self._retrieve(tenant, turn, request, query=query, top_k=s.retrieval_top_k):
+            if not await self._retrieve(tenant, turn, query=query, top_k=s.retrieval_top_k):
                 if self._critical(request, turn.query):
                     output = self._escalate(
                         output, EscalationReason.RETRIEVAL_FAILURE, "retrieval failed on a critical query"
@@ -359,9 +358,7 @@ class RoutingService:
             # seed 002's "retrieve more": a wider search with the conversation's last user turn
             earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
             query = " ".join([*earlier, output.retrieval_query or turn.query])
-            if await self._retrieve(
-                tenant, turn, RouteRequest(query=turn.query), query=query, top_k=2 * s.retrieval_top_k
-            ):
+            if await self._retrieve(tenant, turn, query=query, top_k=2 * s.retrieval_top_k):
                 turn.retrieved_more = True
                 turn.composite = self._composite(turn)
                 confidence = self._blend(turn.router_confidence or 0.0, turn.composite)

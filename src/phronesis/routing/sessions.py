@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Message", "MessageIn", "NewSession", "Session", "SessionMode"]
+__all__ = ["ID_PATTERN", "Message", "MessageIn", "NewSession", "Session", "SessionMode"]
 
 SessionMode = Literal["auto", "human"]
 Role = Literal["user", "assistant", "human_agent", "system"]

@@ -70,8 +70,13 @@ class ToolOutcomes:
                     created_at=self.parts.clock.now(),
                 )
             )
-            calls, failures = session.tool_calls + 1, session.tool_failures + (0 if outcome.success else 1)
-            rate = (calls - failures) / calls
+            counted = session.model_copy(
+                update={
+                    "tool_calls": session.tool_calls + 1,
+                    "tool_failures": session.tool_failures + (0 if outcome.success else 1),
+                }
+            )
+            rate = counted.tool_success_rate  # what the SQL update just made of the locked row
             await self.parts.decisions.add(
                 NewDecisionRecord(
                     id=decision_id,

@@ -114,10 +114,12 @@ class ToolRepository:
         return [_tool(dict(r._mapping)) for r in rows]
 
     async def get(self, tenant: str, name: str) -> Tool:
-        for tool in await self.list(tenant):
-            if tool.name == name:
-                return tool
-        raise NotFoundError("tool", name)
+        c = routing_tools.c
+        async with self._db.engine.connect() as conn:
+            row = (await conn.execute(select(routing_tools).where(c.tenant == tenant, c.name == name))).one_or_none()
+        if row is None:
+            raise NotFoundError("tool", name)
+        return _tool(dict(row._mapping))
 
     async def delete(self, tenant: str, names: Sequence[str]) -> int:
         async with self._db.transaction() as conn:

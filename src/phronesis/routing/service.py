@@ -78,6 +78,8 @@ class _Turn:
 
     query: str
     session: Session
+    mode: str
+    """The router mode this turn used: the request's override, else ``routing.router``."""
     path: RouterPath = "local"
     router_confidence: float | None = None
     reason: str | None = None
@@ -214,7 +216,7 @@ class RoutingService:
         turn.llm_latency_ms = response.latency_ms
 
     async def _decide(self, tenant: str, turn: _Turn, request: RouteRequest, tools: list[Tool]) -> DecisionOutput:
-        mode = request.router or self.settings.router
+        mode = turn.mode
         if topics := self._sensitive.find(turn.query):  # seed 002: automatic escalation, no LLM call
             turn.path = "rule"
             turn.notes["sensitive_topics"] = topics
@@ -397,7 +399,7 @@ class RoutingService:
     async def route(self, tenant: str, session_id: str, request: RouteRequest) -> RouteResult:
         started = self.parts.clock.monotonic()
         session = await self.parts.sessions.get(tenant, session_id, turns=self.settings.history_turns)
-        turn = _Turn(query=request.query, session=session)
+        turn = _Turn(query=request.query, session=session, mode=request.router or self.settings.router)
         output: DecisionOutput | None = None
         confidence: float | None = None
         if session.mode == "auto":
@@ -497,7 +499,7 @@ class RoutingService:
             tenant=tenant,
             kind="routing",
             subject_id=turn.session.id,
-            strategy=self.settings.router,
+            strategy=turn.mode,
             path=result.path,
             action=result.decision.value if result.decision else None,
             confidence=result.confidence,

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from phronesis.exceptions import InvalidInputError
 
-__all__ = ["validated_lines"]
+__all__ = ["validated_file", "validated_lines"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -45,3 +46,16 @@ def validated_lines(
             field = ".".join(str(p) for p in first["loc"]) or "(line)"
             raise InvalidInputError(f"{where(number)}.{field}", first["msg"]) from None
     return items
+
+
+def validated_file(path: Path, model: type[M], *, max_lines: int | None = None) -> list[M]:
+    """``validated_lines`` over a UTF-8 file; errors name ``file:line``, an unreadable file names the path."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return validated_lines(
+                handle, model, where=lambda n: f"{path.name}:{n}", max_lines=max_lines, limit_field=str(path)
+            )
+    except OSError as exc:
+        raise InvalidInputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InvalidInputError(str(path), "not UTF-8 text") from None

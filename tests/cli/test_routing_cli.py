@@ -23,8 +23,10 @@ def test_fit_evaluate_and_route(cli: CliRunner, tmp_path: Path) -> None:
     assert fitted.exit_code == 0, fitted.output
     assert json.loads(fitted.stdout)["labels"] == 3
 
-    test = _jsonl(tmp_path / "test.jsonl", [{"text": "book a demo call", "label": "booking"},
-                                            {"text": "sing a song about the sea", "label": "oos"}])
+    test = _jsonl(
+        tmp_path / "test.jsonl",
+        [{"text": "book a demo call", "label": "booking"}, {"text": "sing a song about the sea", "label": "oos"}],
+    )
     evaluated = cli.invoke(app, ["routing", "evaluate", str(test)])
     assert evaluated.exit_code == 0, evaluated.output
     metrics = json.loads(evaluated.stdout)

@@ -12,6 +12,7 @@ from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionReco
 from phronesis.clock import Clock, SystemClock
 from phronesis.exceptions import NotFoundError
 from phronesis.storage.database import Database
+from phronesis.storage.filters import where_given
 from phronesis.storage.tables import decision_records
 
 __all__ = ["DecisionRecordRepository"]
@@ -59,15 +60,13 @@ class DecisionRecordRepository:
         subject_id: str | None = None,
     ) -> Any:
         c = decision_records.c
-        query = query.where(c.tenant == tenant)
-        for column, value in ((c.kind, kind), (c.strategy, strategy), (c.path, path), (c.subject_id, subject_id)):
-            if value is not None:
-                query = query.where(column == value)
-        if since is not None:
-            query = query.where(c.created_at >= since)
-        if until is not None:
-            query = query.where(c.created_at < until)
-        return query
+        return where_given(
+            query.where(c.tenant == tenant),
+            ((c.kind, kind), (c.strategy, strategy), (c.path, path), (c.subject_id, subject_id)),
+            created_at=c.created_at,
+            since=since,
+            until=until,
+        )
 
     async def query(
         self,

@@ -21,9 +21,7 @@ def parse_jsonl(raw: bytes) -> list[HeuristicCreate]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInputError("body", "not UTF-8 text") from None
-    items = validated_lines(
-        text.splitlines(), HeuristicCreate, where=lambda n: f"line {n}", max_lines=MAX_IMPORT_LINES
-    )
+    items = validated_lines(text.splitlines(), HeuristicCreate, where=lambda n: f"line {n}", max_lines=MAX_IMPORT_LINES)
     if not items:
         raise InvalidInputError("body", "no heuristics in the import")
     return items

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import numpy as np
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
 from phronesis.exceptions import InvalidInputError
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
@@ -29,7 +28,6 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["HeuristicMemory"]
 
-EMBED_CHUNK = 256
 OVERSAMPLE = 4
 """Fetch this many times k from the index so the confidence filter still leaves k."""
 
@@ -48,10 +46,7 @@ class HeuristicMemory:
         self.settings = settings
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
-        chunks = [
-            await self.embedder.embed(texts[start : start + EMBED_CHUNK]) for start in range(0, len(texts), EMBED_CHUNK)
-        ]
-        return np.concatenate(chunks) if chunks else np.zeros((0, self.embedder.dimension), np.float32)
+        return await embed_in_chunks(self.embedder, texts)
 
     async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
         """Rebuild the index from the database; returns how many heuristics it holds."""
@@ -59,13 +54,7 @@ class HeuristicMemory:
         model = self.embedder.model_name
         loaded = 0
         async for batch in self.repository.iter_embeddings():
-            stale = [
-                row
-                for row in batch
-                if row.embedding is None
-                or row.embedding_model != model
-                or row.embedding.shape[0] != self.embedder.dimension
-            ]
+            stale = [row for row in batch if is_stale(row.embedding, row.embedding_model, self.embedder)]
             fresh: dict[tuple[str, str], Vectors] = {}
             if stale:
                 vectors = await self._embed([row.condition_text for row in stale])
@@ -80,15 +69,12 @@ class HeuristicMemory:
         return loaded
 
     def _index_rows(self, rows: list[StoredEmbedding], fresh: dict[tuple[str, str], Vectors]) -> None:
-        groups: dict[tuple[str, str], tuple[list[str], list[Vectors]]] = {}
-        for row in rows:
-            vector = fresh.get((row.tenant, row.id), row.embedding)
-            assert vector is not None
-            keys, vectors = groups.setdefault((row.tenant, row.domain), ([], []))
-            keys.append(row.id)
-            vectors.append(vector)
-        for (tenant, domain), (keys, vectors) in groups.items():
-            self.index.upsert(tenant, domain, keys, np.stack(vectors))
+        def vector(row: StoredEmbedding) -> Vectors:
+            found = fresh.get((row.tenant, row.id), row.embedding)
+            assert found is not None
+            return found
+
+        self.index.upsert_rows((row.tenant, row.domain, row.id, vector(row)) for row in rows)
 
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
         return (await self.add_many(tenant, [data]))[0]
@@ -119,13 +105,7 @@ class HeuristicMemory:
         )
 
         def index_created(*_: object) -> None:
-            groups: dict[str, tuple[list[str], list[int]]] = {}
-            for position, heuristic in enumerate(created):
-                keys, rows = groups.setdefault(heuristic.domain, ([], []))
-                keys.append(heuristic.id)
-                rows.append(position)
-            for domain, (keys, rows) in groups.items():
-                self.index.upsert(tenant, domain, keys, vectors[rows])
+            self.index.upsert_rows((tenant, h.domain, h.id, vectors[i]) for i, h in enumerate(created))
 
         if connection is None:
             index_created()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -24,6 +24,7 @@ __all__ = [
     "extract_json",
     "generate_structured",
     "parse_structured",
+    "upper_label",
 ]
 
 T = TypeVar("T", bound=BaseModel)
@@ -50,6 +51,12 @@ class StructuredFailure:
 
 
 StructuredResult = StructuredSuccess[T] | StructuredFailure
+
+
+def upper_label(value: Any) -> Any:
+    """Models write "replace" or " MERGE "; a label field compares stripped and upper-case
+    (use as ``field_validator(..., mode="before")``)."""
+    return value.strip().upper() if isinstance(value, str) else value
 
 
 def extract_json(text: str) -> str | None:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from phronesis.exceptions import InvalidInputError
-from phronesis.jsonlines import validated_lines
+from phronesis.jsonlines import validated_file, validated_lines
 from phronesis.routing.decisions import Decision
 
 __all__ = ["OOS_LABEL", "Exemplar", "read_exemplars"]
@@ -39,10 +38,4 @@ def parse_exemplar_lines(lines: Iterable[str], *, source: str) -> list[Exemplar]
 
 
 def read_exemplars(path: Path) -> list[Exemplar]:
-    try:
-        with path.open(encoding="utf-8") as handle:
-            return parse_exemplar_lines(handle, source=path.name)
-    except OSError as exc:
-        raise InvalidInputError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InvalidInputError(str(path), "not UTF-8 text") from None
+    return validated_file(path, Exemplar)

@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ConfigDict, field_validator
 
-from phronesis.llm.structured import StructuredFailure, StructuredSuccess, generate_structured
+from phronesis.llm.structured import StructuredFailure, StructuredSuccess, generate_structured, upper_label
 from phronesis.llm.types import LLMProvider, LLMRequest
 from phronesis.llm.untrusted import delimit
 from phronesis.routing.decisions import DecisionOutput
@@ -39,10 +39,7 @@ class LLMDecision(DecisionOutput):
 
     model_config = ConfigDict(extra="ignore")
 
-    @field_validator("decision", mode="before")
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
+    _upper = field_validator("decision", mode="before")(upper_label)
 
     @field_validator("required_tools", mode="before")
     @classmethod

@@ -9,7 +9,7 @@ grows past ``exact_max_size``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -57,6 +57,16 @@ class PartitionedIndex:
             index = domains[domain] = self._promote(index)
         index.upsert(keys, vectors)
 
+    def upsert_rows(self, rows: Iterable[tuple[str, str, str, Vectors]]) -> None:
+        """Insert (tenant, domain, key, vector) rows of mixed partitions, one ``upsert`` per partition."""
+        groups: dict[tuple[str, str], tuple[list[str], list[Vectors]]] = {}
+        for tenant, domain, key, vector in rows:
+            keys, vectors = groups.setdefault((tenant, domain), ([], []))
+            keys.append(key)
+            vectors.append(vector)
+        for (tenant, domain), (keys, vectors) in groups.items():
+            self.upsert(tenant, domain, keys, np.stack(vectors))
+
     def _promote(self, exact: ExactVectorIndex) -> VectorIndex:
         hnsw = self._hnsw_factory(self.dimension)
         pairs = list(exact.items())
@@ -64,6 +74,10 @@ class PartitionedIndex:
             keys = [key for key, _ in pairs]
             hnsw.upsert(keys, np.stack([vector for _, vector in pairs]))
         return hnsw
+
+    def contains(self, tenant: str, domain: str, key: str) -> bool:
+        index = self._partitions.get(tenant, {}).get(domain)
+        return index is not None and key in index
 
     def remove(self, tenant: str, domain: str, key: str) -> bool:
         index = self._partitions.get(tenant, {}).get(domain)

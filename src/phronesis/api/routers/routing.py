@@ -91,7 +91,7 @@ async def list_documents(
     engine: EngineDep,
     tenant: TenantDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> list[Document]:
     return await engine.routing.documents.list(tenant, limit=limit, offset=offset)
 

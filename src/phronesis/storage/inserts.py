@@ -1,0 +1,16 @@
+"""``INSERT … ON CONFLICT DO NOTHING`` on both dialects (SQLAlchemy builds it per dialect)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.dml import Insert
+
+__all__ = ["insert_or_ignore"]
+
+
+def insert_or_ignore(dialect: str, table: Table) -> Insert:
+    """An insert that skips rows whose primary key is already there (a shared row, e.g. a task)."""
+    if dialect == "postgresql":
+        return postgresql.insert(table).on_conflict_do_nothing()
+    return sqlite.insert(table).on_conflict_do_nothing()

@@ -25,6 +25,13 @@ from sqlalchemy import (
 from phronesis.storage.types import EmbeddingBytes, UTCDateTime
 
 __all__ = [
+    "admission_calibrations",
+    "admission_index_log",
+    "admission_memory_decisions",
+    "admission_run_artifacts",
+    "admission_run_references",
+    "admission_runs",
+    "admission_tasks",
     "confidence_events",
     "decision_records",
     "feedback",
@@ -281,5 +288,120 @@ routing_routers = Table(
     Column("version", Integer, nullable=False),
     Column("details", JSON, nullable=False),
     Column("weights", LargeBinary, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+# --- admission (seed 003): the run knowledge base the seed keeps in Neo4j, as relations ---
+
+admission_tasks = Table(
+    "admission_tasks",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("text", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+admission_runs = Table(
+    "admission_runs",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("agent_id", String(64), nullable=False),
+    Column("user_id", String(64), nullable=False, server_default=""),
+    Column("task_id", String(64), nullable=False),
+    Column("task", Text, nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("summary_source", String(16), nullable=False),
+    Column("outcome", String(8), nullable=False),
+    Column("content_hash", String(64), nullable=False),
+    Column("embedding", EmbeddingBytes, nullable=False),
+    Column("embedding_model", String(128), nullable=False),
+    Column("status", String(12), nullable=False, server_default="active"),
+    Column("superseded_by", String(64), nullable=True),
+    Column("superseded_at", UTCDateTime, nullable=True),
+    Column("merge_group", String(64), nullable=True),
+    Column("canonical", Boolean, nullable=False, server_default="1"),
+    # counters updated in SQL (ARCHITECTURE: Data), never read-modify-write
+    Column("usage_count", Integer, nullable=False, server_default="1"),
+    Column("duplicate_count", Integer, nullable=False, server_default="0"),
+    Column("attributes", JSON, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    CheckConstraint("outcome IN ('success', 'failure', 'partial')", name="outcome"),
+    CheckConstraint("status IN ('active', 'superseded')", name="status"),
+    # the same run admitted twice at once: one insert wins, the other is re-decided as NOT
+    UniqueConstraint("tenant", "agent_id", "user_id", "content_hash", name="uq_admission_runs_content"),
+    Index("ix_admission_runs_scope_task", "tenant", "agent_id", "user_id", "task_id"),
+    Index("ix_admission_runs_group", "tenant", "merge_group"),
+)
+
+
+def _run_fk() -> ForeignKeyConstraint:
+    return ForeignKeyConstraint(
+        ["tenant", "run_id"], ["admission_runs.tenant", "admission_runs.id"], ondelete="CASCADE"
+    )
+
+
+admission_run_references = Table(
+    "admission_run_references",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("value", String(512), primary_key=True),
+    _run_fk(),
+    Index("ix_admission_run_references_value", "tenant", "value"),
+)
+
+admission_run_artifacts = Table(
+    "admission_run_artifacts",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("run_id", String(64), primary_key=True),
+    Column("value", String(512), primary_key=True),
+    _run_fk(),
+    Index("ix_admission_run_artifacts_value", "tenant", "value"),
+)
+
+admission_memory_decisions = Table(
+    "admission_memory_decisions",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("run_id", String(64), nullable=False),
+    Column("agent_id", String(64), nullable=False),
+    Column("user_id", String(64), nullable=False, server_default=""),
+    Column("decision", String(8), nullable=False),
+    Column("target_run_id", String(64), nullable=True),
+    Column("reason", Text, nullable=False),
+    Column("similarity", Float, nullable=True),
+    Column("stage", String(16), nullable=False),
+    Column("rule", String(64), nullable=True),
+    Column("similar_runs", JSON, nullable=False),
+    Column("batch_id", String(64), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    CheckConstraint("decision IN ('ADD', 'NOT', 'REPLACE', 'MERGE')", name="decision"),
+    Index("ix_admission_memory_decisions_created", "tenant", "created_at"),
+    Index("ix_admission_memory_decisions_run", "tenant", "run_id"),
+)
+
+admission_index_log = Table(
+    "admission_index_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tenant", String(64), nullable=False),
+    Column("run_id", String(64), nullable=False),
+    Column("op", String(8), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    CheckConstraint("op IN ('add', 'remove')", name="op"),
+)
+"""Every change to the set of active runs, so another process's vector index catches up."""
+
+admission_calibrations = Table(
+    "admission_calibrations",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("duplicate_threshold", Float, nullable=False),
+    Column("details", JSON, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
 )

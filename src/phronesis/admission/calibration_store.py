@@ -1,0 +1,67 @@
+"""A tenant's calibrated duplicate threshold (``phronesis admission calibrate``), read by every admission."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import delete, insert, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock
+from phronesis.storage.database import Database
+from phronesis.storage.tables import admission_calibrations
+
+__all__ = ["CalibrationStore"]
+
+c = admission_calibrations.c
+
+
+class CalibrationStore:
+    def __init__(self, database: Database, clock: Clock, *, cache_s: float = 5.0) -> None:
+        self._db = database
+        self._clock = clock
+        self._cache_s = cache_s
+        self._cache: dict[str, tuple[float, float | None]] = {}
+
+    async def duplicate_threshold(self, tenant: str, *, connection: AsyncConnection | None = None) -> float | None:
+        """The tenant's threshold, re-read at most every ``cache_s`` (another process may calibrate)."""
+        cached = self._cache.get(tenant)
+        now = self._clock.monotonic()
+        if cached is not None and now - cached[0] < self._cache_s:
+            return cached[1]
+        query = select(c.duplicate_threshold).where(c.tenant == tenant)
+        if connection is not None:
+            value = (await connection.execute(query)).scalar_one_or_none()
+        else:
+            async with self._db.engine.connect() as conn:
+                value = (await conn.execute(query)).scalar_one_or_none()
+        threshold = None if value is None else float(value)
+        self._cache[tenant] = (now, threshold)
+        return threshold
+
+    async def get(self, tenant: str) -> dict[str, Any] | None:
+        async with self._db.engine.connect() as conn:
+            row = (await conn.execute(select(admission_calibrations).where(c.tenant == tenant))).one_or_none()
+        if row is None:
+            return None
+        return {"duplicate_threshold": row.duplicate_threshold, "created_at": row.created_at.isoformat()} | dict(
+            row.details
+        )
+
+    async def save(self, tenant: str, threshold: float, details: dict[str, Any]) -> None:
+        values = {
+            "tenant": tenant,
+            "duplicate_threshold": threshold,
+            "details": details,
+            "created_at": self._clock.now(),
+        }
+        async with self._db.transaction() as conn:
+            await conn.execute(delete(admission_calibrations).where(c.tenant == tenant))
+            await conn.execute(insert(admission_calibrations), values)
+        self._cache[tenant] = (self._clock.monotonic(), threshold)
+
+    async def clear(self, tenant: str) -> bool:
+        async with self._db.transaction() as conn:
+            result = await conn.execute(delete(admission_calibrations).where(c.tenant == tenant))
+        self._cache.pop(tenant, None)
+        return bool(result.rowcount)

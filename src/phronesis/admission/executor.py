@@ -1,0 +1,232 @@
+"""The write half of an admission: a batch's plans in one transaction, or none of them.
+
+Each plan's preconditions are re-checked under the transaction: a REPLACE or MERGE target
+must still be active, and the unique content key refuses a second copy of the same run
+(two processes admitting it at once). A failed check raises ``StalePlan``; the service
+re-plans the batch against fresh state. Seed 003's effects:
+
+- ADD creates the run (task, references and artifacts as related rows);
+- NOT stores nothing but the decision (a duplicate counts one more use of the stored run);
+- REPLACE creates the run and marks the old one superseded with ``superseded_by`` and a
+  timestamp. Never a delete (Mem0 #1674, #4536: LLM-judged deletes lost data);
+- MERGE creates the run and keeps both active in one merge group whose canonical run is
+  the best outcome, the newer on a tie.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.admission.memory_decisions import MemoryDecisionRepository
+from phronesis.admission.models import OUTCOME_RANK, AdmissionResult, Run
+from phronesis.admission.planner import Plan
+from phronesis.admission.run_repository import RunRepository, run_model
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder
+from phronesis.storage.database import Database
+
+__all__ = ["Executor", "StalePlan"]
+
+
+class StalePlan(Exception):
+    """A plan's precondition no longer holds: another writer changed memory since it was planned."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Membership:
+    merge_group: str | None
+    canonical: bool
+
+
+class Executor:
+    def __init__(
+        self,
+        database: Database,
+        runs: RunRepository,
+        memory_decisions: MemoryDecisionRepository,
+        decisions: DecisionRecordRepository,
+        embedder: Embedder,
+        clock: Clock,
+    ) -> None:
+        self._db = database
+        self._runs = runs
+        self._memory_decisions = memory_decisions
+        self._decisions = decisions
+        self._embedder = embedder
+        self._clock = clock
+
+    async def execute(self, tenant: str, plans: Sequence[Plan], *, batch_id: str | None) -> list[AdmissionResult]:
+        results = []
+        async with self._db.transaction() as conn:
+            for plan in plans:
+                results.append(await self._apply(conn, tenant, plan, batch_id))
+        return results
+
+    async def _join_group(self, conn: AsyncConnection, tenant: str, group: str, outcome: str, now: datetime) -> bool:
+        """Is the joining run the group's canonical one? Success > failure, and newer > older on a tie."""
+        current = await self._runs.group_canonical(conn, tenant, group)
+        if current is None:
+            return True
+        if OUTCOME_RANK[outcome] >= OUTCOME_RANK[current.outcome]:
+            await self._runs.set_merge_state(conn, tenant, current.id, at=now, canonical=False)
+            return True
+        return False
+
+    async def _membership(self, conn: AsyncConnection, tenant: str, plan: Plan, now: datetime) -> _Membership:
+        verdict, p = plan.verdict, plan.prepared
+        if verdict.decision == "ADD":
+            return _Membership(None, True)
+        assert verdict.target is not None
+        target = await self._runs.active_for_update(conn, tenant, verdict.target)
+        if target is None:
+            raise StalePlan(f"run {verdict.target} is no longer active")
+        if verdict.decision == "REPLACE":
+            if not await self._runs.supersede(conn, tenant, verdict.target, p.run_id, now):
+                raise StalePlan(f"run {verdict.target} was superseded meanwhile")
+            if target.merge_group is None:
+                return _Membership(None, True)
+            # the better version takes the superseded run's place in its merge group
+            return _Membership(
+                target.merge_group, await self._join_group(conn, tenant, target.merge_group, p.data.outcome, now)
+            )
+        group = target.merge_group or target.id
+        if target.merge_group is None:
+            await self._runs.set_merge_state(conn, tenant, target.id, at=now, merge_group=group, canonical=True)
+        return _Membership(group, await self._join_group(conn, tenant, group, p.data.outcome, now))
+
+    async def _apply(self, conn: AsyncConnection, tenant: str, plan: Plan, batch_id: str | None) -> AdmissionResult:
+        p, verdict = plan.prepared, plan.verdict
+        now = self._clock.now()
+        run: Run | None = None
+        if verdict.decision == "NOT":
+            if verdict.target is not None and not plan.resent:
+                await self._runs.count_duplicate(conn, tenant, verdict.target, now)
+        else:
+            membership = await self._membership(conn, tenant, plan, now)
+            values = self._run_values(tenant, plan, membership, now)
+            await self._runs.insert_run(
+                conn, values, task_text=p.data.task, references=p.data.references, artifacts=p.data.artifacts
+            )
+            ops = [("add", p.run_id)]
+            if verdict.decision == "REPLACE" and verdict.target is not None:
+                ops.insert(0, ("remove", verdict.target))
+            await self._runs.log(conn, tenant, ops, now)
+            run = run_model(values, p.data.references, p.data.artifacts)
+        decision_id = uuid.uuid4().hex
+        similar = [c.brief() for c in plan.nearest]
+        similar_rows = [s.model_dump() for s in similar]
+        best = plan.similarity
+        await self._memory_decisions.add(
+            conn,
+            {
+                "tenant": tenant,
+                "id": decision_id,
+                "run_id": p.run_id,
+                "agent_id": p.data.agent_id,
+                "user_id": p.data.user_id,
+                "decision": verdict.decision,
+                "target_run_id": verdict.target,
+                "reason": verdict.reason,
+                "similarity": best,
+                "stage": verdict.stage,
+                "rule": verdict.rule,
+                "similar_runs": similar_rows,
+                "batch_id": batch_id,
+                "created_at": now,
+            },
+        )
+        await self._decisions.add(self._record(tenant, decision_id, plan, similar_rows, batch_id), connection=conn)
+        return AdmissionResult(
+            decision_id=decision_id,
+            run_id=p.run_id,
+            decision=verdict.decision,
+            target_run_id=verdict.target,
+            reason=verdict.reason,
+            similarity=best,
+            stage=verdict.stage,
+            rule=verdict.rule,
+            judge=verdict.judge,
+            stored=run is not None,
+            summary=p.summary.text,
+            summary_source=p.summary.source,
+            similar_runs=similar,
+            run=run,
+        )
+
+    def _run_values(self, tenant: str, plan: Plan, membership: _Membership, now: datetime) -> dict[str, Any]:
+        p = plan.prepared
+        return {
+            "tenant": tenant,
+            "id": p.run_id,
+            "agent_id": p.data.agent_id,
+            "user_id": p.data.user_id,
+            "task_id": p.task_id,
+            "task": p.data.task,
+            "summary": p.summary.text,
+            "summary_source": p.summary.source,
+            "outcome": p.data.outcome,
+            "content_hash": p.content_hash,
+            "embedding": p.vector,
+            "embedding_model": self._embedder.model_name,
+            "status": "active",
+            "superseded_by": None,
+            "superseded_at": None,
+            "merge_group": membership.merge_group,
+            "canonical": membership.canonical,
+            "usage_count": p.data.usage_count,
+            "duplicate_count": 0,
+            "attributes": p.data.attributes,
+            "created_at": now,
+            "updated_at": now,
+        }
+
+    def _record(
+        self, tenant: str, decision_id: str, plan: Plan, similar_rows: list[dict[str, Any]], batch_id: str | None
+    ) -> NewDecisionRecord:
+        p, verdict = plan.prepared, plan.verdict
+        trace = verdict.llm
+        return NewDecisionRecord(
+            id=decision_id,
+            tenant=tenant,
+            kind="admission",
+            subject_id=p.run_id,
+            strategy=verdict.judge,
+            path=verdict.stage,
+            action=verdict.decision,
+            inputs={
+                "task": p.data.task[:500],
+                "task_id": p.task_id,
+                "outcome": p.data.outcome,
+                "agent_id": p.data.agent_id,
+                "user_id": p.data.user_id,
+                "references": len(p.data.references),
+                "artifacts": len(p.data.artifacts),
+                "summary": p.summary.text[:1000],
+                "summary_source": p.summary.source,
+            },
+            prompt=trace.prompt if trace else None,
+            raw_llm_output=trace.raw_output if trace else None,
+            model=trace.model if trace else None,
+            latency_ms=trace.latency_ms if trace else None,
+            prompt_tokens=trace.prompt_tokens if trace else None,
+            completion_tokens=trace.completion_tokens if trace else None,
+            reason=verdict.reason[:256],
+            attributes={
+                "target_run_id": verdict.target,
+                "similarity": plan.similarity,
+                "rule": verdict.rule,
+                "duplicate_threshold": plan.duplicate_threshold,
+                "similar_runs": similar_rows,
+                "fail_safe": plan.fail_safe,
+                "summary_note": p.summary.note,
+                "batch_id": batch_id,
+            },
+        )

@@ -1,0 +1,88 @@
+"""The types every stage of an admission shares: the run being judged, its candidates, the verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from phronesis.admission.models import OUTCOME_RANK, AdmissionDecision, AdmissionStage, Outcome, SimilarRun
+
+__all__ = ["Candidate", "Incoming", "LLMTrace", "Verdict", "same_structure"]
+
+
+@dataclass(frozen=True, slots=True)
+class Incoming:
+    """The new run as the pre-filter and the judges see it (references normalised)."""
+
+    run_id: str
+    task: str
+    task_id: str
+    summary: str
+    outcome: Outcome
+    references: frozenset[str]
+    artifacts: frozenset[str]
+
+    @property
+    def rank(self) -> int:
+        return OUTCOME_RANK[self.outcome]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An active run of the same scope, stored or admitted earlier in the same batch."""
+
+    run_id: str
+    similarity: float
+    task_id: str
+    summary: str
+    outcome: Outcome
+    references: frozenset[str]
+    artifacts: frozenset[str]
+    same_task: bool
+    described: bool = True
+    """False for a run below the low threshold whose references and artifacts were not read (no judge sees it)."""
+
+    @property
+    def rank(self) -> int:
+        return OUTCOME_RANK[self.outcome]
+
+    def brief(self) -> SimilarRun:
+        return SimilarRun(
+            run_id=self.run_id,
+            similarity=round(self.similarity, 4),
+            outcome=self.outcome,
+            same_task=self.same_task,
+            summary=self.summary[:300],
+            references=len(self.references) if self.described else None,
+            artifacts=len(self.artifacts) if self.described else None,
+        )
+
+
+def same_structure(run: Incoming, candidate: Candidate) -> bool:
+    """Seed 003's "same structure": the same outcome, references and artifacts."""
+    return (
+        run.outcome == candidate.outcome
+        and run.references == candidate.references
+        and run.artifacts == candidate.artifacts
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LLMTrace:
+    prompt: str
+    raw_output: str | None
+    model: str | None
+    latency_ms: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    decision: AdmissionDecision
+    target: str | None
+    reason: str
+    stage: AdmissionStage
+    rule: str | None
+    judge: Literal["llm", "rules"] | None = None
+    llm: LLMTrace | None = None

@@ -1,0 +1,81 @@
+"""Seed 003's ``MemoryDecision`` rows: one per admission, stored or not, queryable and exported."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import insert, select, tuple_
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.admission.models import AdmissionDecision, MemoryDecision
+from phronesis.storage.database import Database
+from phronesis.storage.filters import where_given
+from phronesis.storage.tables import admission_memory_decisions
+
+__all__ = ["MemoryDecisionRepository"]
+
+c = admission_memory_decisions.c
+_INSERT = insert(admission_memory_decisions)
+
+
+def _decision(row: Any) -> MemoryDecision:
+    values = dict(row._mapping)
+    values.pop("tenant")
+    return MemoryDecision.model_validate(values)
+
+
+class MemoryDecisionRepository:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def add(self, conn: AsyncConnection, values: dict[str, Any]) -> None:
+        await conn.execute(_INSERT, values)
+
+    async def query(
+        self,
+        tenant: str,
+        *,
+        run_id: str | None = None,
+        target_run_id: str | None = None,
+        decision: AdmissionDecision | None = None,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        batch_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[MemoryDecision]:
+        query = where_given(
+            select(admission_memory_decisions).where(c.tenant == tenant),
+            (
+                (c.run_id, run_id),
+                (c.target_run_id, target_run_id),
+                (c.decision, decision),
+                (c.agent_id, agent_id),
+                (c.user_id, user_id),
+                (c.batch_id, batch_id),
+            ),
+            created_at=c.created_at,
+            since=since,
+            until=until,
+        )
+        query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
+        async with self._db.engine.connect() as conn:
+            return [_decision(row) for row in await conn.execute(query)]
+
+    async def iterate(self, tenant: str, *, batch_size: int = 5000) -> AsyncIterator[list[MemoryDecision]]:
+        """Every decision of ``tenant`` in (created_at, id) order, a page at a time (for export)."""
+        after: tuple[Any, str] | None = None
+        while True:
+            query = select(admission_memory_decisions).where(c.tenant == tenant)
+            if after is not None:
+                query = query.where(tuple_(c.created_at, c.id) > after)
+            async with self._db.engine.connect() as conn:
+                rows = (await conn.execute(query.order_by(c.created_at, c.id).limit(batch_size))).all()
+            if not rows:
+                return
+            yield [_decision(row) for row in rows]
+            after = (rows[-1].created_at, rows[-1].id)

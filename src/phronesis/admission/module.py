@@ -1,0 +1,151 @@
+"""Seed 003's decision point as one object the engine, the API and the CLI share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from phronesis.admission.calibration_store import CalibrationStore
+from phronesis.admission.executor import Executor
+from phronesis.admission.graph_export import ExportFormat, TextSink, export_graph
+from phronesis.admission.llm_judge import LLMJudge
+from phronesis.admission.memory_decisions import MemoryDecisionRepository
+from phronesis.admission.models import AdmissionDecision, AdmissionResult, MemoryDecision, Run, RunIn, SearchHit
+from phronesis.admission.pairs import LabelledPair, Objective, calibrate_threshold, pair_metrics, pair_similarities
+from phronesis.admission.planner import Planner
+from phronesis.admission.run_index import RunIndex
+from phronesis.admission.run_repository import RunRepository
+from phronesis.admission.search import RunSearch
+from phronesis.admission.service import AdmissionParts, AdmissionService
+from phronesis.admission.summaries import ExtractiveSummariser, LLMSummariser, Summariser
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder
+from phronesis.exceptions import ConfigurationError
+from phronesis.llm.types import LLMProvider
+from phronesis.settings import AdmissionSettings
+from phronesis.storage.database import Database
+from phronesis.storage.partitioned_index import PartitionedIndex
+
+__all__ = ["AdmissionModule"]
+
+
+class AdmissionModule:
+    def __init__(
+        self,
+        settings: AdmissionSettings,
+        *,
+        database: Database,
+        embedder: Embedder,
+        llm: LLMProvider | None,
+        decisions: DecisionRecordRepository,
+        clock: Clock,
+        index: PartitionedIndex,
+    ) -> None:
+        if settings.judge == "llm" and llm is None:
+            raise ConfigurationError("PHRONESIS_ADMISSION__JUDGE=llm needs an LLM (PHRONESIS_LLM__SPEC)")
+        if settings.summariser == "llm" and llm is None:
+            raise ConfigurationError("PHRONESIS_ADMISSION__SUMMARISER=llm needs an LLM (PHRONESIS_LLM__SPEC)")
+        self.settings = settings
+        self.embedder = embedder
+        self.runs = RunRepository(database)
+        self.memory_decisions = MemoryDecisionRepository(database)
+        self.calibrations = CalibrationStore(database, clock, cache_s=settings.calibration_cache_sec)
+        self.index = RunIndex(self.runs, embedder, index, monotonic=clock.monotonic)
+        extractive = ExtractiveSummariser(
+            max_sentences=settings.summary_sentences, max_chars=settings.max_summary_chars
+        )
+        summariser: Summariser = extractive
+        if llm is not None and settings.summariser != "extractive":
+            summariser = LLMSummariser(
+                llm, extractive, temperature=settings.summary_temperature, max_chars=settings.max_summary_chars
+            )
+        judge = None
+        if llm is not None and settings.judge != "rules":
+            judge = LLMJudge(llm, temperature=settings.temperature, max_tokens=settings.max_tokens)
+        self.service = AdmissionService(
+            settings,
+            AdmissionParts(
+                runs=self.runs,
+                index=self.index,
+                planner=Planner(settings, self.runs, self.index, llm_judge=judge),
+                executor=Executor(database, self.runs, self.memory_decisions, decisions, embedder, clock),
+                summariser=summariser,
+                calibrations=self.calibrations,
+                embedder=embedder,
+            ),
+        )
+        self._search = RunSearch(self.runs, self.index, embedder)
+
+    async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
+        return await self.index.load(progress)
+
+    async def admit(self, tenant: str, run: RunIn) -> AdmissionResult:
+        return await self.service.admit(tenant, run)
+
+    async def admit_many(self, tenant: str, runs: Sequence[RunIn]) -> list[AdmissionResult]:
+        return await self.service.admit_many(tenant, runs)
+
+    async def search(
+        self,
+        tenant: str,
+        query: str,
+        *,
+        agent_id: str = "default",
+        user_id: str = "",
+        k: int = 5,
+        min_similarity: float = 0.0,
+        collapse: bool = False,
+    ) -> list[SearchHit]:
+        return await self._search.search(
+            tenant, query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse
+        )
+
+    async def run(self, tenant: str, run_id: str) -> Run:
+        return await self.runs.get(tenant, run_id)
+
+    async def list_runs(self, tenant: str, **filters: Any) -> list[Run]:
+        return await self.runs.list(tenant, **filters)
+
+    async def decisions(
+        self, tenant: str, *, decision: AdmissionDecision | None = None, **filters: Any
+    ) -> list[MemoryDecision]:
+        return await self.memory_decisions.query(tenant, decision=decision, **filters)
+
+    async def export(self, tenant: str, out: TextSink, fmt: ExportFormat) -> dict[str, int]:
+        return await export_graph(self.runs, self.memory_decisions, tenant, out, fmt)
+
+    async def calibrate(
+        self,
+        tenant: str,
+        pairs: Sequence[LabelledPair],
+        *,
+        objective: Objective = "accuracy",
+        min_precision: float = 0.9,
+        save: bool = True,
+    ) -> dict[str, Any]:
+        """Pick the tenant's duplicate threshold from labelled pairs (and keep it, unless ``save`` is off)."""
+        similarity = await pair_similarities(pairs, self.embedder)
+        truth = [p.duplicate for p in pairs]
+        threshold = calibrate_threshold(similarity, truth, objective=objective, min_precision=min_precision)
+        metrics = pair_metrics(similarity, truth, threshold)
+        details = {"objective": objective, "embedding_model": self.embedder.model_name} | (
+            {"min_precision": min_precision} if objective == "precision" else {}
+        )
+        if save:
+            await self.calibrations.save(tenant, threshold, details | {"metrics": metrics})
+        return details | {"saved": save} | metrics
+
+    async def evaluate_pairs(
+        self, tenant: str, pairs: Sequence[LabelledPair], *, threshold: float | None = None
+    ) -> dict[str, Any]:
+        """Precision, recall, F1 and accuracy of the duplicate decision at the tenant's threshold."""
+        source = "argument"
+        if threshold is None:
+            stored = await self.calibrations.duplicate_threshold(tenant)
+            threshold, source = (
+                (stored, "calibrated") if stored is not None else (self.settings.duplicate_threshold, "settings")
+            )
+        similarity = await pair_similarities(pairs, self.embedder)
+        metrics = pair_metrics(similarity, [p.duplicate for p in pairs], threshold)
+        return {"threshold_source": source, "embedding_model": self.embedder.model_name} | metrics

@@ -1,0 +1,281 @@
+"""The decide half of an admission: pre-filter and judge every run of a batch, writing nothing.
+
+A batch is planned in order against a view of memory that includes the runs planned
+before it in the same batch (pending adds, pending supersessions), so a batch
+deduplicates within itself. Nothing here holds a transaction: the LLM judge may take
+seconds, and the executor re-checks each plan's preconditions when it writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.admission.judgement import Candidate, Incoming, Verdict
+from phronesis.admission.llm_judge import JudgeFailure, LLMJudge
+from phronesis.admission.models import RunIn
+from phronesis.admission.prefilter import Screening, prefilter
+from phronesis.admission.rule_judge import RuleJudge
+from phronesis.admission.run_index import RunIndex
+from phronesis.admission.run_repository import RunRepository, StoredRun
+from phronesis.admission.summaries import Summary
+from phronesis.embeddings.types import Vectors
+from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.settings import AdmissionSettings
+
+__all__ = ["Plan", "Planner", "Prepared", "View"]
+
+OVERSAMPLE = 4
+"""Fetch this many times top_k from the index: some hits may be superseded since it last synced."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A run ready to be judged: its id, task identity, content hash, summary and embedding."""
+
+    position: int
+    data: RunIn
+    run_id: str
+    task_id: str
+    content_hash: str
+    summary: Summary
+    vector: Vectors
+    field_prefix: str = ""
+    """Where this run sits in the request, for error messages: "" alone, "runs[3]." in a batch."""
+
+    @property
+    def scope(self) -> tuple[str, str]:
+        return (self.data.agent_id, self.data.user_id)
+
+    @property
+    def incoming(self) -> Incoming:
+        """The run as the pre-filter and the judges see it."""
+        return Incoming(
+            run_id=self.run_id,
+            task=self.data.task,
+            task_id=self.task_id,
+            summary=self.summary.text,
+            outcome=self.data.outcome,
+            references=frozenset(self.data.references),
+            artifacts=frozenset(self.data.artifacts),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    prepared: Prepared
+    verdict: Verdict
+    nearest: list[Candidate]
+    duplicate_threshold: float
+    fail_safe: str | None = None
+    """Why the fail-safe stood in for the LLM's verdict, when it did."""
+    resent: bool = False
+    """The same run (id and content) sent again: an idempotent NOT that changes nothing."""
+
+    @property
+    def similarity(self) -> float | None:
+        """The best similar run's similarity; 1.0 for the same content stored already."""
+        if self.verdict.rule in ("exact_duplicate", "resent"):
+            return 1.0
+        return self.nearest[0].similarity if self.nearest else None
+
+    @property
+    def stores(self) -> bool:
+        return self.verdict.decision != "NOT"
+
+
+@dataclass
+class View:
+    """Memory as the batch sees it: stored runs plus what earlier runs in the batch planned."""
+
+    hits: dict[int, list[tuple[str, float]]]
+    stored: dict[str, StoredRun]
+    hashes: dict[tuple[str, str, str], str]
+    pending: list[tuple[Prepared, Candidate]] = field(default_factory=list)
+    retired: set[str] = field(default_factory=set)
+
+
+def _candidate(stored: StoredRun, similarity: float, task_id: str) -> Candidate:
+    return Candidate(
+        run_id=stored.id,
+        similarity=similarity,
+        task_id=stored.task_id,
+        summary=stored.summary,
+        outcome=stored.outcome,  # type: ignore[arg-type]  # the table's check constraint
+        references=stored.references,
+        artifacts=stored.artifacts,
+        same_task=stored.task_id == task_id,
+        described=stored.described,
+    )
+
+
+class Planner:
+    def __init__(
+        self,
+        settings: AdmissionSettings,
+        runs: RunRepository,
+        index: RunIndex,
+        *,
+        llm_judge: LLMJudge | None,
+    ) -> None:
+        self._settings = settings
+        self._runs = runs
+        self._index = index
+        self._llm_judge = llm_judge
+        self._rule_judge = RuleJudge()
+
+    async def load(self, tenant: str, batch: Sequence[Prepared], *, connection: AsyncConnection) -> View:
+        """Search the index and read what the batch needs, on the caller's connection (its reads
+        are round trips: this is most of an admission's latency)."""
+        s = self._settings
+        hits = {p.position: self._index.search(tenant, *p.scope, p.vector, s.top_k * OVERSAMPLE) for p in batch}
+        wanted = [key for found in hits.values() for key, _ in found]
+        wanted += [p.data.id for p in batch if p.data.id] + [p.data.replaces for p in batch if p.data.replaces]
+        judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
+        view = View(
+            hits=hits,
+            stored=await self._runs.stored(tenant, wanted, with_values=judged, connection=connection),
+            hashes=await self._runs.by_content(
+                tenant, [(*p.scope, p.content_hash) for p in batch], connection=connection
+            ),
+        )
+        for p in batch:
+            self._check_explicit(p, view)
+        return view
+
+    async def decide(self, batch: Sequence[Prepared], view: View, *, duplicate_threshold: float) -> list[Plan]:
+        """Plan each run in order; a run sees the runs planned before it (the batch deduplicates itself)."""
+        plans = []
+        for p in batch:
+            plan = await self._plan_one(p, view.hits[p.position], view, duplicate_threshold)
+            plans.append(plan)
+            self._remember(plan, view)
+        return plans
+
+    @staticmethod
+    def _check_explicit(p: Prepared, view: View) -> None:
+        """A stored id with other content, or a ``replaces`` outside this scope and task: 4xx, nothing written."""
+        existing = view.stored.get(p.data.id) if p.data.id is not None else None
+        if existing is not None and (
+            existing.content_hash != p.content_hash or (existing.agent_id, existing.user_id) != p.scope
+        ):
+            raise ConflictError(f"{p.field_prefix}id", f"run {p.data.id!r} already exists with different content")
+        if p.data.replaces is None:
+            return
+        target = view.stored.get(p.data.replaces)
+        field_name = f"{p.field_prefix}replaces"
+        if target is None:
+            raise InvalidInputError(field_name, f"no stored run {p.data.replaces!r}")
+        if (target.agent_id, target.user_id) != p.scope:
+            raise InvalidInputError(
+                field_name,
+                f"run {target.id!r} is in another scope (agent {target.agent_id!r}, user {target.user_id!r}); "
+                "a run only replaces runs of its own agent and user",
+            )
+        if target.task_id != p.task_id:
+            raise InvalidInputError(field_name, f"run {target.id!r} is for another task; REPLACE needs the same task")
+        if target.status != "active":
+            raise ConflictError(field_name, f"run {target.id!r} is already superseded")
+
+    def _nearest(self, p: Prepared, found: list[tuple[str, float]], view: View) -> list[Candidate]:
+        out: dict[str, Candidate] = {}
+        for key, score in found:
+            stored = view.stored.get(key)
+            if stored is None or stored.status != "active" or key in view.retired:
+                continue
+            out[key] = _candidate(stored, score, p.task_id)
+        for other, candidate in view.pending:
+            if other.scope == p.scope and candidate.run_id not in view.retired:
+                similarity = float(np.dot(other.vector, p.vector))
+                out[candidate.run_id] = replace(
+                    candidate, similarity=similarity, same_task=candidate.task_id == p.task_id
+                )
+        return sorted(out.values(), key=lambda c: -c.similarity)[: self._settings.top_k]
+
+    async def _plan_one(
+        self, p: Prepared, found: list[tuple[str, float]], view: View, duplicate_threshold: float
+    ) -> Plan:
+        s = self._settings
+        stored = view.stored.get(p.run_id)
+        if p.data.id is not None and stored is not None:
+            verdict = Verdict(
+                "NOT", p.run_id, f"Run {p.run_id} was already admitted with this content", "prefilter", "resent"
+            )
+            return Plan(p, verdict, [], duplicate_threshold, resent=True)
+        exact = view.hashes.get((*p.scope, p.content_hash))
+        nearest = [] if exact is not None else self._nearest(p, found, view)
+        if exact is None and p.data.replaces is not None:
+            target = p.data.replaces
+            verdict = Verdict(
+                "REPLACE", target, f"The caller named {target} as replaced", "explicit", "caller_replaces"
+            )
+            return Plan(p, verdict, nearest, duplicate_threshold)
+        screened = prefilter(
+            p.incoming,
+            nearest,
+            exact_duplicate_of=exact,
+            low_similarity=s.low_similarity,
+            duplicate_threshold=duplicate_threshold,
+        )
+        if isinstance(screened, Verdict):
+            return Plan(p, screened, nearest, duplicate_threshold)
+        return await self._judge(p, screened, nearest, duplicate_threshold)
+
+    async def _judge(
+        self, p: Prepared, screened: Screening, nearest: list[Candidate], duplicate_threshold: float
+    ) -> Plan:
+        rules, run = self._rule_judge, p.incoming
+        if self._llm_judge is None:
+            verdict = rules.judge(run, screened.candidates, duplicate_threshold=duplicate_threshold)
+            return Plan(p, verdict, nearest, duplicate_threshold)
+        answer = await self._llm_judge.judge(run, screened.candidates, likely_duplicate=screened.likely_duplicate)
+        if not isinstance(answer, JudgeFailure):
+            return Plan(p, answer, nearest, duplicate_threshold)
+        why = f"{answer.reason}: {answer.detail}"
+        fail_safe = self._settings.fail_safe
+        if fail_safe == "rules":
+            fallback = rules.judge(run, screened.candidates, duplicate_threshold=duplicate_threshold)
+            verdict = Verdict(
+                fallback.decision,
+                fallback.target,
+                f"{fallback.reason} (the LLM judge's answer was unusable: {why})",
+                "fail_safe",
+                f"{answer.reason}->{fallback.rule}",
+                judge="rules",
+                llm=answer.trace,
+            )
+        else:
+            verdict = Verdict(
+                fail_safe,
+                None,
+                f"Fail-safe {fail_safe}: the LLM judge's answer was unusable ({why})",
+                "fail_safe",
+                answer.reason,
+                judge="llm",
+                llm=answer.trace,
+            )
+        return Plan(p, verdict, nearest, duplicate_threshold, fail_safe=why)
+
+    @staticmethod
+    def _remember(plan: Plan, view: View) -> None:
+        p = plan.prepared
+        if not plan.stores:
+            return
+        view.hashes[(*p.scope, p.content_hash)] = p.run_id
+        run = p.incoming
+        candidate = Candidate(
+            run_id=run.run_id,
+            similarity=1.0,
+            task_id=run.task_id,
+            summary=run.summary,
+            outcome=run.outcome,
+            references=run.references,
+            artifacts=run.artifacts,
+            same_task=True,
+        )
+        view.pending.append((p, candidate))
+        if plan.verdict.decision == "REPLACE" and plan.verdict.target is not None:
+            view.retired.add(plan.verdict.target)

@@ -1,0 +1,88 @@
+"""The judge without an LLM: seed 003's four scenarios from structured features.
+
+Rules, first match wins (candidates are best-first):
+
+1. a candidate with the same structure at or above the duplicate threshold → NOT (scenario 2);
+2. a candidate of the same task with a worse outcome → REPLACE it (scenario 3). REPLACE is
+   structural, never on similarity alone: Graphiti #1728 retired 41% of its facts that way;
+3. the best candidate of the same task: the same outcome → MERGE (scenario 4, complementary
+   approaches); a worse outcome that brings new references or artifacts → MERGE, the stored
+   run stays canonical; a worse outcome with nothing new → NOT;
+4. a near-duplicate of another task's run (≥ the duplicate threshold) → MERGE;
+5. otherwise the similar runs are other tasks' → ADD (scenario 1 past the pre-filter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from phronesis.admission.judgement import Candidate, Incoming, Verdict, same_structure
+from phronesis.admission.models import AdmissionDecision
+
+__all__ = ["RuleJudge"]
+
+
+def _new_material(run: Incoming, candidate: Candidate) -> bool:
+    return bool(run.references - candidate.references or run.artifacts - candidate.artifacts)
+
+
+class RuleJudge:
+    name = "rules"
+
+    def judge(self, run: Incoming, candidates: Sequence[Candidate], *, duplicate_threshold: float) -> Verdict:
+        def verdict(decision: AdmissionDecision, target: Candidate | None, reason: str, rule: str) -> Verdict:
+            return Verdict(decision, target.run_id if target else None, reason, "judge", rule, judge="rules")
+
+        for c in candidates:
+            if c.similarity >= duplicate_threshold and same_structure(run, c):
+                return verdict(
+                    "NOT",
+                    c,
+                    f"Redundant run, no new information: {c.run_id} has the same outcome, references and "
+                    f"artifacts at similarity {c.similarity:.2f}",
+                    "near_duplicate",
+                )
+        for c in candidates:
+            if c.same_task and run.rank > c.rank:
+                return verdict(
+                    "REPLACE",
+                    c,
+                    f"New run ({run.outcome}) is a better version of {c.run_id} ({c.outcome}) for the same task",
+                    "better_outcome",
+                )
+        same_task = [c for c in candidates if c.same_task]
+        if same_task:
+            c = same_task[0]
+            if run.rank == c.rank:
+                what = "different references or artifacts" if _new_material(run, c) else "a different trace"
+                return verdict(
+                    "MERGE",
+                    c,
+                    f"Complementary approaches, both valuable: same task and outcome as {c.run_id} with {what}",
+                    "complementary",
+                )
+            if _new_material(run, c):
+                return verdict(
+                    "MERGE",
+                    c,
+                    f"Worse outcome than {c.run_id} ({c.outcome}) but new references or artifacts; "
+                    f"{c.run_id} stays canonical",
+                    "complementary_worse",
+                )
+            return verdict(
+                "NOT",
+                c,
+                f"Adds little value: {c.run_id} already did this task with outcome {c.outcome}, "
+                "and this run brings nothing new",
+                "worse_and_nothing_new",
+            )
+        best = candidates[0] if candidates else None
+        if best is not None and best.similarity >= duplicate_threshold:
+            return verdict(
+                "MERGE",
+                best,
+                f"Near-duplicate of {best.run_id} (similarity {best.similarity:.2f}) with a different task "
+                "text or structure",
+                "near_duplicate_other_task",
+            )
+        return verdict("ADD", None, "The similar runs are for other tasks", "different_task")

@@ -1,0 +1,424 @@
+"""The run knowledge base in the relational store: runs, tasks, references, artifacts, the index log.
+
+Reads open their own connection; writes take the caller's connection, so that one
+admission's run, supersession, merge flags, memory decision and decision record commit
+together or not at all.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, func, insert, select, tuple_, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.admission.models import GroupView, Run
+from phronesis.embeddings.types import Vectors
+from phronesis.exceptions import NotFoundError
+from phronesis.storage.database import Database
+from phronesis.storage.filters import where_given
+from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.tables import (
+    admission_index_log,
+    admission_run_artifacts,
+    admission_run_references,
+    admission_runs,
+    admission_tasks,
+)
+
+__all__ = ["IndexedRun", "LogEntry", "RunRepository", "StoredRun", "run_model"]
+
+runs = admission_runs.c
+_HIDDEN = ("tenant", "content_hash", "embedding", "embedding_model")
+_IN_CHUNK = 500
+"""Ids per ``IN (…)`` list: far below SQLite's and asyncpg's parameter limits."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """What the pre-filter and judges need of a stored run."""
+
+    id: str
+    agent_id: str
+    user_id: str
+    task_id: str
+    summary: str
+    outcome: str
+    status: str
+    content_hash: str
+    references: frozenset[str]
+    artifacts: frozenset[str]
+    described: bool = True
+    """False when references and artifacts were not read (``stored(with_values=…)``): the sets are empty."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedRun:
+    tenant: str
+    id: str
+    agent_id: str
+    user_id: str
+    summary: str
+    embedding: Vectors | None
+    embedding_model: str
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    id: int
+    tenant: str
+    run_id: str
+    op: str
+    agent_id: str | None
+    user_id: str | None
+    embedding: Vectors | None
+
+
+def run_model(row: Mapping[Any, Any], references: Sequence[str], artifacts: Sequence[str]) -> Run:
+    """A stored row (or the values just inserted) as callers see it: no tenant, hash or embedding."""
+    values = {k: v for k, v in row.items() if k not in _HIDDEN}
+    return Run.model_validate(values | {"references": list(references), "artifacts": list(artifacts)})
+
+
+def _chunks(values: Sequence[Any]) -> list[Sequence[Any]]:
+    return [values[i : i + _IN_CHUNK] for i in range(0, len(values), _IN_CHUNK)]
+
+
+class RunRepository:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    @property
+    def dialect(self) -> str:
+        return self._db.dialect
+
+    @asynccontextmanager
+    async def reading(self, connection: AsyncConnection | None = None) -> AsyncIterator[AsyncConnection]:
+        """The caller's connection, or a new one: an admission's reads share one (each costs a round trip)."""
+        if connection is not None:
+            yield connection
+            return
+        async with self._db.engine.connect() as own:
+            yield own
+
+    # ---- reads -----------------------------------------------------------------------
+
+    async def _values(self, conn: AsyncConnection, table: Any, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for chunk in _chunks(ids):
+            rows = await conn.execute(
+                select(table.c.run_id, table.c.value)
+                .where(table.c.tenant == tenant, table.c.run_id.in_(chunk))
+                .order_by(table.c.run_id, table.c.value)
+            )
+            for run_id, value in rows:
+                out.setdefault(run_id, []).append(value)
+        return out
+
+    async def stored(
+        self,
+        tenant: str,
+        ids: Sequence[str],
+        *,
+        with_values: Sequence[str] | None = None,
+        connection: AsyncConnection | None = None,
+    ) -> dict[str, StoredRun]:
+        """The runs with these ids (any status); references and artifacts for ``with_values`` only
+        (None: all), because only the runs a judge will see need them."""
+        if not ids:
+            return {}
+        ids = list(dict.fromkeys(ids))
+        columns = (
+            runs.id,
+            runs.agent_id,
+            runs.user_id,
+            runs.task_id,
+            runs.summary,
+            runs.outcome,
+            runs.status,
+            runs.content_hash,
+        )
+        async with self.reading(connection) as conn:
+            rows: builtins.list[Any] = []
+            for chunk in _chunks(ids):
+                rows += (await conn.execute(select(*columns).where(runs.tenant == tenant, runs.id.in_(chunk)))).all()
+            present = {r.id for r in rows}
+            read = present if with_values is None else present & set(with_values)
+            refs = await self._values(conn, admission_run_references, tenant, sorted(read)) if read else {}
+            arts = await self._values(conn, admission_run_artifacts, tenant, sorted(read)) if read else {}
+        return {
+            r.id: StoredRun(
+                id=r.id,
+                agent_id=r.agent_id,
+                user_id=r.user_id,
+                task_id=r.task_id,
+                summary=r.summary,
+                outcome=r.outcome,
+                status=r.status,
+                content_hash=r.content_hash,
+                references=frozenset(refs.get(r.id, ())),
+                artifacts=frozenset(arts.get(r.id, ())),
+                described=r.id in read,
+            )
+            for r in rows
+        }
+
+    async def by_content(
+        self,
+        tenant: str,
+        keys: Sequence[tuple[str, str, str]],
+        *,
+        connection: AsyncConnection | None = None,
+    ) -> dict[tuple[str, str, str], str]:
+        """Run ids by (agent_id, user_id, content_hash): the exact-duplicate lookup, any status."""
+        if not keys:
+            return {}
+        out: dict[tuple[str, str, str], str] = {}
+        by_scope: dict[tuple[str, str], list[str]] = {}
+        for agent, user, digest in dict.fromkeys(keys):
+            by_scope.setdefault((agent, user), []).append(digest)
+        async with self.reading(connection) as conn:
+            # per scope, so the unique (tenant, agent, user, hash) index is used (a row-value IN is a scan)
+            for (agent, user), digests in by_scope.items():
+                for chunk in _chunks(digests):
+                    rows = await conn.execute(
+                        select(runs.content_hash, runs.id).where(
+                            runs.tenant == tenant,
+                            runs.agent_id == agent,
+                            runs.user_id == user,
+                            runs.content_hash.in_(chunk),
+                        )
+                    )
+                    for digest, run_id in rows:
+                        out[(agent, user, digest)] = run_id
+        return out
+
+    async def get_many(self, tenant: str, ids: Sequence[str]) -> dict[str, Run]:
+        if not ids:
+            return {}
+        ids = list(dict.fromkeys(ids))
+        async with self._db.engine.connect() as conn:
+            rows: builtins.list[Any] = []
+            for chunk in _chunks(ids):
+                rows += (
+                    await conn.execute(select(admission_runs).where(runs.tenant == tenant, runs.id.in_(chunk)))
+                ).all()
+            found = [r.id for r in rows]
+            refs = await self._values(conn, admission_run_references, tenant, found)
+            arts = await self._values(conn, admission_run_artifacts, tenant, found)
+        return {r.id: run_model(r._mapping, refs.get(r.id, []), arts.get(r.id, [])) for r in rows}
+
+    async def get(self, tenant: str, run_id: str) -> Run:
+        found = await self.get_many(tenant, [run_id])
+        if run_id not in found:
+            raise NotFoundError("run", run_id)
+        return found[run_id]
+
+    async def list(
+        self,
+        tenant: str,
+        *,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        status: str | None = None,
+        task_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> builtins.list[Run]:
+        query = where_given(
+            select(runs.id).where(runs.tenant == tenant),
+            ((runs.agent_id, agent_id), (runs.user_id, user_id), (runs.status, status), (runs.task_id, task_id)),
+        )
+        async with self._db.engine.connect() as conn:
+            ids = (await conn.execute(query.order_by(runs.created_at, runs.id).limit(limit).offset(offset))).scalars()
+            ordered = builtins.list(ids)
+        found = await self.get_many(tenant, ordered)
+        return [found[i] for i in ordered if i in found]
+
+    async def iterate(self, tenant: str, *, batch_size: int = 2000) -> AsyncIterator[builtins.list[Run]]:
+        """Every run of ``tenant`` (any status) in id order, a page at a time (keyset: no OFFSET scans)."""
+        after = ""
+        while True:
+            async with self._db.engine.connect() as conn:
+                ids = builtins.list(
+                    (
+                        await conn.execute(
+                            select(runs.id)
+                            .where(runs.tenant == tenant, runs.id > after)
+                            .order_by(runs.id)
+                            .limit(batch_size)
+                        )
+                    ).scalars()
+                )
+            if not ids:
+                return
+            found = await self.get_many(tenant, ids)
+            yield [found[i] for i in ids if i in found]
+            after = ids[-1]
+
+    async def groups(self, tenant: str, group_ids: Sequence[str]) -> dict[str, GroupView]:
+        """Merge groups with their aggregates, computed from the members (so they never drift):
+        summed usage counters and the union of the active members' references."""
+        if not group_ids:
+            return {}
+        out: dict[str, GroupView] = {}
+        async with self._db.engine.connect() as conn:
+            for chunk in _chunks(builtins.list(dict.fromkeys(group_ids))):
+                members = (
+                    await conn.execute(
+                        select(runs.merge_group, runs.id, runs.canonical, runs.usage_count, runs.duplicate_count).where(
+                            runs.tenant == tenant, runs.merge_group.in_(chunk), runs.status == "active"
+                        )
+                    )
+                ).all()
+                refs = await self._values(conn, admission_run_references, tenant, [m.id for m in members])
+                for group in chunk:
+                    mine = [m for m in members if m.merge_group == group]
+                    if not mine:
+                        continue
+                    union = sorted({value for m in mine for value in refs.get(m.id, [])})
+                    out[group] = GroupView(
+                        id=group,
+                        canonical_run_id=next((m.id for m in mine if m.canonical), None),
+                        size=len(mine),
+                        usage_count=sum(m.usage_count + m.duplicate_count for m in mine),
+                        references=union,
+                    )
+        return out
+
+    async def iter_active(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRun]]:
+        """Every active run with its embedding, in key order (keyset pagination, constant memory)."""
+        after: tuple[str, str] = ("", "")
+        columns = (
+            runs.tenant,
+            runs.id,
+            runs.agent_id,
+            runs.user_id,
+            runs.summary,
+            runs.embedding,
+            runs.embedding_model,
+        )
+        while True:
+            async with self._db.engine.connect() as conn:
+                rows = (
+                    await conn.execute(
+                        select(*columns)
+                        .where(runs.status == "active", tuple_(runs.tenant, runs.id) > after)
+                        .order_by(runs.tenant, runs.id)
+                        .limit(batch_size)
+                    )
+                ).all()
+            if not rows:
+                return
+            yield [IndexedRun(*row) for row in rows]
+            after = (rows[-1].tenant, rows[-1].id)
+
+    async def last_log_id(self) -> int:
+        async with self._db.engine.connect() as conn:
+            return int((await conn.execute(select(func.coalesce(func.max(admission_index_log.c.id), 0)))).scalar_one())
+
+    async def log_since(
+        self, after: int, *, limit: int = 10_000, connection: AsyncConnection | None = None
+    ) -> builtins.list[LogEntry]:
+        log = admission_index_log.c
+        query = (
+            select(log.id, log.tenant, log.run_id, log.op, runs.agent_id, runs.user_id, runs.embedding)
+            .select_from(
+                admission_index_log.outerjoin(admission_runs, and_(runs.tenant == log.tenant, runs.id == log.run_id))
+            )
+            .where(log.id > after)
+            .order_by(log.id)
+            .limit(limit)
+        )
+        async with self.reading(connection) as conn:
+            return [LogEntry(*row) for row in await conn.execute(query)]
+
+    async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], model: str) -> None:
+        async with self._db.transaction() as conn:
+            for tenant, run_id, vector in items:
+                await conn.execute(
+                    update(admission_runs)
+                    .where(runs.tenant == tenant, runs.id == run_id)
+                    .values(embedding=vector, embedding_model=model)
+                )
+
+    # ---- writes (in the caller's transaction) ------------------------------------------
+
+    async def insert_run(
+        self,
+        conn: AsyncConnection,
+        values: dict[str, Any],
+        *,
+        task_text: str,
+        references: Sequence[str],
+        artifacts: Sequence[str],
+    ) -> None:
+        tenant, run_id = values["tenant"], values["id"]
+        await conn.execute(
+            insert_or_ignore(self._db.dialect, admission_tasks),
+            {"tenant": tenant, "id": values["task_id"], "text": task_text, "created_at": values["created_at"]},
+        )
+        await conn.execute(insert(admission_runs), values)
+        if references:
+            await conn.execute(
+                insert(admission_run_references), [{"tenant": tenant, "run_id": run_id, "value": v} for v in references]
+            )
+        if artifacts:
+            await conn.execute(
+                insert(admission_run_artifacts), [{"tenant": tenant, "run_id": run_id, "value": v} for v in artifacts]
+            )
+
+    async def active_for_update(self, conn: AsyncConnection, tenant: str, run_id: str) -> Any:
+        """The run's merge state, locked until commit on PostgreSQL (SQLite's writer lock covers it)."""
+        query = (
+            select(runs.id, runs.merge_group, runs.canonical, runs.outcome, runs.created_at)
+            .where(runs.tenant == tenant, runs.id == run_id, runs.status == "active")
+            .with_for_update()
+        )
+        row: Any = (await conn.execute(query)).one_or_none()
+        return row
+
+    async def supersede(self, conn: AsyncConnection, tenant: str, run_id: str, by: str, at: datetime) -> bool:
+        """Soft supersession, never a delete; False if the run is no longer active (a concurrent REPLACE)."""
+        result = await conn.execute(
+            update(admission_runs)
+            .where(runs.tenant == tenant, runs.id == run_id, runs.status == "active")
+            .values(status="superseded", superseded_by=by, superseded_at=at, canonical=False, updated_at=at)
+        )
+        return bool(result.rowcount)
+
+    async def group_canonical(self, conn: AsyncConnection, tenant: str, group: str) -> Any:
+        query = (
+            select(runs.id, runs.outcome, runs.created_at)
+            .where(runs.tenant == tenant, runs.merge_group == group, runs.canonical, runs.status == "active")
+            .with_for_update()
+        )
+        row: Any = (await conn.execute(query)).first()
+        return row
+
+    async def set_merge_state(
+        self, conn: AsyncConnection, tenant: str, run_id: str, *, at: datetime, **values: Any
+    ) -> None:
+        await conn.execute(
+            update(admission_runs).where(runs.tenant == tenant, runs.id == run_id).values(updated_at=at, **values)
+        )
+
+    async def count_duplicate(self, conn: AsyncConnection, tenant: str, run_id: str, at: datetime) -> None:
+        """A NOT for a duplicate still counts as one more use of the stored run (in SQL, never read-modify-write)."""
+        await conn.execute(
+            update(admission_runs)
+            .where(runs.tenant == tenant, runs.id == run_id)
+            .values(duplicate_count=runs.duplicate_count + 1, updated_at=at)
+        )
+
+    async def log(self, conn: AsyncConnection, tenant: str, ops: Sequence[tuple[str, str]], at: datetime) -> None:
+        if ops:
+            await conn.execute(
+                insert(admission_index_log),
+                [{"tenant": tenant, "run_id": run_id, "op": op, "created_at": at} for op, run_id in ops],
+            )

@@ -1,0 +1,65 @@
+"""Retrieval over active runs (seed 003: superseded runs are excluded; they are not in the index).
+
+Within a merge group the canonical run comes first, at the group's best position, so a
+caller reading the top hit of a group reads its best version; ``collapse`` keeps only
+that one per group.
+"""
+
+from __future__ import annotations
+
+from phronesis.admission.models import SearchHit
+from phronesis.admission.run_index import RunIndex
+from phronesis.admission.run_repository import RunRepository
+from phronesis.embeddings.types import Embedder
+from phronesis.exceptions import InvalidInputError
+
+__all__ = ["RunSearch"]
+
+OVERSAMPLE = 3
+MAX_QUERY_CHARS = 4000
+
+
+class RunSearch:
+    def __init__(self, runs: RunRepository, index: RunIndex, embedder: Embedder) -> None:
+        self._runs = runs
+        self._index = index
+        self._embedder = embedder
+
+    async def search(
+        self,
+        tenant: str,
+        query: str,
+        *,
+        agent_id: str,
+        user_id: str,
+        k: int,
+        min_similarity: float = 0.0,
+        collapse: bool = False,
+    ) -> list[SearchHit]:
+        if not query.strip():
+            raise InvalidInputError("q", "must not be blank")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInputError("q", f"longer than {MAX_QUERY_CHARS} characters")
+        await self._index.sync()
+        vector = (await self._embedder.embed([query]))[0]
+        found = [
+            (key, score)
+            for key, score in self._index.search(tenant, agent_id, user_id, vector, k * OVERSAMPLE)
+            if score >= min_similarity
+        ]
+        stored = await self._runs.get_many(tenant, [key for key, _ in found])
+        live = [(stored[key], score) for key, score in found if key in stored and stored[key].status == "active"]
+        groups = await self._runs.groups(tenant, [r.merge_group for r, _ in live if r.merge_group])
+        order: list[str] = []  # one slot per group (or lone run), at its best hit
+        members: dict[str, list[SearchHit]] = {}
+        for run, score in live:
+            slot: str = run.merge_group or run.id
+            if slot not in members:
+                order.append(slot)
+                members[slot] = []
+            members[slot].append(SearchHit(run=run, similarity=score, group=groups.get(run.merge_group or "")))
+        hits: list[SearchHit] = []
+        for slot in order:
+            ranked = sorted(members[slot], key=lambda h: (not h.run.canonical, -h.similarity))
+            hits += ranked[:1] if collapse else ranked
+        return hits[:k]

@@ -14,6 +14,8 @@ from typing import Any, Final
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.admission.models import AdmissionResult, RunIn
+from phronesis.admission.module import AdmissionModule
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock, SystemClock
@@ -77,17 +79,7 @@ class Engine:
         )
         self.llm: LLMProvider | None = build_llm(self.settings.llm) if isinstance(llm, _Unset) else llm
         self.embedder = embedder or build_embedder(self.settings.embeddings)
-        index_settings = self.settings.index
-        self.index = PartitionedIndex(
-            self.embedder.dimension,
-            exact_max_size=index_settings.exact_max_size,
-            hnsw_factory=lambda dim: HnswVectorIndex(
-                dim,
-                connectivity=index_settings.hnsw_connectivity,
-                expansion_add=index_settings.hnsw_expansion_add,
-                expansion_search=index_settings.hnsw_expansion_search,
-            ),
-        )
+        self.index = self._partitioned_index()
         learning = self.settings.learning
         self.learning_strategy = create_learning_strategy(learning)
         self.heuristics = HeuristicMemory(
@@ -144,7 +136,30 @@ class Engine:
             decisions=self.decisions,
             clock=self.clock,
         )
+        self.admission = AdmissionModule(
+            self.settings.admission,
+            database=self.database,
+            embedder=self.embedder,
+            llm=self.llm,
+            decisions=self.decisions,
+            clock=self.clock,
+            index=self._partitioned_index(),
+        )
         self.started = False
+
+    def _partitioned_index(self) -> PartitionedIndex:
+        """An index per store (heuristics, runs): each is rebuilt from its own table."""
+        index_settings = self.settings.index
+        return PartitionedIndex(
+            self.embedder.dimension,
+            exact_max_size=index_settings.exact_max_size,
+            hnsw_factory=lambda dim: HnswVectorIndex(
+                dim,
+                connectivity=index_settings.hnsw_connectivity,
+                expansion_add=index_settings.hnsw_expansion_add,
+                expansion_search=index_settings.hnsw_expansion_search,
+            ),
+        )
 
     async def start(
         self,
@@ -161,6 +176,7 @@ class Engine:
             await upgrade(self.database)
         if load_index:
             await self.heuristics.load_index(progress)
+            await self.admission.load_index(progress)
         self.started = load_index
 
     async def decide_event(self, text: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> EventDecision:
@@ -178,6 +194,16 @@ class Engine:
         except ValidationError as exc:
             raise invalid_input(exc) from None
         return await self.routing.route(tenant, session_id, request)
+
+    async def admit_run(
+        self, task: str, *, outcome: str, tenant: str = DEFAULT_TENANT, **fields: Any
+    ) -> AdmissionResult:
+        """Seed 003: ADD / NOT / REPLACE / MERGE for a finished run (``RunIn``'s fields)."""
+        try:
+            run = RunIn(task=task, outcome=outcome, **fields)
+        except ValidationError as exc:
+            raise invalid_input(exc) from None
+        return await self.admission.admit(tenant, run)
 
     async def feedback(self, response_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FeedbackReceipt:
         """Explicit feedback on a decision: ``rating``, ``user_score`` or ``dev_score`` (``Feedback``'s fields)."""

@@ -14,7 +14,7 @@ from phronesis import __version__
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
-from phronesis.api.routers import decisions, events, feedback, health, heuristics, learning, routing
+from phronesis.api.routers import admission, decisions, events, feedback, health, heuristics, learning, routing
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 
@@ -102,4 +102,5 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(feedback.router)
     app.include_router(learning.router)
     app.include_router(routing.router)
+    app.include_router(admission.router)
     return app

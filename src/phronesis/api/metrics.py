@@ -31,6 +31,9 @@ class Metrics:
         self.heuristics_indexed = Gauge(
             "phronesis_heuristics_indexed", "Heuristics in the vector index", registry=self.registry
         )
+        self.runs_indexed = Gauge(
+            "phronesis_runs_indexed", "Active agent runs in the admission vector index", registry=self.registry
+        )
 
 
 class MetricsMiddleware:

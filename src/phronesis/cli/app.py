@@ -37,6 +37,11 @@ app.add_typer(executive_app, name="executive")
 app.add_typer(learning_app, name="learning")
 routing_app = typer.Typer(help="Routing (seed 002): fit and evaluate the local router.", no_args_is_help=True)
 app.add_typer(routing_app, name="routing")
+admission_app = typer.Typer(
+    help="Admission (seed 003): admit runs, search them, export the graph, calibrate the duplicate threshold.",
+    no_args_is_help=True,
+)
+app.add_typer(admission_app, name="admission")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 
@@ -150,6 +155,7 @@ def _read_input(path: str) -> bytes:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
 
 
+from phronesis.cli import admission as _admission  # noqa: E402,F401
 from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its commands)
 from phronesis.cli import executive as _executive  # noqa: E402,F401
 from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401

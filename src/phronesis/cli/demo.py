@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 
 from phronesis.cli.app import app, run
+from phronesis.cli.demo_admission import walk_admission
 from phronesis.cli.demo_routing import walk_routing
 from phronesis.cli.executive import describe, report_table
 from phronesis.engine import Engine
@@ -148,7 +149,9 @@ def demo(
     console = Console()
     with tempfile.TemporaryDirectory(prefix="phronesis-demo-") as scratch:
         directory = data_dir or Path(scratch)
-        settings = load_settings(data_dir=directory, database={"url": None})
+        # the scripted LLM speaks only the executive's prompts: admission keeps its rule judge
+        offline = {"admission": {"judge": "rules", "summariser": "extractive"}} if scripted_llm else {}
+        settings = load_settings(data_dir=directory, database={"url": None}, **offline)
         engine = Engine(settings, llm=_scripted_llm()) if scripted_llm else Engine(settings)
 
         async def go() -> None:
@@ -156,6 +159,7 @@ def demo(
                 await engine.start()
                 await _walk(engine, console)
                 await walk_routing(engine, console)
+                await walk_admission(engine, console)
             finally:
                 await engine.close()
 

@@ -19,6 +19,7 @@ async def healthz(engine: EngineDep) -> JSONResponse:
         "status": "ok" if database_ok and engine.started else "degraded",
         "database": "ok" if database_ok else "unavailable",
         "index": {"size": len(engine.index), "partitions": engine.index.partition_kinds()},
+        "runs_index": {"size": len(engine.admission.index), "partitions": engine.admission.index.partition_kinds()},
         "llm": engine.llm.model_name if engine.llm else None,
         "embedder": engine.embedder.model_name,
     }
@@ -29,4 +30,5 @@ async def healthz(engine: EngineDep) -> JSONResponse:
 async def metrics(request: Request, engine: EngineDep) -> Response:
     registry: Metrics = request.app.state.metrics
     registry.heuristics_indexed.set(len(engine.index))
+    registry.runs_indexed.set(len(engine.admission.index))
     return Response(generate_latest(registry.registry), media_type=CONTENT_TYPE_LATEST)

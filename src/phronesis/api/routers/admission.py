@@ -1,0 +1,135 @@
+"""The admission decision point over HTTP (seed 003): admit runs, search them, read the decisions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, ConfigDict, Field
+
+from phronesis.admission.models import (
+    ID_PATTERN,
+    SCOPE_PATTERN,
+    AdmissionDecision,
+    AdmissionResult,
+    MemoryDecision,
+    Run,
+    RunIn,
+    SearchHit,
+)
+from phronesis.api.deps import EngineDep, TenantDep
+
+router = APIRouter(tags=["admission"])
+
+RunIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
+AgentQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=ID_PATTERN)]
+UserQuery = Annotated[str, Query(max_length=64, pattern=SCOPE_PATTERN)]
+OptionalId = Annotated[str | None, Query(min_length=1, max_length=64, pattern=ID_PATTERN)]
+
+
+class RunBatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    runs: list[RunIn] = Field(min_length=1, max_length=100_000)
+
+
+class BatchResult(BaseModel):
+    results: list[AdmissionResult]
+    counts: dict[str, int]
+    """How many runs got each decision."""
+
+
+class RunPage(BaseModel):
+    items: list[Run]
+    limit: int
+    offset: int
+
+
+class MemoryDecisionPage(BaseModel):
+    items: list[MemoryDecision]
+    limit: int
+    offset: int
+
+
+@router.post("/v1/runs", summary="Admit a finished agent run: ADD, NOT, REPLACE or MERGE, and why")
+async def admit(body: RunIn, engine: EngineDep, tenant: TenantDep) -> AdmissionResult:
+    return await engine.admission.admit(tenant, body)
+
+
+@router.post("/v1/runs/batch", summary="Admit many runs in one transaction, deduplicating within the batch too")
+async def admit_batch(body: RunBatch, engine: EngineDep, tenant: TenantDep) -> BatchResult:
+    results = await engine.admission.admit_many(tenant, body.runs)
+    counts = {decision: 0 for decision in ("ADD", "NOT", "REPLACE", "MERGE")}
+    for result in results:
+        counts[result.decision] += 1
+    return BatchResult(results=results, counts=counts)
+
+
+@router.get("/v1/runs/search", summary="Active runs most similar to a query, canonical first within a merge group")
+async def search(
+    engine: EngineDep,
+    tenant: TenantDep,
+    q: Annotated[str, Query(min_length=1, max_length=4000)],
+    agent_id: AgentQuery = "default",
+    user_id: UserQuery = "",
+    k: Annotated[int, Query(ge=1, le=100)] = 5,
+    min_similarity: Annotated[float, Query(ge=-1.0, le=1.0)] = 0.0,
+    collapse: bool = False,
+) -> list[SearchHit]:
+    return await engine.admission.search(
+        tenant, q, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse
+    )
+
+
+@router.get("/v1/runs", summary="Stored runs, oldest first")
+async def list_runs(
+    engine: EngineDep,
+    tenant: TenantDep,
+    agent_id: OptionalId = None,
+    user_id: Annotated[str | None, Query(max_length=64, pattern=SCOPE_PATTERN)] = None,
+    status: Annotated[str | None, Query(pattern="^(active|superseded)$")] = None,
+    task_id: OptionalId = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> RunPage:
+    items = await engine.admission.list_runs(
+        tenant, agent_id=agent_id, user_id=user_id, status=status, task_id=task_id, limit=limit, offset=offset
+    )
+    return RunPage(items=items, limit=limit, offset=offset)
+
+
+@router.get("/v1/runs/{run_id}", summary="One run, superseded or not")
+async def get_run(run_id: RunIdPath, engine: EngineDep, tenant: TenantDep) -> Run:
+    return await engine.admission.run(tenant, run_id)
+
+
+@router.get("/v1/memory-decisions", summary="Seed 003's MemoryDecision records, newest first")
+async def memory_decisions(
+    engine: EngineDep,
+    tenant: TenantDep,
+    run_id: OptionalId = None,
+    target_run_id: OptionalId = None,
+    decision: AdmissionDecision | None = None,
+    agent_id: OptionalId = None,
+    user_id: Annotated[str | None, Query(max_length=64, pattern=SCOPE_PATTERN)] = None,
+    batch_id: OptionalId = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> MemoryDecisionPage:
+    items = await engine.admission.decisions(
+        tenant,
+        decision=decision,
+        run_id=run_id,
+        target_run_id=target_run_id,
+        agent_id=agent_id,
+        user_id=user_id,
+        batch_id=batch_id,
+        since=since,
+        until=until,
+        limit=limit,
+        offset=offset,
+    )
+    return MemoryDecisionPage(items=items, limit=limit, offset=offset)

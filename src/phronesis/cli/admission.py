@@ -1,0 +1,224 @@
+"""``phronesis admission admit|search|decisions|export|calibrate|evaluate-pairs`` (seed 003)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from phronesis.admission.models import AdmissionResult, RunIn
+from phronesis.admission.pairs import read_pairs
+from phronesis.cli.app import TenantOption, admission_app, fail, with_engine
+from phronesis.engine import DEFAULT_TENANT, Engine
+from phronesis.exceptions import InvalidInputError, invalid_input
+from phronesis.jsonlines import validated_file
+
+PairsPath = Annotated[
+    Path, typer.Argument(help="MRPC format: label<TAB>id1<TAB>id2<TAB>sentence1<TAB>sentence2, header line.")
+]
+AgentOption = Annotated[str, typer.Option("--agent", help="Agent scope.")]
+UserOption = Annotated[str, typer.Option("--user", help="User scope (empty: agent-wide).")]
+
+
+def _describe(result: AdmissionResult) -> str:
+    target = f" → {result.target_run_id}" if result.target_run_id else ""
+    similarity = "-" if result.similarity is None else f"{result.similarity:.2f}"
+    how = result.stage + (f"/{result.rule}" if result.rule else "")
+    return f"{result.decision}{target}  run {result.run_id}  similarity {similarity}  via {how}\nwhy: {result.reason}"
+
+
+def _admit_file(path: Path, tenant: str) -> dict[str, Any]:
+    try:
+        runs = validated_file(path, RunIn)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
+    if not runs:
+        raise fail(f"{path}: no runs")
+    console = Console(stderr=True)
+
+    async def work(engine: Engine) -> dict[str, Any]:
+        size = engine.settings.admission.max_batch
+        counts: Counter[str] = Counter()
+        with Progress(
+            TextColumn("admitting"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=console,
+            transient=True,
+        ) as progress:
+            task = progress.add_task("runs", total=len(runs))
+            for start in range(0, len(runs), size):
+                chunk = runs[start : start + size]
+                try:
+                    results = await engine.admission.admit_many(tenant, chunk)
+                except InvalidInputError as exc:
+                    # name the file line, not the position in the chunk
+                    raise fail(f"{path} (runs from line {start + 1}): {exc}") from None
+                counts.update(r.decision for r in results)
+                progress.advance(task, len(chunk))
+        return {"runs": len(runs), "decisions": {d: counts.get(d, 0) for d in ("ADD", "NOT", "REPLACE", "MERGE")}}
+
+    return with_engine(work)
+
+
+@admission_app.command("admit")
+def admit(
+    task: Annotated[str | None, typer.Option(help="What the run was asked to do.")] = None,
+    outcome: Annotated[str | None, typer.Option(help="success, failure or partial.")] = None,
+    summary: Annotated[str | None, typer.Option(help="The run's summary (default: summarised from --step).")] = None,
+    step: Annotated[list[str] | None, typer.Option("--step", help="A step of the run's trace (repeatable).")] = None,
+    reference: Annotated[list[str] | None, typer.Option("--ref", help="A reference it used (repeatable).")] = None,
+    artifact: Annotated[list[str] | None, typer.Option("--artifact", help="An artifact it made (repeatable).")] = None,
+    run_id: Annotated[str | None, typer.Option("--id", help="The run's id (default: generated).")] = None,
+    replaces: Annotated[str | None, typer.Option(help="Explicitly replace this run (same task and scope).")] = None,
+    file: Annotated[
+        Path | None, typer.Option("--file", help="JSONL of runs (RunIn per line): batch admission with progress.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    agent: AgentOption = "default",
+    user: UserOption = "",
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Admit a finished run (or a file of runs): ADD, NOT, REPLACE or MERGE, and why."""
+    if file is not None:
+        if task is not None or outcome is not None:
+            raise fail("give either --file or --task/--outcome, not both")
+        typer.echo(json.dumps(_admit_file(file, tenant), indent=2))
+        return
+    if task is None or outcome is None:
+        raise fail("--task and --outcome are required (or --file)")
+    from pydantic import ValidationError
+
+    try:
+        run = RunIn(
+            id=run_id,
+            agent_id=agent,
+            user_id=user,
+            task=task,
+            outcome=outcome,
+            summary=summary,
+            steps=step or [],
+            references=reference or [],
+            artifacts=artifact or [],
+            replaces=replaces,
+        )
+    except ValidationError as exc:
+        raise fail(str(invalid_input(exc))) from None
+    result = with_engine(lambda engine: engine.admission.admit(tenant, run))
+    typer.echo(result.model_dump_json(indent=2) if as_json else _describe(result))
+
+
+@admission_app.command("search")
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    k: Annotated[int, typer.Option("-k", min=1, max=100, help="How many runs.")] = 5,
+    collapse: Annotated[bool, typer.Option(help="One run (the canonical) per merge group.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
+    agent: AgentOption = "default",
+    user: UserOption = "",
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Active runs most similar to QUERY (superseded runs never match)."""
+    hits = with_engine(
+        lambda engine: engine.admission.search(tenant, query, agent_id=agent, user_id=user, k=k, collapse=collapse)
+    )
+    if as_json:
+        typer.echo(json.dumps([h.model_dump(mode="json") for h in hits], indent=2))
+        return
+    if not hits:
+        typer.echo("no runs")
+    for hit in hits:
+        group = ""
+        if hit.group is not None:
+            role = "canonical" if hit.run.canonical else "member"
+            group = f"  [{role} of group {hit.group.id}, {hit.group.size} runs]"
+        typer.echo(f"{hit.similarity:.3f}  {hit.run.id}  {hit.run.outcome}  {hit.run.task[:60]}{group}")
+
+
+@admission_app.command("decisions")
+def decisions(
+    run: Annotated[str | None, typer.Option("--run", help="Only this run's decisions.")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """The newest memory decisions as JSON lines."""
+    found = with_engine(lambda engine: engine.admission.decisions(tenant, run_id=run, limit=limit))
+    for decision in found:
+        typer.echo(decision.model_dump_json())
+
+
+@admission_app.command("export")
+def export(
+    fmt: Annotated[
+        str, typer.Option("--format", help="cypher (Neo4j, the seed's store) or graphml (any graph tool).")
+    ] = "cypher",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="File to write (default: stdout).")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Write runs, tasks, references, artifacts and memory decisions as a graph."""
+    if fmt not in ("cypher", "graphml"):
+        raise fail(f"--format must be cypher or graphml, not {fmt!r}")
+    chosen: Literal["cypher", "graphml"] = "cypher" if fmt == "cypher" else "graphml"
+    if output is None:
+        counts = with_engine(lambda engine: engine.admission.export(tenant, sys.stdout, chosen))
+    else:
+        partial = output.with_name(output.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as handle:
+                counts = with_engine(lambda engine: engine.admission.export(tenant, handle, chosen))
+            partial.replace(output)  # a failed export never leaves a half-written file under the real name
+        except OSError as exc:
+            raise fail(f"cannot write {output}: {exc.strerror or exc}") from None
+        finally:
+            partial.unlink(missing_ok=True)
+    typer.echo(json.dumps({"format": chosen} | counts), err=True)
+
+
+@admission_app.command("calibrate")
+def calibrate(
+    pairs: PairsPath,
+    objective: Annotated[
+        str, typer.Option(help="accuracy, f1, or precision (most recall at --min-precision).")
+    ] = "accuracy",
+    min_precision: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.9,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Keep it as the tenant's threshold.")] = True,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Pick the duplicate threshold from labelled pairs; print JSON with its precision, recall, F1, accuracy."""
+    if objective not in ("accuracy", "f1", "precision"):
+        raise fail(f"--objective must be accuracy, f1 or precision, not {objective!r}")
+    chosen: Literal["accuracy", "f1", "precision"] = objective  # type: ignore[assignment]  # checked above
+    try:
+        labelled = read_pairs(pairs)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
+    result = with_engine(
+        lambda engine: engine.admission.calibrate(
+            tenant, labelled, objective=chosen, min_precision=min_precision, save=save
+        )
+    )
+    typer.echo(json.dumps(result, indent=2))
+
+
+@admission_app.command("evaluate-pairs")
+def evaluate_pairs(
+    pairs: PairsPath,
+    threshold: Annotated[
+        float | None, typer.Option(min=-1.0, max=1.0, help="Default: the tenant's calibrated one, else settings.")
+    ] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Print JSON: precision, recall, F1 and accuracy of "is this a duplicate" on labelled pairs."""
+    try:
+        labelled = read_pairs(pairs)
+    except InvalidInputError as exc:
+        raise fail(str(exc)) from None
+    result = with_engine(lambda engine: engine.admission.evaluate_pairs(tenant, labelled, threshold=threshold))
+    typer.echo(json.dumps(result, indent=2))

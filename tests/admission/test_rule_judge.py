@@ -1,0 +1,92 @@
+"""The rule judge: seed 003's four scenarios from structured features, and its invariants."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from phronesis.admission.rule_judge import RuleJudge
+from tests.admission.conftest import candidate, incoming
+
+judge = RuleJudge()
+
+
+def test_identical_structure_at_the_duplicate_threshold_is_not() -> None:
+    verdict = judge.judge(incoming(), [candidate(similarity=0.98)], duplicate_threshold=0.95)
+    assert (verdict.decision, verdict.target, verdict.rule, verdict.judge) == ("NOT", "old", "near_duplicate", "rules")
+
+
+def test_same_task_old_failed_new_succeeded_is_replace() -> None:
+    verdict = judge.judge(
+        incoming("success"), [candidate(similarity=0.92, outcome="failure")], duplicate_threshold=0.95
+    )
+    assert (verdict.decision, verdict.target, verdict.rule) == ("REPLACE", "old", "better_outcome")
+
+
+def test_a_partial_success_is_replaced_by_a_success_and_replaces_a_failure() -> None:
+    assert (
+        judge.judge(incoming("success"), [candidate(outcome="partial")], duplicate_threshold=0.95).decision == "REPLACE"
+    )
+    assert (
+        judge.judge(incoming("partial"), [candidate(outcome="failure")], duplicate_threshold=0.95).decision == "REPLACE"
+    )
+
+
+def test_both_succeeded_with_different_references_is_merge() -> None:
+    verdict = judge.judge(incoming(refs=("B",)), [candidate(similarity=0.88, refs=("A",))], duplicate_threshold=0.95)
+    assert (verdict.decision, verdict.target, verdict.rule) == ("MERGE", "old", "complementary")
+
+
+def test_a_better_outcome_for_another_task_is_never_replace() -> None:
+    """Graphiti #1728: a semantic neighbour of another task is not replaced."""
+    verdict = judge.judge(
+        incoming("success"), [candidate(similarity=0.93, outcome="failure", task_id="t2")], duplicate_threshold=0.95
+    )
+    assert verdict.decision == "ADD"
+    assert verdict.rule == "different_task"
+
+
+def test_a_worse_run_with_nothing_new_is_not_and_with_new_material_is_merge() -> None:
+    worse = judge.judge(incoming("failure"), [candidate(outcome="success")], duplicate_threshold=0.95)
+    assert (worse.decision, worse.rule) == ("NOT", "worse_and_nothing_new")
+    richer = judge.judge(
+        incoming("failure", arts=("log.txt",)), [candidate(outcome="success")], duplicate_threshold=0.95
+    )
+    assert (richer.decision, richer.rule) == ("MERGE", "complementary_worse")
+
+
+def test_the_better_version_is_preferred_over_a_closer_merge_candidate() -> None:
+    verdict = judge.judge(
+        incoming("success", refs=("B",)),
+        [candidate("close", 0.94, "success", refs=("A",)), candidate("failed", 0.9, "failure", refs=("B",))],
+        duplicate_threshold=0.95,
+    )
+    assert (verdict.decision, verdict.target) == ("REPLACE", "failed")
+
+
+outcomes = st.sampled_from(["success", "failure", "partial"])
+refs = st.frozensets(st.sampled_from(["A", "B", "C"]), max_size=3).map(tuple)
+
+
+@given(
+    new_outcome=outcomes,
+    new_refs=refs,
+    pool=st.lists(
+        st.tuples(st.floats(0.7, 1.0), outcomes, st.sampled_from(["t1", "t2"]), refs), min_size=1, max_size=3
+    ),
+    threshold=st.floats(0.7, 1.0),
+)
+def test_invariants(new_outcome: str, new_refs: tuple[str, ...], pool: list, threshold: float) -> None:  # type: ignore[type-arg]
+    candidates = sorted(
+        (candidate(f"c{i}", sim, out, task_id=task, refs=r) for i, (sim, out, task, r) in enumerate(pool)),
+        key=lambda c: -c.similarity,
+    )
+    verdict = judge.judge(incoming(new_outcome, refs=new_refs), candidates, duplicate_threshold=threshold)
+    by_id = {c.run_id: c for c in candidates}
+    if verdict.decision in ("REPLACE", "MERGE"):
+        assert verdict.target in by_id  # never an invented id
+    if verdict.decision == "REPLACE":
+        target = by_id[verdict.target]  # type: ignore[index]
+        assert target.same_task and target.rank < incoming(new_outcome).rank  # only a worse run of the same task
+    if verdict.decision == "ADD":
+        assert verdict.target is None

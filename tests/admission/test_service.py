@@ -1,0 +1,246 @@
+"""The admission pipeline end to end, on SQLite and PostgreSQL: effects, records, scopes, batches, races."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from phronesis.admission.models import RunIn
+from phronesis.engine import Engine
+from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.storage.tables import admission_memory_decisions, admission_runs
+from phronesis.testing import FixedClock
+from tests.engines import EngineFactory
+
+T = "default"
+SUMMARY = "The agent read the orders table and generated the schema."
+"""A caller summary shared by runs that differ in outcome or references: their similarity is 1."""
+
+
+async def counts(engine: Engine) -> tuple[int, int]:
+    async with engine.database.engine.connect() as conn:
+        runs = (await conn.execute(select(func.count()).select_from(admission_runs))).scalar_one()
+        decisions = (await conn.execute(select(func.count()).select_from(admission_memory_decisions))).scalar_one()
+    return int(runs), int(decisions)
+
+
+@pytest.fixture
+async def engine(make_engine: EngineFactory) -> Engine:
+    built: Engine = await make_engine()
+    return built
+
+
+async def admit(engine: Engine, **fields: Any):  # type: ignore[no-untyped-def]
+    fields.setdefault("task", "Generate schema")
+    fields.setdefault("outcome", "success")
+    return await engine.admit_run(**fields)
+
+
+async def test_scenario_1_a_new_unique_task_is_added(engine: Engine) -> None:
+    first = await admit(engine)
+    assert (first.decision, first.stage, first.rule, first.stored) == ("ADD", "prefilter", "no_similar_runs", True)
+    assert first.run is not None and first.run.status == "active" and first.run.canonical
+    other = await admit(engine, task="Translate the onboarding guide into French")
+    assert (other.decision, other.rule) == ("ADD", "below_low_similarity")
+    assert other.similar_runs and other.similar_runs[0].run_id == first.run_id
+
+
+async def test_similar_runs_report_reference_counts_only_where_they_were_read(engine: Engine) -> None:
+    """A judge's candidates carry their counts; a run below the threshold is not read, so its counts are None."""
+    first = await admit(engine, references=["A", "B"])
+    far = await admit(engine, task="Translate the onboarding guide into French")
+    assert (far.rule, far.similar_runs[0].run_id) == ("below_low_similarity", first.run_id)
+    assert (far.similar_runs[0].references, far.similar_runs[0].artifacts) == (None, None)
+    close = await admit(engine, references=["C"])
+    assert close.decision == "MERGE" and close.similar_runs[0].references == 2
+
+
+async def test_scenario_2_an_identical_run_is_not_stored_but_decided(engine: Engine) -> None:
+    first = await admit(engine)
+    again = await admit(engine)
+    assert (again.decision, again.target_run_id, again.stored, again.run) == ("NOT", first.run_id, False, None)
+    assert again.similarity == 1.0
+    assert await counts(engine) == (1, 2)
+    stored = await engine.admission.run(T, first.run_id)
+    assert stored.duplicate_count == 1  # the duplicate counts as one more use
+    record = await engine.decisions.get(T, again.decision_id)
+    assert (record.kind, record.action, record.path, record.subject_id) == (
+        "admission",
+        "NOT",
+        "prefilter",
+        again.run_id,
+    )
+    assert record.attributes["target_run_id"] == first.run_id
+
+
+async def test_scenario_3_a_better_version_supersedes_never_deletes(engine: Engine, clock: FixedClock) -> None:
+    failed = await admit(engine, outcome="failure")
+    clock.advance(seconds=5)
+    better = await admit(engine, outcome="success")
+    assert (better.decision, better.target_run_id, better.rule) == ("REPLACE", failed.run_id, "better_outcome")
+    old = await engine.admission.run(T, failed.run_id)
+    assert (old.status, old.superseded_by, old.superseded_at) == ("superseded", better.run_id, clock.now())
+    hits = await engine.admission.search(T, "Generate schema")
+    assert [h.run.id for h in hits] == [better.run_id]  # superseded runs are never retrieved
+
+
+async def test_scenario_4_complementary_runs_merge_and_aggregate(engine: Engine, clock: FixedClock) -> None:
+    a = await admit(engine, references=["A"], usage_count=3)
+    clock.advance(seconds=1)
+    b = await admit(engine, references=["B"], usage_count=2)
+    assert (b.decision, b.target_run_id, b.rule) == ("MERGE", a.run_id, "complementary")
+    old, new = await engine.admission.run(T, a.run_id), await engine.admission.run(T, b.run_id)
+    assert old.status == new.status == "active"
+    assert old.merge_group == new.merge_group == a.run_id
+    assert (old.canonical, new.canonical) == (False, True)  # same outcome: the newer is canonical
+    hits = await engine.admission.search(T, "Generate schema")
+    assert [h.run.id for h in hits] == [b.run_id, a.run_id]  # canonical first within the group
+    group = hits[0].group
+    assert group is not None and (group.size, group.usage_count, group.references) == (2, 5, ["A", "B"])
+    collapsed = await engine.admission.search(T, "Generate schema", collapse=True)
+    assert [h.run.id for h in collapsed] == [b.run_id]
+
+
+async def test_success_stays_canonical_over_a_newer_failure(engine: Engine) -> None:
+    success = await admit(engine, references=["A"], summary=SUMMARY)
+    failure = await admit(engine, outcome="failure", references=["A", "trace.log"], summary=SUMMARY)
+    assert (failure.decision, failure.rule) == ("MERGE", "complementary_worse")
+    assert (await engine.admission.run(T, success.run_id)).canonical
+    assert not (await engine.admission.run(T, failure.run_id)).canonical
+
+
+async def test_a_worse_run_with_nothing_new_is_not(engine: Engine) -> None:
+    await admit(engine, summary=SUMMARY)
+    worse = await admit(engine, outcome="failure", summary=SUMMARY)
+    assert (worse.decision, worse.rule, worse.stored) == ("NOT", "worse_and_nothing_new", False)
+
+
+async def test_runs_only_meet_runs_of_their_own_scope_and_tenant(engine: Engine) -> None:
+    await admit(engine, agent_id="a1", user_id="u1")
+    for scope in ({"agent_id": "a2", "user_id": "u1"}, {"agent_id": "a1", "user_id": "u2"}, {"agent_id": "a1"}):
+        assert (await admit(engine, **scope)).decision == "ADD", scope
+    assert (await admit(engine, agent_id="a1", user_id="u1", tenant="other")).decision == "ADD"
+    assert (await admit(engine, agent_id="a1", user_id="u1")).decision == "NOT"
+    assert await engine.admission.search("other", "Generate schema", agent_id="a9") == []
+
+
+async def test_an_explicit_replace_of_another_scope_is_refused_and_nothing_is_written(engine: Engine) -> None:
+    theirs = await admit(engine, agent_id="other-agent", outcome="failure")
+    before = await counts(engine)
+    with pytest.raises(InvalidInputError) as error:
+        await admit(engine, replaces=theirs.run_id)
+    assert error.value.field == "replaces" and "another scope" in str(error.value)
+    with pytest.raises(InvalidInputError, match="another task"):
+        await admit(engine, agent_id="other-agent", task="Write the changelog", replaces=theirs.run_id)
+    with pytest.raises(InvalidInputError, match="no stored run"):
+        await admit(engine, replaces="missing")
+    assert await counts(engine) == before
+
+
+async def test_an_explicit_replace_wins_over_the_prefilter_and_only_once(engine: Engine) -> None:
+    old = await admit(engine, outcome="failure", steps=["tried the v1 API"])
+    new = await admit(engine, outcome="partial", steps=["a completely different approach"], replaces=old.run_id)
+    assert (new.decision, new.stage, new.target_run_id) == ("REPLACE", "explicit", old.run_id)
+    with pytest.raises(ConflictError, match="already superseded"):
+        await admit(engine, outcome="success", replaces=old.run_id)
+
+
+async def test_resending_a_run_is_idempotent_and_an_id_clash_is_a_conflict(engine: Engine) -> None:
+    first = await admit(engine, id="run-1")
+    again = await admit(engine, id="run-1")
+    assert (again.decision, again.rule, again.target_run_id) == ("NOT", "resent", "run-1")
+    assert (await engine.admission.run(T, first.run_id)).duplicate_count == 0
+    with pytest.raises(ConflictError) as error:
+        await admit(engine, id="run-1", outcome="failure")
+    assert error.value.field == "id"
+
+
+async def test_a_batch_deduplicates_within_itself_in_one_transaction(engine: Engine) -> None:
+    runs = [
+        RunIn(task="Generate schema", outcome="failure"),
+        RunIn(task="Generate schema", outcome="failure"),
+        RunIn(task="Generate schema", outcome="success"),
+        RunIn(task="Translate the onboarding guide into French", outcome="success"),
+    ]
+    results = await engine.admission.admit_many(T, runs)
+    assert [r.decision for r in results] == ["ADD", "NOT", "REPLACE", "ADD"]
+    assert results[1].target_run_id == results[0].run_id and results[2].target_run_id == results[0].run_id
+    decisions = await engine.admission.decisions(T, batch_id=None, limit=10)
+    assert {d.batch_id for d in decisions} == {decisions[0].batch_id} and decisions[0].batch_id
+    assert (await engine.admission.run(T, results[0].run_id)).superseded_by == results[2].run_id
+
+
+async def test_a_batch_with_one_bad_run_writes_nothing(engine: Engine) -> None:
+    with pytest.raises(InvalidInputError) as error:
+        await engine.admission.admit_many(
+            T, [RunIn(task="Generate schema", outcome="success"), RunIn(task="x", outcome="success", replaces="nope")]
+        )
+    assert error.value.field == "runs[1].replaces"
+    with pytest.raises(InvalidInputError, match="twice"):
+        await engine.admission.admit_many(
+            T, [RunIn(id="r", task="a", outcome="success"), RunIn(id="r", task="b", outcome="success")]
+        )
+    assert await counts(engine) == (0, 0)
+
+
+async def test_bad_input_names_the_field(engine: Engine) -> None:
+    with pytest.raises(InvalidInputError) as error:
+        await engine.admit_run("Generate schema", outcome="done")
+    assert error.value.field == "outcome"
+    with pytest.raises(InvalidInputError) as blank:
+        await engine.admit_run("   ", outcome="success")
+    assert blank.value.field == "task"
+
+
+async def test_a_calibrated_threshold_turns_a_near_duplicate_into_not(engine: Engine) -> None:
+    await admit(engine, summary="The agent read orders and wrote the schema file")
+    probe = RunIn(task="Generate schema", outcome="success", summary="The agent read orders and wrote a schema file")
+    vectors = await engine.embedder.embed(["The agent read orders and wrote the schema file", probe.summary or ""])
+    similarity = float(vectors[0] @ vectors[1])
+    assert 0.7 < similarity < 0.95
+    await engine.admission.calibrations.save(T, similarity - 0.01, {"objective": "test"})
+    result = await engine.admission.admit(T, probe)
+    assert (result.decision, result.rule) == ("NOT", "near_duplicate")
+    assert (await engine.decisions.get(T, result.decision_id)).attributes["duplicate_threshold"] == pytest.approx(
+        similarity - 0.01
+    )
+
+
+async def test_the_same_run_admitted_twice_at_once_is_added_once(engine: Engine) -> None:
+    results = await asyncio.gather(*(admit(engine, steps=["race"]) for _ in range(4)))
+    assert sorted(r.decision for r in results) == ["ADD", "NOT", "NOT", "NOT"]
+    assert (await counts(engine))[0] == 1
+
+
+async def test_two_plans_to_add_the_same_run_meet_the_unique_key(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both admissions plan ADD before either writes; the unique content key lets one in, the other re-plans as NOT."""
+    planner = engine.admission.service._parts.planner
+    decide, barrier, first_plans = planner.decide, asyncio.Barrier(2), []
+
+    async def plan_together(*args: Any, **kwargs: Any) -> Any:
+        plans = await decide(*args, **kwargs)
+        if len(first_plans) < 2:
+            first_plans.append(plans[0].verdict.decision)
+            await barrier.wait()
+        return plans
+
+    monkeypatch.setattr(planner, "decide", plan_together)
+    results = await asyncio.gather(admit(engine), admit(engine))
+    assert first_plans == ["ADD", "ADD"]
+    assert sorted(r.decision for r in results) == ["ADD", "NOT"]
+    assert (await counts(engine)) == (1, 2)
+
+
+async def test_another_process_sees_admitted_and_superseded_runs(make_engine: EngineFactory) -> None:
+    writer, reader = await make_engine(), await make_engine()
+    assert await reader.admission.search(T, "Generate schema") == []
+    failed = await admit(writer, outcome="failure")
+    assert [h.run.id for h in await reader.admission.search(T, "Generate schema")] == [failed.run_id]
+    better = await admit(writer)
+    assert [h.run.id for h in await reader.admission.search(T, "Generate schema")] == [better.run_id]
+    assert len(reader.admission.index) == 1

@@ -1,0 +1,73 @@
+"""Admission over real HTTP: the four decisions, batches, search, memory decisions, and refusals."""
+
+from __future__ import annotations
+
+from tests.api.conftest import OTHER_KEY, LiveServer
+
+PROBLEM = "application/problem+json"
+
+
+def test_runs_are_admitted_searched_and_explained(live_server: LiveServer, unique: str) -> None:
+    agent = f"agent-{unique}"
+    with live_server.client() as client:
+        first = client.post("/v1/runs", json={"agent_id": agent, "task": "Generate schema", "outcome": "failure"})
+        assert first.status_code == 200 and first.json()["decision"] == "ADD"
+        run_id = first.json()["run_id"]
+        again = client.post("/v1/runs", json={"agent_id": agent, "task": "Generate schema", "outcome": "failure"})
+        assert (again.json()["decision"], again.json()["target_run_id"]) == ("NOT", run_id)
+        better = client.post(
+            "/v1/runs", json={"agent_id": agent, "task": "Generate schema", "outcome": "success", "replaces": run_id}
+        ).json()
+        assert (better["decision"], better["stage"]) == ("REPLACE", "explicit")
+        assert client.get(f"/v1/runs/{run_id}").json()["status"] == "superseded"
+
+        hits = client.get("/v1/runs/search", params={"q": "Generate schema", "agent_id": agent}).json()
+        assert [h["run"]["id"] for h in hits] == [better["run_id"]]
+        decisions = client.get("/v1/memory-decisions", params={"agent_id": agent}).json()["items"]
+        assert [d["decision"] for d in decisions] == ["REPLACE", "NOT", "ADD"]
+        only = client.get("/v1/memory-decisions", params={"decision": "NOT", "agent_id": agent}).json()["items"]
+        assert [d["target_run_id"] for d in only] == [run_id]
+        listed = client.get("/v1/runs", params={"agent_id": agent, "status": "active"}).json()["items"]
+        assert [r["id"] for r in listed] == [better["run_id"]]
+        audit = client.get(f"/v1/decisions/{better['decision_id']}").json()
+        assert (audit["kind"], audit["action"], audit["path"]) == ("admission", "REPLACE", "explicit")
+
+    with live_server.client(OTHER_KEY) as other:
+        assert other.get(f"/v1/runs/{run_id}").status_code == 404
+        assert other.get("/v1/runs/search", params={"q": "Generate schema", "agent_id": agent}).json() == []
+
+
+def test_a_batch_is_one_transaction_and_counts_its_decisions(live_server: LiveServer, unique: str) -> None:
+    agent = f"batch-{unique}"
+    run = {"agent_id": agent, "task": "Generate schema", "outcome": "success"}
+    with live_server.client() as client:
+        response = client.post("/v1/runs/batch", json={"runs": [run, run, {**run, "task": "Write release notes"}]})
+        assert response.status_code == 200
+        body = response.json()
+        assert body["counts"] == {"ADD": 2, "NOT": 1, "REPLACE": 0, "MERGE": 0}
+        refused = client.post("/v1/runs/batch", json={"runs": [{**run, "task": "New"}, {**run, "replaces": "nope"}]})
+        assert refused.status_code == 422 and refused.headers["content-type"].startswith(PROBLEM)
+        assert "runs[1].replaces" in refused.text
+        assert len(client.get("/v1/runs", params={"agent_id": agent}).json()["items"]) == 2  # nothing more written
+
+
+def test_bad_runs_get_problem_details_naming_the_field(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        theirs = client.post("/v1/runs", json={"agent_id": f"a-{unique}", "task": "T", "outcome": "failure"}).json()
+        cases = [
+            ({"outcome": "success"}, "task"),
+            ({"task": "Generate schema"}, "outcome"),
+            ({"task": "Generate schema", "outcome": "done"}, "outcome"),
+            ({"task": "x" * 5000, "outcome": "success"}, "task"),
+            ({"task": "T", "outcome": "success", "references": ["r"] * 201}, "references"),
+            ({"task": "T", "outcome": "success", "replaces": theirs["run_id"]}, "replaces"),
+        ]
+        for body, field in cases:
+            response = client.post("/v1/runs", json=body)
+            assert response.status_code == 422, body
+            assert response.headers["content-type"].startswith(PROBLEM)
+            assert field in response.text, (body, response.text)
+        assert client.get("/v1/runs/search", params={"q": " "}).status_code == 422
+        clash = client.post("/v1/runs", json={"id": theirs["run_id"], "task": "T", "outcome": "success"})
+        assert clash.status_code == 409
+        assert client.post("/v1/runs", content=b"{" * 11 * 1024 * 1024).status_code == 413

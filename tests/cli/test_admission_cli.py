@@ -1,0 +1,82 @@
+"""``phronesis admission …`` against a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import networkx as nx
+from typer.testing import CliRunner
+
+from phronesis.cli.app import app
+
+PAIRS = (
+    "label\tid1\tid2\tsentence1\tsentence2\n"
+    "1\t1\t2\tthe agent generated the schema\tthe agent generated a schema\n"
+    "1\t3\t4\tread orders and wrote the file\tread the orders and wrote the file\n"
+    "0\t5\t6\ttranslate the guide to french\tbook a meeting with sales\n"
+    "0\t7\t8\tthe stock market fell today\tmy cat sleeps all day\n"
+)
+
+
+def test_admit_search_and_export(cli: CliRunner, tmp_path: Path) -> None:
+    added = cli.invoke(app, ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--ref", "A"])
+    assert added.exit_code == 0, added.output
+    assert added.stdout.startswith("ADD")
+    merged = cli.invoke(
+        app, ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--ref", "B", "--json"]
+    )
+    assert json.loads(merged.stdout)["decision"] == "MERGE"
+    found = cli.invoke(app, ["admission", "search", "Generate schema", "--json"])
+    hits = json.loads(found.stdout)
+    assert len(hits) == 2 and hits[0]["run"]["canonical"]
+    output = tmp_path / "graph.graphml"
+    exported = cli.invoke(app, ["admission", "export", "--format", "graphml", "-o", str(output)])
+    assert exported.exit_code == 0, exported.output
+    assert nx.read_graphml(output).number_of_nodes() == 2 + 1 + 2 + 2  # runs, task, references, decisions
+    assert not output.with_name("graph.graphml.partial").exists()
+    decisions = cli.invoke(app, ["admission", "decisions"])
+    assert [json.loads(line)["decision"] for line in decisions.stdout.splitlines()] == ["MERGE", "ADD"]
+
+
+def test_a_file_of_runs_is_one_batch(cli: CliRunner, tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    run = {"task": "Generate schema", "outcome": "success"}
+    runs.write_text("\n".join(json.dumps(r) for r in [run, run, {**run, "task": "Release notes"}]) + "\n")
+    result = cli.invoke(app, ["admission", "admit", "--file", str(runs)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["decisions"] == {"ADD": 2, "NOT": 1, "REPLACE": 0, "MERGE": 0}
+
+
+def test_user_errors_are_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"task": "x", "outcome": "success"}\n{"task": "y"}\n')
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("label\tid1\tid2\tsentence1\tsentence2\n2\t1\t2\ta\tb\n")
+    for args in (
+        ["admission", "admit", "--task", "x", "--outcome", "done"],
+        ["admission", "admit", "--task", "x"],
+        ["admission", "admit", "--file", str(bad)],
+        ["admission", "admit", "--task", "x", "--outcome", "success", "--replaces", "missing"],
+        ["admission", "export", "--format", "dot"],
+        ["admission", "calibrate", str(pairs)],
+        ["admission", "calibrate", str(tmp_path / "missing.tsv")],
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.stderr.startswith("error:") and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "bad.jsonl:2.outcome" in cli.invoke(app, ["admission", "admit", "--file", str(bad)]).stderr
+
+
+def test_calibrate_then_evaluate_pairs(cli: CliRunner, tmp_path: Path) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text(PAIRS, encoding="utf-8")
+    calibrated = cli.invoke(app, ["admission", "calibrate", str(pairs), "--objective", "f1"])
+    assert calibrated.exit_code == 0, calibrated.output
+    result = json.loads(calibrated.stdout)
+    assert result["saved"] and result["f1"] == 1.0
+    evaluated = json.loads(cli.invoke(app, ["admission", "evaluate-pairs", str(pairs)]).stdout)
+    assert evaluated["threshold"] == result["threshold"] and evaluated["threshold_source"] == "calibrated"
+    assert {"precision", "recall", "f1", "accuracy"} <= set(evaluated)
+    fixed = json.loads(cli.invoke(app, ["admission", "evaluate-pairs", str(pairs), "--threshold", "1.0"]).stdout)
+    assert (fixed["threshold_source"], fixed["recall"]) == ("argument", 0.0)

@@ -18,6 +18,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
+from phronesis.storage.sqlite_driver import connector
 
 __all__ = ["Database"]
 
@@ -30,6 +31,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=10000")
+    # A decision's reads touch a few index pages and rows scattered over a file that grows
+    # to gigabytes (1M runs with their embeddings): map it rather than copy every page in
+    # through read(), and keep more of the hot B-tree pages per connection than the 2 MB default.
+    cursor.execute("PRAGMA mmap_size=1073741824")
+    cursor.execute("PRAGMA cache_size=-16384")
     cursor.close()
 
 
@@ -57,12 +63,19 @@ class Database:
             database = parsed.database or ""
             if database and database != ":memory:":
                 Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            # one thread hop per statement instead of aiosqlite's four (see sqlite_driver)
+            kwargs["async_creator"] = connector(str(Path(database).expanduser()) if database else ":memory:")
         elif self.dialect == "postgresql":
             if parsed.drivername != "postgresql+asyncpg":
                 raise ConfigurationError("PHRONESIS_DATABASE__URL: use postgresql+asyncpg://…")
             kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+            # asyncpg prepares every statement; after five runs PostgreSQL may switch to a generic
+            # plan, which for ``user_id IN (1,000 ids)`` reads was 15x slower than a custom one
+            # (measured: 1.1 s instead of 75 ms per chunk of a proactive tick)
+            server_settings = {"plan_cache_mode": "force_custom_plan"}
             if search_path:
-                kwargs["connect_args"] = {"server_settings": {"search_path": search_path}}
+                server_settings["search_path"] = search_path
+            kwargs["connect_args"] = {"server_settings": server_settings}
         else:
             raise ConfigurationError(
                 f"PHRONESIS_DATABASE__URL: unsupported database {self.dialect!r} (sqlite or postgresql)"

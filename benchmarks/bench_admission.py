@@ -122,6 +122,10 @@ async def populate(path: Path, vectors: Vectors, texts: list[str], model_name: s
     return time.perf_counter() - started
 
 
+EF_SWEEP: list[str] = []
+"""Rows of the search-breadth table (``--ef-search``): size, efSearch, recall@3, ms per index search."""
+
+
 def recall_at_3(engine: Engine, stored: Vectors, queries: Vectors) -> float:
     index = engine.admission.index
     hit = 0
@@ -164,6 +168,16 @@ async def bench_size(
     build_s = time.perf_counter() - started
     memory = rss_mb()
     recall = recall_at_3(engine, stored, queries[: args.queries])
+    for ef in args.ef_search:
+        engine.admission.index.set_expansion_search(ef)
+        swept = recall_at_3(engine, stored, queries[: args.queries])
+        started = time.perf_counter()
+        for query in queries[: args.queries]:
+            engine.admission.index.search(TENANT, "default", "", query, 3 * 4)  # the planner's oversampled k
+        per_query = (time.perf_counter() - started) * 1000 / len(queries[: args.queries])
+        EF_SWEEP.append(f"| {size:,} | {ef} | {swept:.4f} | {per_query:.3f} |")
+    if args.ef_search:
+        engine.admission.index.set_expansion_search(engine.settings.index.hnsw_expansion_search)
 
     rng = np.random.default_rng(11)
     probes: list[RunIn] = []
@@ -257,6 +271,10 @@ async def main_async(args: argparse.Namespace) -> None:
         for size in args.sizes:
             for line in await bench_size(size, args, model, real, texts, queries, fresh, Path(scratch)):
                 print(line, flush=True)
+    if EF_SWEEP:
+        print("\nHNSW search breadth on the same built index (exact partitions ignore it)\n")
+        print("| runs | efSearch | recall@3 | ms per index search (k=12) |\n|---:|---:|---:|---:|")
+        print("\n".join(EF_SWEEP))
     if args.mrpc:
         print("\nDuplicate threshold calibrated on MRPC train (4,076 pairs), 5-fold cross-validated, MiniLM cosine\n")
         for line in await mrpc(model):
@@ -271,6 +289,12 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--batches", type=int, default=3)
     parser.add_argument("--mrpc", action="store_true")
+    parser.add_argument(
+        "--ef-search",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=[],
+        help="Also measure recall@3 at these HNSW search breadths (e.g. 128,256,512), on the same built index.",
+    )
     parser.add_argument("--data-dir", type=Path, default=DATA)
     parser.add_argument("--scratch", type=Path, default=None, help="Where the temporary databases go.")
     args = parser.parse_args()

@@ -135,3 +135,28 @@ def test_a_key_repeated_in_one_upsert_keeps_the_last_vector(index: VectorIndex) 
     assert len(index) == 2
     assert index.search(data[1], 1)[0][0] == "a"
     assert index.search(data[0], 2)[0][0] != "a" or index.search(data[0], 2)[0][1] < 0.999
+
+
+def test_search_breadth_is_retuned_in_place_and_more_breadth_never_loses_recall() -> None:
+    rng = np.random.default_rng(2)
+    data = l2_normalize(rng.normal(size=(4000, DIM)))
+    keys = [str(i) for i in range(len(data))]
+    exact = ExactVectorIndex(DIM)
+    exact.upsert(keys, data)
+    index = PartitionedIndex(DIM, exact_max_size=100, hnsw_factory=lambda d: HnswVectorIndex(d, connectivity=4))
+    index.upsert("t", "d", keys, data)
+    queries = l2_normalize(rng.normal(size=(100, DIM)))
+
+    def recall() -> float:
+        found = sum(
+            len({k for k, _ in exact.search(q, 10)} & {k for _, k, _ in index.search("t", q, 10, domain="d")})
+            for q in queries
+        )
+        return found / 1000
+
+    index.set_expansion_search(10)
+    narrow = recall()
+    index.set_expansion_search(400)
+    assert recall() >= narrow and recall() > 0.9
+    with pytest.raises(ValueError, match="at least 1"):
+        index.set_expansion_search(0)

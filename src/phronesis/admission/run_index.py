@@ -59,6 +59,10 @@ class RunIndex:
     def loaded(self) -> bool:
         return self._loaded
 
+    def set_expansion_search(self, value: int) -> None:
+        """Trade search time for recall on the built HNSW partitions (see ``PartitionedIndex``)."""
+        self._index.set_expansion_search(value)
+
     def partition_kinds(self) -> dict[str, int]:
         return self._index.partition_kinds()
 

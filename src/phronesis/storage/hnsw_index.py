@@ -65,6 +65,18 @@ class HnswVectorIndex:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def expansion_search(self) -> int:
+        return self._expansion_search
+
+    @expansion_search.setter
+    def expansion_search(self, value: int) -> None:
+        """Recall against search time, tunable on a built index (no rebuild): faiss's efSearch."""
+        if value < 1:
+            raise ValueError("expansion_search must be at least 1")
+        self._expansion_search = value
+        self._index.hnsw.efSearch = value
+
     def __len__(self) -> int:
         return len(self._positions)
 

@@ -48,6 +48,13 @@ class PartitionedIndex:
     def clear(self) -> None:
         self._partitions.clear()
 
+    def set_expansion_search(self, value: int) -> None:
+        """Retune every HNSW partition's search breadth in place (exact partitions are exact anyway)."""
+        for domains in self._partitions.values():
+            for index in domains.values():
+                if isinstance(index, HnswVectorIndex):
+                    index.expansion_search = value
+
     def upsert(self, tenant: str, domain: str, keys: list[str], vectors: Vectors) -> None:
         domains = self._partitions.setdefault(tenant, {})
         index = domains.get(domain)

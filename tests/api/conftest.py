@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -12,12 +9,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from phronesis.api.app import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.settings import Settings
+from tests.loopback import serving_app
 
 API_KEY = "sk-test-key-1"
 OTHER_KEY = "sk-test-key-2"
@@ -33,12 +30,6 @@ class LiveServer:
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=10)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     data_dir: Path = tmp_path_factory.mktemp("server")
@@ -46,22 +37,12 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         data_dir=data_dir,
         embeddings={"spec": "hashing:384"},
         api={"keys": {API_KEY: "tenant-a", OTHER_KEY: "tenant-b"}, "dev_mode": False},
+        # tests run cycles themselves; a scheduler tick in between would consume their signals
+        proactive={"scheduler": False},
     )
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(engine, close_engine=True), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("test server did not start")
-        time.sleep(0.02)
-    yield LiveServer(f"http://127.0.0.1:{port}", engine)
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving_app(create_app(engine, close_engine=True)) as base_url:
+        yield LiveServer(base_url, engine)
 
 
 @pytest.fixture

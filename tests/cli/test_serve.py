@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -11,15 +10,11 @@ from pathlib import Path
 
 import httpx
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.loopback import free_port
 
 
 def test_serve_dev_migrates_serves_and_stores(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384"}
     process = subprocess.Popen(
         [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port)],

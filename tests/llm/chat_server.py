@@ -8,12 +8,12 @@ The requested model name picks the behaviour, so one server covers every case:
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.loopback import serving
 
 
 class ChatServer(ThreadingHTTPServer):
@@ -129,13 +129,5 @@ def _anthropic_body(payload: dict[str, Any]) -> bytes:
     ).encode()
 
 
-@contextmanager
-def running_chat_server() -> Iterator[ChatServer]:
-    server = ChatServer()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+def running_chat_server() -> AbstractContextManager[ChatServer]:
+    return serving(ChatServer())

@@ -40,6 +40,8 @@ from phronesis.learning.module import LearningModule
 from phronesis.learning.types import FireRecord
 from phronesis.llm.registry import build_llm
 from phronesis.llm.types import LLMProvider
+from phronesis.proactive.models import CycleResult, TickReport
+from phronesis.proactive.module import ProactiveModule
 from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.module import RoutingModule
 from phronesis.settings import Settings, load_settings
@@ -145,6 +147,13 @@ class Engine:
             clock=self.clock,
             index=self._partitioned_index(),
         )
+        self.proactive = ProactiveModule(
+            self.settings.proactive,
+            database=self.database,
+            llm=self.llm,
+            decisions=self.decisions,
+            clock=self.clock,
+        )
         self.started = False
 
     def _partitioned_index(self) -> PartitionedIndex:
@@ -205,6 +214,14 @@ class Engine:
             raise invalid_input(exc) from None
         return await self.admission.admit(tenant, run)
 
+    async def run_proactive_cycle(self, user_id: str, *, tenant: str = DEFAULT_TENANT) -> CycleResult:
+        """Seed 004: one user's cycle now: pre-filter, candidates, scoring, at most one message."""
+        return await self.proactive.run_cycle(tenant, user_id)
+
+    async def proactive_tick(self, *, tenant: str | None = None) -> TickReport:
+        """Seed 004: every due user's cycle (what the scheduler runs every ``cycle_minutes``)."""
+        return await self.proactive.tick(tenant)
+
     async def feedback(self, response_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FeedbackReceipt:
         """Explicit feedback on a decision: ``rating``, ``user_score`` or ``dev_score`` (``Feedback``'s fields)."""
         try:
@@ -262,6 +279,7 @@ class Engine:
     async def close(self) -> None:
         """Finish background effects (endorsements) before the database goes away."""
         await self.background.drain()
+        await self.proactive.close()
         await self.database.dispose()
 
     async def __aenter__(self) -> Engine:

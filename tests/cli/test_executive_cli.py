@@ -57,6 +57,16 @@ def test_demo_runs_without_an_llm(cli: CliRunner) -> None:
     assert result.exit_code == 0, result.output
     assert "emergency fast path" in result.output and "llm_unavailable" in result.output
     assert "Routing (seed 002)" in result.output and "sensitive topic: refund" in result.output
+    assert "Proactive (seed 004)" in result.output
+    for reason in (
+        "quiet_hours",
+        "cooldown",
+        "daily_cap",
+        "SENT",
+        "engaged",
+        "insights to weave in: [deadline_warning]",
+    ):
+        assert reason in result.output, reason
 
 
 def test_demo_shows_the_llm_path_with_the_scripted_llm(cli: CliRunner) -> None:

@@ -14,7 +14,17 @@ from phronesis import __version__
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
-from phronesis.api.routers import admission, decisions, events, feedback, health, heuristics, learning, routing
+from phronesis.api.routers import (
+    admission,
+    decisions,
+    events,
+    feedback,
+    health,
+    heuristics,
+    learning,
+    proactive,
+    routing,
+)
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 
@@ -49,6 +59,30 @@ async def _purge_periodically(engine: Engine) -> None:
         await asyncio.sleep(PURGE_INTERVAL_S)
 
 
+async def _proactive_periodically(engine: Engine) -> None:
+    """Seed 004's loop, embedded: every ``cycle_minutes`` a cycle for every due user of every tenant.
+
+    At scale the same tick runs as a Celery beat task instead (``phronesis beat``), and
+    ``proactive.scheduler`` is switched off here.
+    """
+    interval = engine.settings.proactive.cycle_minutes * 60
+    while True:
+        try:
+            await engine.proactive.collect_calendars()
+            report = await engine.proactive.tick()
+            if report.users:
+                log.info(
+                    "proactive tick %s: %d users, %d sent, %d LLM calls",
+                    report.cycle_key,
+                    report.users,
+                    report.sent,
+                    report.llm_calls,
+                )
+        except PhronesisError as exc:
+            log.error("proactive tick failed: %s", exc)
+        await asyncio.sleep(interval)
+
+
 def create_app(engine: Engine | None = None, *, close_engine: bool | None = None) -> FastAPI:
     """Build the app. The engine is started at start-up if needed; it is closed at shutdown
     if the app built it, or if ``close_engine`` says so (its pool lives in the server's loop).
@@ -73,6 +107,8 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
             loop.create_task(_purge_periodically(the_engine), name="purge"),
             loop.create_task(_sweep_periodically(the_engine), name="learning-sweep"),
         ]
+        if the_engine.settings.proactive.scheduler:
+            periodic.append(loop.create_task(_proactive_periodically(the_engine), name="proactive-scheduler"))
         try:
             yield
         finally:
@@ -103,4 +139,5 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(learning.router)
     app.include_router(routing.router)
     app.include_router(admission.router)
+    app.include_router(proactive.router)
     return app

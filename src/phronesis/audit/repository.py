@@ -35,6 +35,12 @@ class DecisionRecordRepository:
             await conn.execute(_INSERT, values)  # built once: see _INSERT
         return DecisionRecord.model_validate(values)
 
+    async def add_many(self, records: list[NewDecisionRecord], *, connection: AsyncConnection) -> None:
+        """Insert many records in one statement (a tick's pre-filter decisions), in the caller's transaction."""
+        if records:
+            now = self._clock.now()
+            await connection.execute(_INSERT, [r.model_dump() | {"created_at": now} for r in records])
+
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:
         async with self._db.engine.connect() as conn:
             row = (

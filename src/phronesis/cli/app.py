@@ -42,6 +42,11 @@ admission_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(admission_app, name="admission")
+proactive_app = typer.Typer(
+    help="Proactive messages (seed 004): run cycles, manage users and signals, read feedback.",
+    no_args_is_help=True,
+)
+app.add_typer(proactive_app, name="proactive")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 
@@ -160,4 +165,5 @@ from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its comma
 from phronesis.cli import executive as _executive  # noqa: E402,F401
 from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401
 from phronesis.cli import learning as _learning  # noqa: E402,F401
+from phronesis.cli import proactive as _proactive  # noqa: E402,F401
 from phronesis.cli import routing as _routing  # noqa: E402,F401

@@ -17,6 +17,7 @@ from rich.console import Console
 
 from phronesis.cli.app import app, run
 from phronesis.cli.demo_admission import walk_admission
+from phronesis.cli.demo_proactive import walk_proactive
 from phronesis.cli.demo_routing import walk_routing
 from phronesis.cli.executive import describe, report_table
 from phronesis.engine import Engine
@@ -160,6 +161,7 @@ def demo(
                 await _walk(engine, console)
                 await walk_routing(engine, console)
                 await walk_admission(engine, console)
+                await walk_proactive(engine, console)
             finally:
                 await engine.close()
 

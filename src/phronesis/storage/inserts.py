@@ -6,7 +6,7 @@ from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
-__all__ = ["insert_or_ignore"]
+__all__ = ["insert_or_ignore", "upsert"]
 
 
 def insert_or_ignore(dialect: str, table: Table) -> Insert:
@@ -14,3 +14,12 @@ def insert_or_ignore(dialect: str, table: Table) -> Insert:
     if dialect == "postgresql":
         return postgresql.insert(table).on_conflict_do_nothing()
     return sqlite.insert(table).on_conflict_do_nothing()
+
+
+def upsert(dialect: str, table: Table, keys: list[str], columns: list[str]) -> Insert:
+    """An insert that, on a clash of ``keys``, overwrites ``columns`` with the new values."""
+    if dialect == "postgresql":
+        pg = postgresql.insert(table)
+        return pg.on_conflict_do_update(index_elements=keys, set_={name: pg.excluded[name] for name in columns})
+    lite = sqlite.insert(table)
+    return lite.on_conflict_do_update(index_elements=keys, set_={name: lite.excluded[name] for name in columns})

@@ -38,6 +38,11 @@ __all__ = [
     "heuristic_fires",
     "heuristics",
     "metadata",
+    "proactive_deferred_insights",
+    "proactive_sends",
+    "proactive_signals",
+    "proactive_suppressions",
+    "proactive_users",
     "routing_documents",
     "routing_messages",
     "routing_routers",
@@ -405,3 +410,118 @@ admission_calibrations = Table(
     Column("details", JSON, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
 )
+
+# --- proactive (seed 004) -------------------------------------------------------------
+
+proactive_users = Table(
+    "proactive_users",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("timezone", String(64), nullable=False),
+    Column("wake_time", String(5), nullable=False),
+    Column("sleep_time", String(5), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("interaction_count", Integer, nullable=False, server_default="0"),
+    Column("last_active_at", UTCDateTime, nullable=True),
+    Column("last_user_message_at", UTCDateTime, nullable=True),
+    Column("channel", String(16), nullable=False),
+    Column("address", String(512), nullable=True),
+    Column("calendar_url", String(2048), nullable=True),
+    Column("ignored_signal_types", JSON, nullable=False),
+    Column("patterns", JSON, nullable=False),
+    Column("learned_ignored_types", JSON, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+
+def _user_fk() -> ForeignKeyConstraint:
+    return ForeignKeyConstraint(
+        ["tenant", "user_id"], ["proactive_users.tenant", "proactive_users.id"], ondelete="CASCADE"
+    )
+
+
+proactive_signals = Table(
+    "proactive_signals",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("user_id", String(64), nullable=False),
+    Column("type", String(64), nullable=False),
+    Column("urgency_hint", Integer, nullable=False),
+    Column("data", JSON, nullable=False),
+    Column("context_only", Boolean, nullable=False),
+    Column("dedup_key", String(256), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("consumed_at", UTCDateTime, nullable=True),
+    Column("cycle_key", String(64), nullable=True),
+    _user_fk(),
+    CheckConstraint("urgency_hint BETWEEN 1 AND 10", name="urgency"),
+    # the same signal twice (a source re-polled) is stored once
+    UniqueConstraint("tenant", "user_id", "dedup_key", name="uq_proactive_signals_dedup"),
+    # the one index: a tick probes each user's pending signals through it (see SignalRepository.due_users)
+    Index("ix_proactive_signals_user", "tenant", "user_id", "consumed_at", "expires_at"),
+)
+
+proactive_sends = Table(
+    "proactive_sends",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("user_id", String(64), nullable=False),
+    Column("cycle_key", String(64), nullable=False),
+    Column("message", Text, nullable=False),
+    Column("category", String(32), nullable=False),
+    Column("trigger_signals", JSON, nullable=False),
+    Column("action_type", String(16), nullable=False),
+    Column("channel", String(16), nullable=False),
+    Column("score", Float, nullable=True),
+    Column("probability", Float, nullable=True),
+    Column("delivery_status", String(12), nullable=False),
+    Column("delivery_detail", Text, nullable=True),
+    Column("sent_at", UTCDateTime, nullable=False),
+    Column("outcome", String(16), nullable=False, server_default="pending"),
+    Column("response_latency_seconds", Float, nullable=True),
+    Column("outcome_at", UTCDateTime, nullable=True),
+    _user_fk(),
+    CheckConstraint("delivery_status IN ('sending', 'sent', 'failed')", name="delivery"),
+    CheckConstraint("outcome IN ('pending', 'engaged', 'ignored', 'negative', 'button_click')", name="outcome"),
+    # exactly once per (user, cycle): a retried task or a second worker cannot send again
+    UniqueConstraint("tenant", "user_id", "cycle_key", name="uq_proactive_sends_cycle"),
+    Index("ix_proactive_sends_user_time", "tenant", "user_id", "sent_at"),
+    Index("ix_proactive_sends_outcome", "tenant", "outcome", "sent_at"),
+)
+"""Proactive messages and their feedback (seed 004's ProactiveFeedback is one row per send)."""
+
+proactive_deferred_insights = Table(
+    "proactive_deferred_insights",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("user_id", String(64), nullable=False),
+    Column("category", String(32), nullable=False),
+    Column("message_draft", Text, nullable=False),
+    Column("trigger_signals", JSON, nullable=False),
+    Column("relevance_score", Float, nullable=False),
+    Column("cycle_key", String(64), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("expires_at", UTCDateTime, nullable=False),
+    Column("used", Boolean, nullable=False, server_default="0"),
+    Column("used_at", UTCDateTime, nullable=True),
+    _user_fk(),
+    Index("ix_proactive_deferred_insights_fresh", "tenant", "user_id", "used", "expires_at"),
+)
+
+proactive_suppressions = Table(
+    "proactive_suppressions",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("category", String(32), primary_key=True),
+    Column("reason", String(32), nullable=False),
+    Column("suppressed_at", UTCDateTime, nullable=False),
+    Column("probation_at", UTCDateTime, nullable=False),
+    _user_fk(),
+)
+"""Categories a user's feedback switched off, each until its probation date (seed 004 §5, ORIGINS §4)."""

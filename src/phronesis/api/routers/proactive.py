@@ -1,0 +1,141 @@
+"""The proactive decision point over HTTP (seed 004): users, signals, messages, cycles, feedback."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response, status
+from pydantic import BaseModel, ConfigDict, Field
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.proactive.models import (
+    ID_PATTERN,
+    CycleResult,
+    DeferredInsight,
+    FeedbackOutcome,
+    FeedbackSummary,
+    ProactiveFeedback,
+    Signal,
+    SignalIn,
+    TickReport,
+    UserIn,
+    UserMessageIn,
+    UserProfile,
+    UserReply,
+)
+
+router = APIRouter(tags=["proactive"])
+
+UserPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
+Limit = Annotated[int, Query(ge=1, le=1000)]
+Offset = Annotated[int, Query(ge=0, le=10_000_000)]
+
+
+class SignalBatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    signals: list[SignalIn] = Field(min_length=1, max_length=1000)
+
+
+class SignalsStored(BaseModel):
+    stored: list[Signal]
+    duplicates: int
+    """Signals whose dedup key this user already had: not stored again."""
+
+
+class CycleRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
+    """One user's cycle now; None: every due user of the tenant (one scheduler tick)."""
+
+
+@router.put("/v1/users/{user_id}", summary="Create or replace a user's proactive profile")
+async def put_user(
+    user_id: UserPath, body: UserIn, engine: EngineDep, tenant: TenantDep, response: Response
+) -> UserProfile:
+    profile, created = await engine.proactive.put_user(tenant, user_id, body)
+    response.status_code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+    return profile
+
+
+@router.get("/v1/users/{user_id}", summary="A user's profile with their current trust level")
+async def get_user(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -> UserProfile:
+    return await engine.proactive.user(tenant, user_id)
+
+
+@router.get("/v1/users", summary="Users, by id")
+async def list_users(engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0) -> list[UserProfile]:
+    return await engine.proactive.list_users(tenant, limit=limit, offset=offset)
+
+
+@router.delete("/v1/users/{user_id}", status_code=204, summary="Delete a user with their signals, sends and insights")
+async def delete_user(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -> None:
+    await engine.proactive.delete_user(tenant, user_id)
+
+
+@router.post("/v1/users/{user_id}/signals", status_code=201, summary="Signals for the user's next cycle")
+async def add_signals(user_id: UserPath, body: SignalBatch, engine: EngineDep, tenant: TenantDep) -> SignalsStored:
+    stored, duplicates = await engine.proactive.add_signals(tenant, user_id, body.signals)
+    return SignalsStored(stored=stored, duplicates=duplicates)
+
+
+@router.get("/v1/users/{user_id}/signals", summary="A user's signals, newest first")
+async def list_signals(
+    user_id: UserPath,
+    engine: EngineDep,
+    tenant: TenantDep,
+    pending: bool | None = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> list[Signal]:
+    return await engine.proactive.list_signals(tenant, user_id, pending=pending, limit=limit, offset=offset)
+
+
+@router.post(
+    "/v1/users/{user_id}/messages",
+    summary="The user wrote: label pending sends, and get up to 3 fresh deferred insights to weave into the reply",
+)
+async def user_message(user_id: UserPath, body: UserMessageIn, engine: EngineDep, tenant: TenantDep) -> UserReply:
+    return await engine.proactive.on_message(tenant, user_id, body)
+
+
+@router.get("/v1/users/{user_id}/insights", summary="Deferred insights (fresh and unused by default)")
+async def list_insights(
+    user_id: UserPath,
+    engine: EngineDep,
+    tenant: TenantDep,
+    fresh: bool = True,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> list[DeferredInsight]:
+    return await engine.proactive.list_insights(tenant, user_id, fresh_only=fresh, limit=limit, offset=offset)
+
+
+@router.get("/v1/users/{user_id}/feedback-summary", summary="Engagement over the last 30 days, by category")
+async def feedback_summary(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -> FeedbackSummary:
+    return await engine.proactive.feedback_summary(tenant, user_id)
+
+
+@router.post("/v1/proactive/cycles", summary="Run a cycle now: for one user, or for every due user")
+async def run_cycles(body: CycleRequest, engine: EngineDep, tenant: TenantDep) -> CycleResult | TickReport:
+    if body.user_id is not None:
+        return await engine.proactive.run_cycle(tenant, body.user_id)
+    return await engine.proactive.tick(tenant)
+
+
+@router.get("/v1/proactive/feedback", summary="Proactive sends and their feedback, newest first")
+async def list_feedback(
+    engine: EngineDep,
+    tenant: TenantDep,
+    user_id: Annotated[str | None, Query(min_length=1, max_length=64, pattern=ID_PATTERN)] = None,
+    outcome: FeedbackOutcome | None = None,
+    category: Annotated[str | None, Query(max_length=32)] = None,
+    since: datetime | None = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> list[ProactiveFeedback]:
+    return await engine.proactive.list_feedback(
+        tenant, user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset
+    )

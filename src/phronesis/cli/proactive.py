@@ -1,0 +1,219 @@
+"""``phronesis proactive run|users|signals|feedback`` (seed 004), and ``phronesis worker|beat`` (Celery)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+
+from phronesis.cli.app import TenantOption, app, fail, proactive_app, with_engine
+from phronesis.engine import DEFAULT_TENANT, Engine
+from phronesis.exceptions import PhronesisError, invalid_input
+from phronesis.proactive.models import CycleResult, SignalIn, UserIn
+from phronesis.proactive.sources.icalendar_source import signals_from_ics
+
+users_app = typer.Typer(help="Proactive users: list, add or replace, remove.", no_args_is_help=True)
+signals_app = typer.Typer(help="Signals for users' next cycles: add, list, import a calendar.", no_args_is_help=True)
+proactive_app.add_typer(users_app, name="users")
+proactive_app.add_typer(signals_app, name="signals")
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def _print(value: Any, as_json: bool, line: str) -> None:
+    typer.echo(json.dumps(value, indent=2, default=str) if as_json else line)
+
+
+def _describe(result: CycleResult) -> str:
+    if result.decision == "sent":
+        return f"{result.user_id}: SENT ({result.category}, score {result.score}, {result.channel}) {result.message}"
+    return f"{result.user_id}: silent ({result.reason})" + (f", {result.deferred} deferred" if result.deferred else "")
+
+
+@proactive_app.command("run")
+def run_cycles(
+    user: Annotated[str | None, typer.Option("--user", help="One user's cycle (default: every due user).")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+    as_json: JsonOption = False,
+) -> None:
+    """Run a cycle now: the pre-filter, then candidates, scoring and at most one message per user."""
+
+    async def work(engine: Engine) -> Any:
+        if user is not None:
+            return await engine.proactive.run_cycle(tenant, user)
+        return await engine.proactive.tick(tenant)
+
+    result = with_engine(work)
+    if isinstance(result, CycleResult):
+        _print(result.model_dump(mode="json"), as_json, _describe(result))
+        return
+    lines = [f"{result.users} due users: {result.sent} sent, {result.llm_calls} LLM calls; {result.reasons}"]
+    lines += [_describe(r) for r in result.results]
+    _print(result.model_dump(mode="json"), as_json, "\n".join(lines))
+
+
+@users_app.command("list")
+def users_list(tenant: TenantOption = DEFAULT_TENANT, limit: int = 100, as_json: JsonOption = False) -> None:
+    """Users with their trust level."""
+    users = with_engine(lambda engine: engine.proactive.list_users(tenant, limit=limit))
+    lines = [f"{u.id}  {u.trust_level:<11} {u.timezone:<20} {u.sleep_time}-{u.wake_time}  {u.channel}" for u in users]
+    _print([u.model_dump(mode="json") for u in users], as_json, "\n".join(lines) or "(no users)")
+
+
+@users_app.command("put")
+def users_put(
+    user_id: str,
+    timezone: Annotated[str, typer.Option(help="IANA timezone, e.g. Asia/Singapore.")] = "UTC",
+    wake: Annotated[str | None, typer.Option(help="Local wake time HH:MM.")] = None,
+    sleep: Annotated[str | None, typer.Option(help="Local sleep time HH:MM.")] = None,
+    channel: Annotated[str | None, typer.Option(help="console, webhook or whatsapp.")] = None,
+    address: Annotated[str | None, typer.Option(help="Phone number or webhook URL.")] = None,
+    calendar: Annotated[str | None, typer.Option(help="An iCalendar feed URL to poll.")] = None,
+    interactions: Annotated[int, typer.Option(help="Messages the user has sent so far.")] = 0,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Create or replace a user's profile."""
+    try:
+        body = UserIn(
+            timezone=timezone,
+            wake_time=wake,
+            sleep_time=sleep,
+            channel=channel,
+            address=address,
+            calendar_url=calendar,
+            interaction_count=interactions,
+        )
+    except ValidationError as exc:
+        raise fail(str(invalid_input(exc))) from None
+    profile, created = with_engine(lambda engine: engine.proactive.put_user(tenant, user_id, body))
+    typer.echo(f"{'created' if created else 'updated'} {profile.id} ({profile.trust_level})")
+
+
+@users_app.command("delete")
+def users_delete(user_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """Delete a user with their signals, sends and insights."""
+    with_engine(lambda engine: engine.proactive.delete_user(tenant, user_id))
+    typer.echo(f"deleted {user_id}")
+
+
+@signals_app.command("add")
+def signals_add(
+    user_id: str,
+    type_: Annotated[str, typer.Option("--type", help="Signal type, e.g. deadline_approaching.")],
+    urgency: Annotated[int, typer.Option(help="Urgency hint 1-10.")],
+    title: Annotated[str | None, typer.Option(help="What it is about.")] = None,
+    when: Annotated[str | None, typer.Option(help="When it happens (ISO 8601 with offset).")] = None,
+    context_only: Annotated[
+        bool, typer.Option("--context-only", help="Background only: never starts a cycle.")
+    ] = False,
+    key: Annotated[str | None, typer.Option(help="Dedup key (default: type + data).")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Add one signal for the user's next cycle."""
+    data = {k: v for k, v in {"title": title, "due": when}.items() if v is not None}
+    try:
+        signal = SignalIn(type=type_, urgency_hint=urgency, data=data, context_only=context_only, dedup_key=key)
+    except ValidationError as exc:
+        raise fail(str(invalid_input(exc))) from None
+    stored, duplicates = with_engine(lambda engine: engine.proactive.add_signals(tenant, user_id, [signal]))
+    typer.echo(f"stored {len(stored)}" + (f", {duplicates} already known" if duplicates else ""))
+
+
+@signals_app.command("list")
+def signals_list(
+    user_id: str, tenant: TenantOption = DEFAULT_TENANT, pending: bool = False, as_json: JsonOption = False
+) -> None:
+    """A user's signals, newest first."""
+    signals = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None))
+    lines = [
+        f"{s.created_at:%Y-%m-%d %H:%M}  {s.type:<28} urgency {s.urgency_hint:>2}  "
+        f"{'used' if s.consumed_at else 'pending'}  {s.data.get('title', '')}"
+        for s in signals
+    ]
+    _print([s.model_dump(mode="json") for s in signals], as_json, "\n".join(lines) or "(no signals)")
+
+
+@signals_app.command("import-ics")
+def signals_import_ics(
+    user_id: str,
+    path: Annotated[Path, typer.Argument(help="An iCalendar (.ics) file.")],
+    hours: Annotated[float, typer.Option(help="Events starting within this many hours.")] = 24.0,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Calendar events of the next hours as signals (recurring events expanded; re-importing adds nothing)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
+
+    async def work(engine: Engine) -> tuple[int, int]:
+        signals = signals_from_ics(data, engine.clock.now(), horizon=timedelta(hours=hours), where=str(path))
+        if not signals:
+            return 0, 0
+        stored, duplicates = await engine.proactive.add_signals(tenant, user_id, signals)
+        return len(stored), duplicates
+
+    stored, duplicates = with_engine(work)
+    typer.echo(f"stored {stored} calendar signals" + (f", {duplicates} already known" if duplicates else ""))
+
+
+@proactive_app.command("feedback")
+def feedback(
+    user: Annotated[
+        str | None, typer.Option("--user", help="One user's sends (with --summary: their summary).")
+    ] = None,
+    summary: Annotated[bool, typer.Option("--summary", help="Engagement by category over 30 days.")] = False,
+    days: Annotated[int, typer.Option(help="Sends of the last N days.")] = 30,
+    tenant: TenantOption = DEFAULT_TENANT,
+    as_json: JsonOption = False,
+) -> None:
+    """Proactive sends and their feedback (pending, engaged, ignored, negative, button_click)."""
+    if summary:
+        if user is None:
+            raise fail("--summary needs --user")
+        result = with_engine(lambda engine: engine.proactive.feedback_summary(tenant, user))
+        _print(result.model_dump(mode="json"), True, "")
+        return
+    since = datetime.now(UTC) - timedelta(days=days)
+    rows = with_engine(lambda engine: engine.proactive.list_feedback(tenant, user_id=user, since=since))
+    lines = [
+        f"{f.sent_at:%Y-%m-%d %H:%M}  {f.user_id:<16} {f.category:<16} {f.outcome:<12} "
+        f"{f.delivery_status:<7} {f.message}"
+        for f in rows
+    ]
+    _print([f.model_dump(mode="json") for f in rows], as_json, "\n".join(lines) or "(no sends)")
+
+
+@app.command()
+def worker(
+    concurrency: Annotated[int, typer.Option(help="Worker processes.")] = 2,
+    loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "info",
+) -> None:
+    """Run proactive cycles from the Celery broker (PHRONESIS_PROACTIVE__BROKER_URL)."""
+    from phronesis.proactive.celery_app import create_celery
+
+    try:
+        celery = create_celery()
+    except PhronesisError as exc:
+        raise fail(str(exc)) from None
+    celery.worker_main(["worker", f"--concurrency={concurrency}", f"--loglevel={loglevel}", "--pool=prefork"])
+
+
+@app.command()
+def beat(loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "info") -> None:
+    """Enqueue a proactive tick every ``cycle_minutes`` (run exactly one beat)."""
+    from phronesis.proactive.celery_app import create_celery
+    from phronesis.settings import load_settings
+
+    try:
+        settings = load_settings()
+        celery = create_celery(settings)
+    except PhronesisError as exc:
+        raise fail(str(exc)) from None
+    schedule = settings.resolved_data_dir() / "celerybeat-schedule"
+    schedule.parent.mkdir(parents=True, exist_ok=True)
+    celery.start(["beat", f"--loglevel={loglevel}", f"--schedule={schedule}"])

@@ -1,0 +1,112 @@
+"""Proactive cycles at scale on Celery (Redis or RabbitMQ broker): ``phronesis worker`` / ``phronesis beat``.
+
+Beat enqueues ``phronesis.proactive.tick`` every ``cycle_minutes``. That task sweeps feedback
+and splits every tenant's due users into chunks of ``tick_chunk``, one
+``phronesis.proactive.cycles`` task each, all carrying the tick's time: a chunk that is
+retried, or picked up twice, runs the *same* cycle, and the send claim (unique per user
+and cycle, cap re-counted under the user's lock) makes a second delivery impossible.
+Tasks are acknowledged late, so a worker that dies mid-chunk hands it to another.
+
+Each worker process keeps one event loop and one ``Engine`` (database pool, LLM client)
+for its lifetime, built on its first task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any
+
+from celery import Celery
+from celery.signals import worker_process_shutdown
+
+from phronesis.exceptions import ConfigurationError
+from phronesis.settings import Settings, load_settings
+
+__all__ = ["TICK_TASK", "create_celery"]
+
+TICK_TASK = "phronesis.proactive.tick"
+CYCLES_TASK = "phronesis.proactive.cycles"
+
+
+class _WorkerState:
+    """The process's loop and engine (prefork children are single-threaded)."""
+
+    loop: asyncio.AbstractEventLoop | None = None
+    engine: Any = None
+
+    @classmethod
+    def run(cls, work: Any) -> Any:
+        from phronesis.engine import Engine
+
+        if cls.loop is None:
+            cls.loop = asyncio.new_event_loop()
+        if cls.engine is None:
+            engine = Engine(load_settings())
+            cls.loop.run_until_complete(engine.start(migrate=False, load_index=False))
+            cls.engine = engine
+        return cls.loop.run_until_complete(work(cls.engine))
+
+    @classmethod
+    def close(cls) -> None:
+        if cls.loop is not None and cls.engine is not None:
+            cls.loop.run_until_complete(cls.engine.close())
+        cls.engine = None
+
+
+@worker_process_shutdown.connect  # type: ignore[untyped-decorator]
+def _close_engine(**_: Any) -> None:
+    _WorkerState.close()
+
+
+def create_celery(settings: Settings | None = None) -> Celery:
+    settings = settings or load_settings()
+    proactive = settings.proactive
+    if not proactive.broker_url:
+        raise ConfigurationError(
+            "PHRONESIS_PROACTIVE__BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0 or amqp://guest@127.0.0.1//)"
+        )
+    app = Celery("phronesis", broker=proactive.broker_url, set_as_current=False)
+    app.conf.update(
+        task_default_queue=proactive.queue,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_serializer="json",
+        accept_content=["json"],
+        timezone="UTC",
+        broker_connection_retry_on_startup=True,
+        beat_schedule={
+            "proactive-tick": {
+                "task": TICK_TASK,
+                "schedule": proactive.cycle_minutes * 60,
+                "options": {"expires": proactive.cycle_minutes * 60},
+            }
+        },
+    )
+
+    @app.task(name=TICK_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+    def tick(at: str | None = None) -> int:
+        """Plan one tick: sweep feedback and enqueue a task per chunk of due users."""
+
+        async def plan(engine: Any) -> list[tuple[str, list[str]]]:
+            now = datetime.fromisoformat(at) if at else engine.clock.now()
+            chunks: list[tuple[str, list[str]]] = await engine.proactive.plan_tick(now)
+            for tenant, ids in chunks:
+                cycles.delay(tenant, ids, now.isoformat())
+            return chunks
+
+        return len(_WorkerState.run(plan))
+
+    @app.task(name=CYCLES_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+    def cycles(tenant: str, user_ids: list[str], at: str) -> dict[str, int]:
+        """One chunk of users through the pre-filter and, for those who pass, their cycle."""
+
+        async def run(engine: Any) -> dict[str, int]:
+            report = await engine.proactive.tick(tenant, user_ids=user_ids, now=datetime.fromisoformat(at), sweep=False)
+            return dict(report.reasons)
+
+        result: dict[str, int] = _WorkerState.run(run)
+        return result
+
+    return app

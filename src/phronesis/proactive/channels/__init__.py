@@ -1,0 +1,1 @@
+"""Where a proactive message goes: one small module per channel behind the ``Channel`` protocol."""

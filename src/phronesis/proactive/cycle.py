@@ -1,0 +1,334 @@
+"""Seed 004 §2's ``donna_loop`` for one user, after the pre-filter let them through.
+
+context → candidates (LLM or templates) → scoring → one transaction: consume the signals,
+save deferred insights, claim the send (exactly once per user and cycle, cap re-counted
+under the user's lock), write the decision record → deliver the top candidate → record
+how the delivery went. Only one message per cycle, ever.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.proactive.candidates import CandidateSource, Proposed
+from phronesis.proactive.channels.types import Channel, Delivery, Outbound
+from phronesis.proactive.context import CycleContext
+from phronesis.proactive.feedback import FeedbackLoop
+from phronesis.proactive.insights import InsightRepository
+from phronesis.proactive.models import CycleResult
+from phronesis.proactive.prefilter import Screened, UserState, sends_today
+from phronesis.proactive.scoring import Scored, score_candidates
+from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.signals import SignalRepository
+from phronesis.proactive.state import CAP_LOOKBACK, zone
+from phronesis.proactive.users import UserRepository
+from phronesis.settings import ProactiveSettings
+from phronesis.storage.database import Database
+
+__all__ = ["CycleParts", "CycleRunner", "cycle_key"]
+
+
+def cycle_key(now: datetime, minutes: float) -> str:
+    """The scheduler slot ``now`` falls in: every run for a user in one slot is the same cycle."""
+    return f"c{int(now.timestamp() // (minutes * 60))}"
+
+
+class _AlreadyDone(Exception):
+    """Another worker ran this user's cycle first: roll back, send nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class CycleParts:
+    database: Database
+    users: UserRepository
+    signals: SignalRepository
+    sends: SendRepository
+    insights: InsightRepository
+    feedback: FeedbackLoop
+    candidates: CandidateSource
+    channels: dict[str, Channel]
+    decisions: DecisionRecordRepository
+
+
+class CycleRunner:
+    def __init__(self, settings: ProactiveSettings, parts: CycleParts, rng: random.Random) -> None:
+        self._settings = settings
+        self._p = parts
+        self._rng = rng
+
+    async def _context(self, tenant: str, screened: Screened, now: datetime) -> CycleContext:
+        p, s = self._p, self._settings
+        async with p.database.engine.connect() as conn:
+            user = await p.users.get(tenant, screened.user_id, connection=conn)
+            recent = await p.sends.recent_messages(conn, tenant, user.id, s.recent_messages)
+            deferred = await p.insights.fresh(conn, tenant, user.id, now, 10)
+            feedback = await p.feedback.summary(conn, tenant, user.id, now)
+        return CycleContext(
+            user=user,
+            trust=screened.trust,
+            signals=screened.signals,
+            recent_messages=recent,
+            deferred=deferred,
+            feedback=feedback,
+            feedback_days=s.feedback_days,
+            local_time=now.astimezone(zone(user.timezone)),
+            now=now,
+        )
+
+    async def run(self, tenant: str, screened: Screened, state: UserState, now: datetime) -> CycleResult:
+        s, p = self._settings, self._p
+        key = cycle_key(now, s.cycle_minutes)
+        context = await self._context(tenant, screened, now)
+        proposed = await p.candidates.propose(context)
+        scored = score_candidates(
+            proposed.candidates,
+            threshold=screened.trust.policy.score_threshold,
+            recent_messages=context.recent_messages,
+            suppressed=frozenset(context.feedback.suppressed_categories),
+            settings=s,
+            rng=self._rng,
+        )
+        chosen = next((c for c in scored if c.sendable), None)
+        deferred = [c for c in scored if c.verdict == "deferred"]
+        try:
+            async with p.database.transaction() as conn:
+                result = await self._commit(conn, tenant, context, state, proposed, scored, chosen, deferred, key)
+        except _AlreadyDone:
+            return CycleResult(
+                user_id=screened.user_id,
+                cycle_key=key,
+                decision="silent",
+                reason="already_sent",
+                trust_level=screened.trust.level,
+                llm_called=proposed.llm_called,
+            )
+        if result.send_id is None:
+            return result
+        delivery = await self._deliver(tenant, context, result, now)
+        assert result.decision_id is not None
+        async with p.database.transaction() as conn:
+            await p.sends.finish(conn, tenant, result.send_id, status=delivery.status, detail=delivery.detail)
+            await p.decisions.merge_attributes(
+                tenant,
+                result.decision_id,
+                {"delivery": delivery.status, "delivery_detail": delivery.detail, "delivery_format": delivery.format},
+                connection=conn,
+            )
+        if delivery.status == "failed":
+            return result.model_copy(update={"decision": "silent", "reason": "delivery_failed", "delivery": "failed"})
+        return result.model_copy(update={"delivery": delivery.format})
+
+    async def _commit(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        context: CycleContext,
+        state: UserState,
+        proposed: Proposed,
+        scored: list[Scored],
+        chosen: Scored | None,
+        deferred: list[Scored],
+        key: str,
+    ) -> CycleResult:
+        s, p, now = self._settings, self._p, context.now
+        user = context.user
+        if not await p.users.lock(conn, tenant, user.id) or await p.sends.claimed(conn, tenant, user.id, key):
+            raise _AlreadyDone
+        signal_ids = [sig.id for sig in context.signals]
+        if signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
+            raise _AlreadyDone  # another worker consumed them in this very cycle
+        reason: str
+        if chosen is not None:
+            # re-count under the lock: a send from another cycle may have landed since the pre-filter
+            recent = (await p.sends.recent_for(conn, tenant, [user.id], now - CAP_LOOKBACK)).get(user.id, [])
+            fresh = UserState(
+                user.id, state.zone, state.sleep, state.wake, state.trust, [], recent, state.ignored_types
+            )
+            if sends_today(fresh, now, s.daily_cap_day) >= context.trust.policy.daily_cap:
+                chosen, reason = None, "daily_cap"
+            else:
+                reason = "explored" if chosen.verdict == "explored" else "sent"
+        elif not scored:
+            reason = "no_candidates"
+        elif all(c.verdict in ("duplicate", "suppressed") for c in scored):
+            reason = "duplicate" if any(c.verdict == "duplicate" for c in scored) else "suppressed"
+        else:
+            reason = "below_threshold"
+        await p.insights.save(
+            conn,
+            [
+                {
+                    "tenant": tenant,
+                    "id": uuid.uuid4().hex,
+                    "user_id": user.id,
+                    "category": d.candidate.category,
+                    "message_draft": d.candidate.message,
+                    "trigger_signals": d.candidate.trigger_signals,
+                    "relevance_score": d.score,
+                    "cycle_key": key,
+                    "created_at": now,
+                    "expires_at": now + timedelta(hours=s.deferred_ttl_hours),
+                    "used": False,
+                    "used_at": None,
+                }
+                for d in deferred
+            ],
+        )
+        send_id = uuid.uuid4().hex if chosen is not None else None
+        channel = user.channel
+        probability = self._probability(scored, chosen)
+        if chosen is not None and send_id is not None:
+            claimed = await p.sends.claim(
+                conn,
+                {
+                    "tenant": tenant,
+                    "id": send_id,
+                    "user_id": user.id,
+                    "cycle_key": key,
+                    "message": chosen.candidate.message,
+                    "category": chosen.candidate.category,
+                    "trigger_signals": chosen.candidate.trigger_signals,
+                    "action_type": chosen.candidate.action_type,
+                    "channel": channel,
+                    "score": chosen.score,
+                    "probability": probability,
+                    "delivery_status": "sending",
+                    "delivery_detail": None,
+                    "sent_at": now,
+                    "outcome": "pending",
+                    "response_latency_seconds": None,
+                    "outcome_at": None,
+                },
+            )
+            if not claimed:
+                raise _AlreadyDone
+        decision_id = uuid.uuid4().hex
+        await p.decisions.add(
+            self._record(tenant, decision_id, context, proposed, scored, chosen, reason, key, send_id, probability),
+            connection=conn,
+        )
+        return CycleResult(
+            user_id=user.id,
+            cycle_key=key,
+            decision="sent" if chosen is not None else "silent",
+            reason=reason,
+            trust_level=context.trust.level,
+            llm_called=proposed.llm_called,
+            message=chosen.candidate.message if chosen else None,
+            category=chosen.candidate.category if chosen else None,
+            action_type=chosen.candidate.action_type if chosen else None,
+            score=chosen.score if chosen else (max((c.score for c in scored), default=None)),
+            threshold=context.trust.policy.score_threshold,
+            probability=probability,
+            send_id=send_id,
+            channel=channel if chosen else None,
+            deferred=len(deferred),
+            signals=[sig.type for sig in context.signals],
+            decision_id=decision_id,
+        )
+
+    def _probability(self, scored: list[Scored], chosen: Scored | None) -> float:
+        """P(this outcome | these scores): exploration is the only randomness (for IPS later)."""
+        rate = self._settings.exploration_rate
+        band = [c for c in scored if c.verdict in ("explored", "deferred") and c.probability < 1.0]
+        if chosen is not None and chosen.verdict == "approved":
+            return 1.0
+        if chosen is not None:
+            # explored: every better band candidate was not explored, this one was
+            ahead = [c for c in band if c.score > chosen.score]
+            return round(rate * (1 - rate) ** len(ahead), 6)
+        return round((1 - rate) ** len(band), 6)
+
+    async def _deliver(self, tenant: str, context: CycleContext, result: CycleResult, now: datetime) -> Delivery:
+        channel = self._p.channels.get(context.user.channel)
+        if channel is None:
+            return Delivery("failed", f"channel {context.user.channel!r} is not configured", 0)
+        assert result.send_id is not None and result.message is not None
+        return await channel.deliver(
+            Outbound(
+                send_id=result.send_id,
+                tenant=tenant,
+                user_id=context.user.id,
+                address=context.user.address,
+                text=result.message,
+                category=result.category or "nudge",
+                action_type=result.action_type or "text",
+                last_user_message_at=context.user.last_user_message_at,
+                now=now,
+            )
+        )
+
+    def _record(
+        self,
+        tenant: str,
+        decision_id: str,
+        context: CycleContext,
+        proposed: Proposed,
+        scored: list[Scored],
+        chosen: Scored | None,
+        reason: str,
+        key: str,
+        send_id: str | None,
+        probability: float,
+    ) -> NewDecisionRecord:
+        attributes: dict[str, Any] = {
+            "cycle_key": key,
+            "threshold": context.trust.policy.score_threshold,
+            "candidates": [
+                {
+                    "message": c.candidate.message[:300],
+                    "category": c.candidate.category,
+                    "score": c.score,
+                    "verdict": c.verdict,
+                    "probability": c.probability,
+                }
+                for c in scored
+            ],
+            "send_id": send_id,
+            "probability": probability,
+            "fallback_reason": proposed.fallback_reason,
+            "dropped_candidates": proposed.dropped,
+        }
+        return NewDecisionRecord(
+            id=decision_id,
+            tenant=tenant,
+            kind="proactive",
+            subject_id=context.user.id,
+            strategy=proposed.path,
+            path=proposed.path,
+            action="sent" if chosen is not None else "silent",
+            confidence=round(chosen.score / 10, 4) if chosen else None,
+            inputs=context.describe(),
+            prompt=proposed.prompt,
+            raw_llm_output=proposed.raw_output,
+            model=proposed.model,
+            latency_ms=proposed.latency_ms,
+            prompt_tokens=proposed.prompt_tokens,
+            completion_tokens=proposed.completion_tokens,
+            reason=reason,
+            attributes=attributes,
+        )
+
+
+def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionRecord:
+    """A pre-filter block as a decision record (``record_blocked``): no LLM, no effects."""
+    return NewDecisionRecord(
+        id=uuid.uuid4().hex,
+        tenant=tenant,
+        kind="proactive",
+        subject_id=screened.user_id,
+        strategy="prefilter",
+        path="prefilter",
+        action="silent",
+        inputs={"trust": screened.trust.info(), "sends_today": screened.sends_today},
+        reason=screened.reason,
+        attributes={"cycle_key": key},
+    )

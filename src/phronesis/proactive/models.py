@@ -1,0 +1,335 @@
+"""Seed 004's data at the boundary: users, signals, candidates, cycle results, feedback, insights.
+
+Everything a caller sends is validated here (field names in errors come from these
+models); everything the LLM sends is validated into ``Candidate`` before it is scored.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "ACTION_TYPES",
+    "BLOCK_REASONS",
+    "CATEGORIES",
+    "BlockReason",
+    "Candidate",
+    "CycleResult",
+    "DeferredInsight",
+    "FeedbackOutcome",
+    "FeedbackSummary",
+    "ProactiveFeedback",
+    "Signal",
+    "SignalIn",
+    "TickReport",
+    "TrustLevel",
+    "UserIn",
+    "UserMessageIn",
+    "UserProfile",
+    "UserReply",
+]
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$"
+CLOCK_PATTERN = r"^([01]\d|2[0-3]):[0-5]\d$"
+
+TrustLevel = Literal["new", "building", "established", "deep"]
+TRUST_ORDER: tuple[TrustLevel, ...] = ("new", "building", "established", "deep")
+
+CATEGORIES = (
+    "deadline_warning",
+    "schedule_info",
+    "task_reminder",
+    "wellbeing",
+    "social",
+    "nudge",
+    "briefing",
+    "memory_recall",
+    "grade_alert",
+    "email_alert",
+    "habit",
+)
+"""The original's candidate categories (ORIGINS §4); an unknown one from the LLM becomes ``nudge``."""
+ACTION_TYPES = ("text", "button_prompt")
+
+BlockReason = Literal[
+    "no_signals",
+    "context_only",
+    "low_urgency",
+    "quiet_hours",
+    "daily_cap",
+    "cooldown",
+    "no_candidates",
+    "below_threshold",
+    "duplicate",
+    "suppressed",
+    "already_sent",
+    "delivery_failed",
+]
+BLOCK_REASONS: tuple[str, ...] = BlockReason.__args__  # type: ignore[attr-defined]
+
+FeedbackOutcome = Literal["pending", "engaged", "ignored", "negative", "button_click"]
+ENGAGED_OUTCOMES = frozenset({"engaged", "button_click"})
+
+
+def _timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown IANA timezone {value[:64]!r}") from None
+    if value not in available_timezones() and value != "UTC":
+        raise ValueError(f"unknown IANA timezone {value[:64]!r}")
+    return value
+
+
+class UserIn(BaseModel):
+    """A user as an agent registers or updates them (PUT is a full replace of these fields)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    timezone: str = Field(default="UTC", max_length=64)
+    wake_time: str | None = Field(default=None, pattern=CLOCK_PATTERN)
+    """Local HH:MM; quiet hours run from ``sleep_time`` to ``wake_time``. None: the settings' default."""
+    sleep_time: str | None = Field(default=None, pattern=CLOCK_PATTERN)
+    created_at: AwareDatetime | None = None
+    """When the relationship started (trust counts days from it). None: now."""
+    interaction_count: int = Field(default=0, ge=0)
+    """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one."""
+    last_active_at: AwareDatetime | None = None
+    channel: Literal["console", "webhook", "whatsapp"] | None = None
+    address: str | None = Field(default=None, max_length=512)
+    """Where the channel delivers: a phone number (WhatsApp) or a URL (webhook; default the settings' URL)."""
+    calendar_url: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
+    """An iCalendar feed (http/https) polled for ``calendar_event_approaching`` signals."""
+    ignored_signal_types: list[str] = Field(default_factory=list, max_length=50)
+    """Signal types the user tends to ignore: they need ``ignored_type_penalty`` more urgency."""
+    patterns: list[str] = Field(default_factory=list, max_length=20)
+    """Behavioural patterns the agent learned about the user (e.g. "studies late on Sundays")."""
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        return _timezone(value)
+
+    @field_validator("patterns", "ignored_signal_types")
+    @classmethod
+    def _bounded_items(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not value.strip() or len(value) > 300:
+                raise ValueError("items must be non-empty and at most 300 characters")
+        return values
+
+
+class UserProfile(BaseModel):
+    id: str
+    timezone: str
+    wake_time: str
+    sleep_time: str
+    created_at: datetime
+    interaction_count: int
+    last_active_at: datetime | None
+    last_user_message_at: datetime | None
+    channel: str
+    address: str | None
+    calendar_url: str | None
+    ignored_signal_types: list[str]
+    learned_ignored_types: list[str]
+    """Signal types this user's feedback shows they ignore (kept apart from the caller's list)."""
+    patterns: list[str]
+    trust_level: TrustLevel
+
+    def wake(self) -> time:
+        return time.fromisoformat(self.wake_time)
+
+    def sleep(self) -> time:
+        return time.fromisoformat(self.sleep_time)
+
+
+class SignalIn(BaseModel):
+    """Something the agent noticed that might be worth a message (seed 004 §2: ``Signal``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
+    urgency_hint: int = Field(ge=1, le=10)
+    data: dict[str, Any] = Field(default_factory=dict)
+    context_only: bool = False
+    """Background for the LLM (e.g. the weather); context-only signals alone never start a cycle."""
+    dedup_key: str | None = Field(default=None, min_length=1, max_length=256)
+    """The same key again for the same user replaces nothing and is not stored twice. None: type + data."""
+    expires_at: AwareDatetime | None = None
+    """After it the signal is ignored. None: one day after it arrives."""
+
+    @field_validator("data")
+    @classmethod
+    def _bounded_data(cls, value: dict[str, Any]) -> dict[str, Any]:
+        import json
+
+        if len(json.dumps(value, default=str)) > 8000:
+            raise ValueError("data must serialise to at most 8000 characters")
+        return value
+
+
+class Signal(BaseModel):
+    id: str
+    user_id: str
+    type: str
+    urgency_hint: int
+    data: dict[str, Any]
+    context_only: bool
+    dedup_key: str
+    created_at: datetime
+    expires_at: datetime
+    consumed_at: datetime | None = None
+
+    def describe(self) -> str:
+        """One line for prompts and templates: the type and its most telling fields."""
+        title = self.data.get("title") or self.data.get("summary") or self.data.get("name") or ""
+        when = self.data.get("when") or self.data.get("start") or self.data.get("due") or ""
+        parts = [self.type.replace("_", " ")]
+        if title:
+            parts.append(str(title)[:200])
+        if when:
+            parts.append(f"at {str(when)[:40]}")
+        return ": ".join(parts[:2]) + (f" {parts[2]}" if len(parts) > 2 else "")
+
+
+def _clamped_score(value: Any) -> Any:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return min(10.0, max(1.0, float(value)))
+    return value
+
+
+class Candidate(BaseModel):
+    """One possible message (seed 004 §7 and ORIGINS §4's JSON schema, with its defaults)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    message: str = Field(min_length=1, max_length=1000)
+    category: str = "nudge"
+    relevance: float = 5.0
+    timing: float = 5.0
+    urgency: float = 5.0
+    trigger_signals: list[str] = Field(default_factory=list, max_length=20)
+    action_type: Literal["text", "button_prompt"] = "text"
+    subject: str | None = Field(default=None, max_length=300)
+    """What the message is about. When given, the repeat check compares it instead of the whole
+    message: two template messages share their template's words but not their subject."""
+
+    @field_validator("relevance", "timing", "urgency", mode="before")
+    @classmethod
+    def _one_to_ten(cls, value: Any) -> Any:
+        return _clamped_score(value)
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _known_category(cls, value: Any) -> Any:
+        return value if value in CATEGORIES else "nudge"
+
+    @field_validator("action_type", mode="before")
+    @classmethod
+    def _known_action(cls, value: Any) -> Any:
+        return value if value in ACTION_TYPES else "text"
+
+
+class CycleResult(BaseModel):
+    """What one user's cycle decided, and why (the decision record says the same)."""
+
+    user_id: str
+    cycle_key: str
+    decision: Literal["sent", "silent"]
+    reason: BlockReason | Literal["sent", "explored"]
+    trust_level: TrustLevel | None = None
+    llm_called: bool = False
+    message: str | None = None
+    category: str | None = None
+    action_type: str | None = None
+    score: float | None = None
+    threshold: float | None = None
+    probability: float | None = None
+    """The probability this send decision had (exploration is random): for off-policy evaluation."""
+    send_id: str | None = None
+    channel: str | None = None
+    delivery: str | None = None
+    deferred: int = 0
+    """Borderline candidates kept as deferred insights."""
+    signals: list[str] = Field(default_factory=list)
+    decision_id: str | None = None
+
+
+class DeferredInsight(BaseModel):
+    id: str
+    user_id: str
+    category: str
+    message_draft: str
+    trigger_signals: list[str]
+    relevance_score: float
+    created_at: datetime
+    expires_at: datetime
+    used: bool
+
+
+class ProactiveFeedback(BaseModel):
+    id: str
+    user_id: str
+    message: str
+    category: str
+    trigger_signals: list[str]
+    action_type: str
+    channel: str
+    delivery_status: str
+    sent_at: datetime
+    outcome: FeedbackOutcome
+    response_latency_seconds: float | None
+    score: float | None
+    probability: float | None
+
+
+class FeedbackSummary(BaseModel):
+    total_sent: int
+    engaged: int
+    ignored: int
+    negative: int
+    pending: int
+    engagement_rate: float | None
+    engagement_by_category: dict[str, float]
+    avg_response_latency_seconds: float | None
+    suppressed_categories: list[str]
+
+
+class UserMessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(default="", max_length=8000)
+    button_id: str | None = Field(default=None, max_length=64)
+    """The id of a button the user pressed on a button prompt (a ``button_click``)."""
+
+
+class UserReply(BaseModel):
+    """What the agent gets back when a user writes: the feedback it caused and insights to weave in."""
+
+    feedback: list[ProactiveFeedback]
+    insights: list[DeferredInsight]
+
+
+class TickReport(BaseModel):
+    """One pass of the scheduler over every due user (or the ones asked for)."""
+
+    cycle_key: str
+    tenants: int
+    users: int
+    """Users with a live concrete signal that the pre-filter looked at."""
+    reasons: dict[str, int]
+    """How many cycles ended each way: sent, explored, and every block reason."""
+    sent: int
+    llm_calls: int
+    decided_without_llm: float | None
+    """Share of cycles that never reached the LLM (the seed reports about 80%)."""
+    feedback_expired: int
+    """Pending sends marked ignored by this tick (no reply after the ignore timeout)."""
+    elapsed_ms: float
+    results: list[CycleResult]
+    """The cycles that got past the pre-filter (at most ``max_results``)."""

@@ -1,0 +1,226 @@
+"""Seed 004's decision point as one object the engine, the API, the CLI and the workers share."""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Sequence
+from datetime import datetime
+
+import httpx
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.exceptions import ConfigurationError, InvalidInputError, NotFoundError
+from phronesis.llm.types import LLMProvider
+from phronesis.proactive.candidates import CandidateSource
+from phronesis.proactive.channels.registry import build_channels
+from phronesis.proactive.channels.types import Channel
+from phronesis.proactive.cycle import CycleParts, CycleRunner
+from phronesis.proactive.feedback import FeedbackLoop
+from phronesis.proactive.insights import InsightRepository
+from phronesis.proactive.llm_candidates import LLMCandidates
+from phronesis.proactive.models import (
+    CycleResult,
+    DeferredInsight,
+    FeedbackSummary,
+    ProactiveFeedback,
+    Signal,
+    SignalIn,
+    TickReport,
+    UserIn,
+    UserMessageIn,
+    UserProfile,
+    UserReply,
+)
+from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.signals import SignalRepository
+from phronesis.proactive.sources.icalendar_source import ICalendarSource
+from phronesis.proactive.sources.types import SignalSource
+from phronesis.proactive.state import StateLoader
+from phronesis.proactive.suppression import SuppressionRepository
+from phronesis.proactive.tick import Ticker
+from phronesis.proactive.users import UserRepository
+from phronesis.settings import ProactiveSettings
+from phronesis.storage.database import Database
+
+__all__ = ["ProactiveModule"]
+
+log = logging.getLogger("phronesis.proactive")
+
+
+class ProactiveModule:
+    def __init__(
+        self,
+        settings: ProactiveSettings,
+        *,
+        database: Database,
+        llm: LLMProvider | None,
+        decisions: DecisionRecordRepository,
+        clock: Clock,
+        channels: dict[str, Channel] | None = None,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        if settings.candidates == "llm" and llm is None:
+            raise ConfigurationError("PHRONESIS_PROACTIVE__CANDIDATES=llm needs an LLM (PHRONESIS_LLM__SPEC)")
+        self.settings = settings
+        self._db = database
+        self._clock = clock
+        self._http = http or httpx.AsyncClient(timeout=settings.delivery_timeout_sec, follow_redirects=False)
+        self._owns_http = http is None
+        self.users = UserRepository(database, settings, clock)
+        self.signals = SignalRepository(database, clock)
+        self.sends = SendRepository(database)
+        self.insights = InsightRepository(database)
+        self.suppressions = SuppressionRepository(database)
+        self.feedback = FeedbackLoop(settings, self.sends, self.suppressions, self.users)
+        generator = None
+        if llm is not None and settings.candidates != "templates":
+            generator = LLMCandidates(
+                llm,
+                temperature=settings.temperature,
+                max_tokens=settings.max_tokens,
+                max_candidates=settings.max_candidates,
+            )
+        self.channels = channels if channels is not None else build_channels(settings, self._http)
+        runner = CycleRunner(
+            settings,
+            CycleParts(
+                database=database,
+                users=self.users,
+                signals=self.signals,
+                sends=self.sends,
+                insights=self.insights,
+                feedback=self.feedback,
+                candidates=CandidateSource(generator, max_candidates=settings.max_candidates),
+                channels=self.channels,
+                decisions=decisions,
+            ),
+            random.Random(settings.seed),
+        )
+        self.ticker = Ticker(
+            settings,
+            database=database,
+            loader=StateLoader(settings, self.users, self.signals, self.sends),
+            signals=self.signals,
+            sends=self.sends,
+            feedback=self.feedback,
+            runner=runner,
+            decisions=decisions,
+            clock=clock,
+        )
+
+    async def close(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    # users -------------------------------------------------------------------------------
+    async def put_user(self, tenant: str, user_id: str, body: UserIn) -> tuple[UserProfile, bool]:
+        return await self.users.put(tenant, user_id, body)
+
+    async def user(self, tenant: str, user_id: str) -> UserProfile:
+        return await self.users.get(tenant, user_id)
+
+    async def list_users(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[UserProfile]:
+        return await self.users.page(tenant, limit=limit, offset=offset)
+
+    async def delete_user(self, tenant: str, user_id: str) -> None:
+        await self.users.delete(tenant, user_id)
+
+    # signals ------------------------------------------------------------------------------
+    async def add_signals(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> tuple[list[Signal], int]:
+        return await self.signals.add(tenant, user_id, signals)
+
+    async def list_signals(
+        self, tenant: str, user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0
+    ) -> list[Signal]:
+        await self.users.get(tenant, user_id)
+        return await self.signals.list(tenant, user_id, pending=pending, limit=limit, offset=offset)
+
+    async def collect(self, tenant: str, user_id: str, source: SignalSource) -> tuple[list[Signal], int]:
+        """Pull signals from ``source`` for the user (a known dedup key is not stored twice)."""
+        await self.users.get(tenant, user_id)
+        signals = await source.collect(self._clock.now())
+        return await self.signals.add(tenant, user_id, signals) if signals else ([], 0)
+
+    async def collect_calendars(self, tenant: str | None = None) -> dict[str, int]:
+        """Poll every user's calendar feed; a feed that fails is logged and counted, not fatal."""
+        counts = {"users": 0, "stored": 0, "failed": 0}
+        for owner, user_id, url in await self.users.with_calendars(tenant):
+            counts["users"] += 1
+            try:
+                stored, _ = await self.collect(owner, user_id, ICalendarSource(url, http=self._http))
+            except (InvalidInputError, NotFoundError) as exc:
+                log.warning("calendar of %s/%s: %s", owner, user_id, exc)
+                counts["failed"] += 1
+                continue
+            counts["stored"] += len(stored)
+        return counts
+
+    # cycles -------------------------------------------------------------------------------
+    async def run_cycle(self, tenant: str, user_id: str) -> CycleResult:
+        """One user's cycle now (the pre-filter decides first, like the scheduler's)."""
+        result = await self.ticker.run_one(tenant, user_id)
+        if result is None:
+            raise NotFoundError("user", user_id)
+        return result
+
+    async def tick(
+        self,
+        tenant: str | None = None,
+        *,
+        user_ids: Sequence[str] | None = None,
+        now: datetime | None = None,
+        sweep: bool = True,
+    ) -> TickReport:
+        """Every due user's cycle (of ``tenant``, or of every tenant with work)."""
+        return await self.ticker.tick(tenant, user_ids=user_ids, now=now, sweep=sweep)
+
+    async def plan_tick(self, now: datetime) -> list[tuple[str, list[str]]]:
+        """The chunks of a distributed tick (see ``phronesis.proactive.celery_app``)."""
+        return await self.ticker.plan(now)
+
+    # the reactive side --------------------------------------------------------------------
+    async def on_message(self, tenant: str, user_id: str, body: UserMessageIn) -> UserReply:
+        """Seed 004 §5–6: a user's message labels pending sends and hands back fresh deferred insights."""
+        now = self._clock.now()
+        async with self._db.transaction() as conn:
+            if not await self.users.record_message(conn, tenant, user_id, now):
+                raise NotFoundError("user", user_id)
+            touched = await self.feedback.on_reply(
+                conn, tenant, user_id, text=body.text, button_id=body.button_id, now=now
+            )
+            insights = await self.insights.take(conn, tenant, user_id, now, self.settings.insights_per_reply)
+        feedback = await self.feedback_for(tenant, user_id, ids=touched) if touched else []
+        return UserReply(feedback=feedback, insights=insights)
+
+    async def feedback_for(self, tenant: str, user_id: str, *, ids: Sequence[str]) -> list[ProactiveFeedback]:
+        return await self.sends.by_ids(tenant, user_id, ids)
+
+    async def list_feedback(
+        self,
+        tenant: str,
+        *,
+        user_id: str | None = None,
+        outcome: str | None = None,
+        category: str | None = None,
+        since: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[ProactiveFeedback]:
+        return await self.sends.list(
+            tenant, user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset
+        )
+
+    async def feedback_summary(self, tenant: str, user_id: str) -> FeedbackSummary:
+        await self.users.get(tenant, user_id)
+        async with self._db.engine.connect() as conn:
+            return await self.feedback.summary(conn, tenant, user_id, self._clock.now())
+
+    async def list_insights(
+        self, tenant: str, user_id: str, *, fresh_only: bool = True, limit: int = 100, offset: int = 0
+    ) -> list[DeferredInsight]:
+        await self.users.get(tenant, user_id)
+        return await self.insights.list(
+            tenant, user_id, fresh_only=fresh_only, now=self._clock.now(), limit=limit, offset=offset
+        )

@@ -1,0 +1,98 @@
+"""Seed 004 §6 and ORIGINS §4 (``rules.py:score_and_filter``): which candidate, if any, is sent.
+
+- composite = 0.4·relevance + 0.35·timing + 0.25·urgency (weights configurable);
+- suppressed categories are dropped;
+- a candidate repeating a recent message (word overlap > 0.6 of its own words, or of its
+  subject when it names one) is dropped. The original let explored candidates skip this
+  check; here nothing does;
+- at or above the trust threshold: approved;
+- within ``exploration_band`` below it (and ≥ ``deferred_min_score``): explored with
+  probability ``exploration_rate`` from a seeded RNG, else deferred;
+- ``deferred_min_score`` ≤ composite < threshold: a deferred insight for the reactive side.
+
+Every candidate's verdict carries the probability it had, so a send or a silence can be
+weighed later by inverse propensity (ANCHORS: deterministic thresholds give no support).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from phronesis.proactive.models import Candidate
+from phronesis.settings import ProactiveSettings
+
+__all__ = ["Scored", "composite", "score_candidates", "word_overlap"]
+
+_WORD = re.compile(r"[a-z0-9']+")
+
+Verdict = Literal["approved", "explored", "deferred", "below_threshold", "duplicate", "suppressed"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    candidate: Candidate
+    score: float
+    verdict: Verdict
+    probability: float
+    """The probability of this verdict given the candidate's score (exploration is the only chance)."""
+
+    @property
+    def sendable(self) -> bool:
+        return self.verdict in ("approved", "explored")
+
+
+def composite(candidate: Candidate, settings: ProactiveSettings) -> float:
+    return round(
+        settings.relevance_weight * candidate.relevance
+        + settings.timing_weight * candidate.timing
+        + settings.urgency_weight * candidate.urgency,
+        2,
+    )
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def word_overlap(candidate: str, recent: str) -> float:
+    """|C ∩ R| / |C|: how much of the candidate's vocabulary a recent message already used."""
+    words = _words(candidate)
+    return len(words & _words(recent)) / len(words) if words else 0.0
+
+
+def score_candidates(
+    candidates: Sequence[Candidate],
+    *,
+    threshold: float,
+    recent_messages: Iterable[str],
+    suppressed: frozenset[str],
+    settings: ProactiveSettings,
+    rng: random.Random,
+) -> list[Scored]:
+    """Every candidate with its verdict, best score first (sendable ones before the rest)."""
+    recent = list(recent_messages)
+    out = []
+    for candidate in candidates:
+        score = composite(candidate, settings)
+        if candidate.category in suppressed:
+            out.append(Scored(candidate, score, "suppressed", 1.0))
+        elif any(word_overlap(candidate.subject or candidate.message, r) > settings.dedup_overlap for r in recent):
+            out.append(Scored(candidate, score, "duplicate", 1.0))
+        elif score >= threshold:
+            out.append(Scored(candidate, score, "approved", 1.0))
+        elif score >= max(threshold - settings.exploration_band, settings.deferred_min_score):
+            rate = settings.exploration_rate
+            if rate > 0 and rng.random() < rate:
+                out.append(Scored(candidate, score, "explored", rate))
+            else:
+                out.append(Scored(candidate, score, "deferred", 1.0 - rate))
+        elif score >= settings.deferred_min_score:
+            out.append(Scored(candidate, score, "deferred", 1.0))
+        else:
+            out.append(Scored(candidate, score, "below_threshold", 1.0))
+    out.sort(key=lambda s: (not s.sendable, -s.score))
+    return out

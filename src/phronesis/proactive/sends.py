@@ -1,0 +1,170 @@
+"""Proactive sends and their feedback (seed 004 §5's ``ProactiveFeedback``, one row per send).
+
+A send is claimed before it is delivered: the claim is a row with status ``sending``
+under the unique key (tenant, user, cycle), inserted in the same transaction that
+re-counts the user's sends today against the cap, with the user's row locked. So a
+retried task or a second worker running the same cycle finds the claim and stops, and
+two different cycles racing for the last slot of the cap cannot both pass.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
+from phronesis.storage.database import Database
+from phronesis.storage.filters import member_of, where_given
+from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.tables import proactive_sends
+
+__all__ = ["SendRepository"]
+
+c = proactive_sends.c
+COUNTED = ("sending", "sent")
+"""A failed delivery does not use up the cap; a claimed or delivered one does."""
+
+
+def feedback_model(row: Any) -> ProactiveFeedback:
+    values = dict(row._mapping)
+    for key in ("tenant", "cycle_key", "delivery_detail", "outcome_at"):
+        values.pop(key, None)
+    return ProactiveFeedback.model_validate(values)
+
+
+class SendRepository:
+    def __init__(self, database: Database) -> None:
+        self._db = database
+
+    async def recent_for(
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], since: datetime
+    ) -> dict[str, list[datetime]]:
+        """Counted sends since ``since`` per user, in one query for the whole chunk."""
+        query = select(c.user_id, c.sent_at).where(
+            c.tenant == tenant,
+            member_of(c.user_id, user_ids, self._db.dialect),
+            c.sent_at >= since,
+            c.delivery_status.in_(COUNTED),
+        )
+        out: dict[str, list[datetime]] = defaultdict(list)
+        for user_id, sent_at in await conn.execute(query):
+            out[user_id].append(sent_at)
+        return out
+
+    async def recent_messages(self, conn: AsyncConnection, tenant: str, user_id: str, limit: int) -> list[str]:
+        query = (
+            select(c.message)
+            .where(c.tenant == tenant, c.user_id == user_id, c.delivery_status.in_(COUNTED))
+            .order_by(c.sent_at.desc())
+            .limit(limit)
+        )
+        return list((await conn.execute(query)).scalars())
+
+    async def claimed(self, conn: AsyncConnection, tenant: str, user_id: str, cycle_key: str) -> bool:
+        query = select(c.id).where(c.tenant == tenant, c.user_id == user_id, c.cycle_key == cycle_key)
+        return (await conn.execute(query)).first() is not None
+
+    async def claim(self, conn: AsyncConnection, values: dict[str, Any]) -> bool:
+        """Insert the claim; False when this (user, cycle) is claimed already."""
+        result = await conn.execute(insert_or_ignore(self._db.dialect, proactive_sends), values)
+        return bool(result.rowcount)
+
+    async def finish(
+        self, conn: AsyncConnection, tenant: str, send_id: str, *, status: str, detail: str | None
+    ) -> None:
+        await conn.execute(
+            update(proactive_sends)
+            .where(c.tenant == tenant, c.id == send_id)
+            .values(delivery_status=status, delivery_detail=detail[:500] if detail else None)
+        )
+
+    async def tenants_with_pending(self, conn: AsyncConnection) -> list[str]:
+        query = select(c.tenant).where(c.outcome == "pending", c.delivery_status == "sent").distinct()
+        return list((await conn.execute(query)).scalars())
+
+    async def pending(self, conn: AsyncConnection, tenant: str, user_id: str) -> list[Any]:
+        query = (
+            select(proactive_sends)
+            .where(c.tenant == tenant, c.user_id == user_id, c.outcome == "pending", c.delivery_status == "sent")
+            .order_by(c.sent_at.desc())
+        )
+        return list((await conn.execute(query)).all())
+
+    async def set_outcome(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        send_ids: Sequence[str],
+        outcome: FeedbackOutcome,
+        at: datetime,
+        *,
+        latency: float | None = None,
+    ) -> None:
+        if send_ids:
+            await conn.execute(
+                update(proactive_sends)
+                .where(c.tenant == tenant, c.id.in_(send_ids), c.outcome == "pending")
+                .values(outcome=outcome, outcome_at=at, response_latency_seconds=latency)
+            )
+
+    async def expire_pending(self, conn: AsyncConnection, tenant: str, before: datetime, at: datetime) -> int:
+        """Seed 004 §5: no reply ``ignore_timeout`` after a send → ignored (one statement for everyone)."""
+        result = await conn.execute(
+            update(proactive_sends)
+            .where(c.tenant == tenant, c.outcome == "pending", c.sent_at < before)
+            .values(outcome="ignored", outcome_at=at)
+        )
+        return int(result.rowcount)
+
+    async def window(
+        self, conn: AsyncConnection, tenant: str, user_id: str, since: datetime
+    ) -> list[tuple[str, str, float | None, list[str]]]:
+        """(category, outcome, latency, trigger signal types) of the user's delivered sends since ``since``."""
+        query = select(c.category, c.outcome, c.response_latency_seconds, c.trigger_signals).where(
+            c.tenant == tenant, c.user_id == user_id, c.sent_at >= since, c.delivery_status == "sent"
+        )
+        return [(r[0], r[1], r[2], list(r[3] or [])) for r in await conn.execute(query)]
+
+    async def window_dated(
+        self, conn: AsyncConnection, tenant: str, user_id: str, since: datetime
+    ) -> list[tuple[str, str, datetime]]:
+        """(category, outcome, sent_at) of the user's delivered sends since ``since`` (for suppression)."""
+        query = select(c.category, c.outcome, c.sent_at).where(
+            c.tenant == tenant, c.user_id == user_id, c.sent_at >= since, c.delivery_status == "sent"
+        )
+        return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
+
+    async def users_to_expire(self, conn: AsyncConnection, tenant: str, before: datetime) -> list[str]:
+        query = select(c.user_id).where(c.tenant == tenant, c.outcome == "pending", c.sent_at < before).distinct()
+        return list((await conn.execute(query)).scalars())
+
+    async def by_ids(self, tenant: str, user_id: str, ids: Sequence[str]) -> list[ProactiveFeedback]:
+        query = select(proactive_sends).where(c.tenant == tenant, c.user_id == user_id, c.id.in_(list(ids)))
+        async with self._db.engine.connect() as conn:
+            return [feedback_model(row) for row in await conn.execute(query.order_by(c.sent_at.desc()))]
+
+    async def list(
+        self,
+        tenant: str,
+        *,
+        user_id: str | None,
+        outcome: str | None,
+        category: str | None,
+        since: datetime | None,
+        limit: int,
+        offset: int,
+    ) -> list[ProactiveFeedback]:
+        query = where_given(
+            select(proactive_sends).where(c.tenant == tenant),
+            ((c.user_id, user_id), (c.outcome, outcome), (c.category, category)),
+            created_at=c.sent_at,
+            since=since,
+        )
+        query = query.order_by(c.sent_at.desc(), c.id).limit(limit).offset(offset)
+        async with self._db.engine.connect() as conn:
+            return [feedback_model(r) for r in await conn.execute(query)]

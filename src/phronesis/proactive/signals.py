@@ -1,0 +1,162 @@
+"""Signals waiting for a user's next cycle, deduplicated by key, read for many users at once."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock
+from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.proactive.models import Signal, SignalIn
+from phronesis.storage.database import Database
+from phronesis.storage.filters import member_of, where_given
+from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.tables import proactive_signals, proactive_users
+
+__all__ = ["SignalRepository", "dedup_key"]
+
+c = proactive_signals.c
+DEFAULT_TTL = timedelta(days=1)
+
+
+def dedup_key(signal: SignalIn) -> str:
+    """The caller's key, else the type and a hash of the data (ORIGINS §4: type + id|title|date)."""
+    if signal.dedup_key:
+        return signal.dedup_key
+    data = json.dumps(signal.data, sort_keys=True, default=str)
+    return f"{signal.type}:{hashlib.sha256(data.encode()).hexdigest()[:32]}"
+
+
+def _signal(row: Any) -> Signal:
+    values = dict(row._mapping)
+    values.pop("tenant")
+    values.pop("cycle_key", None)
+    return Signal.model_validate(values)
+
+
+class SignalRepository:
+    def __init__(self, database: Database, clock: Clock) -> None:
+        self._db = database
+        self._clock = clock
+
+    async def add(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> tuple[list[Signal], int]:
+        """Store new signals (one transaction); a known dedup key is skipped. Returns (stored, duplicates)."""
+        now = self._clock.now()
+        rows = []
+        for position, signal in enumerate(signals):
+            expires = signal.expires_at or now + DEFAULT_TTL
+            if expires <= now:
+                raise InvalidInputError(f"signals[{position}].expires_at", "is already in the past")
+            rows.append(
+                {
+                    "tenant": tenant,
+                    "id": uuid.uuid4().hex,
+                    "user_id": user_id,
+                    "type": signal.type,
+                    "urgency_hint": signal.urgency_hint,
+                    "data": signal.data,
+                    "context_only": signal.context_only,
+                    "dedup_key": dedup_key(signal),
+                    "created_at": now,
+                    "expires_at": expires,
+                    "consumed_at": None,
+                    "cycle_key": None,
+                }
+            )
+        async with self._db.transaction() as conn:
+            known = (
+                await conn.execute(
+                    select(proactive_users.c.id).where(
+                        proactive_users.c.tenant == tenant, proactive_users.c.id == user_id
+                    )
+                )
+            ).first()
+            if known is None:
+                raise NotFoundError("user", user_id)
+            await conn.execute(insert_or_ignore(self._db.dialect, proactive_signals), rows)
+            stored = (
+                await conn.execute(
+                    select(proactive_signals).where(c.tenant == tenant, c.id.in_([r["id"] for r in rows]))
+                )
+            ).all()
+        return [_signal(r) for r in stored], len(rows) - len(stored)
+
+    async def due_users(
+        self, conn: AsyncConnection, tenant: str, now: datetime, *, after: str, limit: int
+    ) -> list[str]:
+        """Users with a live, unconsumed, concrete signal, in id order after ``after`` (keyset pages).
+
+        The signals index leads with (tenant, user_id): the scan runs in user order and stops
+        after ``limit`` users, with or without planner statistics.
+        """
+        query = (
+            select(c.user_id)
+            .where(
+                c.tenant == tenant,
+                c.user_id > after,
+                c.consumed_at.is_(None),
+                c.expires_at > now,
+                c.context_only.is_(False),
+            )
+            .distinct()
+            .order_by(c.user_id)
+            .limit(limit)
+        )
+        return list((await conn.execute(query)).scalars())
+
+    async def tenants_with_pending(self, conn: AsyncConnection, now: datetime) -> list[str]:
+        """Tenants that have users at all (cheap: the users' key); ``due_users`` finds who has signals."""
+        query = select(proactive_users.c.tenant).distinct()
+        return list((await conn.execute(query)).scalars())
+
+    async def pending_for(
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], now: datetime
+    ) -> dict[str, list[Signal]]:
+        query = select(proactive_signals).where(
+            c.tenant == tenant,
+            member_of(c.user_id, user_ids, self._db.dialect),
+            c.consumed_at.is_(None),
+            c.expires_at > now,
+        )
+        out: dict[str, list[Signal]] = defaultdict(list)
+        for row in await conn.execute(query):
+            out[row.user_id].append(_signal(row))
+        return out
+
+    async def consume(
+        self, conn: AsyncConnection, tenant: str, ids: Sequence[str], now: datetime, cycle_key: str
+    ) -> int:
+        """Mark signals used by a cycle that got past the pre-filter (they will not be judged again)."""
+        if not ids:
+            return 0
+        result = await conn.execute(
+            update(proactive_signals)
+            .where(c.tenant == tenant, c.id.in_(ids), c.consumed_at.is_(None))
+            .values(consumed_at=now, cycle_key=cycle_key)
+        )
+        return int(result.rowcount)
+
+    async def list(self, tenant: str, user_id: str, *, pending: bool | None, limit: int, offset: int) -> list[Signal]:
+        query = where_given(select(proactive_signals).where(c.tenant == tenant), ((c.user_id, user_id),))
+        if pending is True:
+            query = query.where(c.consumed_at.is_(None), c.expires_at > self._clock.now())
+        elif pending is False:
+            query = query.where(c.consumed_at.is_not(None))
+        query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
+        async with self._db.engine.connect() as conn:
+            return [_signal(r) for r in await conn.execute(query)]
+
+    async def count_pending(self, tenant: str) -> int:
+        async with self._db.engine.connect() as conn:
+            query = select(func.count()).where(
+                c.tenant == tenant, c.consumed_at.is_(None), c.expires_at > self._clock.now()
+            )
+            return int((await conn.execute(query)).scalar_one())

@@ -1,0 +1,1 @@
+"""Signal sources phronesis pulls from (agents can also push signals over the API)."""

@@ -1,0 +1,118 @@
+"""Calendar signals from an iCalendar (.ics) file or URL (seed 004's Layer 1, calendar collector).
+
+Every event (recurring ones expanded) starting within ``horizon`` becomes a
+``calendar_event_approaching`` signal: urgency 8 within the hour (the original's static
+urgency for approaching events), 6 within six hours, 4 later. The dedup key is the
+event's UID and start, so polling the same calendar again adds nothing; the signal
+expires when the event starts. All-day events are about the day, not a moment: they
+become ``calendar_busy_day`` context for the LLM, not a reason to message.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import icalendar
+import recurring_ical_events
+
+from phronesis.exceptions import InvalidInputError
+from phronesis.proactive.models import SignalIn
+
+__all__ = ["ICalendarSource", "signals_from_ics"]
+
+MAX_BYTES = 5_000_000
+
+
+def _urgency(until_start: timedelta) -> int:
+    if until_start <= timedelta(hours=1):
+        return 8
+    if until_start <= timedelta(hours=6):
+        return 6
+    return 4
+
+
+def _text(component: Any, key: str) -> str:
+    value = component.get(key)
+    return str(value)[:300] if value is not None else ""
+
+
+def signals_from_ics(data: bytes, now: datetime, *, horizon: timedelta, where: str = "calendar") -> list[SignalIn]:
+    try:
+        calendar = icalendar.Calendar.from_ical(data)
+    except ValueError as exc:
+        raise InvalidInputError(where, f"not an iCalendar file: {exc}") from None
+    try:
+        events = recurring_ical_events.of(calendar, skip_bad_series=True).between(now, now + horizon)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInputError(where, f"cannot expand its events: {exc}") from None
+    out = []
+    for event in events:
+        start = event.get("DTSTART").dt
+        uid = _text(event, "UID") or _text(event, "SUMMARY")
+        title = _text(event, "SUMMARY") or "(untitled event)"
+        if not isinstance(start, datetime):  # an all-day event: a date
+            assert isinstance(start, date)
+            out.append(
+                SignalIn(
+                    type="calendar_busy_day",
+                    urgency_hint=3,
+                    data={"title": title, "date": start.isoformat()},
+                    context_only=True,
+                    dedup_key=f"calendar:{uid}:{start.isoformat()}"[:256],
+                    expires_at=datetime.combine(start + timedelta(days=1), datetime.min.time(), tzinfo=UTC),
+                )
+            )
+            continue
+        start = start if start.tzinfo else start.replace(tzinfo=UTC)  # a floating time: read as UTC
+        if start <= now:
+            continue
+        out.append(
+            SignalIn(
+                type="calendar_event_approaching",
+                urgency_hint=_urgency(start - now),
+                data={"title": title, "start": start.isoformat(), "location": _text(event, "LOCATION")},
+                dedup_key=f"calendar:{uid}:{start.isoformat()}"[:256],
+                expires_at=start,
+            )
+        )
+    return out
+
+
+class ICalendarSource:
+    """Reads the calendar each time it is collected: a local path, or an http(s) URL."""
+
+    name = "icalendar"
+
+    def __init__(
+        self, location: str, *, horizon: timedelta = timedelta(hours=24), http: httpx.AsyncClient | None = None
+    ):
+        self._location = location
+        self._horizon = horizon
+        self._http = http
+
+    async def _read(self) -> bytes:
+        if self._location.startswith(("http://", "https://")):
+            async with httpx.AsyncClient(timeout=10) if self._http is None else nullcontext(self._http) as client:
+                try:
+                    response = await client.get(self._location)
+                except httpx.HTTPError as exc:
+                    raise InvalidInputError(
+                        "calendar", f"cannot fetch {self._location}: {type(exc).__name__}"
+                    ) from None
+            if not response.is_success:
+                raise InvalidInputError("calendar", f"{self._location} answered HTTP {response.status_code}")
+            return response.content[:MAX_BYTES]
+        path = Path(self._location).expanduser()
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                raise InvalidInputError("calendar", f"{path} is larger than {MAX_BYTES} bytes")
+            return path.read_bytes()
+        except OSError as exc:
+            raise InvalidInputError("calendar", f"cannot read {path}: {exc.strerror}") from None
+
+    async def collect(self, now: datetime) -> list[SignalIn]:
+        return signals_from_ics(await self._read(), now, horizon=self._horizon, where=self._location)

@@ -1,0 +1,185 @@
+"""One scheduler pass: every due user's cycle, set-based through the pre-filter.
+
+Per chunk of ``tick_chunk`` users: a keyset read of due users, three reads of their state,
+the pre-filter as a loop in memory, then the full cycle only for those who passed (a few
+at a time, since each may call the LLM). Feedback that timed out is swept first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime, timedelta
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
+from phronesis.proactive.feedback import FeedbackLoop
+from phronesis.proactive.models import CycleResult, TickReport
+from phronesis.proactive.prefilter import Screened, UserState, prefilter
+from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.signals import SignalRepository
+from phronesis.proactive.state import StateLoader
+from phronesis.settings import ProactiveSettings
+from phronesis.storage.database import Database
+
+__all__ = ["Ticker"]
+
+MAX_RESULTS = 1000
+CYCLE_CONCURRENCY = 8
+
+
+def blocked_result(screened: Screened, key: str) -> CycleResult:
+    assert screened.reason is not None
+    return CycleResult(
+        user_id=screened.user_id,
+        cycle_key=key,
+        decision="silent",
+        reason=screened.reason,
+        trust_level=screened.trust.level,
+    )
+
+
+class Ticker:
+    def __init__(
+        self,
+        settings: ProactiveSettings,
+        *,
+        database: Database,
+        loader: StateLoader,
+        signals: SignalRepository,
+        sends: SendRepository,
+        feedback: FeedbackLoop,
+        runner: CycleRunner,
+        decisions: DecisionRecordRepository,
+        clock: Clock,
+    ) -> None:
+        self._settings = settings
+        self._db = database
+        self._loader = loader
+        self._signals = signals
+        self._sends = sends
+        self._feedback = feedback
+        self._runner = runner
+        self._decisions = decisions
+        self._clock = clock
+
+    async def sweep(self, tenant: str, now: datetime) -> int:
+        """Seed 004 §5: sends with no reply after the ignore timeout become ``ignored``."""
+        before = now - timedelta(minutes=self._settings.ignore_timeout_minutes)
+        async with self._db.transaction() as conn:
+            users = await self._sends.users_to_expire(conn, tenant, before)
+            if not users:
+                return 0
+            expired = await self._sends.expire_pending(conn, tenant, before, now)
+            for user_id in users:
+                await self._feedback.refresh(conn, tenant, user_id, now)
+        return expired
+
+    async def screen(self, tenant: str, user_ids: Sequence[str], now: datetime) -> list[tuple[Screened, UserState]]:
+        async with self._db.engine.connect() as conn:
+            states = await self._loader.load(conn, tenant, user_ids, now)
+        return [(prefilter(state, now, self._settings), state) for state in states]
+
+    async def run_one(self, tenant: str, user_id: str) -> CycleResult | None:
+        """A cycle for one user now, whatever their signals; None when the user does not exist."""
+        now = self._clock.now()
+        screened = await self.screen(tenant, [user_id], now)
+        if not screened:
+            return None
+        return await self._decide(tenant, screened[0], now, cycle_key(now, self._settings.cycle_minutes))
+
+    async def _decide(self, tenant: str, pair: tuple[Screened, UserState], now: datetime, key: str) -> CycleResult:
+        screened, state = pair
+        if not screened.passed:
+            if self._settings.record_blocked:
+                async with self._db.transaction() as conn:
+                    await self._decisions.add_many([blocked_record(tenant, screened, key)], connection=conn)
+            return blocked_result(screened, key)
+        return await self._runner.run(tenant, screened, state, now)
+
+    async def _tenants(self, now: datetime) -> list[str]:
+        async with self._db.engine.connect() as conn:
+            with_signals = await self._signals.tenants_with_pending(conn, now)
+            with_feedback = await self._sends.tenants_with_pending(conn)
+        return sorted(set(with_signals) | set(with_feedback))
+
+    async def plan(self, now: datetime) -> list[tuple[str, list[str]]]:
+        """For a distributed tick: sweep feedback, then every tenant's due users in chunks (one task each)."""
+        chunks: list[tuple[str, list[str]]] = []
+        for tenant in await self._tenants(now):
+            await self.sweep(tenant, now)
+            async for ids in self.due_chunks(tenant, now, None):
+                chunks.append((tenant, ids))
+        return chunks
+
+    async def tick(
+        self,
+        tenant: str | None = None,
+        *,
+        user_ids: Sequence[str] | None = None,
+        now: datetime | None = None,
+        sweep: bool = True,
+    ) -> TickReport:
+        """``now``: the scheduler's tick time (a chunk run later by a worker keeps its tick's cycle)."""
+        started = time.perf_counter()
+        now = now or self._clock.now()
+        key = cycle_key(now, self._settings.cycle_minutes)
+        tenants = [tenant] if tenant is not None else await self._tenants(now)
+        reasons: Counter[str] = Counter()
+        results: list[CycleResult] = []
+        users = llm_calls = expired = 0
+        limit = asyncio.Semaphore(CYCLE_CONCURRENCY)
+
+        async def full_cycle(t: str, pair: tuple[Screened, UserState]) -> CycleResult:
+            async with limit:
+                return await self._runner.run(t, pair[0], pair[1], now)
+
+        for t in tenants:
+            if sweep:
+                expired += await self.sweep(t, now)
+            async for ids in self.due_chunks(t, now, user_ids):
+                screened = await self.screen(t, ids, now)
+                users += len(screened)
+                blocked = [s for s, _ in screened if not s.passed]
+                for s in blocked:
+                    reasons[s.reason or ""] += 1
+                if blocked and self._settings.record_blocked:
+                    async with self._db.transaction() as conn:
+                        await self._decisions.add_many([blocked_record(t, s, key) for s in blocked], connection=conn)
+                ran = await asyncio.gather(*(full_cycle(t, pair) for pair in screened if pair[0].passed))
+                for result in ran:
+                    reasons[result.reason] += 1
+                    llm_calls += result.llm_called
+                    if len(results) < MAX_RESULTS:
+                        results.append(result)
+        return TickReport(
+            cycle_key=key,
+            tenants=len(tenants),
+            users=users,
+            reasons=dict(sorted(reasons.items())),
+            sent=reasons["sent"] + reasons["explored"],
+            llm_calls=llm_calls,
+            decided_without_llm=round(1 - llm_calls / users, 4) if users else None,
+            feedback_expired=expired,
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
+            results=results,
+        )
+
+    async def due_chunks(self, tenant: str, now: datetime, user_ids: Sequence[str] | None) -> AsyncIterator[list[str]]:
+        """Successive chunks of due users (keyset pages over the signals index), or of the given users."""
+        size = self._settings.tick_chunk
+        if user_ids is not None:
+            for start in range(0, len(user_ids), size):
+                yield list(user_ids[start : start + size])
+            return
+        after = ""
+        while True:
+            async with self._db.engine.connect() as conn:
+                ids = await self._signals.due_users(conn, tenant, now, after=after, limit=size)
+            if not ids:
+                return
+            yield ids
+            after = ids[-1]

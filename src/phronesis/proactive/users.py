@@ -1,0 +1,147 @@
+"""Proactive users: the profile the pre-filter and trust ramp read, and the counters a reply moves."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.clock import Clock
+from phronesis.exceptions import NotFoundError
+from phronesis.proactive.models import UserIn, UserProfile
+from phronesis.proactive.trust import trust_for
+from phronesis.settings import ProactiveSettings
+from phronesis.storage.database import Database
+from phronesis.storage.filters import member_of
+from phronesis.storage.inserts import upsert
+from phronesis.storage.tables import proactive_users
+
+__all__ = ["UserRepository"]
+
+c = proactive_users.c
+
+
+class UserRepository:
+    def __init__(self, database: Database, settings: ProactiveSettings, clock: Clock) -> None:
+        self._db = database
+        self._settings = settings
+        self._clock = clock
+
+    def profile(self, row: Any) -> UserProfile:
+        values = dict(row._mapping)
+        values.pop("tenant")
+        values.pop("updated_at", None)
+        now = self._clock.now()
+        values["trust_level"] = trust_for(
+            self._settings,
+            now=now,
+            created_at=values["created_at"],
+            interactions=values["interaction_count"],
+            last_active_at=values["last_active_at"],
+        ).level
+        return UserProfile.model_validate(values)
+
+    async def put(self, tenant: str, user_id: str, body: UserIn) -> tuple[UserProfile, bool]:
+        """Create or fully replace a user's profile; True when it was created."""
+        now = self._clock.now()
+        s = self._settings
+        values = {
+            "tenant": tenant,
+            "id": user_id,
+            "timezone": body.timezone,
+            "wake_time": body.wake_time or s.default_wake_time,
+            "sleep_time": body.sleep_time or s.default_sleep_time,
+            "created_at": body.created_at or now,
+            "interaction_count": body.interaction_count,
+            "last_active_at": body.last_active_at,
+            "channel": body.channel or s.channel,
+            "address": body.address,
+            "calendar_url": body.calendar_url,
+            "ignored_signal_types": body.ignored_signal_types,
+            "patterns": body.patterns,
+            "learned_ignored_types": [],
+            "updated_at": now,
+        }
+        async with self._db.transaction() as conn:
+            existed = (
+                await conn.execute(
+                    select(c.created_at, c.learned_ignored_types).where(c.tenant == tenant, c.id == user_id)
+                )
+            ).first()
+            if existed is not None:
+                if body.created_at is None:
+                    values["created_at"] = existed.created_at  # an update keeps the relationship's age
+                values["learned_ignored_types"] = existed.learned_ignored_types  # learned, not the caller's
+            await conn.execute(
+                upsert(
+                    self._db.dialect,
+                    proactive_users,
+                    ["tenant", "id"],
+                    [k for k in values if k not in ("tenant", "id")],
+                ),
+                values,
+            )
+            row = (await conn.execute(select(proactive_users).where(c.tenant == tenant, c.id == user_id))).one()
+        return self.profile(row), existed is None
+
+    async def get(self, tenant: str, user_id: str, *, connection: AsyncConnection | None = None) -> UserProfile:
+        query = select(proactive_users).where(c.tenant == tenant, c.id == user_id)
+        if connection is not None:
+            row = (await connection.execute(query)).first()
+        else:
+            async with self._db.engine.connect() as conn:
+                row = (await conn.execute(query)).first()
+        if row is None:
+            raise NotFoundError("user", user_id)
+        return self.profile(row)
+
+    async def rows(self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str]) -> list[Any]:
+        query = select(proactive_users).where(c.tenant == tenant, member_of(c.id, user_ids, self._db.dialect))
+        return list((await conn.execute(query)).all())
+
+    async def page(self, tenant: str, *, limit: int, offset: int) -> list[UserProfile]:
+        query = select(proactive_users).where(c.tenant == tenant).order_by(c.id).limit(limit).offset(offset)
+        async with self._db.engine.connect() as conn:
+            return [self.profile(row) for row in await conn.execute(query)]
+
+    async def with_calendars(self, tenant: str | None) -> list[tuple[str, str, str]]:
+        """(tenant, user, calendar URL) of every user who has a calendar feed."""
+        query = select(c.tenant, c.id, c.calendar_url).where(c.calendar_url.is_not(None))
+        if tenant is not None:
+            query = query.where(c.tenant == tenant)
+        async with self._db.engine.connect() as conn:
+            return [(r[0], r[1], r[2]) for r in await conn.execute(query.order_by(c.tenant, c.id))]
+
+    async def delete(self, tenant: str, user_id: str) -> None:
+        async with self._db.transaction() as conn:
+            if (await conn.execute(delete(proactive_users).where(c.tenant == tenant, c.id == user_id))).rowcount == 0:
+                raise NotFoundError("user", user_id)
+
+    async def lock(self, conn: AsyncConnection, tenant: str, user_id: str) -> bool:
+        """Serialise a user's sends: a row lock on PostgreSQL (SQLite already has one writer)."""
+        query = select(c.id).where(c.tenant == tenant, c.id == user_id)
+        if self._db.dialect == "postgresql":
+            query = query.with_for_update()
+        return (await conn.execute(query)).first() is not None
+
+    async def set_learned_ignored(self, conn: AsyncConnection, tenant: str, user_id: str, types: list[str]) -> None:
+        await conn.execute(
+            update(proactive_users).where(c.tenant == tenant, c.id == user_id).values(learned_ignored_types=types)
+        )
+
+    async def record_message(self, conn: AsyncConnection, tenant: str, user_id: str, at: datetime) -> bool:
+        """A message from the user: one more interaction (counted in SQL), active now."""
+        result = await conn.execute(
+            update(proactive_users)
+            .where(c.tenant == tenant, c.id == user_id)
+            .values(
+                interaction_count=c.interaction_count + 1,
+                last_active_at=at,
+                last_user_message_at=at,
+                updated_at=at,
+            )
+        )
+        return result.rowcount > 0

@@ -1,0 +1,105 @@
+"""Proactive messages over real HTTP: users, signals, a cycle, the reply, feedback; refusals."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from phronesis.api.app import create_app
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.engine import Engine
+from phronesis.settings import Settings
+from tests.api.conftest import OTHER_KEY, LiveServer
+from tests.loopback import serving_app
+
+PROBLEM = "application/problem+json"
+OLD_FRIEND = {
+    "created_at": "2025-01-01T00:00:00Z",
+    "interaction_count": 500,
+    "timezone": "UTC",
+    "sleep_time": "00:00",
+    "wake_time": "00:00",
+}
+
+
+def signal(key: str, urgency: int = 9) -> dict[str, object]:
+    due = (datetime.now(UTC) + timedelta(minutes=40)).isoformat()
+    return {
+        "type": "deadline_approaching",
+        "urgency_hint": urgency,
+        "data": {"title": f"Essay {key}", "due": due},
+        "dedup_key": key,
+    }
+
+
+def test_a_user_gets_a_message_replies_and_the_feedback_is_recorded(live_server: LiveServer, unique: str) -> None:
+    user = f"ana-{unique}"
+    with live_server.client() as client:
+        created = client.put(f"/v1/users/{user}", json=OLD_FRIEND)
+        assert created.status_code == 201 and created.json()["trust_level"] == "deep"
+        assert client.put(f"/v1/users/{user}", json=OLD_FRIEND).status_code == 200
+        stored = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("a"), signal("a")]})
+        assert stored.status_code == 201 and stored.json()["duplicates"] == 1
+        cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
+        assert (cycle["decision"], cycle["reason"], cycle["channel"]) == ("sent", "sent", "console")
+        assert client.get(f"/v1/users/{user}/signals", params={"pending": True}).json() == []
+        reply = client.post(f"/v1/users/{user}/messages", json={"text": "thanks!"}).json()
+        assert [f["outcome"] for f in reply["feedback"]] == ["engaged"]
+        summary = client.get(f"/v1/users/{user}/feedback-summary").json()
+        assert (summary["total_sent"], summary["engagement_rate"]) == (1, 1.0)
+        feedback = client.get("/v1/proactive/feedback", params={"user_id": user, "outcome": "engaged"}).json()
+        assert [f["id"] for f in feedback] == [cycle["send_id"]]
+        audit = client.get(f"/v1/decisions/{cycle['decision_id']}").json()
+        assert (audit["kind"], audit["action"], audit["subject_id"]) == ("proactive", "sent", user)
+        tick = client.post("/v1/proactive/cycles", json={}).json()
+        assert "users" in tick and "decided_without_llm" in tick
+    with live_server.client(OTHER_KEY) as other:
+        assert other.get(f"/v1/users/{user}").status_code == 404
+        assert other.post("/v1/proactive/cycles", json={"user_id": user}).status_code == 404
+
+
+def test_bad_input_gets_problem_details_naming_the_field(live_server: LiveServer, unique: str) -> None:
+    user = f"bad-{unique}"
+    with live_server.client() as client:
+        cases = [
+            (f"/v1/users/{user}", "put", {"timezone": "Mars/Olympus"}, "timezone"),
+            (f"/v1/users/{user}", "put", {"wake_time": "25:00"}, "wake_time"),
+            (f"/v1/users/{user}", "put", {"channel": "pigeon"}, "channel"),
+        ]
+        for path, method, body, field in cases:
+            response = client.request(method, path, json=body)
+            assert response.status_code == 422 and response.headers["content-type"].startswith(PROBLEM)
+            assert field in response.text
+        assert client.post(f"/v1/users/{user}/signals", json={"signals": [signal("x")]}).status_code == 404
+        client.put(f"/v1/users/{user}", json={})
+        refused = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("y"), signal("z", urgency=11)]})
+        assert refused.status_code == 422 and "signals.1.urgency_hint" in refused.text
+        assert client.get(f"/v1/users/{user}/signals").json() == []  # nothing written
+        assert client.post("/v1/proactive/cycles", json={"user_id": "no/such"}).status_code == 422
+        assert client.delete(f"/v1/users/{user}").status_code == 204
+        assert client.get(f"/v1/users/{user}").status_code == 404
+
+
+def test_the_embedded_scheduler_runs_cycles_on_its_own(tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path,
+        embeddings={"spec": "hashing:384"},
+        api={"dev_mode": True},
+        proactive={"cycle_minutes": 0.01},
+    )
+    engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
+    with (
+        serving_app(create_app(engine, close_engine=True)) as base_url,
+        httpx.Client(base_url=base_url, timeout=10) as client,
+    ):
+        client.put("/v1/users/ana", json=OLD_FRIEND).raise_for_status()
+        client.post("/v1/users/ana/signals", json={"signals": [signal("s")]}).raise_for_status()
+        sent: list[object] = []
+        deadline = time.monotonic() + 20
+        while not sent and time.monotonic() < deadline:
+            time.sleep(0.1)
+            sent = client.get("/v1/proactive/feedback", params={"user_id": "ana"}).json()
+        assert len(sent) == 1

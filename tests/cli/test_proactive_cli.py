@@ -1,0 +1,63 @@
+"""``phronesis proactive …`` against a real SQLite file: users, signals, a calendar, a cycle, feedback."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from phronesis.cli.app import app
+
+
+def ics(start: datetime) -> str:
+    stamp = start.strftime("%Y%m%dT%H%M%SZ")
+    return (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n"
+        f"BEGIN:VEVENT\r\nUID:standup@test\r\nDTSTAMP:{stamp}\r\nDTSTART:{stamp}\r\nDURATION:PT30M\r\n"
+        "SUMMARY:Team stand-up\r\nRRULE:FREQ=HOURLY;COUNT=3\r\nEND:VEVENT\r\n"
+        "BEGIN:VEVENT\r\nUID:holiday@test\r\nDTSTAMP:20260101T000000Z\r\n"
+        f"DTSTART;VALUE=DATE:{start:%Y%m%d}\r\nSUMMARY:Company offsite\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+
+
+def test_users_signals_a_calendar_a_cycle_and_feedback(cli: CliRunner, tmp_path: Path) -> None:
+    put = cli.invoke(
+        app, ["proactive", "users", "put", "ana", "--interactions", "300", "--sleep", "00:00", "--wake", "00:00"]
+    )
+    assert put.exit_code == 0 and put.stdout.startswith("created ana")
+    calendar = tmp_path / "work.ics"
+    calendar.write_text(ics(datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)))
+    imported = cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)])
+    assert imported.exit_code == 0 and imported.stdout.startswith("stored 4 calendar signals"), imported.output
+    again = cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)])
+    assert "stored 0 calendar signals, 4 already known" in again.stdout  # re-importing adds nothing
+    listed = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)
+    assert {s["type"] for s in listed} == {"calendar_event_approaching", "calendar_busy_day"}
+    ran = cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"])
+    result = json.loads(ran.stdout)
+    assert (result["decision"], result["category"]) == ("sent", "schedule_info") and "stand-up" in result["message"]
+    rows = json.loads(cli.invoke(app, ["proactive", "feedback", "--user", "ana", "--json"]).stdout)
+    assert [r["outcome"] for r in rows] == ["pending"]
+    users = cli.invoke(app, ["proactive", "users", "list"])
+    assert "ana" in users.stdout and "new" in users.stdout  # a brand-new profile: trust starts at new
+
+
+def test_bad_input_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> None:
+    not_ics = tmp_path / "bad.ics"
+    not_ics.write_text("hello")
+    cli.invoke(app, ["proactive", "users", "put", "ana"])
+    for args in (
+        ["proactive", "users", "put", "bob", "--timezone", "Mars/Base"],
+        ["proactive", "signals", "add", "ana", "--type", "x", "--urgency", "11"],
+        ["proactive", "signals", "add", "nobody", "--type", "x", "--urgency", "5"],
+        ["proactive", "signals", "import-ics", "ana", str(not_ics)],
+        ["proactive", "signals", "import-ics", "ana", str(tmp_path / "missing.ics")],
+        ["proactive", "run", "--user", "nobody"],
+        ["proactive", "feedback", "--summary"],
+        ["worker"],  # no broker configured
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.startswith("error: ") and result.output.count("\n") == 1, (args, result.output)

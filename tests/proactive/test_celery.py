@@ -1,0 +1,167 @@
+"""Two real Celery worker processes (Redis broker) run one tick: every user gets one message.
+
+The tick is enqueued twice and every chunk is also sent again by hand (a broker redelivery,
+a retried task), while two workers race for them: the send claim keeps it to exactly one
+delivery per user and cycle. Deliveries go to a real webhook receiver on loopback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery
+from phronesis.proactive.models import SignalIn, UserIn
+from phronesis.settings import Settings
+from tests.proactive.receiver import receiver
+
+BROKER = "redis://127.0.0.1:6379/15"
+USERS = 12
+
+
+def _redis_up() -> bool:
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(BROKER, socket_connect_timeout=1).ping())
+    except redis.RedisError:
+        return False
+
+
+pytestmark = pytest.mark.skipif(not _redis_up(), reason="no Redis broker on 127.0.0.1:6379")
+
+
+async def _prepare(env: dict[str, str]) -> list[tuple[str, list[str]]]:
+    from phronesis.embeddings.hashing import HashingEmbedder
+    from phronesis.engine import Engine
+
+    engine = Engine(Settings(), embedder=HashingEmbedder(384), llm=None)
+    await engine.start(load_index=False)
+    try:
+        for n in range(USERS):
+            await engine.proactive.put_user(
+                "t",
+                f"u{n:02d}",
+                UserIn(
+                    interaction_count=500,
+                    created_at=engine.clock.now().replace(year=2020),
+                    channel="webhook",
+                    sleep_time="00:00",
+                    wake_time="00:00",
+                ),
+            )
+            await engine.proactive.add_signals(
+                "t", f"u{n:02d}", [SignalIn(type="deadline_approaching", urgency_hint=9, data={"title": f"essay {n}"})]
+            )
+        return await engine.proactive.ticker.plan(engine.clock.now())
+    finally:
+        await engine.close()
+
+
+def test_two_workers_deliver_exactly_once_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    queue = f"phronesis-test-{uuid.uuid4().hex[:8]}"
+    with receiver() as hook:
+        env = {
+            "PHRONESIS_DATA_DIR": str(tmp_path),
+            "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
+            "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
+            "PHRONESIS_PROACTIVE__BROKER_URL": BROKER,
+            "PHRONESIS_PROACTIVE__QUEUE": queue,
+            "PHRONESIS_PROACTIVE__WEBHOOK_URL": f"{hook.url}/hook",
+            "PHRONESIS_PROACTIVE__DELIVERY_BACKOFF_SEC": "0",
+            "PHRONESIS_PROACTIVE__TICK_CHUNK": "3",
+        }
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        chunks = asyncio.run(_prepare(env))
+        assert len(chunks) == USERS // 3
+        log = tmp_path / "workers.log"
+        with log.open("wb") as sink:
+            workers = [
+                subprocess.Popen(
+                    [sys.executable, "-m", "phronesis", "worker", "--concurrency", "1", "--loglevel", "warning"],
+                    env=os.environ | env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=sink,
+                )
+                for _ in range(2)
+            ]
+        celery = create_celery(Settings())
+        try:
+            at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+            for _ in range(2):
+                celery.send_task(TICK_TASK, kwargs={"at": at}, queue=queue)
+            for tenant, ids in chunks:
+                celery.send_task(CYCLES_TASK, args=[tenant, ids, at], queue=queue)
+            deadline = time.monotonic() + 90
+            while len(hook.received) < USERS and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(2)  # let any duplicate that is still in flight land
+        finally:
+            for process in workers:
+                process.terminate()
+            for process in workers:
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            import redis
+
+            redis.Redis.from_url(BROKER).delete(queue)
+        import json
+
+        per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
+        assert per_user == {f"u{n:02d}": 1 for n in range(USERS)}, log.read_text(errors="replace")[-2000:]
+
+
+def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``phronesis beat`` + ``phronesis worker``, nothing enqueued by hand: a message arrives."""
+    queue = f"phronesis-beat-{uuid.uuid4().hex[:8]}"
+    with receiver() as hook:
+        env = {
+            "PHRONESIS_DATA_DIR": str(tmp_path),
+            "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
+            "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
+            "PHRONESIS_PROACTIVE__BROKER_URL": BROKER,
+            "PHRONESIS_PROACTIVE__QUEUE": queue,
+            "PHRONESIS_PROACTIVE__WEBHOOK_URL": f"{hook.url}/hook",
+            "PHRONESIS_PROACTIVE__CYCLE_MINUTES": "0.05",
+        }
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        asyncio.run(_prepare(env))
+        log = tmp_path / "processes.log"
+        with log.open("wb") as sink:
+            processes = [
+                subprocess.Popen(
+                    [sys.executable, "-m", "phronesis", *command, "--loglevel", "warning"],
+                    env=os.environ | env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=sink,
+                )
+                for command in (["beat"], ["worker", "--concurrency", "1"])
+            ]
+        try:
+            deadline = time.monotonic() + 90
+            while len(hook.received) < USERS and time.monotonic() < deadline:
+                time.sleep(0.2)
+        finally:
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                try:
+                    process.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+            import redis
+
+            redis.Redis.from_url(BROKER).delete(queue)
+        assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]

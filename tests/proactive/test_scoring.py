@@ -1,0 +1,76 @@
+"""Composite score, dedup, suppression, exploration with recorded probabilities, deferral."""
+
+from __future__ import annotations
+
+import random
+
+from phronesis.proactive.models import Candidate
+from phronesis.proactive.scoring import composite, score_candidates, word_overlap
+from phronesis.settings import ProactiveSettings
+
+S = ProactiveSettings()
+
+
+def cand(message: str = "CS2103 is due tomorrow", r: float = 8, t: float = 8, u: float = 8, **kw: object) -> Candidate:
+    return Candidate(message=message, relevance=r, timing=t, urgency=u, **kw)  # type: ignore[arg-type]
+
+
+def score(
+    *candidates: Candidate,
+    threshold: float = 5.5,
+    recent: tuple[str, ...] = (),
+    settings: ProactiveSettings = S,
+    seed: int = 1,
+    suppressed: frozenset[str] = frozenset(),
+):  # type: ignore[no-untyped-def]
+    return score_candidates(
+        candidates,
+        threshold=threshold,
+        recent_messages=recent,
+        suppressed=suppressed,
+        settings=settings,
+        rng=random.Random(seed),
+    )
+
+
+def test_the_seeds_composite() -> None:
+    assert composite(cand(r=8, t=6, u=4), S) == round(0.4 * 8 + 0.35 * 6 + 0.25 * 4, 2) == 6.3
+
+
+def test_llm_scores_are_clamped_and_unknown_labels_defaulted() -> None:
+    c = Candidate.model_validate(
+        {"message": "hi", "relevance": 40, "timing": -3, "category": "spam", "action_type": "call"}
+    )
+    assert (c.relevance, c.timing, c.urgency, c.category, c.action_type) == (10.0, 1.0, 5.0, "nudge", "text")
+
+
+def test_approved_sorted_first_and_best_first() -> None:
+    out = score(cand("a low one", r=6, t=6, u=6), cand("a high one", r=9, t=9, u=9))
+    assert [o.verdict for o in out] == ["approved", "approved"] and out[0].candidate.message == "a high one"
+
+
+def test_a_repeat_of_a_recent_message_is_dropped_even_if_it_would_be_explored() -> None:
+    assert word_overlap("CS2103 is due tomorrow", "Reminder: CS2103 is due tomorrow!") == 1.0
+    explore_all = ProactiveSettings(exploration_rate=1.0)
+    out = score(cand(r=5, t=5, u=5), recent=("cs2103 is due tomorrow",), settings=explore_all)
+    assert out[0].verdict == "duplicate"
+
+
+def test_suppressed_categories_are_dropped() -> None:
+    assert score(cand(category="briefing"), suppressed=frozenset({"briefing"}))[0].verdict == "suppressed"
+
+
+def test_exploration_band_and_deferral() -> None:
+    near = cand(r=5, t=5, u=5)  # 5.0: within 1.0 below 5.5
+    far = cand("something else entirely", r=4, t=4, u=4.5)  # 4.13: deferred, never explored
+    outcomes = {score(near, seed=seed)[0].verdict for seed in range(200)}
+    assert outcomes == {"explored", "deferred"}
+    explored = next(score(near, seed=s)[0] for s in range(200) if score(near, seed=s)[0].verdict == "explored")
+    assert explored.probability == 0.1
+    assert score(far)[0].verdict == "deferred" and score(far)[0].probability == 1.0
+    assert score(cand(r=2, t=2, u=2))[0].verdict == "below_threshold"
+
+
+def test_no_exploration_when_the_rate_is_zero() -> None:
+    out = score(cand(r=5, t=5, u=5), settings=ProactiveSettings(exploration_rate=0.0))
+    assert (out[0].verdict, out[0].probability) == ("deferred", 1.0)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from phronesis.audit.repository import DecisionRecordRepository
-from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.exceptions import InvalidInputError, NotFoundError, StorageError
 from phronesis.proactive.models import SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.settings import ProactiveSettings
@@ -263,3 +263,29 @@ async def test_a_failed_delivery_does_not_use_up_the_cap(make: Callable[..., Pro
     assert (result.decision, result.reason) == ("silent", "delivery_failed")
     feedback = await proactive.list_feedback("t", user_id="ana")
     assert feedback[0].delivery_status == "failed"
+
+
+async def test_an_update_that_does_not_name_the_counters_keeps_them(proactive: ProactiveModule) -> None:
+    await proactive.put_user("t", "ana", ESTABLISHED)
+    await proactive.on_message("t", "ana", UserMessageIn(text="hi"))
+    updated, created = await proactive.put_user("t", "ana", UserIn(timezone="Europe/Berlin"))
+    assert not created and (updated.interaction_count, updated.trust_level, updated.timezone) == (
+        151,
+        "established",
+        "Europe/Berlin",
+    )
+    assert updated.last_active_at == START
+
+
+async def test_one_users_failing_cycle_does_not_stop_the_tick(make: Callable[..., ProactiveModule]) -> None:
+    def flaky(request: Any) -> str:
+        if "Broken" in request.prompt:
+            raise StorageError("database unavailable: injected")
+        return '{"candidates": []}'
+
+    proactive = make(llm=ScriptedLLM(flaky))
+    for user, title in (("ana", "Broken thing"), ("bob", "Fine thing")):
+        await proactive.put_user("t", user, ESTABLISHED)
+        await proactive.add_signals("t", user, [deadline(title=title)])
+    report = await proactive.tick("t")
+    assert report.reasons == {"error": 1, "no_candidates": 1} and report.users == 2

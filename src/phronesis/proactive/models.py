@@ -96,9 +96,11 @@ class UserIn(BaseModel):
     sleep_time: str | None = Field(default=None, pattern=CLOCK_PATTERN)
     created_at: AwareDatetime | None = None
     """When the relationship started (trust counts days from it). None: now."""
-    interaction_count: int = Field(default=0, ge=0)
-    """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one."""
+    interaction_count: int | None = Field(default=None, ge=0)
+    """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one.
+    None: 0 for a new user, unchanged for a known one (an update never resets what was counted)."""
     last_active_at: AwareDatetime | None = None
+    """None: unchanged for a known user (replies keep it current)."""
     channel: Literal["console", "webhook", "whatsapp"] | None = None
     address: str | None = Field(default=None, max_length=512)
     """Where the channel delivers: a phone number (WhatsApp) or a URL (webhook; default the settings' URL)."""

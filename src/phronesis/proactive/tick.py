@@ -8,6 +8,7 @@ at a time, since each may call the LLM). Feedback that timed out is swept first.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
@@ -15,6 +16,7 @@ from datetime import datetime, timedelta
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
+from phronesis.exceptions import PhronesisError
 from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.models import CycleResult, TickReport
@@ -26,6 +28,8 @@ from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 
 __all__ = ["Ticker"]
+
+log = logging.getLogger("phronesis.proactive")
 
 MAX_RESULTS = 1000
 CYCLE_CONCURRENCY = 8
@@ -133,9 +137,14 @@ class Ticker:
         users = llm_calls = expired = 0
         limit = asyncio.Semaphore(CYCLE_CONCURRENCY)
 
-        async def full_cycle(t: str, pair: tuple[Screened, UserState]) -> CycleResult:
+        async def full_cycle(t: str, pair: tuple[Screened, UserState]) -> CycleResult | None:
+            """One user's cycle; a storage failure is logged and counted, the tick goes on."""
             async with limit:
-                return await self._runner.run(t, pair[0], pair[1], now)
+                try:
+                    return await self._runner.run(t, pair[0], pair[1], now)
+                except PhronesisError as exc:
+                    log.error("proactive cycle of %s/%s failed: %s", t, pair[0].user_id, exc)
+                    return None
 
         for t in tenants:
             if sweep:
@@ -151,6 +160,9 @@ class Ticker:
                         await self._decisions.add_many([blocked_record(t, s, key) for s in blocked], connection=conn)
                 ran = await asyncio.gather(*(full_cycle(t, pair) for pair in screened if pair[0].passed))
                 for result in ran:
+                    if result is None:
+                        reasons["error"] += 1
+                        continue
                     reasons[result.reason] += 1
                     llm_calls += result.llm_called
                     if len(results) < MAX_RESULTS:

@@ -55,7 +55,7 @@ class UserRepository:
             "wake_time": body.wake_time or s.default_wake_time,
             "sleep_time": body.sleep_time or s.default_sleep_time,
             "created_at": body.created_at or now,
-            "interaction_count": body.interaction_count,
+            "interaction_count": body.interaction_count or 0,
             "last_active_at": body.last_active_at,
             "channel": body.channel or s.channel,
             "address": body.address,
@@ -68,13 +68,20 @@ class UserRepository:
         async with self._db.transaction() as conn:
             existed = (
                 await conn.execute(
-                    select(c.created_at, c.learned_ignored_types).where(c.tenant == tenant, c.id == user_id)
+                    select(c.created_at, c.learned_ignored_types, c.interaction_count, c.last_active_at).where(
+                        c.tenant == tenant, c.id == user_id
+                    )
                 )
             ).first()
             if existed is not None:
                 if body.created_at is None:
                     values["created_at"] = existed.created_at  # an update keeps the relationship's age
                 values["learned_ignored_types"] = existed.learned_ignored_types  # learned, not the caller's
+                # counted and kept current by replies: an update that does not name them keeps them
+                if body.interaction_count is None:
+                    values["interaction_count"] = existed.interaction_count
+                if body.last_active_at is None:
+                    values["last_active_at"] = existed.last_active_at
             await conn.execute(
                 upsert(
                     self._db.dialect,

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import pytest
 
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.embeddings.types import Vectors
 from phronesis.engine import Engine
 from phronesis.llm.types import LLMRequest
 from phronesis.testing import ScriptedLLM
@@ -87,3 +90,26 @@ async def test_the_rule_judge_can_be_chosen_with_an_llm_configured(make_engine: 
     await engine.admit_run("Generate schema", outcome="failure")
     second = await engine.admit_run("Generate schema", outcome="success")
     assert (second.decision, second.judge, second.summary_source) == ("REPLACE", "rules", "extractive")
+
+
+async def test_an_exact_resend_costs_no_llm_call_and_no_embedding(
+    make_engine: EngineFactory, embedder: HashingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seed 003: an exact duplicate is NOT "without any LLM" — not even the summary call, and no embedding."""
+    llm = llm_judging('{"decision": "NOT", "target_run_id": 1, "reason": "same"}')
+    engine: Engine = await make_engine(llm=llm)
+    first = await engine.admit_run("Generate schema", outcome="success", steps=["read orders.csv"])
+    calls, embedded = len(llm.requests), []
+    embed = embedder.embed
+
+    async def counting(texts: Sequence[str]) -> Vectors:
+        embedded.extend(texts)
+        return await embed(texts)
+
+    monkeypatch.setattr(embedder, "embed", counting)
+    again = await engine.admit_run("Generate schema", outcome="success", steps=["read orders.csv"])
+    assert (again.decision, again.rule, again.target_run_id) == ("NOT", "exact_duplicate", first.run_id)
+    assert (again.summary, again.summary_source) == (SUMMARY, "stored")
+    assert len(llm.requests) == calls and embedded == []
+    record = await engine.decisions.get("default", again.decision_id)
+    assert record.inputs["summary_source"] == "stored" and first.run_id in record.attributes["summary_note"]

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from phronesis.admission.executor import StalePlan
 from phronesis.admission.models import RunIn
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError
@@ -244,3 +245,27 @@ async def test_another_process_sees_admitted_and_superseded_runs(make_engine: En
     better = await admit(writer)
     assert [h.run.id for h in await reader.admission.search(T, "Generate schema")] == [better.run_id]
     assert len(reader.admission.index) == 1
+
+
+async def test_a_twin_gone_before_a_replan_gets_the_run_embedded_after_all(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The re-send was not embedded (its twin was stored); if the twin vanishes (rows removed by hand)
+    and the first plan meets a concurrent change, the re-plan embeds the run and adds it."""
+    first = await admit(engine, steps=["once"])
+    executor = engine.admission.service._parts.executor
+    execute, attempts = executor.execute, []
+
+    async def twin_vanishes_then_stale(*args: Any, **kwargs: Any) -> Any:
+        attempts.append(args[1][0].verdict.decision)
+        if len(attempts) == 1:
+            async with engine.database.transaction() as conn:
+                await conn.execute(admission_runs.delete().where(admission_runs.c.id == first.run_id))
+            raise StalePlan("changed meanwhile")
+        return await execute(*args, **kwargs)
+
+    monkeypatch.setattr(executor, "execute", twin_vanishes_then_stale)
+    again = await admit(engine, steps=["once"])
+    assert attempts == ["NOT", "ADD"]
+    assert (again.decision, again.stored, again.summary_source) == ("ADD", True, "extractive")
+    assert [h.run.id for h in await engine.admission.search(T, again.summary)] == [again.run_id]

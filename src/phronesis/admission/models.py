@@ -150,7 +150,7 @@ class AdmissionResult(BaseModel):
     stored: bool
     """False for NOT: the run was not added to memory."""
     summary: str
-    summary_source: Literal["caller", "llm", "extractive"]
+    summary_source: Literal["caller", "llm", "extractive", "stored"]
     similar_runs: list[SimilarRun]
     run: Run | None
 

@@ -8,7 +8,7 @@ seconds, and the executor re-checks each plan's preconditions when it writes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -42,7 +42,8 @@ class Prepared:
     task_id: str
     content_hash: str
     summary: Summary
-    vector: Vectors
+    vector: Vectors | None
+    """None for a run found to duplicate stored content before it was embedded: it needs no search."""
     field_prefix: str = ""
     """Where this run sits in the request, for error messages: "" alone, "runs[3]." in a batch."""
 
@@ -127,20 +128,41 @@ class Planner:
         self._llm_judge = llm_judge
         self._rule_judge = RuleJudge()
 
-    async def load(self, tenant: str, batch: Sequence[Prepared], *, connection: AsyncConnection) -> View:
+    async def load(
+        self,
+        tenant: str,
+        batch: Sequence[Prepared],
+        *,
+        connection: AsyncConnection,
+        hashes: Mapping[tuple[str, str, str], tuple[str, str]] | None = None,
+    ) -> View:
         """Search the index and read what the batch needs, on the caller's connection (its reads
-        are round trips: this is most of an admission's latency)."""
+        are round trips: this is most of an admission's latency). ``hashes``: the exact-duplicate
+        lookup already made for this batch, so it is not read twice."""
         s = self._settings
-        hits = {p.position: self._index.search(tenant, *p.scope, p.vector, s.top_k * OVERSAMPLE) for p in batch}
+        # a run known to duplicate stored content was not embedded (see AdmissionService): no search
+        hits = {
+            p.position: self._index.search(tenant, *p.scope, p.vector, s.top_k * OVERSAMPLE)
+            if p.vector is not None
+            else []
+            for p in batch
+        }
         wanted = [key for found in hits.values() for key, _ in found]
         wanted += [p.data.id for p in batch if p.data.id] + [p.data.replaces for p in batch if p.data.replaces]
         judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
         view = View(
             hits=hits,
             stored=await self._runs.stored(tenant, wanted, with_values=judged, connection=connection),
-            hashes=await self._runs.by_content(
-                tenant, [(*p.scope, p.content_hash) for p in batch], connection=connection
-            ),
+            hashes={
+                key: run_id
+                for key, (run_id, _) in (
+                    hashes
+                    if hashes is not None
+                    else await self._runs.by_content(
+                        tenant, [(*p.scope, p.content_hash) for p in batch], connection=connection
+                    )
+                ).items()
+            },
         )
         for p in batch:
             self._check_explicit(p, view)
@@ -154,6 +176,12 @@ class Planner:
             plans.append(plan)
             self._remember(plan, view)
         return plans
+
+    @staticmethod
+    def unprepared(batch: Sequence[Prepared], view: View) -> list[Prepared]:
+        """Runs left unembedded as exact duplicates whose stored twin is gone (purged) since: they
+        must be summarised and embedded after all, and the batch planned again."""
+        return [p for p in batch if p.vector is None and (*p.scope, p.content_hash) not in view.hashes]
 
     @staticmethod
     def _check_explicit(p: Prepared, view: View) -> None:
@@ -189,6 +217,7 @@ class Planner:
             out[key] = _candidate(stored, score, p.task_id)
         for other, candidate in view.pending:
             if other.scope == p.scope and candidate.run_id not in view.retired:
+                assert other.vector is not None and p.vector is not None  # only stored runs are pending; see unprepared
                 similarity = float(np.dot(other.vector, p.vector))
                 out[candidate.run_id] = replace(
                     candidate, similarity=similarity, same_task=candidate.task_id == p.task_id

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, insert, select, tuple_, update
+from sqlalchemy import and_, func, insert, literal, select, tuple_, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.models import GroupView, Run
@@ -108,17 +108,27 @@ class RunRepository:
 
     # ---- reads -----------------------------------------------------------------------
 
-    async def _values(self, conn: AsyncConnection, table: Any, tenant: str, ids: Sequence[str]) -> dict[str, list[str]]:
-        out: dict[str, list[str]] = {}
+    async def _values(
+        self, conn: AsyncConnection, tenant: str, ids: Sequence[str]
+    ) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """References and artifacts of these runs in one round trip (a UNION ALL, not two reads)."""
+        refs: dict[str, list[str]] = {}
+        arts: dict[str, list[str]] = {}
+        ref, art = admission_run_references.c, admission_run_artifacts.c
         for chunk in _chunks(ids):
-            rows = await conn.execute(
-                select(table.c.run_id, table.c.value)
-                .where(table.c.tenant == tenant, table.c.run_id.in_(chunk))
-                .order_by(table.c.run_id, table.c.value)
+            query = union_all(
+                select(literal("r").label("kind"), ref.run_id, ref.value).where(
+                    ref.tenant == tenant, ref.run_id.in_(chunk)
+                ),
+                select(literal("a").label("kind"), art.run_id, art.value).where(
+                    art.tenant == tenant, art.run_id.in_(chunk)
+                ),
             )
-            for run_id, value in rows:
-                out.setdefault(run_id, []).append(value)
-        return out
+            for kind, run_id, value in await conn.execute(query):
+                (refs if kind == "r" else arts).setdefault(run_id, []).append(value)
+        for values in (*refs.values(), *arts.values()):
+            values.sort()  # stored order is insertion order; callers see a stable, sorted list
+        return refs, arts
 
     async def stored(
         self,
@@ -149,8 +159,7 @@ class RunRepository:
                 rows += (await conn.execute(select(*columns).where(runs.tenant == tenant, runs.id.in_(chunk)))).all()
             present = {r.id for r in rows}
             read = present if with_values is None else present & set(with_values)
-            refs = await self._values(conn, admission_run_references, tenant, sorted(read)) if read else {}
-            arts = await self._values(conn, admission_run_artifacts, tenant, sorted(read)) if read else {}
+            refs, arts = await self._values(conn, tenant, sorted(read)) if read else ({}, {})
         return {
             r.id: StoredRun(
                 id=r.id,
@@ -174,11 +183,11 @@ class RunRepository:
         keys: Sequence[tuple[str, str, str]],
         *,
         connection: AsyncConnection | None = None,
-    ) -> dict[tuple[str, str, str], str]:
-        """Run ids by (agent_id, user_id, content_hash): the exact-duplicate lookup, any status."""
+    ) -> dict[tuple[str, str, str], tuple[str, str]]:
+        """(run id, summary) by (agent_id, user_id, content_hash): the exact-duplicate lookup, any status."""
         if not keys:
             return {}
-        out: dict[tuple[str, str, str], str] = {}
+        out: dict[tuple[str, str, str], tuple[str, str]] = {}
         by_scope: dict[tuple[str, str], list[str]] = {}
         for agent, user, digest in dict.fromkeys(keys):
             by_scope.setdefault((agent, user), []).append(digest)
@@ -187,15 +196,15 @@ class RunRepository:
             for (agent, user), digests in by_scope.items():
                 for chunk in _chunks(digests):
                     rows = await conn.execute(
-                        select(runs.content_hash, runs.id).where(
+                        select(runs.content_hash, runs.id, runs.summary).where(
                             runs.tenant == tenant,
                             runs.agent_id == agent,
                             runs.user_id == user,
                             runs.content_hash.in_(chunk),
                         )
                     )
-                    for digest, run_id in rows:
-                        out[(agent, user, digest)] = run_id
+                    for digest, run_id, summary in rows:
+                        out[(agent, user, digest)] = (run_id, summary)
         return out
 
     async def get_many(self, tenant: str, ids: Sequence[str]) -> dict[str, Run]:
@@ -209,8 +218,7 @@ class RunRepository:
                     await conn.execute(select(admission_runs).where(runs.tenant == tenant, runs.id.in_(chunk)))
                 ).all()
             found = [r.id for r in rows]
-            refs = await self._values(conn, admission_run_references, tenant, found)
-            arts = await self._values(conn, admission_run_artifacts, tenant, found)
+            refs, arts = await self._values(conn, tenant, found)
         return {r.id: run_model(r._mapping, refs.get(r.id, []), arts.get(r.id, [])) for r in rows}
 
     async def get(self, tenant: str, run_id: str) -> Run:
@@ -276,7 +284,7 @@ class RunRepository:
                         )
                     )
                 ).all()
-                refs = await self._values(conn, admission_run_references, tenant, [m.id for m in members])
+                refs, _ = await self._values(conn, tenant, [m.id for m in members])
                 for group in chunk:
                     mine = [m for m in members if m.merge_group == group]
                     if not mine:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from phronesis.admission.calibration_store import CalibrationStore
@@ -21,13 +21,23 @@ from phronesis.admission.planner import Planner, Prepared
 from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.summaries import Summariser, Summary
-from phronesis.embeddings.types import Embedder, embed_in_chunks
+from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.settings import AdmissionSettings
 
 __all__ = ["AdmissionService"]
 
 SUMMARY_CONCURRENCY = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Identified:
+    """A run with its task identity and content hash, before it is summarised and embedded."""
+
+    position: int
+    data: RunIn
+    task_id: str
+    content_hash: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +70,28 @@ class AdmissionService:
                 if run.id in seen:
                     raise InvalidInputError(f"runs[{position}].id", f"run {run.id!r} appears twice in the batch")
                 seen[run.id] = position
-        prepared = await self._prepare(runs, batch=batch)
-        batch_id = uuid.uuid4().hex if batch else None
         parts = self._parts
+        identified = [self._identify(position, run) for position, run in enumerate(runs)]
+        lookup = await parts.runs.by_content(tenant, [key for key, _ in identified])
+        prepared = await self._prepare(identified, lookup, batch=batch)
+        batch_id = uuid.uuid4().hex if batch else None
+        # the first plan reuses the duplicate lookup made before embedding; a twin stored since
+        # then is caught by the unique content key (ConflictError: plan again, reading afresh)
+        known: Mapping[tuple[str, str, str], tuple[str, str]] | None = lookup
         for attempt in range(1, self._settings.max_attempts + 1):
-            async with parts.runs.reading() as conn:  # one connection for every read (see Planner.load)
-                await parts.index.sync(conn)
-                calibrated = await parts.calibrations.duplicate_threshold(tenant, connection=conn)
-                view = await parts.planner.load(tenant, prepared, connection=conn)
+            while True:
+                async with parts.runs.reading() as conn:  # one connection for every read (see Planner.load)
+                    await parts.index.sync(conn)
+                    calibrated = await parts.calibrations.duplicate_threshold(tenant, connection=conn)
+                    view = await parts.planner.load(tenant, prepared, connection=conn, hashes=known)
+                known = None
+                missing = parts.planner.unprepared(prepared, view)
+                if not missing:
+                    break
+                # their stored twin was purged meanwhile: embed them after all and read again
+                keyed = [((*p.scope, p.content_hash), p) for p in missing]
+                redone = {p.position: p for p in await self._prepare(keyed, {}, batch=batch)}
+                prepared = [redone.get(p.position, p) for p in prepared]
             threshold = self._settings.duplicate_threshold if calibrated is None else calibrated
             plans = await parts.planner.decide(prepared, view, duplicate_threshold=threshold)
             try:
@@ -77,30 +101,50 @@ class AdmissionService:
                     raise ConflictError("runs", f"memory kept changing under this admission: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _prepare(self, runs: Sequence[RunIn], *, batch: bool) -> list[Prepared]:
+    @staticmethod
+    def _identify(position: int, run: RunIn) -> tuple[tuple[str, str, str], Identified]:
+        """The run's exact-duplicate key (agent, user, content hash) and where it sits in the request."""
+        task_id = run.task_id or task_id_for(run.task)
+        digest = content_hash(run, task_id)
+        return (run.agent_id, run.user_id, digest), Identified(position, run, task_id, digest)
+
+    async def _prepare(
+        self,
+        runs: Sequence[tuple[tuple[str, str, str], Identified | Prepared]],
+        known: Mapping[tuple[str, str, str], tuple[str, str]],
+        *,
+        batch: bool,
+    ) -> list[Prepared]:
+        """Summarise and embed the runs, except exact duplicates of stored content (``known``):
+        seed 003 decides those NOT without any LLM, so they cost no summary call and no embedding."""
         parts = self._parts
         limit = asyncio.Semaphore(SUMMARY_CONCURRENCY)
 
-        async def summarise(run: RunIn) -> Summary:
+        async def summarise(run: RunIn, twin: tuple[str, str] | None) -> Summary:
+            if twin is not None:
+                run_id, text = twin
+                return Summary(text, "stored", f"exact duplicate of run {run_id}: neither summarised nor embedded")
             async with limit:
                 return await parts.summariser.summarise(run)
 
-        summaries = await asyncio.gather(*(summarise(run) for run in runs))
-        vectors = await embed_in_chunks(parts.embedder, [s.text for s in summaries])
-        prepared = []
-        for position, (run, summary, vector) in enumerate(zip(runs, summaries, vectors, strict=True)):
-            task_id = run.task_id or task_id_for(run.task)
-            run_id = run.id or uuid.uuid4().hex
-            prepared.append(
-                Prepared(
-                    position=position,
-                    data=run,
-                    run_id=run_id,
-                    task_id=task_id,
-                    content_hash=content_hash(run, task_id),
-                    summary=summary,
-                    vector=vector,
-                    field_prefix=f"runs[{position}]." if batch else "",
-                )
+        twins = [known.get(key) for key, _ in runs]
+        summaries = await asyncio.gather(*(summarise(r.data, twin) for (_, r), twin in zip(runs, twins, strict=True)))
+        embedded = [i for i, twin in enumerate(twins) if twin is None]
+        vectors: list[Vectors | None] = [None] * len(runs)
+        if embedded:
+            fresh = await embed_in_chunks(parts.embedder, [summaries[i].text for i in embedded])
+            for i, vector in zip(embedded, fresh, strict=True):
+                vectors[i] = vector
+        return [
+            Prepared(
+                position=r.position,
+                data=r.data,
+                run_id=(r.data.id or uuid.uuid4().hex) if isinstance(r, Identified) else r.run_id,
+                task_id=r.task_id,
+                content_hash=r.content_hash,
+                summary=summary,
+                vector=vector,
+                field_prefix=f"runs[{r.position}]." if batch else "",
             )
-        return prepared
+            for (_, r), summary, vector in zip(runs, summaries, vectors, strict=True)
+        ]

@@ -30,9 +30,10 @@ _LISTED = 8
 @dataclass(frozen=True, slots=True)
 class Summary:
     text: str
-    source: Literal["caller", "llm", "extractive"]
+    source: Literal["caller", "llm", "extractive", "stored"]
+    """"stored": the run duplicates stored content exactly, so it kept that run's summary."""
     note: str | None = None
-    """Why the extractive summary stood in for the LLM's, when it did."""
+    """Why the extractive summary stood in for the LLM's, or why the run was not summarised."""
 
 
 class Summariser(Protocol):

@@ -8,15 +8,19 @@ delivery per user and cycle. Deliveries go to a real webhook receiver on loopbac
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import redis
 
 from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery
 from phronesis.proactive.models import SignalIn, UserIn
@@ -28,8 +32,6 @@ USERS = 12
 
 
 def _redis_up() -> bool:
-    import redis
-
     try:
         return bool(redis.Redis.from_url(BROKER, socket_connect_timeout=1).ping())
     except redis.RedisError:
@@ -66,58 +68,72 @@ async def _prepare(env: dict[str, str]) -> list[tuple[str, list[str]]]:
         await engine.close()
 
 
+def _environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queue: str, hook_url: str, **extra: str
+) -> dict[str, str]:
+    """The settings every process of a test shares (one SQLite file, one queue), also set here."""
+    env = {
+        "PHRONESIS_DATA_DIR": str(tmp_path),
+        "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
+        "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
+        "PHRONESIS_PROACTIVE__BROKER_URL": BROKER,
+        "PHRONESIS_PROACTIVE__QUEUE": queue,
+        "PHRONESIS_PROACTIVE__WEBHOOK_URL": f"{hook_url}/hook",
+    } | {f"PHRONESIS_PROACTIVE__{name.upper()}": value for name, value in extra.items()}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return env
+
+
+@contextmanager
+def _processes(commands: Sequence[list[str]], env: dict[str, str], log: Path, queue: str) -> Iterator[None]:
+    """``phronesis`` processes for the block; stopped (and their queue dropped) however it ends."""
+    with log.open("wb") as sink:
+        processes = [
+            subprocess.Popen(
+                [sys.executable, "-m", "phronesis", *command, "--loglevel", "warning"],
+                env=os.environ | env,
+                stdout=subprocess.DEVNULL,
+                stderr=sink,
+            )
+            for command in commands
+        ]
+    try:
+        yield
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        redis.Redis.from_url(BROKER).delete(queue)
+
+
+def _wait_for(received: Sequence[object], count: int, timeout_s: float = 90) -> None:
+    deadline = time.monotonic() + timeout_s
+    while len(received) < count and time.monotonic() < deadline:
+        time.sleep(0.2)
+
+
 def test_two_workers_deliver_exactly_once_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     queue = f"phronesis-test-{uuid.uuid4().hex[:8]}"
     with receiver() as hook:
-        env = {
-            "PHRONESIS_DATA_DIR": str(tmp_path),
-            "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
-            "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
-            "PHRONESIS_PROACTIVE__BROKER_URL": BROKER,
-            "PHRONESIS_PROACTIVE__QUEUE": queue,
-            "PHRONESIS_PROACTIVE__WEBHOOK_URL": f"{hook.url}/hook",
-            "PHRONESIS_PROACTIVE__DELIVERY_BACKOFF_SEC": "0",
-            "PHRONESIS_PROACTIVE__TICK_CHUNK": "3",
-        }
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
+        env = _environment(tmp_path, monkeypatch, queue, hook.url, delivery_backoff_sec="0", tick_chunk="3")
         chunks = asyncio.run(_prepare(env))
         assert len(chunks) == USERS // 3
         log = tmp_path / "workers.log"
-        with log.open("wb") as sink:
-            workers = [
-                subprocess.Popen(
-                    [sys.executable, "-m", "phronesis", "worker", "--concurrency", "1", "--loglevel", "warning"],
-                    env=os.environ | env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=sink,
-                )
-                for _ in range(2)
-            ]
-        celery = create_celery(Settings())
-        try:
+        worker = ["worker", "--concurrency", "1"]
+        with _processes([worker, worker], env, log, queue):
+            celery = create_celery(Settings())
             at = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
             for _ in range(2):
                 celery.send_task(TICK_TASK, kwargs={"at": at}, queue=queue)
             for tenant, ids in chunks:
                 celery.send_task(CYCLES_TASK, args=[tenant, ids, at], queue=queue)
-            deadline = time.monotonic() + 90
-            while len(hook.received) < USERS and time.monotonic() < deadline:
-                time.sleep(0.2)
+            _wait_for(hook.received, USERS)
             time.sleep(2)  # let any duplicate that is still in flight land
-        finally:
-            for process in workers:
-                process.terminate()
-            for process in workers:
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-            import redis
-
-            redis.Redis.from_url(BROKER).delete(queue)
-        import json
-
         per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
         assert per_user == {f"u{n:02d}": 1 for n in range(USERS)}, log.read_text(errors="replace")[-2000:]
 
@@ -126,42 +142,9 @@ def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: py
     """``phronesis beat`` + ``phronesis worker``, nothing enqueued by hand: a message arrives."""
     queue = f"phronesis-beat-{uuid.uuid4().hex[:8]}"
     with receiver() as hook:
-        env = {
-            "PHRONESIS_DATA_DIR": str(tmp_path),
-            "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
-            "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
-            "PHRONESIS_PROACTIVE__BROKER_URL": BROKER,
-            "PHRONESIS_PROACTIVE__QUEUE": queue,
-            "PHRONESIS_PROACTIVE__WEBHOOK_URL": f"{hook.url}/hook",
-            "PHRONESIS_PROACTIVE__CYCLE_MINUTES": "0.05",
-        }
-        for name, value in env.items():
-            monkeypatch.setenv(name, value)
+        env = _environment(tmp_path, monkeypatch, queue, hook.url, cycle_minutes="0.05")
         asyncio.run(_prepare(env))
         log = tmp_path / "processes.log"
-        with log.open("wb") as sink:
-            processes = [
-                subprocess.Popen(
-                    [sys.executable, "-m", "phronesis", *command, "--loglevel", "warning"],
-                    env=os.environ | env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=sink,
-                )
-                for command in (["beat"], ["worker", "--concurrency", "1"])
-            ]
-        try:
-            deadline = time.monotonic() + 90
-            while len(hook.received) < USERS and time.monotonic() < deadline:
-                time.sleep(0.2)
-        finally:
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-            import redis
-
-            redis.Redis.from_url(BROKER).delete(queue)
+        with _processes([["beat"], ["worker", "--concurrency", "1"]], env, log, queue):
+            _wait_for(hook.received, USERS)
         assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]

@@ -150,20 +150,11 @@ class Planner:
         wanted = [key for found in hits.values() for key, _ in found]
         wanted += [p.data.id for p in batch if p.data.id] + [p.data.replaces for p in batch if p.data.replaces]
         judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
-        view = View(
-            hits=hits,
-            stored=await self._runs.stored(tenant, wanted, with_values=judged, connection=connection),
-            hashes={
-                key: run_id
-                for key, (run_id, _) in (
-                    hashes
-                    if hashes is not None
-                    else await self._runs.by_content(
-                        tenant, [(*p.scope, p.content_hash) for p in batch], connection=connection
-                    )
-                ).items()
-            },
-        )
+        stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
+        if hashes is None:
+            keys = [(*p.scope, p.content_hash) for p in batch]
+            hashes = await self._runs.by_content(tenant, keys, connection=connection)
+        view = View(hits=hits, stored=stored, hashes={key: run_id for key, (run_id, _) in hashes.items()})
         for p in batch:
             self._check_explicit(p, view)
         return view

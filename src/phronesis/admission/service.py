@@ -32,12 +32,18 @@ SUMMARY_CONCURRENCY = 8
 
 @dataclass(frozen=True, slots=True)
 class Identified:
-    """A run with its task identity and content hash, before it is summarised and embedded."""
+    """A run with its id, task identity and content hash, before it is summarised and embedded."""
 
     position: int
     data: RunIn
+    run_id: str
     task_id: str
     content_hash: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The exact-duplicate key: (agent, user, content hash)."""
+        return (self.data.agent_id, self.data.user_id, self.content_hash)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +78,7 @@ class AdmissionService:
                 seen[run.id] = position
         parts = self._parts
         identified = [self._identify(position, run) for position, run in enumerate(runs)]
-        lookup = await parts.runs.by_content(tenant, [key for key, _ in identified])
+        lookup = await parts.runs.by_content(tenant, [r.key for r in identified])
         prepared = await self._prepare(identified, lookup, batch=batch)
         batch_id = uuid.uuid4().hex if batch else None
         # the first plan reuses the duplicate lookup made before embedding; a twin stored since
@@ -89,8 +95,8 @@ class AdmissionService:
                 if not missing:
                     break
                 # their stored twin was purged meanwhile: embed them after all and read again
-                keyed = [((*p.scope, p.content_hash), p) for p in missing]
-                redone = {p.position: p for p in await self._prepare(keyed, {}, batch=batch)}
+                again = [Identified(p.position, p.data, p.run_id, p.task_id, p.content_hash) for p in missing]
+                redone = {p.position: p for p in await self._prepare(again, {}, batch=batch)}
                 prepared = [redone.get(p.position, p) for p in prepared]
             threshold = self._settings.duplicate_threshold if calibrated is None else calibrated
             plans = await parts.planner.decide(prepared, view, duplicate_threshold=threshold)
@@ -102,15 +108,13 @@ class AdmissionService:
         raise AssertionError("unreachable")  # pragma: no cover
 
     @staticmethod
-    def _identify(position: int, run: RunIn) -> tuple[tuple[str, str, str], Identified]:
-        """The run's exact-duplicate key (agent, user, content hash) and where it sits in the request."""
+    def _identify(position: int, run: RunIn) -> Identified:
         task_id = run.task_id or task_id_for(run.task)
-        digest = content_hash(run, task_id)
-        return (run.agent_id, run.user_id, digest), Identified(position, run, task_id, digest)
+        return Identified(position, run, run.id or uuid.uuid4().hex, task_id, content_hash(run, task_id))
 
     async def _prepare(
         self,
-        runs: Sequence[tuple[tuple[str, str, str], Identified | Prepared]],
+        runs: Sequence[Identified],
         known: Mapping[tuple[str, str, str], tuple[str, str]],
         *,
         batch: bool,
@@ -127,8 +131,8 @@ class AdmissionService:
             async with limit:
                 return await parts.summariser.summarise(run)
 
-        twins = [known.get(key) for key, _ in runs]
-        summaries = await asyncio.gather(*(summarise(r.data, twin) for (_, r), twin in zip(runs, twins, strict=True)))
+        twins = [known.get(r.key) for r in runs]
+        summaries = await asyncio.gather(*(summarise(r.data, twin) for r, twin in zip(runs, twins, strict=True)))
         embedded = [i for i, twin in enumerate(twins) if twin is None]
         vectors: list[Vectors | None] = [None] * len(runs)
         if embedded:
@@ -139,12 +143,12 @@ class AdmissionService:
             Prepared(
                 position=r.position,
                 data=r.data,
-                run_id=(r.data.id or uuid.uuid4().hex) if isinstance(r, Identified) else r.run_id,
+                run_id=r.run_id,
                 task_id=r.task_id,
                 content_hash=r.content_hash,
                 summary=summary,
                 vector=vector,
                 field_prefix=f"runs[{r.position}]." if batch else "",
             )
-            for (_, r), summary, vector in zip(runs, summaries, vectors, strict=True)
+            for r, summary, vector in zip(runs, summaries, vectors, strict=True)
         ]

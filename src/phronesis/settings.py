@@ -106,7 +106,10 @@ class HeuristicSettings(BaseModel):
 class IndexSettings(BaseModel):
     exact_max_size: int = Field(default=20_000, ge=0)
     """A partition larger than this is served by HNSW instead of exact numpy search."""
-    hnsw_connectivity: int = Field(default=16, ge=4, le=128)  # GLADyS pgvector HNSW m=16
+    hnsw_connectivity: int = Field(default=32, ge=4, le=128)
+    """HNSW M. GLADyS's pgvector index used m=16; 32 is measured better on sentence embeddings
+    (300k vectors: recall@3 0.991 at efSearch 64 against m=16's 0.987 at efSearch 256, for a
+    fifth of the search time; the build takes 1.6x as long)."""
     hnsw_expansion_add: int = Field(default=128, ge=8, le=4096)
     hnsw_expansion_search: int = Field(default=128, ge=8, le=4096)
 

@@ -171,7 +171,9 @@ async def test_a_batch_deduplicates_within_itself_in_one_transaction(engine: Eng
     assert results[1].target_run_id == results[0].run_id and results[2].target_run_id == results[0].run_id
     decisions = await engine.admission.decisions(T, batch_id=None, limit=10)
     assert {d.batch_id for d in decisions} == {decisions[0].batch_id} and decisions[0].batch_id
-    assert (await engine.admission.run(T, results[0].run_id)).superseded_by == results[2].run_id
+    first = await engine.admission.run(T, results[0].run_id)
+    assert first.superseded_by == results[2].run_id
+    assert first.duplicate_count == 1  # the NOT counted against a run written earlier in the same batch
 
 
 async def test_a_batch_with_one_bad_run_writes_nothing(engine: Engine) -> None:

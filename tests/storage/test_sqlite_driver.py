@@ -1,20 +1,33 @@
-"""The one-hop SQLite connection behaves as a DB-API driver under SQLAlchemy: results of any
-size, sqlite3's errors, rollback, and waiting for a locked file off the event loop."""
+"""The SQLite connection behaves as a DB-API driver under SQLAlchemy: results of any size,
+sqlite3's errors, rollback, waiting for a locked file off the event loop; point statements
+run on the event loop's thread, long reads and bulk writes on the worker thread, and WAL
+checkpoints on the checkpointer's."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.exceptions import ConflictError, StorageError
 from phronesis.storage.database import Database
-from phronesis.storage.sqlite_driver import PREFETCH, SqliteConnection, connector
+from phronesis.storage.sqlite_driver import (
+    POINT_ROWS,
+    PREFETCH,
+    SqliteConnection,
+    SqliteConnector,
+    statement_kind,
+)
+from phronesis.storage.wal_checkpoints import CHECKPOINT_EVERY, WalCheckpointer
 
 
 @pytest.fixture
@@ -98,7 +111,7 @@ async def test_a_locked_file_is_waited_for_off_the_event_loop(tmp_path: Path) ->
 
 
 async def test_a_closed_connection_refuses_work(tmp_path: Path) -> None:
-    connection = await connector(str(tmp_path / "c.db"))()
+    connection = await SqliteConnector(str(tmp_path / "c.db"))()
     assert isinstance(connection, SqliteConnection)
     await connection.close()
     await connection.close()  # closing twice is harmless
@@ -113,3 +126,173 @@ async def test_an_unreadable_database_is_a_storage_error(tmp_path: Path) -> None
         async with database.transaction() as conn:
             await conn.execute(text("SELECT 1 FROM sqlite_master"))
     await database.dispose()
+
+
+# ---- where statements run: the event loop's thread, or the connection's worker thread ----
+
+
+@pytest.fixture
+async def threaded_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A database whose ``tid()`` SQL function says which thread ran the statement."""
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'threads.db'}")
+
+    @event.listens_for(database.engine.sync_engine, "connect")
+    def register(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.driver_connection.raw.create_function("tid", 0, threading.get_ident)
+
+    async with database.transaction() as conn:
+        await conn.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)"))
+    yield database
+    await database.dispose()
+
+
+async def thread_of(conn: AsyncConnection, row_id: int) -> int:
+    return int((await conn.execute(text("SELECT v FROM t WHERE id = :id"), {"id": row_id})).scalar_one())
+
+
+async def test_a_point_statement_runs_on_the_event_loops_thread(threaded_db: Database) -> None:
+    here = threading.get_ident()
+    async with threaded_db.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT tid()"))).scalar_one() == here
+    async with threaded_db.transaction(point=True) as conn:
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (1, tid())"))
+        few = [{"id": i} for i in range(10, 10 + POINT_ROWS)]
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (:id, tid())"), few)
+    async with threaded_db.transaction() as conn:  # not vouched for as point writes: the worker thread
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (2, tid())"))
+    async with threaded_db.transaction(point=True) as conn:  # a bulk executemany: the worker thread
+        many = [{"id": i} for i in range(1000, 1001 + POINT_ROWS)]
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (:id, tid())"), many)
+    async with threaded_db.engine.connect() as conn:
+        assert await thread_of(conn, 1) == here and await thread_of(conn, 10 + POINT_ROWS - 1) == here
+        assert await thread_of(conn, 2) != here and await thread_of(conn, 1000) != here
+
+
+async def test_a_long_read_moves_to_the_worker_thread_and_the_loop_keeps_serving(threaded_db: Database) -> None:
+    """Past its budget a SELECT is interrupted and run again on the thread: the answer is whole,
+    the transaction around it keeps its writes, and the event loop was never held for long."""
+    side = 150
+    async with threaded_db.transaction() as conn:
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (:id, 0)"), [{"id": -i} for i in range(1, side + 1)])
+    longest_gap = 0.0
+
+    async def ticker() -> None:
+        nonlocal longest_gap
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            longest_gap, last = max(longest_gap, now - last), now
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        async with threaded_db.transaction(point=True) as conn:
+            await conn.execute(text("INSERT INTO t (id, v) VALUES (1, 1)"))
+            count, thread = (
+                await conn.execute(text("SELECT (SELECT count(*) FROM t a, t b, t c WHERE a.id < 0), tid()"))
+            ).one()
+            await conn.execute(text("INSERT INTO t (id, v) VALUES (2, 2)"))
+    finally:
+        ticking.cancel()
+    assert count == side * (side + 1) ** 2  # b and c also see the row just inserted
+    assert thread != threading.get_ident()
+    async with threaded_db.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM t WHERE id > 0"))).scalar_one() == 2
+    assert longest_gap < 0.25  # the read took seconds; the loop only ever waited for its budget
+
+
+@pytest.mark.parametrize("point", [False, True])
+async def test_a_point_write_on_a_locked_file_waits_on_the_worker_thread(tmp_path: Path, point: bool) -> None:
+    """Inline, SQLite never waits: the locked write fails at once (having done nothing) and is run
+    again on the thread, which waits for the other process's lock while the loop keeps ticking."""
+    path = tmp_path / "locked-point.db"
+    database = Database(f"sqlite+aiosqlite:///{path}")
+    async with database.transaction() as conn:
+        await conn.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY)"))
+    holder = sqlite3.connect(path, check_same_thread=False)
+    holder.execute("BEGIN IMMEDIATE")
+    release = threading.Timer(0.4, holder.commit)
+    release.start()
+    ticks = 0
+
+    async def ticker() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.01)
+            ticks += 1
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        async with database.transaction(point=point) as conn:
+            await conn.execute(text("INSERT INTO t (id) VALUES (1)"))
+    finally:
+        ticking.cancel()
+        release.join()
+        holder.close()
+    async with database.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM t"))).scalar_one() == 1
+    await database.dispose()
+    assert ticks >= 10
+
+
+@pytest.mark.parametrize(
+    ("operation", "kind"),
+    [
+        ("SELECT 1", "read"),
+        ("  select id FROM t", "read"),
+        ("INSERT INTO t VALUES (1)", "write"),
+        ("INSERT OR IGNORE INTO t VALUES (1)", "write"),
+        ("update t SET v = 1", "write"),
+        ("DELETE FROM t", "write"),
+        ("REPLACE INTO t VALUES (1)", "write"),
+        ("WITH x AS (SELECT 1) DELETE FROM t", "other"),  # a WITH may wrap a write: never budgeted
+        ("CREATE TABLE u (id INTEGER)", "other"),
+        ("PRAGMA journal_mode", "other"),
+        ("SAVEPOINT sa_1", "other"),
+    ],
+)
+def test_statement_kinds(operation: str, kind: str) -> None:
+    assert statement_kind(operation) == kind
+
+
+# ---- WAL checkpoints: off the pool's connections, on the checkpointer's thread ----
+
+
+async def test_point_commits_are_checkpointed_by_the_checkpointer(sqlite_db: Database) -> None:
+    async with sqlite_db.engine.connect() as conn:
+        assert (await conn.execute(text("PRAGMA wal_autocheckpoint"))).scalar_one() == 0
+    checkpointer = sqlite_db.wal_checkpointer
+    assert checkpointer is not None and checkpointer.checkpoints == 0
+    for i in range(CHECKPOINT_EVERY):
+        async with sqlite_db.transaction(point=True) as conn:
+            await conn.execute(text("INSERT INTO t (id, v) VALUES (:id, 'x')"), {"id": i})
+    await wait_for(lambda: checkpointer.checkpoints >= 1)
+    async with sqlite_db.transaction() as conn:  # a bulk commit is checkpointed at once
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (:id, 'y')"), [{"id": -i} for i in range(1, 2000)])
+    await wait_for(lambda: checkpointer.checkpoints >= 2)
+    async with sqlite_db.engine.connect() as conn:
+        assert (await conn.execute(text("SELECT count(*) FROM t"))).scalar_one() == CHECKPOINT_EVERY + 1999
+
+
+async def test_a_failed_checkpoint_is_a_warning_not_a_failed_request(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    checkpointer = WalCheckpointer(str(tmp_path / "no-such-dir" / "x.db"))
+    with caplog.at_level(logging.WARNING, logger="phronesis.storage"):
+        checkpointer.committed(bulk=True)
+        await wait_for(lambda: "WAL checkpoint" in caplog.text)
+    assert checkpointer.checkpoints == 0
+    await checkpointer.close()
+
+
+async def test_an_in_memory_database_has_no_checkpointer() -> None:
+    database = Database("sqlite+aiosqlite:///:memory:")
+    assert database.wal_checkpointer is None
+    await database.dispose()
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.01)

@@ -32,6 +32,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
 from phronesis.storage.database import Database
+from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["Executor", "StalePlan"]
 
@@ -65,9 +66,12 @@ class Executor:
 
     async def execute(self, tenant: str, plans: Sequence[Plan], *, batch_id: str | None) -> list[AdmissionResult]:
         results = []
-        async with self._db.transaction() as conn:
+        writes = WriteBuffer()  # the batch's inserts, sent together (see WriteBuffer)
+        # an admission's writes are point writes: a few rows each, by key (see Database.transaction)
+        async with self._db.transaction(point=True) as conn:
             for plan in plans:
-                results.append(await self._apply(conn, tenant, plan, batch_id))
+                results.append(await self._apply(conn, writes, tenant, plan, batch_id))
+            await writes.flush(conn)
         return results
 
     async def _join_group(self, conn: AsyncConnection, tenant: str, group: str, outcome: str, now: datetime) -> bool:
@@ -80,11 +84,14 @@ class Executor:
             return True
         return False
 
-    async def _membership(self, conn: AsyncConnection, tenant: str, plan: Plan, now: datetime) -> _Membership:
+    async def _membership(
+        self, conn: AsyncConnection, writes: WriteBuffer, tenant: str, plan: Plan, now: datetime
+    ) -> _Membership:
         verdict, p = plan.verdict, plan.prepared
         if verdict.decision == "ADD":
             return _Membership(None, True)
         assert verdict.target is not None
+        await writes.flush(conn)  # the target may be a run this batch has just queued
         target = await self._runs.active_for_update(conn, tenant, verdict.target)
         if target is None:
             raise StalePlan(f"run {verdict.target} is no longer active")
@@ -102,30 +109,33 @@ class Executor:
             await self._runs.set_merge_state(conn, tenant, target.id, at=now, merge_group=group, canonical=True)
         return _Membership(group, await self._join_group(conn, tenant, group, p.data.outcome, now))
 
-    async def _apply(self, conn: AsyncConnection, tenant: str, plan: Plan, batch_id: str | None) -> AdmissionResult:
+    async def _apply(
+        self, conn: AsyncConnection, writes: WriteBuffer, tenant: str, plan: Plan, batch_id: str | None
+    ) -> AdmissionResult:
         p, verdict = plan.prepared, plan.verdict
         now = self._clock.now()
         run: Run | None = None
         if verdict.decision == "NOT":
             if verdict.target is not None and not plan.resent:
+                await writes.flush(conn)  # the duplicated run may be one this batch has just queued
                 await self._runs.count_duplicate(conn, tenant, verdict.target, now)
         else:
-            membership = await self._membership(conn, tenant, plan, now)
+            membership = await self._membership(conn, writes, tenant, plan, now)
             values = self._run_values(tenant, plan, membership, now)
-            await self._runs.insert_run(
-                conn, values, task_text=p.data.task, references=p.data.references, artifacts=p.data.artifacts
+            self._runs.insert_run(
+                writes, values, task_text=p.data.task, references=p.data.references, artifacts=p.data.artifacts
             )
             ops = [("add", p.run_id)]
             if verdict.decision == "REPLACE" and verdict.target is not None:
                 ops.insert(0, ("remove", verdict.target))
-            await self._runs.log(conn, tenant, ops, now)
+            self._runs.log(writes, tenant, ops, now)
             run = run_model(values, p.data.references, p.data.artifacts)
         decision_id = uuid.uuid4().hex
         similar = [c.brief() for c in plan.nearest]
         similar_rows = [s.model_dump() for s in similar]
         best = plan.similarity
-        await self._memory_decisions.add(
-            conn,
+        self._memory_decisions.add(
+            writes,
             {
                 "tenant": tenant,
                 "id": decision_id,
@@ -143,7 +153,7 @@ class Executor:
                 "created_at": now,
             },
         )
-        await self._decisions.add(self._record(tenant, decision_id, plan, similar_rows, batch_id), connection=conn)
+        self._decisions.queue(self._record(tenant, decision_id, plan, similar_rows, batch_id), writes)
         return AdmissionResult(
             decision_id=decision_id,
             run_id=p.run_id,

@@ -7,12 +7,12 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select, tuple_
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.models import AdmissionDecision, MemoryDecision
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.tables import admission_memory_decisions
+from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["MemoryDecisionRepository"]
 
@@ -30,8 +30,9 @@ class MemoryDecisionRepository:
     def __init__(self, database: Database) -> None:
         self._db = database
 
-    async def add(self, conn: AsyncConnection, values: dict[str, Any]) -> None:
-        await conn.execute(_INSERT, values)
+    def add(self, writes: WriteBuffer, values: dict[str, Any]) -> None:
+        """Queue the decision's row: it commits with the admission's effects."""
+        writes.insert(_INSERT, values)
 
     async def query(
         self,

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.judgement import Candidate, Incoming, Verdict
 from phronesis.admission.llm_judge import JudgeFailure, LLMJudge
@@ -113,6 +112,10 @@ def _candidate(stored: StoredRun, similarity: float, task_id: str) -> Candidate:
     )
 
 
+def _run_ids(hashes: Mapping[tuple[str, str, str], tuple[str, str]]) -> dict[tuple[str, str, str], str]:
+    return {key: run_id for key, (run_id, _) in hashes.items()}
+
+
 class Planner:
     def __init__(
         self,
@@ -133,28 +136,34 @@ class Planner:
         tenant: str,
         batch: Sequence[Prepared],
         *,
-        connection: AsyncConnection,
         hashes: Mapping[tuple[str, str, str], tuple[str, str]] | None = None,
     ) -> View:
-        """Search the index and read what the batch needs, on the caller's connection (its reads
-        are round trips: this is most of an admission's latency). ``hashes``: the exact-duplicate
-        lookup already made for this batch, so it is not read twice."""
+        """Search the index and read what the batch needs, all on one connection (each read is a
+        round trip: this is most of an admission's latency), and none at all when nothing needs
+        reading (a re-sent run). ``hashes``: the exact-duplicate lookup already made for this
+        batch, so it is not read twice."""
         s = self._settings
         # a run known to duplicate stored content was not embedded (see AdmissionService): no search
-        hits = {
-            p.position: self._index.search(tenant, *p.scope, p.vector, s.top_k * OVERSAMPLE)
-            if p.vector is not None
-            else []
-            for p in batch
-        }
-        wanted = [key for found in hits.values() for key, _ in found]
-        wanted += [p.data.id for p in batch if p.data.id] + [p.data.replaces for p in batch if p.data.replaces]
-        judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
-        stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
-        if hashes is None:
-            keys = [(*p.scope, p.content_hash) for p in batch]
-            hashes = await self._runs.by_content(tenant, keys, connection=connection)
-        view = View(hits=hits, stored=stored, hashes={key: run_id for key, (run_id, _) in hashes.items()})
+        searching = any(p.vector is not None for p in batch)
+        explicit = [p.data.id for p in batch if p.data.id] + [p.data.replaces for p in batch if p.data.replaces]
+        if not searching and not explicit and hashes is not None:
+            return View(hits={p.position: [] for p in batch}, stored={}, hashes=_run_ids(hashes))
+        async with self._runs.reading() as connection:
+            if searching:
+                await self._index.sync(connection)  # another process's runs are found too
+            hits = {
+                p.position: self._index.search(tenant, *p.scope, p.vector, s.top_k * OVERSAMPLE)
+                if p.vector is not None
+                else []
+                for p in batch
+            }
+            wanted = [key for found in hits.values() for key, _ in found] + explicit
+            judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
+            stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
+            if hashes is None:
+                keys = [(*p.scope, p.content_hash) for p in batch]
+                hashes = await self._runs.by_content(tenant, keys, connection=connection)
+        view = View(hits=hits, stored=stored, hashes=_run_ids(hashes))
         for p in batch:
             self._check_explicit(p, view)
         return view

@@ -1,6 +1,6 @@
 """The run knowledge base in the relational store: runs, tasks, references, artifacts, the index log.
 
-Reads open their own connection; writes take the caller's connection, so that one
+Reads open their own connection; writes take the caller's connection (or its ``WriteBuffer``), so that one
 admission's run, supersession, merge flags, memory decision and decision record commit
 together or not at all.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, insert, literal, select, tuple_, union_all, update
+from sqlalchemy import Integer, and_, bindparam, func, insert, literal, null, select, tuple_, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.models import GroupView, Run
@@ -30,6 +30,7 @@ from phronesis.storage.tables import (
     admission_runs,
     admission_tasks,
 )
+from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["IndexedRun", "LogEntry", "RunRepository", "StoredRun", "run_model"]
 
@@ -79,6 +80,91 @@ class LogEntry:
     embedding: Vectors | None
 
 
+# The statements an admission runs, built once and executed with parameters: building a
+# ``select().where(...)`` per call cost more Python than SQLite spends running it.
+_ref, _art, _log = admission_run_references.c, admission_run_artifacts.c, admission_index_log.c
+_VALUES = union_all(
+    select(literal("r").label("kind"), _ref.run_id, _ref.value).where(
+        _ref.tenant == bindparam("tenant"), _ref.run_id.in_(bindparam("ids", expanding=True))
+    ),
+    select(literal("a").label("kind"), _art.run_id, _art.value).where(
+        _art.tenant == bindparam("tenant"), _art.run_id.in_(bindparam("ids", expanding=True))
+    ),
+)
+# The runs by id and, in the same round trip, the references and artifacts of those of them a
+# judge will see ("described"): one row per run (kind "run"), then one per value ("r"/"a").
+_STORED = union_all(
+    select(
+        literal("run").label("kind"),
+        runs.id,
+        runs.agent_id,
+        runs.user_id,
+        runs.task_id,
+        runs.summary,
+        runs.outcome,
+        runs.status,
+        runs.content_hash,
+    ).where(runs.tenant == bindparam("tenant"), runs.id.in_(bindparam("ids", expanding=True))),
+    *(
+        select(literal(kind), table.c.run_id, table.c.value, *(null() for _ in range(6))).where(
+            table.c.tenant == bindparam("tenant"), table.c.run_id.in_(bindparam("described", expanding=True))
+        )
+        for kind, table in (("r", admission_run_references), ("a", admission_run_artifacts))
+    ),
+)
+# per scope, so the unique (tenant, agent, user, hash) index is used (a row-value IN is a scan)
+_BY_CONTENT = select(runs.content_hash, runs.id, runs.summary).where(
+    runs.tenant == bindparam("tenant"),
+    runs.agent_id == bindparam("agent_id"),
+    runs.user_id == bindparam("user_id"),
+    runs.content_hash.in_(bindparam("hashes", expanding=True)),
+)
+_LOG_SINCE = (
+    select(_log.id, _log.tenant, _log.run_id, _log.op, runs.agent_id, runs.user_id, runs.embedding)
+    .select_from(
+        admission_index_log.outerjoin(admission_runs, and_(runs.tenant == _log.tenant, runs.id == _log.run_id))
+    )
+    .where(_log.id > bindparam("after"))
+    .order_by(_log.id)
+    .limit(bindparam("limit", type_=Integer))
+)
+_INSERT_RUN = insert(admission_runs)
+_INSERT_REFERENCES = insert(admission_run_references)
+_INSERT_ARTIFACTS = insert(admission_run_artifacts)
+_INSERT_LOG = insert(admission_index_log)
+_ACTIVE_FOR_UPDATE = (
+    select(runs.id, runs.merge_group, runs.canonical, runs.outcome, runs.created_at)
+    .where(runs.tenant == bindparam("tenant"), runs.id == bindparam("run_id"), runs.status == "active")
+    .with_for_update()
+)
+_GROUP_CANONICAL = (
+    select(runs.id, runs.outcome, runs.created_at)
+    .where(
+        runs.tenant == bindparam("tenant"),
+        runs.merge_group == bindparam("group"),
+        runs.canonical,
+        runs.status == "active",
+    )
+    .with_for_update()
+)
+_SUPERSEDE = (
+    update(admission_runs)
+    .where(runs.tenant == bindparam("w_tenant"), runs.id == bindparam("w_id"), runs.status == "active")
+    .values(
+        status="superseded",
+        superseded_by=bindparam("by"),
+        superseded_at=bindparam("at"),
+        canonical=False,
+        updated_at=bindparam("at"),
+    )
+)
+_COUNT_DUPLICATE = (
+    update(admission_runs)
+    .where(runs.tenant == bindparam("w_tenant"), runs.id == bindparam("w_id"))
+    .values(duplicate_count=runs.duplicate_count + 1, updated_at=bindparam("at"))
+)
+
+
 def run_model(row: Mapping[Any, Any], references: Sequence[str], artifacts: Sequence[str]) -> Run:
     """A stored row (or the values just inserted) as callers see it: no tenant, hash or embedding."""
     values = {k: v for k, v in row.items() if k not in _HIDDEN}
@@ -92,6 +178,7 @@ def _chunks(values: Sequence[Any]) -> list[Sequence[Any]]:
 class RunRepository:
     def __init__(self, database: Database) -> None:
         self._db = database
+        self._insert_task = insert_or_ignore(database.dialect, admission_tasks)
 
     @property
     def dialect(self) -> str:
@@ -114,17 +201,8 @@ class RunRepository:
         """References and artifacts of these runs in one round trip (a UNION ALL, not two reads)."""
         refs: dict[str, list[str]] = {}
         arts: dict[str, list[str]] = {}
-        ref, art = admission_run_references.c, admission_run_artifacts.c
         for chunk in _chunks(ids):
-            query = union_all(
-                select(literal("r").label("kind"), ref.run_id, ref.value).where(
-                    ref.tenant == tenant, ref.run_id.in_(chunk)
-                ),
-                select(literal("a").label("kind"), art.run_id, art.value).where(
-                    art.tenant == tenant, art.run_id.in_(chunk)
-                ),
-            )
-            for kind, run_id, value in await conn.execute(query):
+            for kind, run_id, value in await conn.execute(_VALUES, {"tenant": tenant, "ids": list(chunk)}):
                 (refs if kind == "r" else arts).setdefault(run_id, []).append(value)
         for values in (*refs.values(), *arts.values()):
             values.sort()  # stored order is insertion order; callers see a stable, sorted list
@@ -143,23 +221,19 @@ class RunRepository:
         if not ids:
             return {}
         ids = list(dict.fromkeys(ids))
-        columns = (
-            runs.id,
-            runs.agent_id,
-            runs.user_id,
-            runs.task_id,
-            runs.summary,
-            runs.outcome,
-            runs.status,
-            runs.content_hash,
-        )
+        wanted = None if with_values is None else set(with_values)
+        rows: builtins.list[Any] = []
+        refs: dict[str, set[str]] = {}
+        arts: dict[str, set[str]] = {}
         async with self.reading(connection) as conn:
-            rows: builtins.list[Any] = []
             for chunk in _chunks(ids):
-                rows += (await conn.execute(select(*columns).where(runs.tenant == tenant, runs.id.in_(chunk)))).all()
-            present = {r.id for r in rows}
-            read = present if with_values is None else present & set(with_values)
-            refs, arts = await self._values(conn, tenant, sorted(read)) if read else ({}, {})
+                described = list(chunk) if wanted is None else [i for i in chunk if i in wanted]
+                parameters = {"tenant": tenant, "ids": list(chunk), "described": described}
+                for row in await conn.execute(_STORED, parameters):
+                    if row.kind == "run":
+                        rows.append(row)
+                    else:  # a value row: (kind, run id, value, …)
+                        (refs if row.kind == "r" else arts).setdefault(row[1], set()).add(row[2])
         return {
             r.id: StoredRun(
                 id=r.id,
@@ -172,7 +246,7 @@ class RunRepository:
                 content_hash=r.content_hash,
                 references=frozenset(refs.get(r.id, ())),
                 artifacts=frozenset(arts.get(r.id, ())),
-                described=r.id in read,
+                described=wanted is None or r.id in wanted,
             )
             for r in rows
         }
@@ -192,18 +266,10 @@ class RunRepository:
         for agent, user, digest in dict.fromkeys(keys):
             by_scope.setdefault((agent, user), []).append(digest)
         async with self.reading(connection) as conn:
-            # per scope, so the unique (tenant, agent, user, hash) index is used (a row-value IN is a scan)
             for (agent, user), digests in by_scope.items():
                 for chunk in _chunks(digests):
-                    rows = await conn.execute(
-                        select(runs.content_hash, runs.id, runs.summary).where(
-                            runs.tenant == tenant,
-                            runs.agent_id == agent,
-                            runs.user_id == user,
-                            runs.content_hash.in_(chunk),
-                        )
-                    )
-                    for digest, run_id, summary in rows:
+                    parameters = {"tenant": tenant, "agent_id": agent, "user_id": user, "hashes": list(chunk)}
+                    for digest, run_id, summary in await conn.execute(_BY_CONTENT, parameters):
                         out[(agent, user, digest)] = (run_id, summary)
         return out
 
@@ -333,18 +399,8 @@ class RunRepository:
     async def log_since(
         self, after: int, *, limit: int = 10_000, connection: AsyncConnection | None = None
     ) -> builtins.list[LogEntry]:
-        log = admission_index_log.c
-        query = (
-            select(log.id, log.tenant, log.run_id, log.op, runs.agent_id, runs.user_id, runs.embedding)
-            .select_from(
-                admission_index_log.outerjoin(admission_runs, and_(runs.tenant == log.tenant, runs.id == log.run_id))
-            )
-            .where(log.id > after)
-            .order_by(log.id)
-            .limit(limit)
-        )
         async with self.reading(connection) as conn:
-            return [LogEntry(*row) for row in await conn.execute(query)]
+            return [LogEntry(*row) for row in await conn.execute(_LOG_SINCE, {"after": after, "limit": limit})]
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], model: str) -> None:
         async with self._db.transaction() as conn:
@@ -357,56 +413,37 @@ class RunRepository:
 
     # ---- writes (in the caller's transaction) ------------------------------------------
 
-    async def insert_run(
+    def insert_run(
         self,
-        conn: AsyncConnection,
+        writes: WriteBuffer,
         values: dict[str, Any],
         *,
         task_text: str,
         references: Sequence[str],
         artifacts: Sequence[str],
     ) -> None:
+        """Queue the run with its task, references and artifacts (sent with the transaction's other rows)."""
         tenant, run_id = values["tenant"], values["id"]
-        await conn.execute(
-            insert_or_ignore(self._db.dialect, admission_tasks),
+        writes.insert(
+            self._insert_task,
             {"tenant": tenant, "id": values["task_id"], "text": task_text, "created_at": values["created_at"]},
         )
-        await conn.execute(insert(admission_runs), values)
-        if references:
-            await conn.execute(
-                insert(admission_run_references), [{"tenant": tenant, "run_id": run_id, "value": v} for v in references]
-            )
-        if artifacts:
-            await conn.execute(
-                insert(admission_run_artifacts), [{"tenant": tenant, "run_id": run_id, "value": v} for v in artifacts]
-            )
+        writes.insert(_INSERT_RUN, values)
+        for statement, items in ((_INSERT_REFERENCES, references), (_INSERT_ARTIFACTS, artifacts)):
+            writes.insert(statement, *({"tenant": tenant, "run_id": run_id, "value": v} for v in items))
 
     async def active_for_update(self, conn: AsyncConnection, tenant: str, run_id: str) -> Any:
         """The run's merge state, locked until commit on PostgreSQL (SQLite's writer lock covers it)."""
-        query = (
-            select(runs.id, runs.merge_group, runs.canonical, runs.outcome, runs.created_at)
-            .where(runs.tenant == tenant, runs.id == run_id, runs.status == "active")
-            .with_for_update()
-        )
-        row: Any = (await conn.execute(query)).one_or_none()
+        row: Any = (await conn.execute(_ACTIVE_FOR_UPDATE, {"tenant": tenant, "run_id": run_id})).one_or_none()
         return row
 
     async def supersede(self, conn: AsyncConnection, tenant: str, run_id: str, by: str, at: datetime) -> bool:
         """Soft supersession, never a delete; False if the run is no longer active (a concurrent REPLACE)."""
-        result = await conn.execute(
-            update(admission_runs)
-            .where(runs.tenant == tenant, runs.id == run_id, runs.status == "active")
-            .values(status="superseded", superseded_by=by, superseded_at=at, canonical=False, updated_at=at)
-        )
+        result = await conn.execute(_SUPERSEDE, {"w_tenant": tenant, "w_id": run_id, "by": by, "at": at})
         return bool(result.rowcount)
 
     async def group_canonical(self, conn: AsyncConnection, tenant: str, group: str) -> Any:
-        query = (
-            select(runs.id, runs.outcome, runs.created_at)
-            .where(runs.tenant == tenant, runs.merge_group == group, runs.canonical, runs.status == "active")
-            .with_for_update()
-        )
-        row: Any = (await conn.execute(query)).first()
+        row: Any = (await conn.execute(_GROUP_CANONICAL, {"tenant": tenant, "group": group})).first()
         return row
 
     async def set_merge_state(
@@ -418,15 +455,10 @@ class RunRepository:
 
     async def count_duplicate(self, conn: AsyncConnection, tenant: str, run_id: str, at: datetime) -> None:
         """A NOT for a duplicate still counts as one more use of the stored run (in SQL, never read-modify-write)."""
-        await conn.execute(
-            update(admission_runs)
-            .where(runs.tenant == tenant, runs.id == run_id)
-            .values(duplicate_count=runs.duplicate_count + 1, updated_at=at)
-        )
+        await conn.execute(_COUNT_DUPLICATE, {"w_tenant": tenant, "w_id": run_id, "at": at})
 
-    async def log(self, conn: AsyncConnection, tenant: str, ops: Sequence[tuple[str, str]], at: datetime) -> None:
-        if ops:
-            await conn.execute(
-                insert(admission_index_log),
-                [{"tenant": tenant, "run_id": run_id, "op": op, "created_at": at} for op, run_id in ops],
-            )
+    def log(self, writes: WriteBuffer, tenant: str, ops: Sequence[tuple[str, str]], at: datetime) -> None:
+        """Queue index-log entries; their ids (and so the order every index applies them in) follow ``ops``."""
+        writes.insert(
+            _INSERT_LOG, *({"tenant": tenant, "run_id": run_id, "op": op, "created_at": at} for op, run_id in ops)
+        )

@@ -85,11 +85,9 @@ class AdmissionService:
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
         known: Mapping[tuple[str, str, str], tuple[str, str]] | None = lookup
         for attempt in range(1, self._settings.max_attempts + 1):
+            calibrated = await parts.calibrations.duplicate_threshold(tenant)  # cached: rarely a read
             while True:
-                async with parts.runs.reading() as conn:  # one connection for every read (see Planner.load)
-                    await parts.index.sync(conn)
-                    calibrated = await parts.calibrations.duplicate_threshold(tenant, connection=conn)
-                    view = await parts.planner.load(tenant, prepared, connection=conn, hashes=known)
+                view = await parts.planner.load(tenant, prepared, hashes=known)
                 known = None
                 missing = parts.planner.unprepared(prepared, view)
                 if not missing:

@@ -14,6 +14,7 @@ from phronesis.exceptions import NotFoundError
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.tables import decision_records
+from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["DecisionRecordRepository"]
 
@@ -34,6 +35,10 @@ class DecisionRecordRepository:
         async with self._db.joined(connection) as conn:
             await conn.execute(_INSERT, values)  # built once: see _INSERT
         return DecisionRecord.model_validate(values)
+
+    def queue(self, record: NewDecisionRecord, writes: WriteBuffer) -> None:
+        """Queue ``record`` in the caller's ``WriteBuffer``: it commits with the decision's effects."""
+        writes.insert(_INSERT, record.model_dump() | {"created_at": self._clock.now()})
 
     async def add_many(self, records: list[NewDecisionRecord], *, connection: AsyncConnection) -> None:
         """Insert many records in one statement (a tick's pre-filter decisions), in the caller's transaction."""

@@ -18,19 +18,22 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
-from phronesis.storage.sqlite_driver import connector
+from phronesis.storage.sqlite_driver import SqliteConnector, point_writes
+from phronesis.storage.wal_checkpoints import WalCheckpointer
 
-__all__ = ["Database"]
+__all__ = ["BUSY_TIMEOUT_MS", "Database"]
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long an SQLite writer waits for another process's write lock before "database is locked"."""
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
-    # WAL lets readers proceed while one writer commits; busy_timeout makes a second
-    # writer wait instead of failing with "database is locked".
+    # WAL lets readers proceed while one writer commits. (The busy timeout, which makes a second
+    # writer wait instead of failing with "database is locked", belongs to the driver: see connector.)
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
     # A decision's reads touch a few index pages and rows scattered over a file that grows
     # to gigabytes (1M runs with their embeddings): map it rather than copy every page in
     # through read(), and keep more of the hot B-tree pages per connection than the 2 MB default.
@@ -56,6 +59,7 @@ class Database:
         self.dialect = parsed.get_backend_name()
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
+        self._sqlite: SqliteConnector | None = None
         kwargs: dict[str, Any] = {"echo": echo}
         if self.dialect == "sqlite":
             if parsed.drivername != "sqlite+aiosqlite":
@@ -64,7 +68,10 @@ class Database:
             if database and database != ":memory:":
                 Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
             # one thread hop per statement instead of aiosqlite's four (see sqlite_driver)
-            kwargs["async_creator"] = connector(str(Path(database).expanduser()) if database else ":memory:")
+            self._sqlite = SqliteConnector(
+                str(Path(database).expanduser()) if database else ":memory:", busy_timeout_ms=BUSY_TIMEOUT_MS
+            )
+            kwargs["async_creator"] = self._sqlite
         elif self.dialect == "postgresql":
             if parsed.drivername != "postgresql+asyncpg":
                 raise ConfigurationError("PHRONESIS_DATABASE__URL: use postgresql+asyncpg://…")
@@ -100,12 +107,17 @@ class Database:
         return self._lock
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncConnection]:
-        """A connection inside one transaction: committed on exit, rolled back on any error."""
+    async def transaction(self, *, point: bool = False) -> AsyncIterator[AsyncConnection]:
+        """A connection inside one transaction: committed on exit, rolled back on any error.
+
+        ``point``: every write in it is a point write (a few rows by key, no bulk statement), so
+        on SQLite it may run on the event loop's thread without a hop (see ``sqlite_driver``).
+        """
         lock = self._writer_lock()
         try:
-            async with lock or contextlib.nullcontext(), self.engine.begin() as connection:
-                yield connection
+            with point_writes() if point else contextlib.nullcontext():
+                async with lock or contextlib.nullcontext(), self.engine.begin() as connection:
+                    yield connection
         except exc.IntegrityError as error:
             raise ConflictError("(row)", f"constraint violated: {error.orig}") from error
         except (exc.OperationalError, exc.InterfaceError, OSError) as error:
@@ -132,5 +144,12 @@ class Database:
             return False
         return True
 
+    @property
+    def wal_checkpointer(self) -> WalCheckpointer | None:
+        """SQLite file databases: what copies the WAL into the file (see ``wal_checkpoints``)."""
+        return self._sqlite.checkpointer if self._sqlite is not None else None
+
     async def dispose(self) -> None:
         await self.engine.dispose()
+        if self._sqlite is not None:
+            await self._sqlite.close()

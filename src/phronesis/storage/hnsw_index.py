@@ -37,7 +37,7 @@ class HnswVectorIndex:
         self,
         dimension: int,
         *,
-        connectivity: int = 16,
+        connectivity: int = 32,
         expansion_add: int = 128,
         expansion_search: int = 128,
         compact_ratio: float = 0.25,

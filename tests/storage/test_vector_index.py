@@ -50,6 +50,21 @@ def test_upsert_replaces_and_remove_forgets(index: VectorIndex) -> None:
     assert all(key != "k7" for key, _ in index.search(data[7], 9))
 
 
+def test_search_many_answers_as_one_search_per_query(index: VectorIndex) -> None:
+    data = vectors(300)
+    index.upsert([f"k{i}" for i in range(300)], data)
+    for i in range(0, 300, 7):  # tombstones in the HNSW index, moved rows in the exact one
+        index.remove(f"k{i}")
+    queries = vectors(20, seed=5)
+    together = index.search_many(queries, 5)
+    assert len(together) == 20
+    for query, found in zip(queries, together, strict=True):
+        alone = index.search(query, 5)
+        assert [key for key, _ in found] == [key for key, _ in alone]
+        assert [score for _, score in found] == pytest.approx([score for _, score in alone], abs=1e-5)
+    assert index.search_many(queries[:3], 0) == [[], [], []]
+
+
 def test_empty_index_and_k_larger_than_size(index: VectorIndex) -> None:
     assert index.search(vectors(1)[0], 5) == []
     index.upsert(["a", "b"], vectors(2))

@@ -16,6 +16,7 @@ import numpy as np
 from phronesis.admission.judgement import Candidate, Incoming, Verdict
 from phronesis.admission.llm_judge import JudgeFailure, LLMJudge
 from phronesis.admission.models import RunIn
+from phronesis.admission.pending_runs import PendingRuns
 from phronesis.admission.prefilter import Screening, prefilter
 from phronesis.admission.rule_judge import RuleJudge
 from phronesis.admission.run_index import RunIndex
@@ -94,7 +95,7 @@ class View:
     hits: dict[int, list[tuple[str, float]]]
     stored: dict[str, StoredRun]
     hashes: dict[tuple[str, str, str], str]
-    pending: list[tuple[Prepared, Candidate]] = field(default_factory=list)
+    pending: PendingRuns = field(default_factory=PendingRuns)
     retired: set[str] = field(default_factory=set)
 
 
@@ -151,12 +152,15 @@ class Planner:
         async with self._runs.reading() as connection:
             if searching:
                 await self._index.sync(connection)  # another process's runs are found too
-            hits = {
-                p.position: self._index.search(tenant, *p.scope, p.vector, s.top_k * OVERSAMPLE)
-                if p.vector is not None
-                else []
-                for p in batch
-            }
+            hits: dict[int, list[tuple[str, float]]] = {p.position: [] for p in batch}
+            by_scope: dict[tuple[str, str], list[Prepared]] = {}
+            for p in batch:
+                if p.vector is not None:
+                    by_scope.setdefault(p.scope, []).append(p)
+            for (agent_id, user_id), group in by_scope.items():  # a scope's runs in one index pass
+                vectors = np.stack([p.vector for p in group if p.vector is not None])
+                found = self._index.search_many(tenant, agent_id, user_id, vectors, s.top_k * OVERSAMPLE)
+                hits.update(zip((p.position for p in group), found, strict=True))
             wanted = [key for found in hits.values() for key, _ in found] + explicit
             judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
             stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
@@ -215,13 +219,9 @@ class Planner:
             if stored is None or stored.status != "active" or key in view.retired:
                 continue
             out[key] = _candidate(stored, score, p.task_id)
-        for other, candidate in view.pending:
-            if other.scope == p.scope and candidate.run_id not in view.retired:
-                assert other.vector is not None and p.vector is not None  # only stored runs are pending; see unprepared
-                similarity = float(np.dot(other.vector, p.vector))
-                out[candidate.run_id] = replace(
-                    candidate, similarity=similarity, same_task=candidate.task_id == p.task_id
-                )
+        assert p.vector is not None  # a run left unembedded is an exact duplicate: never searched (see unprepared)
+        for candidate, similarity in view.pending.nearest(p.scope, p.vector, self._settings.top_k, skip=view.retired):
+            out[candidate.run_id] = replace(candidate, similarity=similarity, same_task=candidate.task_id == p.task_id)
         return sorted(out.values(), key=lambda c: -c.similarity)[: self._settings.top_k]
 
     async def _plan_one(
@@ -305,6 +305,7 @@ class Planner:
             artifacts=run.artifacts,
             same_task=True,
         )
-        view.pending.append((p, candidate))
+        assert p.vector is not None  # a run to be stored was embedded (see unprepared)
+        view.pending.add(p.scope, candidate, p.vector)
         if plan.verdict.decision == "REPLACE" and plan.verdict.target is not None:
             view.retired.add(plan.verdict.target)

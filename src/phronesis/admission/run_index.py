@@ -153,6 +153,12 @@ class RunIndex:
             self._gap_since = None
             self._advance()
 
+    def search_many(
+        self, tenant: str, agent_id: str, user_id: str, vectors: Vectors, k: int
+    ) -> list[list[tuple[str, float]]]:
+        """``search`` for each row of ``vectors`` (a batch's runs of one scope), in one pass."""
+        return self._index.search_many(tenant, vectors, k, domain=scope_key(agent_id, user_id))
+
     def search(self, tenant: str, agent_id: str, user_id: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
         return [
             (key, score) for _, key, score in self._index.search(tenant, vector, k, domain=scope_key(agent_id, user_id))

@@ -136,23 +136,29 @@ class HnswVectorIndex:
             self.upsert([key for key, _ in live], np.stack([vector for _, vector in live]))
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
+        return self.search_many(query, k)[0]
+
+    def search_many(self, queries: Vectors, k: int) -> list[list[tuple[str, float]]]:
+        queries = np.ascontiguousarray(queries, dtype=np.float32).reshape(-1, self._dimension)
         if not self._positions or k <= 0:
-            return []
+            return [[] for _ in queries]
         k = min(k, len(self._positions))
-        query = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self._dimension)
         if self._tombstones:
             # the selector only borrows the bitmap: keep both referenced for the call
             bitmap = self._alive
             selector = self._faiss.IDSelectorBitmap(len(self._slots), self._faiss.swig_ptr(bitmap))
             params = self._faiss.SearchParametersHNSW(sel=selector, efSearch=self._expansion_search)
-            scores, ids = self._index.search(query, k, params=params)
+            scores, ids = self._index.search(queries, k, params=params)
         else:
-            scores, ids = self._index.search(query, k)
-        out: list[tuple[str, float]] = []
-        for position, score in zip(ids[0], scores[0], strict=True):
-            key = self._slots[position] if position >= 0 else None
-            if key is not None:
-                out.append((key, float(score)))
+            scores, ids = self._index.search(queries, k)
+        out: list[list[tuple[str, float]]] = []
+        for row_ids, row_scores in zip(ids, scores, strict=True):
+            found: list[tuple[str, float]] = []
+            for position, score in zip(row_ids, row_scores, strict=True):
+                key = self._slots[position] if position >= 0 else None
+                if key is not None:
+                    found.append((key, float(score)))
+            out.append(found)
         return out
 
     def items(self) -> Iterator[tuple[str, Vectors]]:

@@ -90,6 +90,13 @@ class PartitionedIndex:
         index = self._partitions.get(tenant, {}).get(domain)
         return index.remove(key) if index is not None else False
 
+    def search_many(self, tenant: str, queries: Vectors, k: int, *, domain: str) -> list[list[tuple[str, float]]]:
+        """Top ``k`` (key, similarity) in one domain for each row of ``queries``, in one pass."""
+        index = self._partitions.get(tenant, {}).get(domain)
+        if index is None:
+            return [[] for _ in np.asarray(queries).reshape(-1, self.dimension)]
+        return index.search_many(queries, k)
+
     def search(
         self,
         tenant: str,

@@ -15,6 +15,8 @@ from phronesis.embeddings.types import Vectors
 
 __all__ = ["ExactVectorIndex", "VectorIndex"]
 
+_QUERY_BLOCK = 256
+
 
 class VectorIndex(Protocol):
     @property
@@ -34,6 +36,10 @@ class VectorIndex(Protocol):
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
         """Up to ``k`` (key, cosine similarity) pairs, most similar first."""
+        ...
+
+    def search_many(self, queries: Vectors, k: int) -> list[list[tuple[str, float]]]:
+        """``search`` for each row of ``queries``, in one pass over the index (a batch's runs)."""
         ...
 
     def items(self) -> Iterator[tuple[str, Vectors]]:
@@ -95,16 +101,24 @@ class ExactVectorIndex:
         return True
 
     def search(self, query: Vectors, k: int) -> list[tuple[str, float]]:
+        return self.search_many(query, k)[0]
+
+    def search_many(self, queries: Vectors, k: int) -> list[list[tuple[str, float]]]:
+        queries = np.asarray(queries, dtype=np.float32).reshape(-1, self._dimension)
         size = len(self._keys)
         if size == 0 or k <= 0:
-            return []
-        scores = self._matrix[:size] @ np.asarray(query, dtype=np.float32).reshape(-1)
-        if k < size:
-            top = np.argpartition(-scores, k - 1)[:k]
-            top = top[np.argsort(-scores[top], kind="stable")]
-        else:
-            top = np.argsort(-scores, kind="stable")
-        return [(self._keys[i], float(scores[i])) for i in top]
+            return [[] for _ in queries]
+        out = []
+        # a block of queries at a time: one matrix product each, bounded memory (block x size scores)
+        for start in range(0, len(queries), _QUERY_BLOCK):
+            for scores in queries[start : start + _QUERY_BLOCK] @ self._matrix[:size].T:
+                if k < size:
+                    top = np.argpartition(-scores, k - 1)[:k]
+                    top = top[np.argsort(-scores[top], kind="stable")]
+                else:
+                    top = np.argsort(-scores, kind="stable")
+                out.append([(self._keys[i], float(scores[i])) for i in top])
+        return out
 
     def items(self) -> Iterator[tuple[str, Vectors]]:
         for row, key in enumerate(self._keys):

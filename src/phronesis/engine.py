@@ -166,6 +166,7 @@ class Engine:
                 dim,
                 connectivity=index_settings.hnsw_connectivity,
                 expansion_add=index_settings.hnsw_expansion_add,
+                expansion_add_online=index_settings.hnsw_expansion_add_online,
                 expansion_search=index_settings.hnsw_expansion_search,
             ),
         )

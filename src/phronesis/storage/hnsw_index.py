@@ -19,9 +19,12 @@ import numpy as np
 
 from phronesis.embeddings.types import Vectors
 
-__all__ = ["HnswVectorIndex"]
+__all__ = ["ONLINE_MAX", "HnswVectorIndex"]
 
 _RECONSTRUCT_CHUNK = 50_000
+
+ONLINE_MAX = 64
+"""Vectors per ``upsert`` up to which they are inserted with ``expansion_add_online``."""
 
 
 def _import_faiss() -> Any:
@@ -39,6 +42,7 @@ class HnswVectorIndex:
         *,
         connectivity: int = 32,
         expansion_add: int = 128,
+        expansion_add_online: int = 64,
         expansion_search: int = 128,
         compact_ratio: float = 0.25,
         compact_min: int = 1000,
@@ -47,6 +51,7 @@ class HnswVectorIndex:
         self._dimension = dimension
         self._connectivity = connectivity
         self._expansion_add = expansion_add
+        self._expansion_add_online = expansion_add_online
         self._expansion_search = expansion_search
         self._compact_ratio = compact_ratio
         self._compact_min = compact_min
@@ -104,6 +109,12 @@ class HnswVectorIndex:
         for key in last:
             self._tombstone(key)
         start = len(self._slots)
+        # A decision's own new vector is added while a request waits (the next search must find
+        # it), and an insertion costs about a search at efConstruction: measured 2.1 ms at 100k
+        # vectors with 128, 0.7 ms with 64. A few vectors take the cheaper breadth; builds and
+        # rebuilds, which shape the whole graph, take the full one.
+        online = len(rows) <= ONLINE_MAX
+        self._index.hnsw.efConstruction = self._expansion_add_online if online else self._expansion_add
         self._index.add(vectors[rows])
         unique_keys = [keys[row] for row in rows]
         self._slots.extend(unique_keys)

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.exceptions import ConflictError, StorageError
 from phronesis.storage.database import Database
 from phronesis.storage.sqlite_driver import (
+    BUSY_TIMEOUT_MS,
     POINT_ROWS,
     PREFETCH,
     SqliteConnection,
@@ -247,7 +248,7 @@ async def test_point_commits_are_checkpointed_by_the_checkpointer(sqlite_db: Dat
 async def test_a_failed_checkpoint_is_a_warning_not_a_failed_request(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    checkpointer = WalCheckpointer(str(tmp_path / "no-such-dir" / "x.db"))
+    checkpointer = WalCheckpointer(str(tmp_path / "no-such-dir" / "x.db"), busy_timeout_ms=BUSY_TIMEOUT_MS)
     with caplog.at_level(logging.WARNING, logger="phronesis.storage"):
         checkpointer.committed(bulk=True)
         await wait_for(lambda: "WAL checkpoint" in caplog.text)

@@ -21,16 +21,14 @@ from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
 from phronesis.storage.sqlite_driver import SqliteConnector, point_writes
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
-__all__ = ["BUSY_TIMEOUT_MS", "Database"]
-
-BUSY_TIMEOUT_MS = 10_000
-"""How long an SQLite writer waits for another process's write lock before "database is locked"."""
+__all__ = ["Database"]
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets readers proceed while one writer commits. (The busy timeout, which makes a second
-    # writer wait instead of failing with "database is locked", belongs to the driver: see connector.)
+    # writer wait instead of failing with "database is locked", belongs to the driver: see
+    # SqliteConnector.)
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
@@ -67,10 +65,8 @@ class Database:
             database = parsed.database or ""
             if database and database != ":memory:":
                 Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            # one thread hop per statement instead of aiosqlite's four (see sqlite_driver)
-            self._sqlite = SqliteConnector(
-                str(Path(database).expanduser()) if database else ":memory:", busy_timeout_ms=BUSY_TIMEOUT_MS
-            )
+            # point statements on the event loop, the rest in one hop instead of aiosqlite's four (see sqlite_driver)
+            self._sqlite = SqliteConnector(str(Path(database).expanduser()) if database else ":memory:")
             kwargs["async_creator"] = self._sqlite
         elif self.dialect == "postgresql":
             if parsed.drivername != "postgresql+asyncpg":

@@ -47,6 +47,7 @@ from typing import Any, Final, Literal, TypeVar
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
 __all__ = [
+    "BUSY_TIMEOUT_MS",
     "POINT_ROWS",
     "PREFETCH",
     "READ_BUDGET_S",
@@ -60,6 +61,9 @@ T = TypeVar("T")
 
 PREFETCH = 256
 """Rows read together with the statement: an admission's reads fit, a full scan is paged."""
+
+BUSY_TIMEOUT_MS = 10_000
+"""How long a statement on the worker thread waits for another process's lock before "database is locked"."""
 
 READ_BUDGET_S = 0.002
 """How long a SELECT may hold the event loop before it is moved to the worker thread."""
@@ -298,7 +302,7 @@ class SqliteConnector:
     its connections share. ``busy_timeout_ms``: how long a statement on the worker thread waits
     for another process's lock."""
 
-    def __init__(self, database: str, *, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(self, database: str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self._database = database
         self._busy_timeout_ms = busy_timeout_ms
         in_memory = database == ":memory:" or "mode=memory" in database

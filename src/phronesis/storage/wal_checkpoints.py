@@ -26,7 +26,7 @@ log = logging.getLogger("phronesis.storage")
 
 
 class WalCheckpointer:
-    def __init__(self, database: str, *, every: int = CHECKPOINT_EVERY, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(self, database: str, *, busy_timeout_ms: int, every: int = CHECKPOINT_EVERY) -> None:
         self._database = database
         self._every = every
         self._busy_timeout_ms = busy_timeout_ms

@@ -27,9 +27,6 @@ class WriteBuffer:
     def __init__(self) -> None:
         self._rows: dict[Insert, list[dict[str, Any]]] = {}
 
-    def __len__(self) -> int:
-        return sum(len(rows) for rows in self._rows.values())
-
     def insert(self, statement: Insert, *rows: dict[str, Any]) -> None:
         if rows:
             self._rows.setdefault(statement, []).extend(rows)

@@ -24,6 +24,11 @@ __all__ = ["DecisionRecordRepository"]
 _INSERT = insert(decision_records)
 
 
+def _row(record: NewDecisionRecord, now: datetime) -> dict[str, Any]:
+    """The stored row of a new record: its fields and the time it was written."""
+    return record.model_dump() | {"created_at": now}
+
+
 class DecisionRecordRepository:
     def __init__(self, database: Database, *, clock: Clock | None = None) -> None:
         self._db = database
@@ -31,20 +36,20 @@ class DecisionRecordRepository:
 
     async def add(self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None) -> DecisionRecord:
         """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
-        values = record.model_dump() | {"created_at": self._clock.now()}
+        values = _row(record, self._clock.now())
         async with self._db.joined(connection) as conn:
             await conn.execute(_INSERT, values)  # built once: see _INSERT
         return DecisionRecord.model_validate(values)
 
     def queue(self, record: NewDecisionRecord, writes: WriteBuffer) -> None:
         """Queue ``record`` in the caller's ``WriteBuffer``: it commits with the decision's effects."""
-        writes.insert(_INSERT, record.model_dump() | {"created_at": self._clock.now()})
+        writes.insert(_INSERT, _row(record, self._clock.now()))
 
     async def add_many(self, records: list[NewDecisionRecord], *, connection: AsyncConnection) -> None:
         """Insert many records in one statement (a tick's pre-filter decisions), in the caller's transaction."""
         if records:
             now = self._clock.now()
-            await connection.execute(_INSERT, [r.model_dump() | {"created_at": now} for r in records])
+            await connection.execute(_INSERT, [_row(r, now) for r in records])
 
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:
         async with self._db.engine.connect() as conn:

@@ -281,6 +281,7 @@ class Engine:
         """Finish background effects (endorsements) before the database goes away."""
         await self.background.drain()
         await self.proactive.close()
+        await self.admission.close()
         await self.database.dispose()
 
     async def __aenter__(self) -> Engine:

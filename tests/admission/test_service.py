@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -247,6 +248,43 @@ async def test_another_process_sees_admitted_and_superseded_runs(make_engine: En
     better = await admit(writer)
     assert [h.run.id for h in await reader.admission.search(T, "Generate schema")] == [better.run_id]
     assert len(reader.admission.index) == 1
+
+
+async def test_an_admitted_run_is_indexed_off_the_event_loop_and_found_by_the_next_search(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await admit(engine, task="Translate the onboarding guide into French")  # the index is loaded from here on
+    partitions = engine.admission.index._index
+    upsert, threads = partitions.upsert, []
+
+    def recording(*args: Any, **kwargs: Any) -> None:
+        threads.append(threading.current_thread())
+        upsert(*args, **kwargs)
+
+    monkeypatch.setattr(partitions, "upsert", recording)
+    added = await admit(engine)
+    assert [h.run.id for h in await engine.admission.search(T, "Generate schema", k=1)] == [added.run_id]
+    assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+async def test_a_change_the_index_worker_failed_to_apply_is_applied_from_the_log(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The database is the record: an insertion lost on the worker thread is replayed by the next sync."""
+    await admit(engine, task="Translate the onboarding guide into French")
+    partitions = engine.admission.index._index
+    upsert = partitions.upsert
+
+    def failing_on_the_worker(*args: Any, **kwargs: Any) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            raise MemoryError("no room for the graph")
+        upsert(*args, **kwargs)
+
+    monkeypatch.setattr(partitions, "upsert", failing_on_the_worker)
+    added = await admit(engine)
+    hits = await engine.admission.search(T, "Generate schema", k=1)
+    assert [h.run.id for h in hits] == [added.run_id]
+    assert engine.admission.index._worker.failed == 1 and "no room for the graph" in caplog.text
 
 
 async def test_a_twin_gone_before_a_replan_gets_the_run_embedded_after_all(

@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import OUTCOME_RANK, AdmissionResult, Run
 from phronesis.admission.planner import Plan
+from phronesis.admission.run_index import IndexChange, RunIndex
 from phronesis.admission.run_repository import RunRepository, run_model
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
@@ -56,8 +57,10 @@ class Executor:
         decisions: DecisionRecordRepository,
         embedder: Embedder,
         clock: Clock,
+        index: RunIndex,
     ) -> None:
         self._db = database
+        self._index = index
         self._runs = runs
         self._memory_decisions = memory_decisions
         self._decisions = decisions
@@ -66,12 +69,14 @@ class Executor:
 
     async def execute(self, tenant: str, plans: Sequence[Plan], *, batch_id: str | None) -> list[AdmissionResult]:
         results = []
+        changes: list[IndexChange] = []
         writes = WriteBuffer()  # the batch's inserts, sent together (see WriteBuffer)
         # an admission's writes are point writes: a few rows each, by key (see Database.transaction)
         async with self._db.transaction(point=True) as conn:
             for plan in plans:
-                results.append(await self._apply(conn, writes, tenant, plan, batch_id))
+                results.append(await self._apply(conn, writes, tenant, plan, batch_id, changes))
             await writes.flush(conn)
+        self._index.committed(tenant, changes)  # on the index's own thread: the answer need not wait
         return results
 
     async def _join_group(self, conn: AsyncConnection, tenant: str, group: str, outcome: str, now: datetime) -> bool:
@@ -110,7 +115,13 @@ class Executor:
         return _Membership(group, await self._join_group(conn, tenant, group, p.data.outcome, now))
 
     async def _apply(
-        self, conn: AsyncConnection, writes: WriteBuffer, tenant: str, plan: Plan, batch_id: str | None
+        self,
+        conn: AsyncConnection,
+        writes: WriteBuffer,
+        tenant: str,
+        plan: Plan,
+        batch_id: str | None,
+        changes: list[IndexChange],
     ) -> AdmissionResult:
         p, verdict = plan.prepared, plan.verdict
         now = self._clock.now()
@@ -125,10 +136,11 @@ class Executor:
             self._runs.insert_run(
                 writes, values, task_text=p.data.task, references=p.data.references, artifacts=p.data.artifacts
             )
-            ops = [("add", p.run_id)]
+            ops = [IndexChange("add", p.run_id, p.data.agent_id, p.data.user_id, p.vector)]
             if verdict.decision == "REPLACE" and verdict.target is not None:
-                ops.insert(0, ("remove", verdict.target))
-            self._runs.log(writes, tenant, ops, now)
+                ops.insert(0, IndexChange("remove", verdict.target, p.data.agent_id, p.data.user_id))
+            self._runs.log(writes, tenant, [(op.op, op.run_id) for op in ops], now)
+            changes.extend(ops)
             run = run_model(values, p.data.references, p.data.artifacts)
         decision_id = uuid.uuid4().hex
         similar = [c.brief() for c in plan.nearest]

@@ -69,13 +69,17 @@ class AdmissionModule:
                 runs=self.runs,
                 index=self.index,
                 planner=Planner(settings, self.runs, self.index, llm_judge=judge),
-                executor=Executor(database, self.runs, self.memory_decisions, decisions, embedder, clock),
+                executor=Executor(database, self.runs, self.memory_decisions, decisions, embedder, clock, self.index),
                 summariser=summariser,
                 calibrations=self.calibrations,
                 embedder=embedder,
             ),
         )
         self._search = RunSearch(self.runs, self.index, embedder)
+
+    async def close(self) -> None:
+        """Finish the runs index's changes in flight (they are in the database already)."""
+        await self.index.close()
 
     async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
         return await self.index.load(progress)

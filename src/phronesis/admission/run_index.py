@@ -9,26 +9,44 @@ next call. Superseded runs leave the index, so they never match (seed 003).
 On PostgreSQL, log ids come from a sequence and can commit out of order: an id seen
 missing is waited for (``gap_timeout_s``) rather than skipped, so a slow transaction's
 entry is not lost; a rolled-back insert leaves a gap that is given up after the timeout.
+
+This process's own admissions do not wait for the log: once committed, their changes go
+to an ``IndexWorker`` and are inserted on its thread while the request returns
+(``committed``). The log's replay then finds them applied already; the next sync waits
+for them first, so a search never misses a committed run.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.run_repository import IndexedRun, LogEntry, RunRepository
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
+from phronesis.storage.index_worker import IndexWorker
 from phronesis.storage.partitioned_index import PartitionedIndex
 
-__all__ = ["RunIndex", "scope_key"]
+__all__ = ["IndexChange", "RunIndex", "scope_key"]
 
 
 def scope_key(agent_id: str, user_id: str) -> str:
     """The partition of a scope ("/" cannot appear in either id)."""
     return f"{agent_id}/{user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexChange:
+    """One committed index-log entry, with what applying it needs (the vector of an add)."""
+
+    op: str
+    run_id: str
+    agent_id: str
+    user_id: str
+    vector: Vectors | None = None
 
 
 class RunIndex:
@@ -51,9 +69,11 @@ class RunIndex:
         self._watermark = 0
         self._ahead: set[int] = set()
         self._gap_since: float | None = None
+        self._worker = IndexWorker("run-index")
 
     def __len__(self) -> int:
-        return len(self._index)
+        with self._worker.guard:
+            return len(self._index)
 
     @property
     def loaded(self) -> bool:
@@ -61,10 +81,12 @@ class RunIndex:
 
     def set_expansion_search(self, value: int) -> None:
         """Trade search time for recall on the built HNSW partitions (see ``PartitionedIndex``)."""
-        self._index.set_expansion_search(value)
+        with self._worker.guard:
+            self._index.set_expansion_search(value)
 
     def partition_kinds(self) -> dict[str, int]:
-        return self._index.partition_kinds()
+        with self._worker.guard:
+            return self._index.partition_kinds()
 
     def _the_lock(self) -> asyncio.Lock:
         if self._lock is None:
@@ -77,7 +99,9 @@ class RunIndex:
             return await self._load(progress)
 
     async def _load(self, progress: Callable[[int], None] | None) -> int:
-        self._index.clear()
+        await self._worker.settle()
+        with self._worker.guard:
+            self._index.clear()
         self._ahead.clear()
         self._gap_since = None
         # read the watermark first: a change committed while loading is replayed by the next sync
@@ -106,7 +130,8 @@ class RunIndex:
             assert found is not None
             return found
 
-        self._index.upsert_rows((r.tenant, scope_key(r.agent_id, r.user_id), r.id, vector(r)) for r in rows)
+        with self._worker.guard:
+            self._index.upsert_rows((r.tenant, scope_key(r.agent_id, r.user_id), r.id, vector(r)) for r in rows)
 
     async def sync(self, connection: AsyncConnection | None = None) -> None:
         """Load on first use, then apply every logged change not applied yet."""
@@ -117,9 +142,13 @@ class RunIndex:
             while True:
                 entries = await self._repository.log_since(self._watermark, connection=connection)
                 fresh = [e for e in entries if e.id not in self._ahead]
-                for entry in fresh:
-                    self._apply(entry)
-                    self._ahead.add(entry.id)
+                # our own committed changes first: a later entry (another process removing the
+                # run we just added) must apply after them. No await from here to the end.
+                await self._worker.settle()
+                with self._worker.guard:
+                    for entry in fresh:
+                        self._apply(entry)
+                        self._ahead.add(entry.id)
                 self._advance()
                 if len(entries) < 10_000:
                     return
@@ -137,6 +166,26 @@ class RunIndex:
             and not self._index.contains(entry.tenant, domain, entry.run_id)
         ):
             self._index.upsert(entry.tenant, domain, [entry.run_id], entry.embedding.reshape(1, -1))
+
+    def committed(self, tenant: str, changes: Sequence[IndexChange]) -> None:
+        """Apply an admission's committed changes on the worker thread, in log order, while the
+        caller goes on. Before the first load there is nothing to apply them to: the load reads them."""
+        if not changes or not self._loaded:
+            return
+
+        def apply() -> None:
+            for change in changes:
+                domain = scope_key(change.agent_id, change.user_id)
+                if change.op == "remove":
+                    self._index.remove(tenant, domain, change.run_id)
+                elif change.vector is not None:
+                    self._index.upsert(tenant, domain, [change.run_id], change.vector.reshape(1, -1))
+
+        self._worker.submit(apply)
+
+    async def close(self) -> None:
+        """Finish the changes in flight and stop the worker thread."""
+        await self._worker.close()
 
     def _advance(self) -> None:
         while self._watermark + 1 in self._ahead:
@@ -157,9 +206,12 @@ class RunIndex:
         self, tenant: str, agent_id: str, user_id: str, vectors: Vectors, k: int
     ) -> list[list[tuple[str, float]]]:
         """``search`` for each row of ``vectors`` (a batch's runs of one scope), in one pass."""
-        return self._index.search_many(tenant, vectors, k, domain=scope_key(agent_id, user_id))
+        with self._worker.guard:
+            return self._index.search_many(tenant, vectors, k, domain=scope_key(agent_id, user_id))
 
     def search(self, tenant: str, agent_id: str, user_id: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
-        return [
-            (key, score) for _, key, score in self._index.search(tenant, vector, k, domain=scope_key(agent_id, user_id))
-        ]
+        """The top ``k`` of one scope as the index holds it now: call ``sync`` first to include
+        every committed run (a change still in flight on the worker thread is waited for)."""
+        with self._worker.guard:
+            found = self._index.search(tenant, vector, k, domain=scope_key(agent_id, user_id))
+        return [(key, score) for _, key, score in found]

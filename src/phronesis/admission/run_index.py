@@ -156,16 +156,20 @@ class RunIndex:
     def _apply(self, entry: LogEntry) -> None:
         if entry.agent_id is None or entry.user_id is None:
             return  # the run row is gone (a purge): nothing to index
-        domain = scope_key(entry.agent_id, entry.user_id)
-        if entry.op == "remove":
-            self._index.remove(entry.tenant, domain, entry.run_id)
+        self._change(entry.tenant, IndexChange(entry.op, entry.run_id, entry.agent_id, entry.user_id, entry.embedding))
+
+    def _change(self, tenant: str, change: IndexChange) -> None:
+        """One change, from the log's replay or from this process's own commit (on the worker thread)."""
+        domain = scope_key(change.agent_id, change.user_id)
+        if change.op == "remove":
+            self._index.remove(tenant, domain, change.run_id)
         elif (
-            entry.embedding is not None
-            and len(entry.embedding) == self._index.dimension
+            change.vector is not None
+            and len(change.vector) == self._index.dimension
             # a run's embedding never changes, so an add already applied is not re-inserted
-            and not self._index.contains(entry.tenant, domain, entry.run_id)
+            and not self._index.contains(tenant, domain, change.run_id)
         ):
-            self._index.upsert(entry.tenant, domain, [entry.run_id], entry.embedding.reshape(1, -1))
+            self._index.upsert(tenant, domain, [change.run_id], change.vector.reshape(1, -1))
 
     def committed(self, tenant: str, changes: Sequence[IndexChange]) -> None:
         """Apply an admission's committed changes on the worker thread, in log order, while the
@@ -175,11 +179,7 @@ class RunIndex:
 
         def apply() -> None:
             for change in changes:
-                domain = scope_key(change.agent_id, change.user_id)
-                if change.op == "remove":
-                    self._index.remove(tenant, domain, change.run_id)
-                elif change.vector is not None:
-                    self._index.upsert(tenant, domain, [change.run_id], change.vector.reshape(1, -1))
+                self._change(tenant, change)
 
         self._worker.submit(apply)
 

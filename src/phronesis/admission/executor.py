@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncConnection
-
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import OUTCOME_RANK, AdmissionResult, Run
 from phronesis.admission.planner import Plan
@@ -33,6 +31,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
 from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["Executor", "StalePlan"]
@@ -71,52 +70,52 @@ class Executor:
         results = []
         changes: list[IndexChange] = []
         writes = WriteBuffer()  # the batch's inserts, sent together (see WriteBuffer)
-        # an admission's writes are point writes: a few rows each, by key (see Database.transaction)
-        async with self._db.transaction(point=True) as conn:
+        # an admission's writes are point writes: a few rows each, by key (see point_transaction)
+        async with self._db.point_transaction() as tx:
             for plan in plans:
-                results.append(await self._apply(conn, writes, tenant, plan, batch_id, changes))
-            await writes.flush(conn)
+                results.append(await self._apply(tx, writes, tenant, plan, batch_id, changes))
+            await writes.flush(tx)
         self._index.committed(tenant, changes)  # on the index's own thread: the answer need not wait
         return results
 
-    async def _join_group(self, conn: AsyncConnection, tenant: str, group: str, outcome: str, now: datetime) -> bool:
+    async def _join_group(self, tx: PointTransaction, tenant: str, group: str, outcome: str, now: datetime) -> bool:
         """Is the joining run the group's canonical one? Success > failure, and newer > older on a tie."""
-        current = await self._runs.group_canonical(conn, tenant, group)
+        current = await self._runs.group_canonical(tx, tenant, group)
         if current is None:
             return True
         if OUTCOME_RANK[outcome] >= OUTCOME_RANK[current.outcome]:
-            await self._runs.set_merge_state(conn, tenant, current.id, at=now, canonical=False)
+            await self._runs.set_merge_state(tx, tenant, current.id, at=now, group=None, canonical=False)
             return True
         return False
 
     async def _membership(
-        self, conn: AsyncConnection, writes: WriteBuffer, tenant: str, plan: Plan, now: datetime
+        self, tx: PointTransaction, writes: WriteBuffer, tenant: str, plan: Plan, now: datetime
     ) -> _Membership:
         verdict, p = plan.verdict, plan.prepared
         if verdict.decision == "ADD":
             return _Membership(None, True)
         assert verdict.target is not None
-        await writes.flush(conn)  # the target may be a run this batch has just queued
-        target = await self._runs.active_for_update(conn, tenant, verdict.target)
+        await writes.flush(tx)  # the target may be a run this batch has just queued
+        target = await self._runs.active_for_update(tx, tenant, verdict.target)
         if target is None:
             raise StalePlan(f"run {verdict.target} is no longer active")
         if verdict.decision == "REPLACE":
-            if not await self._runs.supersede(conn, tenant, verdict.target, p.run_id, now):
+            if not await self._runs.supersede(tx, tenant, verdict.target, p.run_id, now):
                 raise StalePlan(f"run {verdict.target} was superseded meanwhile")
             if target.merge_group is None:
                 return _Membership(None, True)
             # the better version takes the superseded run's place in its merge group
             return _Membership(
-                target.merge_group, await self._join_group(conn, tenant, target.merge_group, p.data.outcome, now)
+                target.merge_group, await self._join_group(tx, tenant, target.merge_group, p.data.outcome, now)
             )
         group = target.merge_group or target.id
         if target.merge_group is None:
-            await self._runs.set_merge_state(conn, tenant, target.id, at=now, merge_group=group, canonical=True)
-        return _Membership(group, await self._join_group(conn, tenant, group, p.data.outcome, now))
+            await self._runs.set_merge_state(tx, tenant, target.id, at=now, group=group, canonical=True)
+        return _Membership(group, await self._join_group(tx, tenant, group, p.data.outcome, now))
 
     async def _apply(
         self,
-        conn: AsyncConnection,
+        tx: PointTransaction,
         writes: WriteBuffer,
         tenant: str,
         plan: Plan,
@@ -128,10 +127,10 @@ class Executor:
         run: Run | None = None
         if verdict.decision == "NOT":
             if verdict.target is not None and not plan.resent:
-                await writes.flush(conn)  # the duplicated run may be one this batch has just queued
-                await self._runs.count_duplicate(conn, tenant, verdict.target, now)
+                await writes.flush(tx)  # the duplicated run may be one this batch has just queued
+                await self._runs.count_duplicate(tx, tenant, verdict.target, now)
         else:
-            membership = await self._membership(conn, writes, tenant, plan, now)
+            membership = await self._membership(tx, writes, tenant, plan, now)
             values = self._run_values(tenant, plan, membership, now)
             self._runs.insert_run(
                 writes, values, task_text=p.data.task, references=p.data.references, artifacts=p.data.artifacts

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -23,6 +23,7 @@ from phronesis.exceptions import NotFoundError
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import (
     admission_index_log,
     admission_run_artifacts,
@@ -158,11 +159,35 @@ _SUPERSEDE = (
         updated_at=bindparam("at"),
     )
 )
+_SET_CANONICAL = (
+    update(admission_runs)
+    .where(runs.tenant == bindparam("w_tenant"), runs.id == bindparam("w_id"))
+    .values(canonical=bindparam("canonical"), updated_at=bindparam("at"))
+)
+_SET_MERGE_STATE = _SET_CANONICAL.values(merge_group=bindparam("group"))
 _COUNT_DUPLICATE = (
     update(admission_runs)
     .where(runs.tenant == bindparam("w_tenant"), runs.id == bindparam("w_id"))
     .values(duplicate_count=runs.duplicate_count + 1, updated_at=bindparam("at"))
 )
+
+
+@dataclass(frozen=True, slots=True)
+class MergeState:
+    """A REPLACE or MERGE target's state, read under the admission's transaction."""
+
+    id: str
+    merge_group: str | None
+    canonical: bool
+    outcome: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class GroupCanonical:
+    id: str
+    outcome: str
+    created_at: datetime
 
 
 def run_model(row: Mapping[Any, Any], references: Sequence[str], artifacts: Sequence[str]) -> Run:
@@ -184,14 +209,9 @@ class RunRepository:
     def dialect(self) -> str:
         return self._db.dialect
 
-    @asynccontextmanager
-    async def reading(self, connection: AsyncConnection | None = None) -> AsyncIterator[AsyncConnection]:
-        """The caller's connection, or a new one: an admission's reads share one (each costs a round trip)."""
-        if connection is not None:
-            yield connection
-            return
-        async with self._db.engine.connect() as own:
-            yield own
+    def reading(self) -> AbstractAsyncContextManager[AsyncConnection | None]:
+        """What an admission's reads share (see ``Database.reading``): pass it as their ``connection``."""
+        return self._db.reading()
 
     # ---- reads -----------------------------------------------------------------------
 
@@ -225,30 +245,29 @@ class RunRepository:
         rows: builtins.list[Any] = []
         refs: dict[str, set[str]] = {}
         arts: dict[str, set[str]] = {}
-        async with self.reading(connection) as conn:
-            for chunk in _chunks(ids):
-                described = list(chunk) if wanted is None else [i for i in chunk if i in wanted]
-                parameters = {"tenant": tenant, "ids": list(chunk), "described": described}
-                for row in await conn.execute(_STORED, parameters):
-                    if row.kind == "run":
-                        rows.append(row)
-                    else:  # a value row: (kind, run id, value, …)
-                        (refs if row.kind == "r" else arts).setdefault(row[1], set()).add(row[2])
+        for chunk in _chunks(ids):
+            described = list(chunk) if wanted is None else [i for i in chunk if i in wanted]
+            parameters = {"tenant": tenant, "ids": list(chunk), "described": described}
+            for row in await self._db.read(_STORED, parameters, connection=connection):
+                if row[0] == "run":
+                    rows.append(row)
+                else:  # a value row: (kind, run id, value, …)
+                    (refs if row[0] == "r" else arts).setdefault(row[1], set()).add(row[2])
         return {
-            r.id: StoredRun(
-                id=r.id,
-                agent_id=r.agent_id,
-                user_id=r.user_id,
-                task_id=r.task_id,
-                summary=r.summary,
-                outcome=r.outcome,
-                status=r.status,
-                content_hash=r.content_hash,
-                references=frozenset(refs.get(r.id, ())),
-                artifacts=frozenset(arts.get(r.id, ())),
-                described=wanted is None or r.id in wanted,
+            run_id: StoredRun(
+                id=run_id,
+                agent_id=agent_id,
+                user_id=user_id,
+                task_id=task_id,
+                summary=summary,
+                outcome=outcome,
+                status=status,
+                content_hash=digest,
+                references=frozenset(refs.get(run_id, ())),
+                artifacts=frozenset(arts.get(run_id, ())),
+                described=wanted is None or run_id in wanted,
             )
-            for r in rows
+            for _, run_id, agent_id, user_id, task_id, summary, outcome, status, digest in rows
         }
 
     async def by_content(
@@ -265,12 +284,11 @@ class RunRepository:
         by_scope: dict[tuple[str, str], list[str]] = {}
         for agent, user, digest in dict.fromkeys(keys):
             by_scope.setdefault((agent, user), []).append(digest)
-        async with self.reading(connection) as conn:
-            for (agent, user), digests in by_scope.items():
-                for chunk in _chunks(digests):
-                    parameters = {"tenant": tenant, "agent_id": agent, "user_id": user, "hashes": list(chunk)}
-                    for digest, run_id, summary in await conn.execute(_BY_CONTENT, parameters):
-                        out[(agent, user, digest)] = (run_id, summary)
+        for (agent, user), digests in by_scope.items():
+            for chunk in _chunks(digests):
+                parameters = {"tenant": tenant, "agent_id": agent, "user_id": user, "hashes": list(chunk)}
+                for digest, run_id, summary in await self._db.read(_BY_CONTENT, parameters, connection=connection):
+                    out[(agent, user, digest)] = (run_id, summary)
         return out
 
     async def get_many(self, tenant: str, ids: Sequence[str]) -> dict[str, Run]:
@@ -399,8 +417,8 @@ class RunRepository:
     async def log_since(
         self, after: int, *, limit: int = 10_000, connection: AsyncConnection | None = None
     ) -> builtins.list[LogEntry]:
-        async with self.reading(connection) as conn:
-            return [LogEntry(*row) for row in await conn.execute(_LOG_SINCE, {"after": after, "limit": limit})]
+        rows = await self._db.read(_LOG_SINCE, {"after": after, "limit": limit}, connection=connection)
+        return [LogEntry(*row) for row in rows]
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], model: str) -> None:
         async with self._db.transaction() as conn:
@@ -432,30 +450,32 @@ class RunRepository:
         for statement, items in ((_INSERT_REFERENCES, references), (_INSERT_ARTIFACTS, artifacts)):
             writes.insert(statement, *({"tenant": tenant, "run_id": run_id, "value": v} for v in items))
 
-    async def active_for_update(self, conn: AsyncConnection, tenant: str, run_id: str) -> Any:
+    async def active_for_update(self, tx: PointTransaction, tenant: str, run_id: str) -> MergeState | None:
         """The run's merge state, locked until commit on PostgreSQL (SQLite's writer lock covers it)."""
-        row: Any = (await conn.execute(_ACTIVE_FOR_UPDATE, {"tenant": tenant, "run_id": run_id})).one_or_none()
-        return row
+        rows, _ = await tx.execute(_ACTIVE_FOR_UPDATE, {"tenant": tenant, "run_id": run_id})
+        return MergeState(*rows[0]) if rows else None
 
-    async def supersede(self, conn: AsyncConnection, tenant: str, run_id: str, by: str, at: datetime) -> bool:
+    async def supersede(self, tx: PointTransaction, tenant: str, run_id: str, by: str, at: datetime) -> bool:
         """Soft supersession, never a delete; False if the run is no longer active (a concurrent REPLACE)."""
-        result = await conn.execute(_SUPERSEDE, {"w_tenant": tenant, "w_id": run_id, "by": by, "at": at})
-        return bool(result.rowcount)
+        _, count = await tx.execute(_SUPERSEDE, {"w_tenant": tenant, "w_id": run_id, "by": by, "at": at})
+        return bool(count)
 
-    async def group_canonical(self, conn: AsyncConnection, tenant: str, group: str) -> Any:
-        row: Any = (await conn.execute(_GROUP_CANONICAL, {"tenant": tenant, "group": group})).first()
-        return row
+    async def group_canonical(self, tx: PointTransaction, tenant: str, group: str) -> GroupCanonical | None:
+        rows, _ = await tx.execute(_GROUP_CANONICAL, {"tenant": tenant, "group": group})
+        return GroupCanonical(*rows[0]) if rows else None
 
     async def set_merge_state(
-        self, conn: AsyncConnection, tenant: str, run_id: str, *, at: datetime, **values: Any
+        self, tx: PointTransaction, tenant: str, run_id: str, *, at: datetime, group: str | None, canonical: bool
     ) -> None:
-        await conn.execute(
-            update(admission_runs).where(runs.tenant == tenant, runs.id == run_id).values(updated_at=at, **values)
-        )
+        """Put the run in ``group`` (None: leave it where it is) as its canonical member or not."""
+        statement, parameters = _SET_CANONICAL, {"w_tenant": tenant, "w_id": run_id, "at": at, "canonical": canonical}
+        if group is not None:
+            statement, parameters = _SET_MERGE_STATE, parameters | {"group": group}
+        await tx.execute(statement, parameters)
 
-    async def count_duplicate(self, conn: AsyncConnection, tenant: str, run_id: str, at: datetime) -> None:
+    async def count_duplicate(self, tx: PointTransaction, tenant: str, run_id: str, at: datetime) -> None:
         """A NOT for a duplicate still counts as one more use of the stored run (in SQL, never read-modify-write)."""
-        await conn.execute(_COUNT_DUPLICATE, {"w_tenant": tenant, "w_id": run_id, "at": at})
+        await tx.execute(_COUNT_DUPLICATE, {"w_tenant": tenant, "w_id": run_id, "at": at})
 
     def log(self, writes: WriteBuffer, tenant: str, ops: Sequence[tuple[str, str]], at: datetime) -> None:
         """Queue index-log entries; their ids (and so the order every index applies them in) follow ``ops``."""

@@ -1,14 +1,17 @@
 """One async SQLAlchemy engine, SQLite (WAL) by default or PostgreSQL (asyncpg).
 
-Every write goes through ``transaction()``, which commits everything or nothing and
-translates driver errors into phronesis's own (``ConflictError``, ``StorageError``).
+Every write goes through ``transaction()`` or ``point_transaction()``, which commit everything
+or nothing and translate driver errors into phronesis's own (``ConflictError``,
+``StorageError``). A decision's hot path (seed 003's admission) uses ``read`` and
+``point_transaction``: on a SQLite file they bypass SQLAlchemy's per-statement machinery
+(see ``sqlite_statements`` and ``point_transaction``), elsewhere they are SQLAlchemy calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -16,28 +19,37 @@ from typing import Any
 from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.sql import Executable
+from sqlalchemy.sql.elements import ClauseElement
 
 from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
-from phronesis.storage.sqlite_driver import SqliteConnector, point_writes
+from phronesis.storage.point_transaction import PointTransaction
+from phronesis.storage.sqlite_driver import SqliteConnection, SqliteConnector, point_writes
+from phronesis.storage.sqlite_statements import Bound, SqliteStatements, run_bound
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
 __all__ = ["Database"]
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    # WAL lets readers proceed while one writer commits. (The busy timeout, which makes a second
-    # writer wait instead of failing with "database is locked", belongs to the driver: see
-    # SqliteConnector.)
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    # A decision's reads touch a few index pages and rows scattered over a file that grows
-    # to gigabytes (1M runs with their embeddings): map it rather than copy every page in
-    # through read(), and keep more of the hot B-tree pages per connection than the 2 MB default.
-    cursor.execute("PRAGMA mmap_size=1073741824")
-    cursor.execute("PRAGMA cache_size=-16384")
-    cursor.close()
+def _remember_driver(dbapi_connection: Any, record: Any) -> None:
+    """Keep the driver's connection where ``AsyncConnection.info`` reaches it without a greenlet hop."""
+    record.info[_DRIVER] = dbapi_connection.driver_connection
+
+
+_DRIVER = "phronesis.sqlite_connection"
+
+
+@contextlib.contextmanager
+def _translated() -> Iterator[None]:
+    """Driver errors as phronesis's own: a violated constraint is a conflict, the rest a storage error."""
+    try:
+        yield
+    except exc.IntegrityError as error:
+        raise ConflictError("(row)", f"constraint violated: {error.orig}") from error
+    except (exc.OperationalError, exc.InterfaceError, OSError) as error:
+        raise StorageError(f"database unavailable: {error}") from error
+    except exc.DBAPIError as error:
+        raise StorageError(f"database error: {error.orig}") from error
 
 
 class Database:
@@ -87,8 +99,10 @@ class Database:
             self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         except (exc.ArgumentError, ImportError) as error:
             raise ConfigurationError(f"PHRONESIS_DATABASE__URL: {error}") from None
+        self._statements: SqliteStatements | None = None
         if self.dialect == "sqlite":
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine.sync_engine, "connect", _remember_driver)
+            self._statements = SqliteStatements(self.engine.sync_engine.dialect)
 
     def _writer_lock(self) -> asyncio.Lock | None:
         """SQLite has one writer at a time. Without this lock concurrent transactions find the
@@ -110,16 +124,33 @@ class Database:
         on SQLite it may run on the event loop's thread without a hop (see ``sqlite_driver``).
         """
         lock = self._writer_lock()
-        try:
-            with point_writes() if point else contextlib.nullcontext():
-                async with lock or contextlib.nullcontext(), self.engine.begin() as connection:
-                    yield connection
-        except exc.IntegrityError as error:
-            raise ConflictError("(row)", f"constraint violated: {error.orig}") from error
-        except (exc.OperationalError, exc.InterfaceError, OSError) as error:
-            raise StorageError(f"database unavailable: {error}") from error
-        except exc.DBAPIError as error:
-            raise StorageError(f"database error: {error.orig}") from error
+        with _translated(), point_writes() if point else contextlib.nullcontext():
+            async with lock or contextlib.nullcontext(), self.engine.begin() as connection:
+                yield connection
+
+    @asynccontextmanager
+    async def point_transaction(self) -> AsyncIterator[PointTransaction]:
+        """A transaction whose statements are all point statements (a few rows by key), run the
+        cheapest way this database allows (see ``point_transaction``): committed on exit, rolled
+        back on any error, errors translated as ``transaction`` does."""
+        writer = self._sqlite.writer() if self._sqlite is not None else None
+        if writer is None:
+            async with self.transaction(point=True) as connection:
+                yield PointTransaction(
+                    connection=connection, driver=self._driver(connection), statements=self._statements
+                )
+            return
+        lock = self._writer_lock()
+        assert lock is not None
+        with _translated(), point_writes():
+            async with lock:
+                await writer.begin()
+                try:
+                    yield PointTransaction(connection=None, driver=writer, statements=self._statements)
+                    await writer.commit()
+                except BaseException:
+                    await writer.rollback()
+                    raise
 
     @asynccontextmanager
     async def joined(self, connection: AsyncConnection | None) -> AsyncIterator[AsyncConnection]:
@@ -129,6 +160,54 @@ class Database:
             return
         async with self.transaction() as own:
             yield own
+
+    # ---- point statements -------------------------------------------------------------------
+    # A decision's reads and writes are a few rows by key, and on SQLite SQLAlchemy's machinery
+    # costs ten times what SQLite does for them: there, these run the same Core statements
+    # compiled once, straight on the driver (see sqlite_statements); on PostgreSQL, and for any
+    # statement the direct path cannot bind, through SQLAlchemy.
+
+    @asynccontextmanager
+    async def reading(self) -> AsyncIterator[AsyncConnection | None]:
+        """What a few ``read`` calls in a row share: nothing on a SQLite file (each runs on the shared
+        reader), else one pooled connection, so they cost one checkout instead of one each."""
+        if self._sqlite is not None and self._sqlite.reader() is not None:
+            yield None
+            return
+        async with self.engine.connect() as connection:
+            yield connection
+
+    async def read(
+        self, statement: Executable, parameters: Mapping[str, Any], *, connection: AsyncConnection | None = None
+    ) -> list[tuple[Any, ...]]:
+        """A short read (a few rows by key) outside any transaction: its rows as tuples.
+
+        On a SQLite file it runs on the connector's shared autocommit reader, with no pool
+        checkout and no reset rollback; elsewhere on ``connection`` (see ``reading``) or a pooled one."""
+        reader = self._sqlite.reader() if self._sqlite is not None else None
+        with _translated():
+            if reader is not None and (bound := self._bind(statement, parameters)) is not None:
+                rows, _ = await run_bound(reader, bound, read=True)
+                return self._decode(statement, rows)
+            if connection is not None:
+                return [tuple(row) for row in await connection.execute(statement, parameters)]
+            async with self.engine.connect() as own:
+                return [tuple(row) for row in await own.execute(statement, parameters)]
+
+    def _driver(self, connection: AsyncConnection) -> SqliteConnection | None:
+        if self._statements is None:
+            return None
+        driver = connection.info.get(_DRIVER)
+        return driver if isinstance(driver, SqliteConnection) else None
+
+    def _bind(self, statement: Executable, parameters: Mapping[str, Any]) -> Bound | None:
+        if self._statements is None or not isinstance(statement, ClauseElement):
+            return None
+        return self._statements.bind(statement, parameters)
+
+    def _decode(self, statement: Executable, rows: list[Any]) -> list[tuple[Any, ...]]:
+        assert self._statements is not None and isinstance(statement, ClauseElement)
+        return self._statements.decode(statement, rows)
 
     async def ping(self) -> bool:
         from sqlalchemy import text

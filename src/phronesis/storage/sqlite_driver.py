@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -214,6 +215,10 @@ class SqliteConnection:
         self._connection: sqlite3.Connection | None = raw  # SQLAlchemy tests it before commit/rollback
         self._busy_timeout_ms = busy_timeout_ms
         self._busy_now = busy_timeout_ms  # as sqlite3.connect(timeout=…) left it
+        # calls running on (or queued for) the worker thread, counted until they finish there: a task
+        # cancelled while awaiting one does not stop it, and nothing may run inline meanwhile
+        self._on_thread = 0
+        self._counting = threading.Lock()
 
     def _busy(self, milliseconds: int) -> None:
         if self._busy_now != milliseconds:
@@ -229,7 +234,19 @@ class SqliteConnection:
         """``call`` on the worker thread."""
         if self._connection is None:
             raise sqlite3.ProgrammingError("no active connection")
-        return await asyncio.get_running_loop().run_in_executor(self._worker, partial(self._waiting, call))
+        with self._counting:
+            self._on_thread += 1
+        try:
+            future = self._worker.submit(self._waiting, call)
+        except BaseException:
+            self._finished()
+            raise
+        future.add_done_callback(lambda _: self._finished())
+        return await asyncio.wrap_future(future)
+
+    def _finished(self) -> None:
+        with self._counting:
+            self._on_thread -= 1
 
     def inline(self, call: Callable[[], T], *, budget: bool) -> T | object:
         """``call`` on the calling (event-loop) thread, or ``_DEFERRED`` if it must go to the worker
@@ -237,6 +254,12 @@ class SqliteConnection:
         of its budget (SQLITE_INTERRUPT: a read-only statement is abandoned, nothing rolled back)."""
         if self._connection is None:
             raise sqlite3.ProgrammingError("no active connection")
+        if self._on_thread:
+            # a call is still on the thread (the connector's reader is shared by concurrent tasks; a
+            # cancelled task does not stop its statement): running beside it would hold the event
+            # loop on the connection's mutex, and its read budget could interrupt that statement.
+            # Queued behind it on the thread instead.
+            return _DEFERRED
         self._busy(0)
         if budget:
             deadline = time.perf_counter() + READ_BUDGET_S
@@ -250,6 +273,28 @@ class SqliteConnection:
         finally:
             if budget:
                 self.raw.set_progress_handler(None, 0)
+
+    def _direct(self, sql: str, parameters: Sequence[Sequence[Any]]) -> tuple[list[Any], int]:
+        many = len(parameters) != 1
+        cursor = self.raw.executemany(sql, parameters) if many else self.raw.execute(sql, parameters[0])
+        try:
+            return (cursor.fetchall() if cursor.description else []), cursor.rowcount
+        finally:
+            cursor.close()
+
+    async def direct(self, sql: str, parameters: Sequence[Sequence[Any]], *, read: bool) -> tuple[list[Any], int]:
+        """One statement with one or more parameter sets, outside SQLAlchemy (see ``sqlite_statements``):
+        its rows (all of them) and row count. Inline on the event loop like a cursor's point statement:
+        a read under the read budget, a write only inside ``point_writes()`` and for at most
+        ``POINT_ROWS`` parameter sets; otherwise on the worker thread."""
+        call = partial(self._direct, sql, parameters)
+        outcome: Any = _DEFERRED
+        if read or (_point_writes.get() and len(parameters) <= POINT_ROWS):
+            outcome = self.inline(call, budget=read)
+        if outcome is _DEFERRED:
+            return await self.run(call)
+        rows: tuple[list[Any], int] = outcome
+        return rows
 
     @property
     def isolation_level(self) -> str | None:
@@ -271,6 +316,12 @@ class SqliteConnection:
             await self.run(end)
         if commit and self._checkpointer is not None:
             self._checkpointer.committed(bulk=not point)
+
+    async def begin(self) -> None:
+        """BEGIN IMMEDIATE on an autocommit connection (``SqliteConnector.writer``): the write lock from
+        the start, so the transaction's reads and writes see one state. Another process's lock is
+        waited for on the worker thread (see ``inline``)."""
+        await self.direct("BEGIN IMMEDIATE", [()], read=False)
 
     # The pool resets every returned connection with a rollback, and a read-only use never
     # opened a transaction (sqlite3 begins one lazily, before the first write): nothing to do then.
@@ -305,19 +356,66 @@ class SqliteConnector:
     def __init__(self, database: str, *, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> None:
         self._database = database
         self._busy_timeout_ms = busy_timeout_ms
-        in_memory = database == ":memory:" or "mode=memory" in database
-        self.checkpointer = None if in_memory else WalCheckpointer(database, busy_timeout_ms=busy_timeout_ms)
+        self._in_memory = database == ":memory:" or "mode=memory" in database
+        self._reader: SqliteConnection | None = None
+        self._writer: SqliteConnection | None = None
+        self.checkpointer = None if self._in_memory else WalCheckpointer(database, busy_timeout_ms=busy_timeout_ms)
 
-    def _open(self) -> sqlite3.Connection:
+    def _open(self, *, autocommit: bool = False, read_only: bool = False) -> sqlite3.Connection:
         raw = sqlite3.connect(
             self._database,
             timeout=self._busy_timeout_ms / 1000,
             check_same_thread=False,
             uri=self._database.startswith("file:"),
+            # autocommit: sqlite3 opens no transaction by itself; the owner says BEGIN when it means it
+            isolation_level=None if autocommit else "DEFERRED",
         )
+        # WAL lets readers proceed while one writer commits. (The busy timeout, which makes a second
+        # writer wait instead of failing with "database is locked", is set above and in SqliteConnection.)
+        raw.execute("PRAGMA journal_mode=WAL")
+        raw.execute("PRAGMA synchronous=NORMAL")
+        raw.execute("PRAGMA foreign_keys=ON")
+        # A decision's reads touch a few index pages and rows scattered over a file that grows
+        # to gigabytes (1M runs with their embeddings): map it rather than copy every page in
+        # through read(), and keep more of the hot B-tree pages per connection than the 2 MB default.
+        raw.execute("PRAGMA mmap_size=1073741824")
+        raw.execute("PRAGMA cache_size=-16384")
         if self.checkpointer is not None:
             raw.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job (see wal_checkpoints)
+        if read_only:
+            raw.execute("PRAGMA query_only=ON")
         return raw
+
+    def _own(self, role: str, *, read_only: bool) -> SqliteConnection:
+        # opening a local file is a fraction of a millisecond, once: no thread hop for it
+        worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"phronesis-sqlite-{role}")
+        return SqliteConnection(
+            self._open(autocommit=True, read_only=read_only),
+            worker,
+            busy_timeout_ms=self._busy_timeout_ms,
+            checkpointer=None if read_only else self.checkpointer,
+        )
+
+    def reader(self) -> SqliteConnection | None:
+        """A connection of its own for short reads outside any transaction, shared by every task:
+        autocommit (each SELECT sees the latest commit and ends at once, so no pool checkout and no
+        reset rollback) and read-only. None for an in-memory database, which a second connection
+        would not see."""
+        if self._in_memory:
+            return None
+        if self._reader is None:
+            self._reader = self._own("reader", read_only=True)
+        return self._reader
+
+    def writer(self) -> SqliteConnection | None:
+        """A connection of its own for point transactions (``Database.point_transaction``), used by one
+        task at a time under the database's writer lock; autocommit, so BEGIN and COMMIT are its
+        owner's. None for an in-memory database."""
+        if self._in_memory:
+            return None
+        if self._writer is None:
+            self._writer = self._own("writer", read_only=False)
+        return self._writer
 
     async def __call__(self) -> SqliteConnection:
         worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phronesis-sqlite")
@@ -329,5 +427,9 @@ class SqliteConnector:
         return SqliteConnection(raw, worker, busy_timeout_ms=self._busy_timeout_ms, checkpointer=self.checkpointer)
 
     async def close(self) -> None:
+        for own in (self._reader, self._writer):
+            if own is not None:
+                await own.close()
+        self._reader = self._writer = None
         if self.checkpointer is not None:
             await self.checkpointer.close()

@@ -2,9 +2,9 @@
 
 Each ``AsyncConnection.execute`` is a round trip through SQLAlchemy's greenlet bridge, and
 a decision writes several rows (seed 003's admission: task, run, references, index log,
-memory decision, decision record). Queued here, one ``flush`` sends them in a single
-bridge crossing, and a batch's rows for the same table as one ``executemany`` instead of
-one statement per row.
+memory decision, decision record). Queued here, one ``flush`` sends them together
+(``PointTransaction.insert``: straight to the driver on SQLite, one bridge crossing otherwise),
+and a batch's rows for the same table as one ``executemany`` instead of one statement per row.
 
 Only INSERTs are queued, and rows keep the order they were added in (statements in the
 order first seen; a statement's rows in order), so rows referring to earlier rows (a run's
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.dml import Insert
+
+from phronesis.storage.point_transaction import PointTransaction
 
 __all__ = ["WriteBuffer"]
 
@@ -31,14 +31,9 @@ class WriteBuffer:
         if rows:
             self._rows.setdefault(statement, []).extend(rows)
 
-    async def flush(self, connection: AsyncConnection) -> None:
-        """Send everything queued, in the connection's transaction."""
+    async def flush(self, transaction: PointTransaction) -> None:
+        """Send everything queued, in ``transaction``."""
         if not self._rows:
             return
         queued, self._rows = list(self._rows.items()), {}
-
-        def send(sync: Connection) -> None:
-            for statement, rows in queued:
-                sync.execute(statement, rows[0] if len(rows) == 1 else rows)
-
-        await connection.run_sync(send)
+        await transaction.insert(queued)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, func
 from phronesis.exceptions import ConflictError
 from phronesis.storage import sqlite_driver
 from phronesis.storage.database import Database
+from tests.loop_watch import watching_the_loop
 
 things = Table("point_things", MetaData(), Column("id", String(16), primary_key=True), Column("n", Integer))
 INSERT = insert(things)
@@ -117,16 +117,6 @@ async def test_concurrent_reads_share_the_reader_while_one_runs_on_its_thread(
         await tx.insert([(INSERT, [{"id": f"{i:05d}", "n": i} for i in range(side)])])
     a, b, c = things.alias("a"), things.alias("b"), things.alias("c")
     slow = select(func.count()).select_from(a).join(b, a.c.n >= b.c.n).join(c, c.c.n >= 0)
-    longest_gap = 0.0
-
-    async def ticker() -> None:
-        nonlocal longest_gap
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(0.001)
-            now = time.perf_counter()
-            longest_gap, last = max(longest_gap, now - last), now
-
     quick_started: list[float] = []
 
     async def timed_slow() -> list[tuple[object, ...]]:
@@ -141,43 +131,12 @@ async def test_concurrent_reads_share_the_reader_while_one_runs_on_its_thread(
         return await database.read(BY_IDS, {"ids": [f"{i:05d}"]})
 
     slow_done = 0.0
-    ticking = asyncio.create_task(ticker())
-    try:
+    async with watching_the_loop() as watch:
         results = await asyncio.gather(timed_slow(), *(quick(i) for i in range(10)))
-    finally:
-        ticking.cancel()
     assert results[0] == [(side * (side + 1) // 2 * side,)]
     assert results[1:] == [[(f"{i:05d}", i)] for i in range(10)]
     assert min(quick_started) < slow_done  # they did start while the slow read ran
-    assert longest_gap < 0.1
-    await database.dispose()
-
-
-async def test_a_point_transaction_waits_for_another_processs_lock_off_the_loop(tmp_path: Path) -> None:
-    path = tmp_path / "locked.db"
-    database = await with_things(Database(f"sqlite+aiosqlite:///{path}"))
-    holder = sqlite3.connect(path, check_same_thread=False)
-    holder.execute("BEGIN IMMEDIATE")
-    release = threading.Timer(0.4, holder.commit)
-    release.start()
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-
-    ticking = asyncio.create_task(ticker())
-    try:
-        async with database.point_transaction() as tx:
-            await tx.insert([(INSERT, [{"id": "a", "n": 1}])])
-    finally:
-        ticking.cancel()
-        release.join()
-        holder.close()
-    assert await database.read(COUNT, {}) == [(1,)]
-    assert ticks >= 10
+    assert watch.longest_gap < 0.1
     await database.dispose()
 
 
@@ -194,27 +153,14 @@ async def test_a_cancelled_point_transaction_leaves_nothing_even_with_a_statemen
         async with database.point_transaction() as tx:
             await tx.insert([(INSERT, rows)])  # far past POINT_ROWS: on the writer's thread
 
-    longest_gap = 0.0
-
-    async def ticker() -> None:
-        nonlocal longest_gap
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(0.001)
-            now = time.perf_counter()
-            longest_gap, last = max(longest_gap, now - last), now
-
     task = asyncio.create_task(bulk())
     await asyncio.sleep(0.02)  # the rows are bound on the loop; by now the statement runs on the thread
     task.cancel()
-    ticking = asyncio.create_task(ticker())
-    try:
+    async with watching_the_loop() as watch:
         with pytest.raises(asyncio.CancelledError):
             await task
-    finally:
-        ticking.cancel()
     assert await database.read(COUNT, {}) == [(0,)]
-    assert longest_gap < 0.2  # the rollback waited on the thread, not on the event loop
+    assert watch.longest_gap < 0.2  # the rollback waited on the thread, not on the event loop
     async with database.point_transaction() as tx:
         await tx.insert([(INSERT, [{"id": "after", "n": 1}])])
     assert await database.read(COUNT, {}) == [(1,)]

@@ -29,6 +29,7 @@ from phronesis.storage.sqlite_driver import (
     statement_kind,
 )
 from phronesis.storage.wal_checkpoints import CHECKPOINT_EVERY, WalCheckpointer
+from tests.loop_watch import watching_the_loop
 
 
 @pytest.fixture
@@ -144,38 +145,25 @@ async def test_a_long_read_moves_to_the_worker_thread_and_the_loop_keeps_serving
     side = 150
     async with threaded_db.transaction() as conn:
         await conn.execute(text("INSERT INTO t (id, v) VALUES (:id, 0)"), [{"id": -i} for i in range(1, side + 1)])
-    longest_gap = 0.0
-
-    async def ticker() -> None:
-        nonlocal longest_gap
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(0.001)
-            now = time.perf_counter()
-            longest_gap, last = max(longest_gap, now - last), now
-
-    ticking = asyncio.create_task(ticker())
-    try:
-        async with threaded_db.transaction(point=True) as conn:
-            await conn.execute(text("INSERT INTO t (id, v) VALUES (1, 1)"))
-            count, thread = (
-                await conn.execute(text("SELECT (SELECT count(*) FROM t a, t b, t c WHERE a.id < 0), tid()"))
-            ).one()
-            await conn.execute(text("INSERT INTO t (id, v) VALUES (2, 2)"))
-    finally:
-        ticking.cancel()
+    async with watching_the_loop() as watch, threaded_db.transaction(point=True) as conn:
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (1, 1)"))
+        count, thread = (
+            await conn.execute(text("SELECT (SELECT count(*) FROM t a, t b, t c WHERE a.id < 0), tid()"))
+        ).one()
+        await conn.execute(text("INSERT INTO t (id, v) VALUES (2, 2)"))
     assert count == side * (side + 1) ** 2  # b and c also see the row just inserted
     assert thread != threading.get_ident()
     async with threaded_db.engine.connect() as conn:
         assert (await conn.execute(text("SELECT count(*) FROM t WHERE id > 0"))).scalar_one() == 2
-    assert longest_gap < 0.25  # the read took seconds; the loop only ever waited for its budget
+    assert watch.longest_gap < 0.25  # the read took seconds; the loop only ever waited for its budget
 
 
-@pytest.mark.parametrize("point", [False, True])
-async def test_a_locked_file_is_waited_for_on_the_worker_thread(tmp_path: Path, point: bool) -> None:
+@pytest.mark.parametrize("how", ["transaction", "point writes", "point transaction"])
+async def test_a_locked_file_is_waited_for_on_the_worker_thread(tmp_path: Path, how: str) -> None:
     """Another process holds the write lock. The wait happens on the connection's thread, so the
-    event loop keeps serving (a ticker) until the lock is released; a point write first tried
-    inline fails at once without waiting (having done nothing) and is run again there."""
+    event loop keeps serving until the lock is released; a point write (or the point transaction's
+    BEGIN IMMEDIATE) first tried inline fails at once without waiting, having done nothing, and is
+    run again there."""
     path = tmp_path / "locked-point.db"
     database = Database(f"sqlite+aiosqlite:///{path}")
     async with database.transaction() as conn:
@@ -184,26 +172,23 @@ async def test_a_locked_file_is_waited_for_on_the_worker_thread(tmp_path: Path, 
     holder.execute("BEGIN IMMEDIATE")
     release = threading.Timer(0.4, holder.commit)
     release.start()
-    ticks = 0
-
-    async def ticker() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-
-    ticking = asyncio.create_task(ticker())
+    started = time.perf_counter()
     try:
-        async with database.transaction(point=point) as conn:
-            await conn.execute(text("INSERT INTO t (id) VALUES (1)"))
+        async with watching_the_loop() as watch:
+            if how == "point transaction":
+                async with database.point_transaction() as tx:
+                    await tx.execute(text("INSERT INTO t (id) VALUES (1)"), {})
+            else:
+                async with database.transaction(point=how == "point writes") as conn:
+                    await conn.execute(text("INSERT INTO t (id) VALUES (1)"))
     finally:
-        ticking.cancel()
         release.join()
         holder.close()
     async with database.engine.connect() as conn:
         assert (await conn.execute(text("SELECT count(*) FROM t"))).scalar_one() == 1
     await database.dispose()
-    assert ticks >= 10
+    assert time.perf_counter() - started >= 0.35  # it did wait for the lock…
+    assert watch.longest_gap < 0.2  # …and not on the event loop
 
 
 @pytest.mark.parametrize(

@@ -270,8 +270,10 @@ async def test_an_admitted_run_is_indexed_off_the_event_loop_and_found_by_the_ne
 async def test_a_change_the_index_worker_failed_to_apply_is_applied_from_the_log(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The database is the record: an insertion lost on the worker thread is replayed by the next sync."""
-    await admit(engine, task="Translate the onboarding guide into French")
+    """The database is the record: an insertion lost on the worker thread is replayed by the next sync.
+    Here both fail there: the first run's (handed to the worker by the second admission's search)
+    and the second's (by the first search below); each is found all the same."""
+    first = await admit(engine, task="Translate the onboarding guide into French")
     partitions = engine.admission.index._index
     upsert = partitions.upsert
 
@@ -282,9 +284,11 @@ async def test_a_change_the_index_worker_failed_to_apply_is_applied_from_the_log
 
     monkeypatch.setattr(partitions, "upsert", failing_on_the_worker)
     added = await admit(engine)
-    hits = await engine.admission.search(T, "Generate schema", k=1)
-    assert [h.run.id for h in hits] == [added.run_id]
-    assert engine.admission.index._worker.failed == 1 and "no room for the graph" in caplog.text
+    for query, run in (("Generate schema", added), ("Translate the onboarding guide", first)):
+        hits = await engine.admission.search(T, query, k=1)
+        assert [h.run.id for h in hits] == [run.run_id]
+    assert engine.admission.index._worker.failed == 2 and "no room for the graph" in caplog.text
+    assert len(engine.admission.index) == 2  # both in the graph now, replayed on the event loop's thread
 
 
 async def test_a_twin_gone_before_a_replan_gets_the_run_embedded_after_all(
@@ -309,3 +313,33 @@ async def test_a_twin_gone_before_a_replan_gets_the_run_embedded_after_all(
     assert attempts == ["NOT", "ADD"]
     assert (again.decision, again.stored, again.summary_source) == ("ADD", True, "extractive")
     assert [h.run.id for h in await engine.admission.search(T, again.summary)] == [again.run_id]
+
+
+async def test_a_committed_run_is_held_and_searched_exactly_until_the_next_search_hands_it_over(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The graph insertion waits until the next search has run (so it does not hold the index while
+    that search waits); meanwhile the held vector is compared exactly, and a held removal hides a
+    run the graph still has."""
+    failed = await admit(engine, outcome="failure")
+    index = engine.admission.index
+    await engine.admission.search(T, "Generate schema", k=1)  # hands the first run over…
+    await index._worker.settle()  # …and it is in the graph
+    partitions = index._index
+    upsert, inserted = partitions.upsert, []
+
+    def recording(*args: Any, **kwargs: Any) -> None:
+        inserted.append(args[2])
+        upsert(*args, **kwargs)
+
+    monkeypatch.setattr(partitions, "upsert", recording)
+    better = await admit(engine)  # REPLACE: held are the new run's insertion and the old one's removal
+    assert better.decision == "REPLACE"
+    await asyncio.sleep(0.05)
+    assert inserted == [] and len(index._unapplied) == 2  # not handed over at commit
+    assert partitions.contains(T, "default/", failed.run_id)  # the graph still has the old run…
+    hits = await engine.admission.search(T, "Generate schema", k=3)
+    assert [h.run.id for h in hits] == [better.run_id]  # …but the search sees the held changes
+    await index._worker.settle()
+    assert inserted == [[better.run_id]] and len(index._unapplied) == 0
+    assert not partitions.contains(T, "default/", failed.run_id)

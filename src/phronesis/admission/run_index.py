@@ -10,19 +10,28 @@ On PostgreSQL, log ids come from a sequence and can commit out of order: an id s
 missing is waited for (``gap_timeout_s``) rather than skipped, so a slow transaction's
 entry is not lost; a rolled-back insert leaves a gap that is given up after the timeout.
 
-This process's own admissions do not wait for the log: once committed, their changes go
-to an ``IndexWorker`` and are inserted on its thread while the request returns
-(``committed``). The log's replay then finds them applied already; the next sync waits
-for them first, so a search never misses a committed run.
+This process's own admissions do not wait for the log. Once committed, their changes are
+held in ``_unapplied`` and every search also compares its query with the held vectors
+exactly (and drops held removals), so a search never misses a committed run. They go to
+an ``IndexWorker`` right after the next search, and are inserted on its thread while that
+request goes on to judge and commit: an HNSW insertion costs about a search (~1 ms at a
+million runs), and inserted at commit time it was still running when the next request,
+sent at once, came to search, which then waited for it. Held changes leave the list once
+the worker has applied them, under the index's guard, so a search sees each change in
+exactly one of the two places. The log's replay skips the entries of changes still held.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+import numpy as np
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.run_repository import IndexedRun, LogEntry, RunRepository
@@ -31,6 +40,9 @@ from phronesis.storage.index_worker import IndexWorker
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["IndexChange", "RunIndex", "scope_key"]
+
+HELD_MAX = 16
+"""Held changes past which they go to the worker at once instead of after the next search."""
 
 
 def scope_key(agent_id: str, user_id: str) -> str:
@@ -70,8 +82,15 @@ class RunIndex:
         self._ahead: set[int] = set()
         self._gap_since: float | None = None
         self._worker = IndexWorker("run-index")
+        # this process's committed changes the index has not applied yet, in commit order; the
+        # first ``_handed`` of them are queued on the worker. Read under the guard (see search).
+        self._unapplied: deque[tuple[str, IndexChange]] = deque()
+        self._handed = 0
+        self._applied_own: set[tuple[str, str, str]] = set()  # (tenant, op, run id) applied by the worker
+        self._unapplied_lock = threading.Lock()
 
     def __len__(self) -> int:
+        """Vectors in the index (the last admissions' may still be held, see ``committed``)."""
         with self._worker.guard:
             return len(self._index)
 
@@ -100,8 +119,11 @@ class RunIndex:
 
     async def _load(self, progress: Callable[[int], None] | None) -> int:
         await self._worker.settle()
-        with self._worker.guard:
+        with self._worker.guard, self._unapplied_lock:
             self._index.clear()
+            self._unapplied.clear()  # committed, so read from the table below (or replayed from the log)
+            self._handed = 0
+            self._applied_own.clear()
         self._ahead.clear()
         self._gap_since = None
         # read the watermark first: a change committed while loading is replayed by the next sync
@@ -141,17 +163,41 @@ class RunIndex:
                 return
             while True:
                 entries = await self._repository.log_since(self._watermark, connection=connection)
-                fresh = [e for e in entries if e.id not in self._ahead]
-                # our own committed changes first: a later entry (another process removing the
-                # run we just added) must apply after them. No await from here to the end.
-                await self._worker.settle()
-                with self._worker.guard:
+                fresh, done = self._to_replay(entries)
+                if fresh:
+                    # our own committed changes first: a later entry (another process removing
+                    # the run we just added) must apply after them; one that failed meanwhile is
+                    # replayed with the rest
+                    self._hand_off()
+                    await self._worker.settle()
+                    fresh, settled = self._to_replay(entries)
+                    done += settled
+                with self._worker.guard:  # no await from here to the end
                     for entry in fresh:
                         self._apply(entry)
                         self._ahead.add(entry.id)
+                self._ahead.update(done)
                 self._advance()
                 if len(entries) < 10_000:
                     return
+
+    def _to_replay(self, entries: list[LogEntry]) -> tuple[list[LogEntry], list[int]]:
+        """The log entries to apply, and those done already by this process's worker. An entry of
+        a change still held is neither: the worker applies it, and it is looked at again next time
+        (were that to fail, it is replayed then)."""
+        fresh, done = [], []
+        with self._unapplied_lock:
+            held = {(tenant, change.op, change.run_id) for tenant, change in self._unapplied}
+            for entry in entries:
+                key = (entry.tenant, entry.op, entry.run_id)
+                if entry.id in self._ahead or key in held:
+                    continue
+                if key in self._applied_own:
+                    self._applied_own.discard(key)
+                    done.append(entry.id)
+                else:
+                    fresh.append(entry)
+        return fresh, done
 
     def _apply(self, entry: LogEntry) -> None:
         if entry.agent_id is None or entry.user_id is None:
@@ -172,19 +218,59 @@ class RunIndex:
             self._index.upsert(tenant, domain, [change.run_id], change.vector.reshape(1, -1))
 
     def committed(self, tenant: str, changes: Sequence[IndexChange]) -> None:
-        """Apply an admission's committed changes on the worker thread, in log order, while the
-        caller goes on. Before the first load there is nothing to apply them to: the load reads them."""
+        """Hold an admission's committed changes until the next search has run (it compares with
+        them exactly), then apply them on the worker thread, in log order. Before the first load
+        there is nothing to apply them to: the load reads them."""
         if not changes or not self._loaded:
             return
+        with self._unapplied_lock:
+            self._unapplied.extend((tenant, change) for change in changes)
+            held = len(self._unapplied) - self._handed
+        if held > HELD_MAX:  # a batch's runs: past a few, exact comparison costs more than it saves
+            self._hand_off()
 
-        def apply() -> None:
-            for change in changes:
-                self._change(tenant, change)
+    def _hand_off(self) -> None:
+        """Queue the held changes on the worker, one job each: a change that fails there is logged
+        and counted (the log's replay applies it again) and the ones after it still run."""
+        with self._unapplied_lock:
+            handing = list(self._unapplied)[self._handed :]
+            self._handed = len(self._unapplied)
+        for tenant, change in handing:
+            self._worker.submit(partial(self._apply_held, tenant, change))
 
-        self._worker.submit(apply)
+    def _apply_held(self, tenant: str, change: IndexChange) -> None:
+        """On the worker thread, under the guard: apply the oldest held change, then let it go."""
+        applied = False
+        try:
+            self._change(tenant, change)
+            applied = True
+        finally:
+            with self._unapplied_lock:
+                self._unapplied.popleft()
+                self._handed -= 1
+                if applied:  # its log entry need not be replayed (a failed one is)
+                    self._applied_own.add((tenant, change.op, change.run_id))
+
+    def _held_in(self, tenant: str, domain: str) -> tuple[dict[str, Vectors], set[str]]:
+        """The held changes of one scope, the last per run winning: vectors added, runs removed."""
+        added: dict[str, Vectors] = {}
+        removed: set[str] = set()
+        with self._unapplied_lock:
+            held = [change for t, change in self._unapplied if t == tenant]
+        for change in held:
+            if scope_key(change.agent_id, change.user_id) != domain:
+                continue
+            if change.op == "remove":
+                added.pop(change.run_id, None)
+                removed.add(change.run_id)
+            elif change.vector is not None and len(change.vector) == self._index.dimension:
+                added[change.run_id] = change.vector
+                removed.discard(change.run_id)
+        return added, removed
 
     async def close(self) -> None:
-        """Finish the changes in flight and stop the worker thread."""
+        """Finish the changes held and in flight, and stop the worker thread."""
+        self._hand_off()
         await self._worker.close()
 
     def _advance(self) -> None:
@@ -205,13 +291,28 @@ class RunIndex:
     def search_many(
         self, tenant: str, agent_id: str, user_id: str, vectors: Vectors, k: int
     ) -> list[list[tuple[str, float]]]:
-        """``search`` for each row of ``vectors`` (a batch's runs of one scope), in one pass."""
+        """The top ``k`` of one scope for each row of ``vectors`` (a batch's runs), in one pass:
+        call ``sync`` first to include every run committed by another process. This process's
+        own committed changes are included whether or not the worker has applied them yet."""
+        domain = scope_key(agent_id, user_id)
+        queries = np.asarray(vectors, dtype=np.float32).reshape(-1, self._index.dimension)
         with self._worker.guard:
-            return self._index.search_many(tenant, vectors, k, domain=scope_key(agent_id, user_id))
+            # under the guard no change is half-applied: each is in the index or still held
+            added, removed = self._held_in(tenant, domain)
+            found = self._index.search_many(tenant, queries, k + len(added) + len(removed), domain=domain)
+        if added:
+            keys = list(added)
+            exact = queries @ np.stack([added[key] for key in keys]).T
+        out = []
+        for row, hits in enumerate(found):
+            merged = [(key, score) for key, score in hits if key not in removed and key not in added]
+            if added:
+                merged += [(key, float(score)) for key, score in zip(keys, exact[row], strict=True)]
+                merged.sort(key=lambda hit: hit[1], reverse=True)
+            out.append(merged[:k])
+        self._hand_off()  # the search is done: the worker may take the index while this request goes on
+        return out
 
     def search(self, tenant: str, agent_id: str, user_id: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
-        """The top ``k`` of one scope as the index holds it now: call ``sync`` first to include
-        every committed run (a change still in flight on the worker thread is waited for)."""
-        with self._worker.guard:
-            found = self._index.search(tenant, vector, k, domain=scope_key(agent_id, user_id))
-        return [(key, score) for _, key, score in found]
+        """``search_many`` for one vector."""
+        return self.search_many(tenant, agent_id, user_id, vector, k)[0]

@@ -4,7 +4,8 @@ Inserting a vector into a large HNSW graph costs about as much as a search (abou
 a million vectors). When an admission has committed a new run, inserting it while the
 request waits only delays the answer: nothing reads the index until the next search.
 So the change goes to this worker, and faiss releases the GIL while it inserts, so the
-event loop goes on with the next request's reads on the other core.
+event loop goes on on the other core (``RunIndex`` hands its changes over right after a
+search, so that the insertion runs while that request judges and commits).
 
 Two rules keep the index sound:
 

@@ -210,12 +210,16 @@ class RunIndex:
         if change.op == "remove":
             self._index.remove(tenant, domain, change.run_id)
         elif (
-            change.vector is not None
-            and len(change.vector) == self._index.dimension
+            (vector := self._insertable(change)) is not None
             # a run's embedding never changes, so an add already applied is not re-inserted
             and not self._index.contains(tenant, domain, change.run_id)
         ):
-            self._index.upsert(tenant, domain, [change.run_id], change.vector.reshape(1, -1))
+            self._index.upsert(tenant, domain, [change.run_id], vector.reshape(1, -1))
+
+    def _insertable(self, change: IndexChange) -> Vectors | None:
+        """An add's vector, if it fits the index (a row embedded by another model does not)."""
+        vector = change.vector
+        return vector if vector is not None and len(vector) == self._index.dimension else None
 
     def committed(self, tenant: str, changes: Sequence[IndexChange]) -> None:
         """Hold an admission's committed changes until the next search has run (it compares with
@@ -263,8 +267,8 @@ class RunIndex:
             if change.op == "remove":
                 added.pop(change.run_id, None)
                 removed.add(change.run_id)
-            elif change.vector is not None and len(change.vector) == self._index.dimension:
-                added[change.run_id] = change.vector
+            elif (vector := self._insertable(change)) is not None:
+                added[change.run_id] = vector
                 removed.discard(change.run_id)
         return added, removed
 

@@ -20,12 +20,11 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
-from sqlalchemy.sql.elements import ClauseElement
 
 from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.sqlite_driver import SqliteConnection, SqliteConnector, point_writes
-from phronesis.storage.sqlite_statements import Bound, SqliteStatements, run_bound
+from phronesis.storage.sqlite_statements import SqliteStatements
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
 __all__ = ["Database"]
@@ -186,9 +185,10 @@ class Database:
         checkout and no reset rollback; elsewhere on ``connection`` (see ``reading``) or a pooled one."""
         reader = self._sqlite.reader() if self._sqlite is not None else None
         with _translated():
-            if reader is not None and (bound := self._bind(statement, parameters)) is not None:
-                rows, _ = await run_bound(reader, bound, read=True)
-                return self._decode(statement, rows)
+            if reader is not None and self._statements is not None:
+                done = await self._statements.execute(reader, statement, parameters)
+                if done is not None:
+                    return done[0]
             if connection is not None:
                 return [tuple(row) for row in await connection.execute(statement, parameters)]
             async with self.engine.connect() as own:
@@ -199,15 +199,6 @@ class Database:
             return None
         driver = connection.info.get(_DRIVER)
         return driver if isinstance(driver, SqliteConnection) else None
-
-    def _bind(self, statement: Executable, parameters: Mapping[str, Any]) -> Bound | None:
-        if self._statements is None or not isinstance(statement, ClauseElement):
-            return None
-        return self._statements.bind(statement, parameters)
-
-    def _decode(self, statement: Executable, rows: list[Any]) -> list[tuple[Any, ...]]:
-        assert self._statements is not None and isinstance(statement, ClauseElement)
-        return self._statements.decode(statement, rows)
 
     async def ping(self) -> bool:
         from sqlalchemy import text

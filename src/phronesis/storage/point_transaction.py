@@ -25,8 +25,6 @@ from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import Executable
 from sqlalchemy.sql.dml import Insert
-from sqlalchemy.sql.elements import ClauseElement
-from sqlalchemy.sql.selectable import SelectBase
 
 from phronesis.storage.sqlite_driver import SqliteConnection
 from phronesis.storage.sqlite_statements import SqliteStatements, run_bound
@@ -54,11 +52,10 @@ class PointTransaction:
 
     async def execute(self, statement: Executable, parameters: Mapping[str, Any]) -> tuple[list[tuple[Any, ...]], int]:
         """One statement: its rows (as tuples) and its row count."""
-        if self._driver is not None and self._statements is not None and isinstance(statement, ClauseElement):
-            bound = self._statements.bind(statement, parameters)
-            if bound is not None:
-                rows, count = await run_bound(self._driver, bound, read=isinstance(statement, SelectBase))
-                return self._statements.decode(statement, rows), count
+        if self._driver is not None and self._statements is not None:
+            done = await self._statements.execute(self._driver, statement, parameters)
+            if done is not None:
+                return done
         connection = self._fallback(statement)
         result = await connection.execute(statement, parameters)
         return ([tuple(row) for row in result] if result.returns_rows else []), result.rowcount

@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import partial
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar, cast
 
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
@@ -94,6 +94,11 @@ def point_writes() -> Iterator[None]:
         _point_writes.reset(token)
 
 
+def _is_point_write(parameter_sets: int) -> bool:
+    """Inside ``point_writes()``, a write of at most ``POINT_ROWS`` parameter sets."""
+    return _point_writes.get() and parameter_sets <= POINT_ROWS
+
+
 def statement_kind(operation: str) -> Literal["read", "write", "other"]:
     """ "read" for a SELECT, "write" for single-table DML, "other" (DDL, PRAGMA, WITH…) for the rest.
     A ``WITH`` may wrap a write, so it is not taken for a read."""
@@ -136,14 +141,12 @@ class SqliteCursor:
     async def _start(self, operation: str, parameters: Sequence[Any] | None, *, many: bool) -> None:
         call = partial(self._run, operation, parameters, many)
         kind = statement_kind(operation)
-        outcome: Any = _DEFERRED
-        if many:
-            # a point write's few rows (a run's references), not a bulk load
-            if kind == "write" and _point_writes.get() and len(parameters or ()) <= POINT_ROWS:
-                outcome = self._connection.inline(call, budget=False)
-        elif kind == "read" or (kind == "write" and _point_writes.get()):
-            outcome = self._connection.inline(call, budget=kind == "read")
-        rows: list[Any] = await self._connection.run(call) if outcome is _DEFERRED else outcome
+        rows = await self._connection.perform(
+            call,
+            read=kind == "read" and not many,
+            # an executemany inline only for a point write's few rows (a run's references), not a bulk load
+            point_write=kind == "write" and _is_point_write(len(parameters or ()) if many else 1),
+        )
         assert self._cursor is not None
         self.description, self.rowcount, self.lastrowid = (
             self._cursor.description,
@@ -248,6 +251,15 @@ class SqliteConnection:
         with self._counting:
             self._on_thread -= 1
 
+    async def perform(self, call: Callable[[], T], *, read: bool = False, point_write: bool = False) -> T:
+        """``call`` on the event loop's thread when it may run there (a read, under the read budget;
+        a write the caller vouches is a point write) and ``inline`` does not defer it; otherwise on
+        the worker thread."""
+        outcome = self.inline(call, budget=read) if read or point_write else _DEFERRED
+        if outcome is _DEFERRED:
+            return await self.run(call)
+        return cast(T, outcome)
+
     def inline(self, call: Callable[[], T], *, budget: bool) -> T | object:
         """``call`` on the calling (event-loop) thread, or ``_DEFERRED`` if it must go to the worker
         thread after all: the file is locked (SQLITE_BUSY: the statement did nothing), or a read ran out
@@ -288,13 +300,7 @@ class SqliteConnection:
         a read under the read budget, a write only inside ``point_writes()`` and for at most
         ``POINT_ROWS`` parameter sets; otherwise on the worker thread."""
         call = partial(self._direct, sql, parameters)
-        outcome: Any = _DEFERRED
-        if read or (_point_writes.get() and len(parameters) <= POINT_ROWS):
-            outcome = self.inline(call, budget=read)
-        if outcome is _DEFERRED:
-            return await self.run(call)
-        rows: tuple[list[Any], int] = outcome
-        return rows
+        return await self.perform(call, read=read, point_write=not read and _is_point_write(len(parameters)))
 
     @property
     def isolation_level(self) -> str | None:
@@ -312,8 +318,7 @@ class SqliteConnection:
     async def _end(self, end: Callable[[], None], *, commit: bool) -> None:
         """COMMIT or ROLLBACK: inline for a point transaction, on the thread for a bulk one."""
         point = _point_writes.get()
-        if not point or self.inline(end, budget=False) is _DEFERRED:
-            await self.run(end)
+        await self.perform(end, point_write=point)
         if commit and self._checkpointer is not None:
             self._checkpointer.committed(bulk=not point)
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlalchemy import exc
 from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.elements import ClauseElement
@@ -106,6 +107,16 @@ class SqliteStatements:
         if any(row.keys() != keys for row in rows):
             return None  # SQLAlchemy would fill the gaps with defaults; let it
         return Bound(layout.sql, [layout.values(row) for row in rows])
+
+    async def execute(
+        self, driver: SqliteConnection, statement: Executable, parameters: Mapping[str, Any]
+    ) -> tuple[list[tuple[Any, ...]], int] | None:
+        """Run ``statement`` on ``driver``: its rows (decoded) and row count; None, having run
+        nothing, when it cannot be bound exactly (the caller runs it through SQLAlchemy)."""
+        if not isinstance(statement, ClauseElement) or (bound := self.bind(statement, parameters)) is None:
+            return None
+        rows, count = await run_bound(driver, bound, read=isinstance(statement, SelectBase))
+        return self.decode(statement, rows), count
 
     def decode(self, statement: ClauseElement, rows: list[Any]) -> list[tuple[Any, ...]]:
         """Result rows as SQLAlchemy would return them (its result processors applied)."""

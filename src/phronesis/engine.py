@@ -99,6 +99,7 @@ class Engine:
             self.embedder,
             self.index,
             self.settings.heuristics,
+            follow_interval_s=self.settings.index.follow_interval_s,
         )
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
@@ -137,6 +138,8 @@ class Engine:
             llm=self.llm,
             decisions=self.decisions,
             clock=self.clock,
+            document_index=self._partitioned_index(),
+            follow_interval_s=self.settings.index.follow_interval_s,
         )
         self.admission = AdmissionModule(
             self.settings.admission,
@@ -146,6 +149,7 @@ class Engine:
             decisions=self.decisions,
             clock=self.clock,
             index=self._partitioned_index(),
+            follow_interval_s=self.settings.index.follow_interval_s,
         )
         self.proactive = ProactiveModule(
             self.settings.proactive,
@@ -157,7 +161,7 @@ class Engine:
         self.started = False
 
     def _partitioned_index(self) -> PartitionedIndex:
-        """An index per store (heuristics, runs): each is rebuilt from its own table."""
+        """An index per store (heuristics, runs, documents): each is rebuilt from its own table."""
         index_settings = self.settings.index
         return PartitionedIndex(
             self.embedder.dimension,

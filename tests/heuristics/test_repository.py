@@ -167,7 +167,7 @@ async def test_rows_from_another_embedding_model_are_reembedded_on_load(engine: 
     await engine.heuristics.load_index()
     matches = await engine.heuristics.match("t1", "the user says the room is too cold")
     assert matches and matches[0].similarity == pytest.approx(1.0, abs=1e-5)
-    stored = [row async for batch in engine.heuristics.repository.iter_embeddings() for row in batch]
+    stored = [row async for batch in engine.heuristics.repository.iter_rows() for row in batch]
     assert stored[0].embedding_model == "hashing-384"
 
 

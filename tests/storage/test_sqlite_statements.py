@@ -167,8 +167,8 @@ def test_rows_read_back_as_sqlalchemy_returns_them(
     with engine.connect() as conn:
         conn.execute(insert(metadata.tables["admission_runs"]), run_row("r0", when, vector, attributes, canonical))
         conn.execute(
-            insert(metadata.tables["admission_index_log"]),
-            {"tenant": "t", "run_id": "r0", "op": "add", "created_at": when},
+            insert(metadata.tables["index_changes"]),
+            {"collection": "runs", "tenant": "t", "key": "r0", "op": "add", "created_at": when},
         )
         for statement, parameters in (
             (runs._LOG_SINCE, {"after": 0, "limit": 10}),

@@ -41,6 +41,7 @@ class AdmissionModule:
         decisions: DecisionRecordRepository,
         clock: Clock,
         index: PartitionedIndex,
+        follow_interval_s: float = 0.0,
     ) -> None:
         if settings.judge == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_ADMISSION__JUDGE=llm needs an LLM (PHRONESIS_LLM__SPEC)")
@@ -51,7 +52,7 @@ class AdmissionModule:
         self.runs = RunRepository(database)
         self.memory_decisions = MemoryDecisionRepository(database)
         self.calibrations = CalibrationStore(database, clock, cache_s=settings.calibration_cache_sec)
-        self.index = RunIndex(self.runs, embedder, index, monotonic=clock.monotonic)
+        self.index = RunIndex(self.runs, embedder, index, interval_s=follow_interval_s, monotonic=clock.monotonic)
         extractive = ExtractiveSummariser(
             max_sentences=settings.summary_sentences, max_chars=settings.max_summary_chars
         )

@@ -1,14 +1,12 @@
 """The vector index over active runs, one partition per (tenant, agent, user) scope.
 
 The database is the store of record (ARCHITECTURE: Data). The index is built from it on
-first use and then follows ``admission_index_log``: every admission that adds or retires a
-run appends to the log in its own transaction, and every search first applies what is
-new, so a run admitted by another process (the CLI beside the server) is found on the
-next call. Superseded runs leave the index, so they never match (seed 003).
-
-On PostgreSQL, log ids come from a sequence and can commit out of order: an id seen
-missing is waited for (``gap_timeout_s``) rather than skipped, so a slow transaction's
-entry is not lost; a rolled-back insert leaves a gap that is given up after the timeout.
+first use and then follows the change feed (``storage.change_feed``, collection ``runs``),
+like every in-process index: every admission that adds or retires a run appends to it in
+its own transaction, and a search first applies what is new (at most once per
+``interval_s``), so a run admitted by another process (the CLI beside the server, another
+worker) is found. Superseded runs leave the index, so they never match (seed 003). The
+feed's entries are read joined with the runs they name, so one read brings the vectors.
 
 This process's own admissions do not wait for the log. Once committed, their changes are
 held in ``_unapplied`` and every search also compares its query with the held vectors
@@ -36,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.run_repository import IndexedRun, LogEntry, RunRepository
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
+from phronesis.storage.change_feed import ChangeCursor, Op
 from phronesis.storage.index_worker import IndexWorker
 from phronesis.storage.partitioned_index import PartitionedIndex
 
@@ -54,7 +53,7 @@ def scope_key(agent_id: str, user_id: str) -> str:
 class IndexChange:
     """One committed index-log entry, with what applying it needs (the vector of an add)."""
 
-    op: str
+    op: Op
     run_id: str
     agent_id: str
     user_id: str
@@ -68,19 +67,18 @@ class RunIndex:
         embedder: Embedder,
         index: PartitionedIndex,
         *,
+        interval_s: float = 0.0,
         gap_timeout_s: float = 60.0,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._repository = repository
         self._embedder = embedder
         self._index = index
-        self._gap_timeout_s = gap_timeout_s
-        self._monotonic = monotonic
+        self._interval_s = interval_s
+        self._synced_at = -float("inf")
         self._lock: asyncio.Lock | None = None
         self._loaded = False
-        self._watermark = 0
-        self._ahead: set[int] = set()
-        self._gap_since: float | None = None
+        self._cursor = ChangeCursor(gap_timeout_s=gap_timeout_s, monotonic=monotonic)
         self._worker = IndexWorker("run-index")
         # this process's committed changes the index has not applied yet, in commit order; the
         # first ``_handed`` of them are queued on the worker. Read under the guard (see search).
@@ -124,10 +122,9 @@ class RunIndex:
             self._unapplied.clear()  # committed, so read from the table below (or replayed from the log)
             self._handed = 0
             self._applied_own.clear()
-        self._ahead.clear()
-        self._gap_since = None
         # read the watermark first: a change committed while loading is replayed by the next sync
-        self._watermark = await self._repository.last_log_id()
+        self._cursor.reset(await self._repository.changes.load_watermark())
+        self._synced_at = time.monotonic()
         loaded = 0
         async for batch in self._repository.iter_active():
             stale = [r for r in batch if is_stale(r.embedding, r.embedding_model, self._embedder)]
@@ -156,13 +153,20 @@ class RunIndex:
             self._index.upsert_rows((r.tenant, scope_key(r.agent_id, r.user_id), r.id, vector(r)) for r in rows)
 
     async def sync(self, connection: AsyncConnection | None = None) -> None:
-        """Load on first use, then apply every logged change not applied yet."""
+        """Load on first use, then apply every logged change not applied yet (at most once per
+        ``interval_s``: this process's own changes are searched at once anyway)."""
+        arrived = time.monotonic()
+        if self._loaded and arrived - self._synced_at < self._interval_s:
+            return
         async with self._the_lock():
             if not self._loaded:
                 await self._load(None)
                 return
+            if self._synced_at >= arrived:
+                return  # a read that began after this call arrived has just finished: it is shared
+            self._synced_at = time.monotonic()
             while True:
-                entries = await self._repository.log_since(self._watermark, connection=connection)
+                entries = await self._repository.log_since(self._cursor.watermark, connection=connection)
                 fresh, done = self._to_replay(entries)
                 if fresh:
                     # our own committed changes first: a later entry (another process removing
@@ -175,9 +179,7 @@ class RunIndex:
                 with self._worker.guard:  # no await from here to the end
                     for entry in fresh:
                         self._apply(entry)
-                        self._ahead.add(entry.id)
-                self._ahead.update(done)
-                self._advance()
+                self._cursor.applied([entry.id for entry in fresh] + done)
                 if len(entries) < 10_000:
                     return
 
@@ -190,7 +192,7 @@ class RunIndex:
             held = {(tenant, change.op, change.run_id) for tenant, change in self._unapplied}
             for entry in entries:
                 key = (entry.tenant, entry.op, entry.run_id)
-                if entry.id in self._ahead or key in held:
+                if not self._cursor.is_new(entry.id) or key in held:
                     continue
                 if key in self._applied_own:
                     self._applied_own.discard(key)
@@ -276,21 +278,6 @@ class RunIndex:
         """Finish the changes held and in flight, and stop the worker thread."""
         self._hand_off()
         await self._worker.close()
-
-    def _advance(self) -> None:
-        while self._watermark + 1 in self._ahead:
-            self._watermark += 1
-            self._ahead.discard(self._watermark)
-        if not self._ahead:
-            self._gap_since = None
-            return
-        now = self._monotonic()
-        if self._gap_since is None:
-            self._gap_since = now
-        elif now - self._gap_since >= self._gap_timeout_s:
-            self._watermark += 1  # given up: a rolled-back insert's id
-            self._gap_since = None
-            self._advance()
 
     def search_many(
         self, tenant: str, agent_id: str, user_id: str, vectors: Vectors, k: int

@@ -14,22 +14,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, func, insert, literal, null, select, tuple_, union_all, update
+from sqlalchemy import Integer, and_, bindparam, insert, literal, null, select, tuple_, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.models import GroupView, Run
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import NotFoundError
+from phronesis.storage.change_feed import INSERT_CHANGES, ChangeLog, Op, change_rows
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import (
-    admission_index_log,
     admission_run_artifacts,
     admission_run_references,
     admission_runs,
     admission_tasks,
+    index_changes,
 )
 from phronesis.storage.write_buffer import WriteBuffer
 
@@ -75,7 +76,7 @@ class LogEntry:
     id: int
     tenant: str
     run_id: str
-    op: str
+    op: Op
     agent_id: str | None
     user_id: str | None
     embedding: Vectors | None
@@ -83,7 +84,7 @@ class LogEntry:
 
 # The statements an admission runs, built once and executed with parameters: building a
 # ``select().where(...)`` per call cost more Python than SQLite spends running it.
-_ref, _art, _log = admission_run_references.c, admission_run_artifacts.c, admission_index_log.c
+_ref, _art, _log = admission_run_references.c, admission_run_artifacts.c, index_changes.c
 _VALUES = union_all(
     select(literal("r").label("kind"), _ref.run_id, _ref.value).where(
         _ref.tenant == bindparam("tenant"), _ref.run_id.in_(bindparam("ids", expanding=True))
@@ -121,18 +122,15 @@ _BY_CONTENT = select(runs.content_hash, runs.id, runs.summary).where(
     runs.content_hash.in_(bindparam("hashes", expanding=True)),
 )
 _LOG_SINCE = (
-    select(_log.id, _log.tenant, _log.run_id, _log.op, runs.agent_id, runs.user_id, runs.embedding)
-    .select_from(
-        admission_index_log.outerjoin(admission_runs, and_(runs.tenant == _log.tenant, runs.id == _log.run_id))
-    )
-    .where(_log.id > bindparam("after"))
+    select(_log.id, _log.tenant, _log.key, _log.op, runs.agent_id, runs.user_id, runs.embedding)
+    .select_from(index_changes.outerjoin(admission_runs, and_(runs.tenant == _log.tenant, runs.id == _log.key)))
+    .where(_log.collection == "runs", _log.id > bindparam("after"))
     .order_by(_log.id)
     .limit(bindparam("limit", type_=Integer))
 )
 _INSERT_RUN = insert(admission_runs)
 _INSERT_REFERENCES = insert(admission_run_references)
 _INSERT_ARTIFACTS = insert(admission_run_artifacts)
-_INSERT_LOG = insert(admission_index_log)
 _ACTIVE_FOR_UPDATE = (
     select(runs.id, runs.merge_group, runs.canonical, runs.outcome, runs.created_at)
     .where(runs.tenant == bindparam("tenant"), runs.id == bindparam("run_id"), runs.status == "active")
@@ -204,6 +202,7 @@ class RunRepository:
     def __init__(self, database: Database) -> None:
         self._db = database
         self._insert_task = insert_or_ignore(database.dialect, admission_tasks)
+        self.changes = ChangeLog(database, "runs")
 
     @property
     def dialect(self) -> str:
@@ -410,10 +409,6 @@ class RunRepository:
             yield [IndexedRun(*row) for row in rows]
             after = (rows[-1].tenant, rows[-1].id)
 
-    async def last_log_id(self) -> int:
-        async with self._db.engine.connect() as conn:
-            return int((await conn.execute(select(func.coalesce(func.max(admission_index_log.c.id), 0)))).scalar_one())
-
     async def log_since(
         self, after: int, *, limit: int = 10_000, connection: AsyncConnection | None = None
     ) -> builtins.list[LogEntry]:
@@ -477,8 +472,7 @@ class RunRepository:
         """A NOT for a duplicate still counts as one more use of the stored run (in SQL, never read-modify-write)."""
         await tx.execute(_COUNT_DUPLICATE, {"w_tenant": tenant, "w_id": run_id, "at": at})
 
-    def log(self, writes: WriteBuffer, tenant: str, ops: Sequence[tuple[str, str]], at: datetime) -> None:
-        """Queue index-log entries; their ids (and so the order every index applies them in) follow ``ops``."""
-        writes.insert(
-            _INSERT_LOG, *({"tenant": tenant, "run_id": run_id, "op": op, "created_at": at} for op, run_id in ops)
-        )
+    def log(self, writes: WriteBuffer, tenant: str, ops: Sequence[tuple[Op, str]], at: datetime) -> None:
+        """Queue change-feed entries (``storage.change_feed``); their ids, and so the order every
+        index applies them in, follow ``ops``."""
+        writes.insert(INSERT_CHANGES, *change_rows("runs", tenant, ops, at))

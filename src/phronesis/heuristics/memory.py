@@ -1,8 +1,10 @@
 """Heuristic memory: the repository (store of record) plus the vector index plus the embedder.
 
 Writes go to the database first and then to the index, so a failed write never leaves
-the index ahead of the data. The index is rebuilt from the database on start; rows
-embedded with another model (or not at all) are re-embedded then.
+the index ahead of the data. The index is rebuilt from the database on start (rows embedded
+with another model, or not at all, are re-embedded then) and follows the database's change
+feed, so a heuristic added, changed or deleted by another process (the CLI, another API
+worker) is matched here too (``storage.followed_index``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
+from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import InvalidInputError
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
@@ -22,8 +24,9 @@ from phronesis.heuristics.models import (
     HeuristicUpdate,
 )
 from phronesis.heuristics.ranking import rank_similarity_dominant
-from phronesis.heuristics.repository import HeuristicRepository, StoredEmbedding
+from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.settings import HeuristicSettings
+from phronesis.storage.followed_index import FollowedIndex
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["HeuristicMemory"]
@@ -39,42 +42,21 @@ class HeuristicMemory:
         embedder: Embedder,
         index: PartitionedIndex,
         settings: HeuristicSettings,
+        *,
+        follow_interval_s: float = 0.0,
     ) -> None:
         self.repository = repository
         self.embedder = embedder
         self.index = index
         self.settings = settings
+        self.followed = FollowedIndex(index, repository, repository.changes, embedder, interval_s=follow_interval_s)
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         return await embed_in_chunks(self.embedder, texts)
 
     async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
         """Rebuild the index from the database; returns how many heuristics it holds."""
-        self.index.clear()
-        model = self.embedder.model_name
-        loaded = 0
-        async for batch in self.repository.iter_embeddings():
-            stale = [row for row in batch if is_stale(row.embedding, row.embedding_model, self.embedder)]
-            fresh: dict[tuple[str, str], Vectors] = {}
-            if stale:
-                vectors = await self._embed([row.condition_text for row in stale])
-                await self.repository.set_embeddings(
-                    [(row.tenant, row.id, vector) for row, vector in zip(stale, vectors, strict=True)], model
-                )
-                fresh = {(row.tenant, row.id): vector for row, vector in zip(stale, vectors, strict=True)}
-            self._index_rows(batch, fresh)
-            loaded += len(batch)
-            if progress is not None:
-                progress(len(batch))
-        return loaded
-
-    def _index_rows(self, rows: list[StoredEmbedding], fresh: dict[tuple[str, str], Vectors]) -> None:
-        def vector(row: StoredEmbedding) -> Vectors:
-            found = fresh.get((row.tenant, row.id), row.embedding)
-            assert found is not None
-            return found
-
-        self.index.upsert_rows((row.tenant, row.domain, row.id, vector(row)) for row in rows)
+        return await self.followed.load(progress)
 
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
         return (await self.add_many(tenant, [data]))[0]
@@ -105,7 +87,11 @@ class HeuristicMemory:
         )
 
         def index_created(*_: object) -> None:
-            self.index.upsert_rows((tenant, h.domain, h.id, vectors[i]) for i, h in enumerate(created))
+            by_domain: dict[str, list[int]] = {}
+            for i, h in enumerate(created):
+                by_domain.setdefault(h.domain, []).append(i)
+            for domain, rows in by_domain.items():
+                self.followed.applied(tenant, domain, [created[i].id for i in rows], vectors[rows])
 
         if connection is None:
             index_created()
@@ -127,13 +113,12 @@ class HeuristicMemory:
         if vector is not None or before.domain != after.domain:
             if vector is None:
                 vector = await self._embed([after.condition_text])
-            self.index.remove(tenant, before.domain, heuristic_id)
-            self.index.upsert(tenant, after.domain, [heuristic_id], vector)
+            self.followed.applied(tenant, after.domain, [heuristic_id], vector)
         return after
 
     async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
         deleted = await self.repository.delete(tenant, heuristic_id)
-        self.index.remove(tenant, deleted.domain, heuristic_id)
+        self.followed.removed(tenant, heuristic_id)
         return deleted
 
     async def update_confidence(
@@ -188,6 +173,7 @@ class HeuristicMemory:
         k = k or self.settings.top_k
         domains = None if source is None else ([source, ""] if include_general else [source])
         floor = self.settings.min_similarity if min_similarity is None else min_similarity
+        await self.followed.sync()  # what other processes wrote
         hits = [
             (key, score)
             for _, key, score in self.index.search(tenant, vector, k * OVERSAMPLE, domains=domains)

@@ -11,7 +11,6 @@ import builtins
 import math
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, overload
 
 from sqlalchemy import Row, bindparam, func, insert, select, update
@@ -30,10 +29,12 @@ from phronesis.heuristics.models import (
     HeuristicUpdate,
     Origin,
 )
+from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
+from phronesis.storage.followed_index import IndexedRow
 from phronesis.storage.tables import confidence_events, heuristics
 
-__all__ = ["HeuristicRepository", "StoredEmbedding"]
+__all__ = ["HeuristicRepository"]
 
 _COLUMNS = [c for c in heuristics.c if c.name != "embedding"]
 MAX_MAGNITUDE = 10.0  # issue 4: a magnitude outside [0, 10] is refused
@@ -50,14 +51,18 @@ _RECORD_FIRE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEmbedding:
-    tenant: str
-    id: str
-    domain: str
-    condition_text: str
-    embedding: Vectors | None
-    embedding_model: str | None
+_INDEXED = select(
+    heuristics.c.tenant,
+    heuristics.c.id,
+    heuristics.c.domain,
+    heuristics.c.condition_text,
+    heuristics.c.embedding,
+    heuristics.c.embedding_model,
+)
+
+
+def _indexed(row: Row[Any, Any, Any, Any, Any, Any]) -> IndexedRow:
+    return IndexedRow(row.tenant, row.id, row.domain, row.condition_text, row.embedding, row.embedding_model)
 
 
 def _to_model(row: Row[Any]) -> Heuristic:
@@ -92,6 +97,9 @@ class HeuristicRepository:
         self._prior_strength = prior_strength
         self._default_confidence = default_confidence
         self._clock = clock or SystemClock()
+        self.changes = ChangeLog(database, "heuristics")
+        """Every write that changes what matching searches (a condition's vector, a domain, a row
+        added or deleted) is recorded here in its transaction, so every process's index follows."""
 
     def _row_values(
         self, tenant: str, data: HeuristicCreate, embedding: Vectors | None, embedding_model: str | None
@@ -154,6 +162,7 @@ class HeuristicRepository:
                 raise ConflictError("id", f"heuristic {taken!r} already exists")
             for start in range(0, len(rows), 500):
                 await conn.execute(insert(heuristics), rows[start : start + 500])
+            await self.changes.append(conn, tenant, (("add", row["id"]) for row in rows), rows[0]["updated_at"])
         for row in rows:
             row.pop("embedding")
         return [Heuristic.model_validate(row) for row in rows]
@@ -245,7 +254,10 @@ class HeuristicRepository:
                 .values(**values)
                 .returning(*_COLUMNS)
             )
-            return before, _to_model(result.one())
+            after = _to_model(result.one())
+            if embedding is not None or after.domain != before.domain:
+                await self.changes.append(conn, tenant, [("add", heuristic_id)], values["updated_at"])
+            return before, after
 
     async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
         async with self._db.transaction() as conn:
@@ -256,8 +268,9 @@ class HeuristicRepository:
                     .returning(*_COLUMNS)
                 )
             ).one_or_none()
-        if row is None:
-            raise NotFoundError("heuristic", heuristic_id)
+            if row is None:
+                raise NotFoundError("heuristic", heuristic_id)
+            await self.changes.append(conn, tenant, [("remove", heuristic_id)], self._clock.now())
         return _to_model(row)
 
     @overload
@@ -385,14 +398,13 @@ class HeuristicRepository:
         async with self._db.engine.connect() as conn:
             return [dict(row._mapping) for row in await conn.execute(query)]
 
-    async def iter_embeddings(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[StoredEmbedding]]:
-        """Every heuristic's embedding, in batches, for rebuilding the vector index."""
+    async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
+        """Every heuristic's condition and embedding, in batches, for rebuilding the vector index."""
         c = heuristics.c
         last: tuple[str, str] = ("", "")
         while True:
             query = (
-                select(c.tenant, c.id, c.domain, c.condition_text, c.embedding, c.embedding_model)
-                .where((c.tenant > last[0]) | ((c.tenant == last[0]) & (c.id > last[1])))
+                _INDEXED.where((c.tenant > last[0]) | ((c.tenant == last[0]) & (c.id > last[1])))
                 .order_by(c.tenant, c.id)
                 .limit(batch_size)
             )
@@ -400,13 +412,22 @@ class HeuristicRepository:
                 rows = (await conn.execute(query)).all()
             if not rows:
                 return
-            yield [
-                StoredEmbedding(r.tenant, r.id, r.domain, r.condition_text, r.embedding, r.embedding_model)
-                for r in rows
-            ]
+            yield [_indexed(r) for r in rows]
             last = (rows[-1].tenant, rows[-1].id)
 
+    async def rows(self, tenant: str, keys: Sequence[str]) -> builtins.list[IndexedRow]:
+        """The heuristics ``keys`` as they stand now (a deleted one is absent)."""
+        c = heuristics.c
+        found: builtins.list[IndexedRow] = []
+        async with self._db.engine.connect() as conn:
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                query = _INDEXED.where(c.tenant == tenant, c.id.in_(chunk))
+                found.extend(_indexed(r) for r in await conn.execute(query))
+        return found
+
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
+        """Store vectors computed again (another model): other processes re-read these rows."""
         async with self._db.transaction() as conn:
             for tenant, heuristic_id, vector in items:
                 await conn.execute(
@@ -414,3 +435,7 @@ class HeuristicRepository:
                     .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
                     .values(embedding=vector, embedding_model=embedding_model)
                 )
+            now = self._clock.now()
+            for tenant in {tenant for tenant, _, _ in items}:
+                keys = [key for t, key, _ in items if t == tenant]
+                await self.changes.append(conn, tenant, (("add", key) for key in keys), now)

@@ -1,24 +1,37 @@
-"""The knowledge base the local retriever searches: documents with a type, a date and an embedding."""
+"""The knowledge base the local retriever searches: documents with a type, a date and an embedding.
+
+Their vectors are searched in an in-process index that follows the database's change feed
+(``storage.followed_index``), like heuristics and runs: a document added or deleted by
+another process is found (or no longer found) by the next retrieval, without re-reading
+the tenant's documents.
+"""
 
 from __future__ import annotations
 
+import builtins
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, func, select
+from sqlalchemy import Row, delete, select, tuple_, update
 
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
+from phronesis.storage.followed_index import FollowedIndex, IndexedRow
+from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.tables import routing_documents
 
-__all__ = ["Document", "DocumentIn", "DocumentMatrix", "DocumentRepository"]
+__all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository"]
+
+_PARTITION = ""
+"""A tenant's documents are one partition: retrieval has no hard filter below the tenant."""
 
 
 class DocumentIn(BaseModel):
@@ -46,12 +59,10 @@ class Document(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class DocumentMatrix:
-    """One tenant's documents as arrays, for brute-force search (enough at knowledge-base sizes)."""
-
-    documents: list[Document]
-    vectors: Vectors
-    stamp: tuple[int, datetime | None]
+class DocumentHit:
+    document: Document
+    similarity: float
+    vector: Vectors
 
 
 def _document(values: Mapping[str, Any]) -> Document:
@@ -60,12 +71,37 @@ def _document(values: Mapping[str, Any]) -> Document:
     return Document.model_validate({k: v for k, v in values.items() if k not in hidden})
 
 
+def _embedded_text(title: str, text: str) -> str:
+    return f"{title}\n{text}".strip()
+
+
+def _indexed(row: Row[Any, Any, Any, Any, Any, Any]) -> IndexedRow:
+    return IndexedRow(
+        row.tenant, row.id, _PARTITION, _embedded_text(row.title, row.text), row.embedding, row.embedding_model
+    )
+
+
 class DocumentRepository:
-    def __init__(self, database: Database, embedder: Embedder, clock: Clock) -> None:
+    def __init__(
+        self,
+        database: Database,
+        embedder: Embedder,
+        clock: Clock,
+        *,
+        index: PartitionedIndex | None = None,
+        follow_interval_s: float = 0.0,
+    ) -> None:
         self._db = database
         self._embedder = embedder
         self._clock = clock
-        self._cache: dict[str, DocumentMatrix] = {}
+        self.changes = ChangeLog(database, "documents")
+        self.followed = FollowedIndex(
+            index or PartitionedIndex(embedder.dimension),
+            self,
+            self.changes,
+            embedder,
+            interval_s=follow_interval_s,
+        )
 
     async def add(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
         """Embed and store ``documents`` in one transaction; an existing id is a conflict, nothing stored."""
@@ -74,7 +110,7 @@ class DocumentRepository:
         ids = [d.id or uuid.uuid4().hex for d in documents]
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
-        vectors = await self._embedder.embed([f"{d.title}\n{d.text}".strip() for d in documents])
+        vectors = await self._embedder.embed([_embedded_text(d.title, d.text) for d in documents])
         now = self._clock.now()
         rows = [
             d.model_dump(exclude={"id"})
@@ -102,6 +138,8 @@ class DocumentRepository:
             if taken:
                 raise ConflictError("id", f"document {taken[0]!r} already exists")
             await conn.execute(routing_documents.insert(), rows)
+            await self.changes.append(conn, tenant, (("add", doc_id) for doc_id in ids), now)
+        self.followed.applied(tenant, _PARTITION, ids, vectors)
         return [_document(r) for r in rows]
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
@@ -118,26 +156,64 @@ class DocumentRepository:
                     routing_documents.c.tenant == tenant, routing_documents.c.id == document_id
                 )
             )
-        return bool(result.rowcount)
+            if result.rowcount:
+                await self.changes.append(conn, tenant, [("remove", document_id)], self._clock.now())
+        if not result.rowcount:
+            return False
+        self.followed.removed(tenant, document_id)
+        return True
 
-    async def matrix(self, tenant: str) -> DocumentMatrix:
-        """The tenant's documents and vectors; re-read only when a count/latest-row stamp changed,
-        so a document added by another process is seen on the next retrieval."""
+    async def search(self, tenant: str, vector: Vectors, k: int) -> builtins.list[DocumentHit]:
+        """The ``k`` documents most similar to ``vector``, most similar first, with their vectors
+        (retrieval compares the ones it keeps with each other)."""
+        await self.followed.sync()  # what other processes added or deleted
+        hits = self.followed.index.search(tenant, vector, k, domain=_PARTITION)
+        if not hits:
+            return []
         c = routing_documents.c
         async with self._db.engine.connect() as conn:
-            count, latest = (
-                await conn.execute(select(func.count(), func.max(c.created_at)).where(c.tenant == tenant))
-            ).one()
-            stamp = (int(count), latest)
-            cached = self._cache.get(tenant)
-            if cached is not None and cached.stamp == stamp:
-                return cached
-            rows = (await conn.execute(select(routing_documents).where(c.tenant == tenant).order_by(c.id))).all()
-        vectors = (
-            np.stack([r.embedding for r in rows]).astype(np.float32)
-            if rows
-            else np.zeros((0, self._embedder.dimension), dtype=np.float32)
-        )
-        matrix = DocumentMatrix([_document(dict(r._mapping)) for r in rows], vectors, stamp)
-        self._cache[tenant] = matrix
-        return matrix
+            rows = await conn.execute(
+                select(routing_documents).where(c.tenant == tenant, c.id.in_([h[1] for h in hits]))
+            )
+            found = {row.id: row for row in rows}
+        return [
+            DocumentHit(_document(dict(found[key]._mapping)), score, np.asarray(found[key].embedding, dtype=np.float32))
+            for _, key, score in hits
+            if key in found  # deleted since the index last followed the feed
+        ]
+
+    # ---- what the followed index reads (IndexSource) ---------------------------------------
+
+    async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
+        c = routing_documents.c
+        columns = (c.tenant, c.id, c.title, c.text, c.embedding, c.embedding_model)
+        after: tuple[str, str] = ("", "")
+        while True:
+            async with self._db.engine.connect() as conn:
+                query = select(*columns).where(tuple_(c.tenant, c.id) > after).order_by(c.tenant, c.id)
+                rows = (await conn.execute(query.limit(batch_size))).all()
+            if not rows:
+                return
+            yield [_indexed(r) for r in rows]
+            after = (rows[-1].tenant, rows[-1].id)
+
+    async def rows(self, tenant: str, keys: Sequence[str]) -> builtins.list[IndexedRow]:
+        c = routing_documents.c
+        columns = (c.tenant, c.id, c.title, c.text, c.embedding, c.embedding_model)
+        async with self._db.engine.connect() as conn:
+            rows = await conn.execute(select(*columns).where(c.tenant == tenant, c.id.in_(list(keys))))
+            return [_indexed(r) for r in rows]
+
+    async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
+        """Store vectors computed again for documents embedded by another model."""
+        c = routing_documents.c
+        async with self._db.transaction() as conn:
+            for tenant, key, vector in items:
+                await conn.execute(
+                    update(routing_documents)
+                    .where(c.tenant == tenant, c.id == key)
+                    .values(embedding=vector, embedding_model=embedding_model)
+                )
+            for tenant in {tenant for tenant, _, _ in items}:
+                keys = [key for t, key, _ in items if t == tenant]
+                await self.changes.append(conn, tenant, (("add", key) for key in keys), self._clock.now())

@@ -43,20 +43,18 @@ class LocalRetriever:
 
     async def retrieve(self, tenant: str, query: str, *, top_k: int) -> RetrievalResult:
         try:
-            matrix = await self._documents.matrix(tenant)
-            if not matrix.documents:
-                return RetrievalResult()
             query_vector = (await self._embedder.embed([query]))[0]
+            hits = await self._documents.search(tenant, query_vector, top_k * 3)  # rerank a wider shortlist
         except (StorageError, EmbeddingError) as exc:
             raise RetrievalError(str(exc)) from exc
+        if not hits:
+            return RetrievalResult()
         s = self._settings
-        similarity = matrix.vectors @ query_vector
-        order = np.argsort(-similarity)[: top_k * 3]  # rerank a wider shortlist
         scored: list[tuple[RetrievedSource, int]] = []
-        for i in order:
-            document = matrix.documents[int(i)]
+        for i, hit in enumerate(hits):
+            document = hit.document
             recency, quality = self._recency(document), self._quality(document.doc_type)
-            sim = float(similarity[i])
+            sim = hit.similarity
             score = (
                 s.rerank_similarity_weight * sim + s.rerank_recency_weight * recency + s.rerank_quality_weight * quality
             )
@@ -70,12 +68,12 @@ class LocalRetriever:
                 quality=quality,
                 score=score,
             )
-            scored.append((source, int(i)))
+            scored.append((source, i))
         scored.sort(key=lambda pair: -pair[0].score)
         kept = [(src, i) for src, i in scored[:top_k] if src.score >= s.retrieval_min_score]
         sources = [src for src, _ in kept]
         conflicts = (
-            find_conflicts(sources, matrix.vectors[[i for _, i in kept]], similarity=s.conflict_similarity)
+            find_conflicts(sources, np.stack([hits[i].vector for _, i in kept]), similarity=s.conflict_similarity)
             if kept
             else []
         )

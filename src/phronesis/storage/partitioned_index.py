@@ -90,6 +90,13 @@ class PartitionedIndex:
         index = self._partitions.get(tenant, {}).get(domain)
         return index.remove(key) if index is not None else False
 
+    def remove_everywhere(self, tenant: str, key: str) -> bool:
+        """Drop ``key`` from whichever of the tenant's partitions holds it (its row may have moved)."""
+        removed = False
+        for index in self._partitions.get(tenant, {}).values():
+            removed = index.remove(key) or removed
+        return removed
+
     def search_many(self, tenant: str, queries: Vectors, k: int, *, domain: str) -> list[list[tuple[str, float]]]:
         """Top ``k`` (key, similarity) in one domain for each row of ``queries``, in one pass."""
         index = self._partitions.get(tenant, {}).get(domain)

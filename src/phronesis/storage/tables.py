@@ -26,7 +26,6 @@ from phronesis.storage.types import EmbeddingBytes, UTCDateTime
 
 __all__ = [
     "admission_calibrations",
-    "admission_index_log",
     "admission_memory_decisions",
     "admission_run_artifacts",
     "admission_run_references",
@@ -37,6 +36,7 @@ __all__ = [
     "feedback",
     "heuristic_fires",
     "heuristics",
+    "index_changes",
     "metadata",
     "proactive_deferred_insights",
     "proactive_sends",
@@ -390,18 +390,6 @@ admission_memory_decisions = Table(
     Index("ix_admission_memory_decisions_run", "tenant", "run_id"),
 )
 
-admission_index_log = Table(
-    "admission_index_log",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("tenant", String(64), nullable=False),
-    Column("run_id", String(64), nullable=False),
-    Column("op", String(8), nullable=False),
-    Column("created_at", UTCDateTime, nullable=False),
-    CheckConstraint("op IN ('add', 'remove')", name="op"),
-)
-"""Every change to the set of active runs, so another process's vector index catches up."""
-
 admission_calibrations = Table(
     "admission_calibrations",
     metadata,
@@ -525,3 +513,22 @@ proactive_suppressions = Table(
     _user_fk(),
 )
 """Categories a user's feedback switched off, each until its probation date (seed 004 §5, ORIGINS §4)."""
+
+# --- vector indexes ---------------------------------------------------------------------
+
+index_changes = Table(
+    "index_changes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("collection", String(16), nullable=False),
+    Column("tenant", String(64), nullable=False),
+    Column("key", String(64), nullable=False),
+    Column("op", String(8), nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    CheckConstraint("op IN ('add', 'remove')", name="op"),
+    Index("ix_index_changes_collection_id", "collection", "id"),
+)
+"""Every change to a searched set of vectors (heuristics, runs, documents), written in the same
+transaction as the change itself, so every process's in-memory index follows the database
+(``storage.change_feed``): ``add`` means "index this key as its row now stands", ``remove``
+means "drop it"."""

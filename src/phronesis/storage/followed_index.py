@@ -1,0 +1,185 @@
+"""An in-process vector index that follows the database through the change feed.
+
+Heuristics and routing documents are searched here (admission runs have their own
+``RunIndex``, which follows the same feed with the same cursor but applies its changes on a
+worker thread). The database is the store of record; this index is rebuilt from it on first
+use and then kept up with it:
+
+- a write made by this process is applied at once, after its transaction commits
+  (``applied`` / ``removed``), so the next search sees it; its feed entries, known by id
+  (``ChangeLog.own``), are then skipped;
+- a write made by any other process is read from the feed by ``sync`` before a search (at
+  most once per ``interval_s``, 0 by default: every search; searches that arrive while one read
+  is under way share it): each changed key is read again from its table and indexed as its row
+  stands now, so updates, domain moves and deletes land whatever order the entries come in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
+from phronesis.storage.change_feed import ChangeCursor, ChangeLog
+from phronesis.storage.partitioned_index import PartitionedIndex
+
+__all__ = ["FollowedIndex", "IndexSource", "IndexedRow"]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedRow:
+    """A searched row as its table holds it: where it is indexed, and what to embed if its
+    stored vector is missing or from another model."""
+
+    tenant: str
+    key: str
+    partition: str
+    text: str
+    embedding: Vectors | None
+    embedding_model: str | None
+
+
+class IndexSource(Protocol):
+    """The table behind a followed index."""
+
+    def iter_rows(self) -> AsyncIterator[list[IndexedRow]]:
+        """Every row, in batches (keyset pagination, constant memory)."""
+        ...
+
+    async def rows(self, tenant: str, keys: Sequence[str]) -> list[IndexedRow]:
+        """The rows of ``keys`` as they stand now; a key with no row is gone."""
+        ...
+
+    async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
+        """Store vectors computed for stale rows (tenant, key, vector)."""
+        ...
+
+
+class FollowedIndex:
+    def __init__(
+        self,
+        index: PartitionedIndex,
+        source: IndexSource,
+        log: ChangeLog,
+        embedder: Embedder,
+        *,
+        interval_s: float = 0.0,
+        gap_timeout_s: float = 60.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.index = index
+        self._source = source
+        self._log = log
+        self._embedder = embedder
+        self._interval_s = interval_s
+        self._cursor = ChangeCursor(gap_timeout_s=gap_timeout_s, monotonic=monotonic)
+        self._lock: asyncio.Lock | None = None
+        self._loaded = False
+        self._synced_at = -float("inf")
+
+    @property
+    def loaded(self) -> bool:
+        return self._loaded
+
+    def _the_lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    async def load(self, progress: Callable[[int], None] | None = None) -> int:
+        """Rebuild from the table; rows embedded by another model (or not at all) are re-embedded."""
+        async with self._the_lock():
+            return await self._load(progress)
+
+    async def _load(self, progress: Callable[[int], None] | None) -> int:
+        self.index.clear()
+        # read where to follow from first: a change committed while loading is applied by the next sync
+        self._cursor.reset(await self._log.load_watermark())
+        self._synced_at = time.monotonic()
+        loaded = 0
+        async for batch in self._source.iter_rows():
+            self._index_rows(batch, await self._vectors(batch))
+            loaded += len(batch)
+            if progress is not None:
+                progress(len(batch))
+        self._loaded = True
+        return loaded
+
+    async def _vectors(self, rows: Sequence[IndexedRow]) -> list[Vectors]:
+        """Each row's vector: as stored, or embedded now (and stored) if it is stale."""
+        stale = [i for i, row in enumerate(rows) if is_stale(row.embedding, row.embedding_model, self._embedder)]
+        vectors: list[Vectors | None] = [row.embedding for row in rows]
+        if stale:
+            fresh = await embed_in_chunks(self._embedder, [rows[i].text for i in stale])
+            model = self._embedder.model_name
+            await self._source.set_embeddings(
+                [(rows[i].tenant, rows[i].key, vector) for i, vector in zip(stale, fresh, strict=True)], model
+            )
+            for i, vector in zip(stale, fresh, strict=True):
+                vectors[i] = vector
+        return [v for v in vectors if v is not None]
+
+    def _index_rows(self, rows: Sequence[IndexedRow], vectors: Sequence[Vectors]) -> None:
+        self.index.upsert_rows(
+            (row.tenant, row.partition, row.key, vector) for row, vector in zip(rows, vectors, strict=True)
+        )
+
+    async def sync(self, *, force: bool = False) -> None:
+        """Load on first use, then apply what other processes committed since the last read
+        (at most once per ``interval_s`` unless ``force``)."""
+        arrived = time.monotonic()
+        if self._loaded and not force and arrived - self._synced_at < self._interval_s:
+            return
+        async with self._the_lock():
+            if not self._loaded:
+                await self._load(None)
+                return
+            if not force and self._synced_at >= arrived:
+                return  # a read that began after this call arrived has just finished: it is shared
+            self._synced_at = time.monotonic()
+            while True:
+                changes = await self._log.since(self._cursor.watermark)
+                fresh = [c for c in changes if self._cursor.is_new(c.id)]
+                own = self._log.own
+                changed: dict[str, dict[str, None]] = {}
+                for change in fresh:
+                    if change.id in own:
+                        own.discard(change.id)  # this process applied it when it committed
+                    else:
+                        changed.setdefault(change.tenant, {})[change.key] = None
+                for tenant, keys in changed.items():
+                    await self._refresh(tenant, list(keys))
+                self._cursor.applied(c.id for c in fresh)
+                # an own id at or below the watermark was rolled back, or applied twice harmlessly
+                own.difference_update([i for i in own if i <= self._cursor.watermark])
+                if len(changes) < 10_000:
+                    return
+
+    async def _refresh(self, tenant: str, keys: list[str]) -> None:
+        """Index ``keys`` as their rows stand now: moved, re-embedded or gone."""
+        rows = await self._source.rows(tenant, keys)
+        vectors = await self._vectors(rows)
+        for key in keys:
+            self.index.remove_everywhere(tenant, key)
+        self._index_rows(rows, vectors)
+
+    # ---- this process's own committed writes ----------------------------------------------
+
+    def applied(self, tenant: str, partition: str, keys: Sequence[str], vectors: Vectors) -> None:
+        """Index rows this process has just committed (their feed entries are in ``ChangeLog.own``)."""
+        if not self._loaded or not keys:
+            return  # nothing loaded yet: the load reads them
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(keys), -1)
+        for key in keys:
+            self.index.remove_everywhere(tenant, key)
+        self.index.upsert(tenant, partition, list(keys), vectors)
+
+    def removed(self, tenant: str, key: str) -> None:
+        """Drop a row this process has just deleted."""
+        if self._loaded:
+            self.index.remove_everywhere(tenant, key)

@@ -78,7 +78,7 @@ class RunIndex:
         self._synced_at = -float("inf")
         self._lock: asyncio.Lock | None = None
         self._loaded = False
-        self._cursor = ChangeCursor(gap_timeout_s=gap_timeout_s, monotonic=monotonic)
+        self._cursor = ChangeCursor(gap_timeout_s=repository.changes.gap_timeout(gap_timeout_s), monotonic=monotonic)
         self._worker = IndexWorker("run-index")
         # this process's committed changes the index has not applied yet, in commit order; the
         # first ``_handed`` of them are queued on the worker. Read under the guard (see search).

@@ -28,7 +28,7 @@ from phronesis.api.routers import (
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "create_worker_app"]
 
 log = logging.getLogger("phronesis.api")
 
@@ -83,7 +83,13 @@ async def _proactive_periodically(engine: Engine) -> None:
         await asyncio.sleep(interval)
 
 
-def create_app(engine: Engine | None = None, *, close_engine: bool | None = None) -> FastAPI:
+def create_worker_app() -> FastAPI:
+    """One worker of ``phronesis serve --workers N``: settings from the environment, the schema
+    already migrated by the parent. Each worker keeps its own indexes, following the database."""
+    return create_app(migrate=False)
+
+
+def create_app(engine: Engine | None = None, *, close_engine: bool | None = None, migrate: bool = True) -> FastAPI:
     """Build the app. The engine is started at start-up if needed; it is closed at shutdown
     if the app built it, or if ``close_engine`` says so (its pool lives in the server's loop).
     """
@@ -93,7 +99,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if not the_engine.started:
-            await the_engine.start()
+            await the_engine.start(migrate=migrate)
         if the_engine.settings.api.warm_up:
             await the_engine.embedder.embed(["warm-up"])
         if the_engine.settings.api.dev_mode:

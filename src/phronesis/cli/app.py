@@ -100,14 +100,21 @@ def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default: settings, 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default: settings, 8000).")] = None,
     dev: Annotated[bool, typer.Option("--dev", help="Accept requests without an API key from 127.0.0.1.")] = False,
+    workers: Annotated[
+        int, typer.Option(min=1, max=64, help="Server processes sharing the port (each follows the database).")
+    ] = 1,
 ) -> None:
     """Run the HTTP service."""
+    import os
+
     import uvicorn
 
     from phronesis.api.app import create_app
     from phronesis.api.auth import is_loopback_host
     from phronesis.engine import Engine
     from phronesis.settings import load_settings
+    from phronesis.storage.database import Database
+    from phronesis.storage.migrate import upgrade
 
     settings = load_settings()
     api = settings.api.model_copy(
@@ -119,7 +126,30 @@ def serve(
     if not api.dev_mode and not api.keys:
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
     settings = settings.model_copy(update={"api": api})
-    uvicorn.run(create_app(Engine(settings)), host=api.host, port=api.port, log_level=settings.log_level)
+    if workers == 1:
+        uvicorn.run(create_app(Engine(settings)), host=api.host, port=api.port, log_level=settings.log_level)
+        return
+
+    async def migrate() -> None:  # once, here: N workers migrating the same database at once would race
+        database = Database(settings.database_url())
+        try:
+            await upgrade(database)
+        finally:
+            await database.dispose()
+
+    run(migrate)
+    # each worker is a fresh process that reads its settings from the environment
+    os.environ.update(PHRONESIS_API__HOST=api.host, PHRONESIS_API__PORT=str(api.port))
+    if api.dev_mode:
+        os.environ["PHRONESIS_API__DEV_MODE"] = "true"
+    uvicorn.run(
+        "phronesis.api.app:create_worker_app",
+        factory=True,
+        workers=workers,
+        host=api.host,
+        port=api.port,
+        log_level=settings.log_level,
+    )
 
 
 @db_app.command("upgrade")

@@ -1,4 +1,4 @@
-"""``phronesis heuristics add|list|show|import|export``."""
+"""``phronesis heuristics add|update|delete|list|show|import|export``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
-from phronesis.heuristics.models import Heuristic, HeuristicCreate, Origin
+from phronesis.heuristics.models import Heuristic, HeuristicCreate, HeuristicUpdate, Origin
 
 
 def _line(h: Heuristic) -> str:
@@ -46,6 +46,33 @@ def add(
         raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
     created = with_engine(lambda engine: engine.heuristics.add(tenant, data))
     typer.echo(created.id)
+
+
+@heuristics_app.command("update")
+def update(
+    heuristic_id: str,
+    condition: Annotated[str | None, typer.Option("--condition", help="A new condition (re-embedded).")] = None,
+    action: Annotated[str | None, typer.Option("--action", help="A new action.")] = None,
+    domain: Annotated[str | None, typer.Option(help="Move it to another event source / domain.")] = None,
+    confidence: Annotated[float | None, typer.Option(help="A new confidence (re-seeds its prior).")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Change a heuristic; every running server matches the change at once."""
+    fields = {"condition_text": condition, "action_text": action, "domain": domain, "confidence": confidence}
+    try:
+        patch = HeuristicUpdate.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
+    updated = with_engine(lambda engine: engine.heuristics.update(tenant, heuristic_id, patch))
+    typer.echo(_line(updated))
+
+
+@heuristics_app.command("delete")
+def delete(heuristic_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """Delete a heuristic; every running server stops matching it at once."""
+    deleted = with_engine(lambda engine: engine.heuristics.delete(tenant, heuristic_id))
+    typer.echo(f"deleted {deleted.id}")
 
 
 @heuristics_app.command("list")

@@ -6,8 +6,9 @@ to ``index_changes`` in the same transaction as the change. Each process's index
 entries after the last one it applied, so a write committed by any process (the CLI, another
 API worker, a Celery worker) reaches every other process's searches.
 
-Ids come from an autoincrement column. On SQLite commits are serialised, so they commit in
-order. On PostgreSQL they come from a sequence and can commit out of order: ``ChangeCursor``
+Ids are never used twice (SQLite ``AUTOINCREMENT``, a PostgreSQL sequence), even after a
+rollback. On SQLite writers are serialised, so ids commit in order and a gap is a rolled-back
+insert, passed over at once. On PostgreSQL they can commit out of order: ``ChangeCursor``
 waits ``gap_timeout_s`` for an id it saw missing, rather than skip it, so a slow transaction's
 entry is not lost; a rolled-back insert leaves a gap that is given up after the timeout.
 """
@@ -71,8 +72,9 @@ class ChangeLog:
         self._db = database
         self.collection: Collection = collection
         self.own: set[int] = set()
-        """Ids of the entries this process appended: its index applied those changes itself when
-        they committed, so following the feed skips them (see ``FollowedIndex``)."""
+        """Ids of the entries this process appended: its index applies those changes itself when
+        they commit, so following the feed skips them (see ``FollowedIndex``). The id of a
+        rolled-back entry is never used again, and is forgotten once the feed has passed it."""
 
     async def append(
         self, connection: AsyncConnection, tenant: str, ops: Iterable[tuple[Op, str]], at: datetime
@@ -90,6 +92,10 @@ class ChangeLog:
             _SINCE, {"collection": self.collection, "after": after, "limit": limit}, connection=connection
         )
         return [Change(*row) for row in rows]
+
+    def gap_timeout(self, configured_s: float) -> float:
+        """How long a missing id is waited for: not at all where ids commit in order (SQLite)."""
+        return 0.0 if self._db.dialect == "sqlite" else configured_s
 
     async def load_watermark(self) -> int:
         """Where a freshly loaded index starts following: the newest entry, less ``LOAD_REPLAY``

@@ -77,7 +77,7 @@ class FollowedIndex:
         self._log = log
         self._embedder = embedder
         self._interval_s = interval_s
-        self._cursor = ChangeCursor(gap_timeout_s=gap_timeout_s, monotonic=monotonic)
+        self._cursor = ChangeCursor(gap_timeout_s=log.gap_timeout(gap_timeout_s), monotonic=monotonic)
         self._lock: asyncio.Lock | None = None
         self._loaded = False
         self._synced_at = -float("inf")

@@ -527,6 +527,7 @@ index_changes = Table(
     Column("created_at", UTCDateTime, nullable=False),
     CheckConstraint("op IN ('add', 'remove')", name="op"),
     Index("ix_index_changes_collection_id", "collection", "id"),
+    sqlite_autoincrement=True,  # an id is never used twice, even after a rollback (see ChangeLog.own)
 )
 """Every change to a searched set of vectors (heuristics, runs, documents), written in the same
 transaction as the change itself, so every process's in-memory index follows the database

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -22,6 +24,7 @@ async def healthz(engine: EngineDep) -> JSONResponse:
         "runs_index": {"size": len(engine.admission.index), "partitions": engine.admission.index.partition_kinds()},
         "llm": engine.llm.model_name if engine.llm else None,
         "embedder": engine.embedder.model_name,
+        "process": os.getpid(),  # which worker of `serve --workers N` answered
     }
     return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
 

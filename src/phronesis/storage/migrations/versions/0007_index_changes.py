@@ -29,6 +29,7 @@ def upgrade() -> None:
         sa.Column("op", sa.String(8), nullable=False),
         sa.Column("created_at", UTCDateTime, nullable=False),
         sa.CheckConstraint("op IN ('add', 'remove')", name="op"),
+        sqlite_autoincrement=True,
     )
     op.create_index("ix_index_changes_collection_id", "index_changes", ["collection", "id"])
     # the runs log moves over in its order; processes rebuild their indexes after a migration anyway

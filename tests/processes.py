@@ -1,0 +1,81 @@
+"""Real ``phronesis`` processes for tests: servers on loopback and one-shot CLI commands."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from tests.loopback import free_port
+
+
+def phronesis_env(data_dir: Path, **variables: str) -> dict[str, str]:
+    """The environment of a phronesis process: this one's, a data directory, the hashing embedder."""
+    return {
+        **os.environ,
+        "PHRONESIS_DATA_DIR": str(data_dir),
+        "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
+        "PHRONESIS_PROACTIVE__SCHEDULER": "false",
+        **variables,
+    }
+
+
+def cli(env: Mapping[str, str], *args: str) -> str:
+    """Run ``phronesis ARGS`` to completion; its standard output (a failure raises with its stderr)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "phronesis", *args], env=dict(env), capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, f"phronesis {' '.join(args)} failed: {done.stderr}"
+    return done.stdout
+
+
+@contextmanager
+def server(env: Mapping[str, str], *args: str, timeout_s: float = 90.0) -> Iterator[str]:
+    """``phronesis serve --dev ARGS`` on a free port until the block ends; yields its base URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port), *args],
+        env=dict(env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited during start-up:\n{process.communicate()[0]}")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not become healthy")
+            time.sleep(0.2)
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+
+
+def within(seconds: float, check: Callable[[], bool], *, every_s: float = 0.02) -> float:
+    """Poll ``check`` until it holds; how long that took. Fails if it does not hold within ``seconds``."""
+    start = time.monotonic()
+    while True:
+        if check():
+            return time.monotonic() - start
+        elapsed = time.monotonic() - start
+        assert elapsed < seconds, f"not seen within {seconds} s"
+        time.sleep(every_s)

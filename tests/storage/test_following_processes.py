@@ -1,0 +1,160 @@
+"""Many processes on one database (issue 19): a write made through one process (the CLI, a
+server, a worker of ``serve --workers``) is searched by every other running process within 1 s.
+
+Real ``phronesis`` processes over loopback, on a SQLite file and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from tests.conftest import POSTGRES_URL
+from tests.processes import cli, phronesis_env, server, within
+
+VISIBLE_WITHIN_S = 1.0
+
+
+async def _admin(statement: str) -> None:
+    assert POSTGRES_URL is not None
+    admin = create_async_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """A migrated database of its own, and the environment every process of the test shares."""
+    if request.param == "sqlite":
+        variables = phronesis_env(tmp_path)
+        cli(variables, "db", "upgrade")
+        yield variables
+        return
+    if POSTGRES_URL is None:
+        pytest.skip("PHRONESIS_TEST_DATABASE_URL is not set")
+    name = f"phx_{uuid.uuid4().hex[:12]}"
+    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    try:
+        variables = phronesis_env(tmp_path, PHRONESIS_DATABASE__URL=POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}")
+        cli(variables, "db", "upgrade")
+        yield variables
+    finally:
+        asyncio.run(_admin(f'DROP DATABASE "{name}" WITH (FORCE)'))
+
+
+def _matches(base: str, condition: str, source: str) -> list[str]:
+    body = {"text": condition, "source": source, "min_similarity": 0.9}
+    response = httpx.post(f"{base}/v1/heuristics/match", json=body, timeout=10)
+    assert response.status_code == 200, response.text
+    return [m["heuristic"]["id"] for m in response.json()["matches"]]
+
+
+def _decide(base: str, event: str, source: str) -> dict[str, Any]:
+    response = httpx.post(f"{base}/v1/events/decide", json={"text": event, "source": source}, timeout=10)
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def test_a_heuristic_written_anywhere_is_matched_everywhere(env: dict[str, str]) -> None:
+    parcel, fridge = "a parcel is left at the front door", "the fridge door has been open for ten minutes"
+    with server(env) as a, server(env) as b:
+        # added by the CLI while both servers run (the bug this issue was filed for)
+        hid = cli(env, "heuristics", "add", "--condition", parcel, "--action", "notify the user",
+                  "--domain", "home", "--confidence", "0.9").strip()  # fmt: skip
+        for base in (a, b):
+            within(VISIBLE_WITHIN_S, lambda base=base: _matches(base, parcel, "home") == [hid])
+        decision = _decide(b, parcel, "home")
+        assert (decision["decision_path"], decision["matched_heuristic_id"]) == ("heuristic", hid)
+
+        # re-embedded through server A: B matches the new condition, not the old one
+        patched = httpx.patch(f"{a}/v1/heuristics/{hid}", json={"condition_text": fridge}, timeout=10)
+        assert patched.status_code == 200, patched.text
+        within(VISIBLE_WITHIN_S, lambda: _matches(b, fridge, "home") == [hid])
+        assert _matches(b, parcel, "home") == []
+
+        # moved to another domain by the CLI: both servers follow the move
+        cli(env, "heuristics", "update", hid, "--domain", "kitchen")
+        for base in (a, b):
+            within(VISIBLE_WITHIN_S, lambda base=base: _matches(base, fridge, "kitchen") == [hid])
+            assert _matches(base, fridge, "home") == []
+
+        # deleted through B: A stops matching and deciding with it
+        assert httpx.delete(f"{b}/v1/heuristics/{hid}", timeout=10).status_code == 204
+        within(VISIBLE_WITHIN_S, lambda: _matches(a, fridge, "kitchen") == [])
+        assert _decide(a, fridge, "kitchen")["decision_path"] != "heuristic"
+
+
+def _search_runs(base: str, query: str) -> list[str]:
+    params = {"q": query, "agent_id": "billing", "user_id": "u1", "min_similarity": 0.9}
+    response = httpx.get(f"{base}/v1/runs/search", params=params, timeout=10)
+    assert response.status_code == 200, response.text
+    return [hit["run"]["id"] for hit in response.json()]
+
+
+def test_a_run_admitted_anywhere_is_searched_everywhere(env: dict[str, str]) -> None:
+    task = "reconcile the March invoices for the Acme account"
+    summary = "matched all 41 March invoices of the Acme account against the ledger"
+    with server(env) as a, server(env) as b:
+        assert _search_runs(b, summary) == []  # B has loaded the (empty) runs index
+        admitted = cli(env, "admission", "admit", "--task", task, "--outcome", "success", "--summary", summary,
+                       "--agent", "billing", "--user", "u1", "--json")  # fmt: skip
+        run_id = json.loads(admitted)["run_id"]
+        for base in (a, b):
+            within(VISIBLE_WITHIN_S, lambda base=base: _search_runs(base, summary) == [run_id])
+        # admitted through A, searched on B
+        run = {"task": "close the April books", "outcome": "success", "summary": "closed the April books on time",
+               "agent_id": "billing", "user_id": "u1"}  # fmt: skip
+        second = httpx.post(f"{a}/v1/runs", json=run, timeout=10).json()
+        assert second["decision"] == "ADD", second
+        within(VISIBLE_WITHIN_S, lambda: _search_runs(b, run["summary"]) == [second["run_id"]])
+
+
+def _route_sources(base: str, session: str, query: str) -> list[str]:
+    response = httpx.post(f"{base}/v1/sessions/{session}/route", json={"query": query}, timeout=10)
+    assert response.status_code == 200, response.text
+    return [source["id"] for source in response.json()["sources"]]
+
+
+def test_a_document_added_or_deleted_anywhere_is_retrieved_accordingly_everywhere(env: dict[str, str]) -> None:
+    query = "What is your Starter plan pricing per month?"
+    document = {"id": "pricing", "doc_type": "sop", "title": "Starter plan pricing", "text": query + " 10 dollars."}
+    with server(env) as a, server(env) as b:
+        assert httpx.post(f"{b}/v1/sessions", json={"id": "s1"}, timeout=10).status_code == 201
+        assert _route_sources(b, "s1", query) == []  # B has loaded the (empty) knowledge base
+        created = httpx.post(f"{a}/v1/documents", json=[document], timeout=10)
+        assert created.status_code == 201, created.text
+        within(VISIBLE_WITHIN_S, lambda: _route_sources(b, "s1", query) == ["pricing"])
+        assert httpx.delete(f"{a}/v1/documents/pricing", timeout=10).status_code == 204
+        within(VISIBLE_WITHIN_S, lambda: _route_sources(b, "s1", query) == [])
+
+
+def test_serve_with_two_workers_answers_consistently(env: dict[str, str]) -> None:
+    condition = "the garage door is open after midnight"
+    with server(env, "--workers", "2") as base:
+        created = httpx.post(
+            f"{base}/v1/heuristics",
+            json={"condition_text": condition, "action_text": "close it", "domain": "home", "confidence": 0.9},
+            timeout=10,
+        )
+        assert created.status_code == 201, created.text
+        hid = created.json()["id"]
+        processes: set[int] = set()
+        answers: list[list[str]] = []
+        for _ in range(200):  # a new connection each time, so the kernel spreads them over the workers
+            answers.append(_matches(base, condition, "home"))
+            processes.add(httpx.get(f"{base}/healthz", timeout=10).json()["process"])
+        assert len(processes) == 2
+        assert all(answer == [hid] for answer in answers)

@@ -46,7 +46,9 @@ from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.module import RoutingModule
 from phronesis.settings import Settings, load_settings
 from phronesis.storage.database import Database
+from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.partitioned_index import PartitionedIndex
 
@@ -82,6 +84,7 @@ class Engine:
         self.llm: LLMProvider | None = build_llm(self.settings.llm) if isinstance(llm, _Unset) else llm
         self.embedder = embedder or build_embedder(self.settings.embeddings)
         self.index = self._partitioned_index()
+        snapshot = self._snapshot_policy()
         learning = self.settings.learning
         self.learning_strategy = create_learning_strategy(learning)
         self.heuristics = HeuristicMemory(
@@ -100,6 +103,7 @@ class Engine:
             self.index,
             self.settings.heuristics,
             follow_interval_s=self.settings.index.follow_interval_s,
+            snapshot=snapshot,
         )
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
@@ -140,6 +144,7 @@ class Engine:
             clock=self.clock,
             document_index=self._partitioned_index(),
             follow_interval_s=self.settings.index.follow_interval_s,
+            snapshot=snapshot,
         )
         self.admission = AdmissionModule(
             self.settings.admission,
@@ -150,6 +155,7 @@ class Engine:
             clock=self.clock,
             index=self._partitioned_index(),
             follow_interval_s=self.settings.index.follow_interval_s,
+            snapshot=snapshot,
         )
         self.proactive = ProactiveModule(
             self.settings.proactive,
@@ -174,6 +180,16 @@ class Engine:
                 expansion_search=index_settings.hnsw_expansion_search,
             ),
         )
+
+    def _snapshot_policy(self) -> SnapshotPolicy | None:
+        """Snapshots live beside a database file or server; an in-memory database has nothing to follow."""
+        index_settings = self.settings.index
+        if not index_settings.snapshots or self.database.in_memory:
+            return None
+        snapshots = IndexSnapshots(
+            self.settings.resolved_data_dir() / "index", database_fingerprint(self.database.identity)
+        )
+        return SnapshotPolicy(snapshots, min_size=index_settings.snapshot_min_size)
 
     async def start(
         self,
@@ -282,8 +298,11 @@ class Engine:
         return await self.decisions.purge(timedelta(days=self.settings.audit.retention_days))
 
     async def close(self) -> None:
-        """Finish background effects (endorsements) before the database goes away."""
+        """Finish background effects (endorsements) before the database goes away; save large
+        indexes that changed since their snapshot."""
         await self.background.drain()
+        await self.heuristics.followed.close()
+        await self.routing.documents.followed.close()
         await self.proactive.close()
         await self.admission.close()
         await self.database.dispose()

@@ -120,6 +120,11 @@ class IndexSettings(BaseModel):
     """How often at most a search reads the change feed for writes committed by other processes
     (this process's own writes are searched at once): the longest such a write can be missed.
     0: before every search (one indexed read; concurrent searches share it)."""
+    snapshots: bool = True
+    """Save large in-process indexes under ``data_dir/index`` and read them back at start-up
+    instead of rebuilding them (then the change feed after them)."""
+    snapshot_min_size: int = Field(default=20_000, ge=0)
+    """Vectors from which an index is saved (a smaller one is rebuilt from its table in ~1 s)."""
 
 
 class ApiSettings(BaseModel):

@@ -79,6 +79,28 @@ def test_items_round_trip(index: VectorIndex) -> None:
     np.testing.assert_allclose(got["c"], data[2], atol=1e-6)
 
 
+def test_dump_and_restore_give_back_the_same_answers(index: VectorIndex) -> None:
+    """What a snapshot stores (``storage.index_snapshot``): removed keys stay removed."""
+    data = vectors(40)
+    index.upsert([f"k{i}" for i in range(40)], data)
+    index.remove("k5")
+    index.upsert(["k6"], data[9:10])
+    slots, blob = index.dump()
+    restored = type(index)(DIM)
+    restored.restore(slots, blob)
+    assert len(restored) == len(index) == 39 and "k5" not in restored
+    assert restored.search_many(data, 5) == index.search_many(data, 5)
+    restored.upsert(["k40"], data[5:6])  # still a working index
+    assert restored.search(data[5], 1)[0][0] == "k40"
+
+
+def test_restore_refuses_data_of_another_shape(index: VectorIndex) -> None:
+    index.upsert(["a", "b"], vectors(2))
+    slots, blob = index.dump()
+    with pytest.raises(ValueError):
+        type(index)(DIM).restore([*slots, "c"], blob)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["upsert", "remove"]), st.integers(0, 15)), max_size=60))
 def test_exact_index_matches_a_dict_model(operations: list[tuple[str, int]]) -> None:

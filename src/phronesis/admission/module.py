@@ -25,6 +25,7 @@ from phronesis.exceptions import ConfigurationError
 from phronesis.llm.types import LLMProvider
 from phronesis.settings import AdmissionSettings
 from phronesis.storage.database import Database
+from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["AdmissionModule"]
@@ -42,6 +43,7 @@ class AdmissionModule:
         clock: Clock,
         index: PartitionedIndex,
         follow_interval_s: float = 0.0,
+        snapshot: SnapshotPolicy | None = None,
     ) -> None:
         if settings.judge == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_ADMISSION__JUDGE=llm needs an LLM (PHRONESIS_LLM__SPEC)")
@@ -52,7 +54,9 @@ class AdmissionModule:
         self.runs = RunRepository(database)
         self.memory_decisions = MemoryDecisionRepository(database)
         self.calibrations = CalibrationStore(database, clock, cache_s=settings.calibration_cache_sec)
-        self.index = RunIndex(self.runs, embedder, index, interval_s=follow_interval_s, monotonic=clock.monotonic)
+        self.index = RunIndex(
+            self.runs, embedder, index, interval_s=follow_interval_s, monotonic=clock.monotonic, snapshot=snapshot
+        )
         extractive = ExtractiveSummariser(
             max_sentences=settings.summary_sentences, max_chars=settings.max_summary_chars
         )

@@ -22,6 +22,7 @@ exactly one of the two places. The log's replay skips the entries of changes sti
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections import deque
@@ -35,10 +36,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.admission.run_repository import IndexedRun, LogEntry, RunRepository
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
 from phronesis.storage.change_feed import ChangeCursor, Op
+from phronesis.storage.followed_index import SnapshotPolicy
+from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, log_rejected
 from phronesis.storage.index_worker import IndexWorker
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["IndexChange", "RunIndex", "scope_key"]
+
+log = logging.getLogger("phronesis.storage")
 
 HELD_MAX = 16
 """Held changes past which they go to the worker at once instead of after the next search."""
@@ -70,7 +75,10 @@ class RunIndex:
         interval_s: float = 0.0,
         gap_timeout_s: float = 60.0,
         monotonic: Callable[[], float] = time.monotonic,
+        snapshot: SnapshotPolicy | None = None,
     ) -> None:
+        self._snapshot = snapshot
+        self._changed_since_snapshot = False
         self._repository = repository
         self._embedder = embedder
         self._index = index
@@ -122,6 +130,13 @@ class RunIndex:
             self._unapplied.clear()  # committed, so read from the table below (or replayed from the log)
             self._handed = 0
             self._applied_own.clear()
+        if self._snapshot is not None and await self._from_snapshot(self._snapshot.snapshots):
+            return len(self)
+        return await self._rebuild(progress)
+
+    async def _rebuild(self, progress: Callable[[int], None] | None) -> int:
+        with self._worker.guard:
+            self._index.clear()
         # read the watermark first: a change committed while loading is replayed by the next sync
         self._cursor.reset(await self._repository.changes.load_watermark())
         self._synced_at = time.monotonic()
@@ -141,7 +156,58 @@ class RunIndex:
             if progress is not None:
                 progress(len(batch))
         self._loaded = True
+        if self._snapshot is not None and loaded >= self._snapshot.min_size:
+            await self._save(self._snapshot.snapshots)
         return loaded
+
+    async def _from_snapshot(self, snapshots: IndexSnapshots) -> bool:
+        """Load the snapshot and replay the feed after it; False (logged) if it cannot be trusted."""
+
+        def load(last_id: int) -> tuple[int, float]:
+            with self._worker.guard:
+                loaded = snapshots.load(
+                    "runs", self._index, embedding_model=self._embedder.model_name, feed_last_id=last_id
+                )
+            return loaded.watermark, loaded.seconds
+
+        try:
+            watermark, seconds = await asyncio.to_thread(load, await self._repository.changes.last_id())
+        except SnapshotRejected as exc:
+            log_rejected("runs", exc)
+            return False
+        self._cursor.reset(watermark)
+        self._synced_at = time.monotonic()
+        self._loaded = True
+        await self._follow(None)
+        active = await self._repository.count_active()
+        if active != len(self):
+            await self._follow(None)  # an admission may have committed between the two reads
+            active = await self._repository.count_active()
+        if active != len(self):
+            log.warning(
+                "runs index: snapshot not used, rebuilding from the database: it holds %d vectors for %d active runs",
+                len(self),
+                active,
+            )
+            self._loaded = False
+            return False
+        log.info("runs index: %d vectors from the snapshot in %.1f s, then the change feed after entry %d",
+                 len(self), seconds, watermark)  # fmt: skip
+        return True
+
+    async def _save(self, snapshots: IndexSnapshots) -> None:
+        """Save the index as current to the cursor, once every held change is applied."""
+        self._hand_off()
+        await self._worker.settle()
+
+        def save() -> None:
+            with self._worker.guard:
+                snapshots.save(
+                    "runs", self._index, watermark=self._cursor.watermark, embedding_model=self._embedder.model_name
+                )
+
+        await asyncio.to_thread(save)
+        self._changed_since_snapshot = False
 
     def _add_rows(self, rows: list[IndexedRun], fresh: dict[tuple[str, str], Vectors]) -> None:
         def vector(row: IndexedRun) -> Vectors:
@@ -165,23 +231,27 @@ class RunIndex:
             if self._synced_at >= arrived:
                 return  # a read that began after this call arrived has just finished: it is shared
             self._synced_at = time.monotonic()
-            while True:
-                entries = await self._repository.log_since(self._cursor.watermark, connection=connection)
-                fresh, done = self._to_replay(entries)
-                if fresh:
-                    # our own committed changes first: a later entry (another process removing
-                    # the run we just added) must apply after them; one that failed meanwhile is
-                    # replayed with the rest
-                    self._hand_off()
-                    await self._worker.settle()
-                    fresh, settled = self._to_replay(entries)
-                    done += settled
-                with self._worker.guard:  # no await from here to the end
-                    for entry in fresh:
-                        self._apply(entry)
-                self._cursor.applied([entry.id for entry in fresh] + done)
-                if len(entries) < 10_000:
-                    return
+            await self._follow(connection)
+
+    async def _follow(self, connection: AsyncConnection | None) -> None:
+        """Apply the feed's entries after the cursor (under the lock)."""
+        while True:
+            entries = await self._repository.log_since(self._cursor.watermark, connection=connection)
+            fresh, done = self._to_replay(entries)
+            if fresh:
+                # our own committed changes first: a later entry (another process removing
+                # the run we just added) must apply after them; one that failed meanwhile is
+                # replayed with the rest
+                self._hand_off()
+                await self._worker.settle()
+                fresh, settled = self._to_replay(entries)
+                done += settled
+            with self._worker.guard:  # no await from here to the end
+                for entry in fresh:
+                    self._apply(entry)
+            self._cursor.applied([entry.id for entry in fresh] + done)
+            if len(entries) < 10_000:
+                return
 
     def _to_replay(self, entries: list[LogEntry]) -> tuple[list[LogEntry], list[int]]:
         """The log entries to apply, and those done already by this process's worker. An entry of
@@ -208,6 +278,7 @@ class RunIndex:
 
     def _change(self, tenant: str, change: IndexChange) -> None:
         """One change, from the log's replay or from this process's own commit (on the worker thread)."""
+        self._changed_since_snapshot = True
         domain = scope_key(change.agent_id, change.user_id)
         if change.op == "remove":
             self._index.remove(tenant, domain, change.run_id)
@@ -275,8 +346,14 @@ class RunIndex:
         return added, removed
 
     async def close(self) -> None:
-        """Finish the changes held and in flight, and stop the worker thread."""
+        """Finish the changes held and in flight, save a large index that changed since its
+        snapshot, and stop the worker thread."""
         self._hand_off()
+        policy = self._snapshot
+        if policy is not None and self._loaded and self._changed_since_snapshot and len(self) >= policy.min_size:
+            async with self._the_lock():
+                await self._follow(None)  # so the snapshot is current to the newest entry, own changes included
+                await self._save(policy.snapshots)
         await self._worker.close()
 
     def search_many(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, insert, literal, null, select, tuple_, union_all, update
+from sqlalchemy import Integer, and_, bindparam, func, insert, literal, null, select, tuple_, union_all, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.models import GroupView, Run
@@ -408,6 +408,12 @@ class RunRepository:
                 return
             yield [IndexedRun(*row) for row in rows]
             after = (rows[-1].tenant, rows[-1].id)
+
+    async def count_active(self) -> int:
+        """How many runs the index should hold."""
+        async with self._db.engine.connect() as conn:
+            query = select(func.count()).select_from(admission_runs).where(runs.status == "active")
+            return int((await conn.execute(query)).scalar_one())
 
     async def log_since(
         self, after: int, *, limit: int = 10_000, connection: AsyncConnection | None = None

@@ -28,7 +28,7 @@ from phronesis.api.routers import (
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 
-__all__ = ["create_app", "create_worker_app"]
+__all__ = ["configure_logging", "create_app", "create_worker_app"]
 
 log = logging.getLogger("phronesis.api")
 
@@ -83,10 +83,28 @@ async def _proactive_periodically(engine: Engine) -> None:
         await asyncio.sleep(interval)
 
 
+class _ServerLogHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Standard error, once (``configure_logging`` may run twice in one process)."""
+
+
+def configure_logging(level: str) -> None:
+    """The server's own lines (``phronesis.*``) on standard error beside uvicorn's, at ``level``.
+    Only the ``phronesis`` logger is touched: an application embedding the engine keeps its own."""
+    logger = logging.getLogger("phronesis")
+    if not any(isinstance(handler, _ServerLogHandler) for handler in logger.handlers):
+        handler = _ServerLogHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)-8s %(name)s: %(message)s"))
+        logger.addHandler(handler)
+    logger.setLevel(level.upper())
+    logger.propagate = False
+
+
 def create_worker_app() -> FastAPI:
     """One worker of ``phronesis serve --workers N``: settings from the environment, the schema
     already migrated by the parent. Each worker keeps its own indexes, following the database."""
-    return create_app(migrate=False)
+    engine = Engine()
+    configure_logging(engine.settings.log_level)
+    return create_app(engine, close_engine=True, migrate=False)
 
 
 def create_app(engine: Engine | None = None, *, close_engine: bool | None = None, migrate: bool = True) -> FastAPI:

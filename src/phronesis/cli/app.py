@@ -109,7 +109,7 @@ def serve(
 
     import uvicorn
 
-    from phronesis.api.app import create_app
+    from phronesis.api.app import configure_logging, create_app
     from phronesis.api.auth import is_loopback_host
     from phronesis.engine import Engine
     from phronesis.settings import load_settings
@@ -126,6 +126,7 @@ def serve(
     if not api.dev_mode and not api.keys:
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
     settings = settings.model_copy(update={"api": api})
+    configure_logging(settings.log_level)
     if workers == 1:
         uvicorn.run(create_app(Engine(settings)), host=api.host, port=api.port, log_level=settings.log_level)
         return

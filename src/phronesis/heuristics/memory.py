@@ -26,7 +26,7 @@ from phronesis.heuristics.models import (
 from phronesis.heuristics.ranking import rank_similarity_dominant
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.settings import HeuristicSettings
-from phronesis.storage.followed_index import FollowedIndex
+from phronesis.storage.followed_index import FollowedIndex, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["HeuristicMemory"]
@@ -44,18 +44,21 @@ class HeuristicMemory:
         settings: HeuristicSettings,
         *,
         follow_interval_s: float = 0.0,
+        snapshot: SnapshotPolicy | None = None,
     ) -> None:
         self.repository = repository
         self.embedder = embedder
         self.index = index
         self.settings = settings
-        self.followed = FollowedIndex(index, repository, repository.changes, embedder, interval_s=follow_interval_s)
+        self.followed = FollowedIndex(
+            index, repository, repository.changes, embedder, interval_s=follow_interval_s, snapshot=snapshot
+        )
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         return await embed_in_chunks(self.embedder, texts)
 
     async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
-        """Rebuild the index from the database; returns how many heuristics it holds."""
+        """Load the index (its snapshot and the changes after it, or the table); how many heuristics it holds."""
         return await self.followed.load(progress)
 
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:

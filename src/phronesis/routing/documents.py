@@ -17,14 +17,14 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Row, delete, select, tuple_, update
+from sqlalchemy import Row, delete, func, select, tuple_, update
 
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import FollowedIndex, IndexedRow
+from phronesis.storage.followed_index import FollowedIndex, IndexedRow, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.tables import routing_documents
 
@@ -90,6 +90,7 @@ class DocumentRepository:
         *,
         index: PartitionedIndex | None = None,
         follow_interval_s: float = 0.0,
+        snapshot: SnapshotPolicy | None = None,
     ) -> None:
         self._db = database
         self._embedder = embedder
@@ -101,6 +102,7 @@ class DocumentRepository:
             self.changes,
             embedder,
             interval_s=follow_interval_s,
+            snapshot=snapshot,
         )
 
     async def add(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
@@ -203,6 +205,10 @@ class DocumentRepository:
         async with self._db.engine.connect() as conn:
             rows = await conn.execute(select(*columns).where(c.tenant == tenant, c.id.in_(list(keys))))
             return [_indexed(r) for r in rows]
+
+    async def count(self) -> int:
+        async with self._db.engine.connect() as conn:
+            return int((await conn.execute(select(func.count()).select_from(routing_documents))).scalar_one())
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         """Store vectors computed again for documents embedded by another model."""

@@ -25,6 +25,7 @@ from phronesis.routing.tool_outcomes import ToolOutcomes
 from phronesis.routing.tools import Tool, ToolIn, ToolRepository
 from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
+from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["RoutingModule"]
@@ -43,13 +44,14 @@ class RoutingModule:
         retriever: Retriever | None = None,
         document_index: PartitionedIndex | None = None,
         follow_interval_s: float = 0.0,
+        snapshot: SnapshotPolicy | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.sessions = SessionRepository(database, clock)
         self.tools = ToolRepository(database, clock)
         self.documents = DocumentRepository(
-            database, embedder, clock, index=document_index, follow_interval_s=follow_interval_s
+            database, embedder, clock, index=document_index, follow_interval_s=follow_interval_s, snapshot=snapshot
         )
         self.store = RouterStore(database, clock)
         self.routers = RouterResolver(self.store, embedder, settings.router_name)

@@ -97,11 +97,15 @@ class ChangeLog:
         """How long a missing id is waited for: not at all where ids commit in order (SQLite)."""
         return 0.0 if self._db.dialect == "sqlite" else configured_s
 
-    async def load_watermark(self) -> int:
-        """Where a freshly loaded index starts following: the newest entry, less ``LOAD_REPLAY``
-        where ids can commit out of order."""
+    async def last_id(self) -> int:
+        """The newest entry's id (0: none yet)."""
         rows = await self._db.read(_LAST, {"collection": self.collection})
-        last = int(rows[0][0])
+        return int(rows[0][0])
+
+    async def load_watermark(self) -> int:
+        """Where an index loaded from its table starts following: the newest entry, less
+        ``LOAD_REPLAY`` where ids can commit out of order."""
+        last = await self.last_id()
         return last if self._db.dialect == "sqlite" else max(0, last - LOAD_REPLAY)
 
 

@@ -66,6 +66,9 @@ class Database:
             raise ConfigurationError(f"PHRONESIS_DATABASE__URL: not a database URL ({error})") from None
         self.url = url
         self.dialect = parsed.get_backend_name()
+        self.in_memory = self.dialect == "sqlite" and (parsed.database or ":memory:") == ":memory:"
+        self.identity = url if search_path is None else f"{url}#search_path={search_path}"
+        """Which database this is, for what is kept beside it (index snapshots)."""
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._sqlite: SqliteConnector | None = None

@@ -12,11 +12,17 @@ use and then kept up with it:
   most once per ``interval_s``, 0 by default: every search; searches that arrive while one read
   is under way share it): each changed key is read again from its table and indexed as its row
   stands now, so updates, domain moves and deletes land whatever order the entries come in.
+
+With ``snapshots``, a large index is saved beside the database after a rebuild and at close,
+and a start reads the snapshot and applies the feed after it instead of rebuilding
+(``storage.index_snapshot``); a snapshot that is rejected, or that leaves the index with
+another number of vectors than the table has rows, is logged and the index rebuilt.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -26,9 +32,21 @@ import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
 from phronesis.storage.change_feed import ChangeCursor, ChangeLog
+from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, log_rejected
 from phronesis.storage.partitioned_index import PartitionedIndex
 
-__all__ = ["FollowedIndex", "IndexSource", "IndexedRow"]
+__all__ = ["FollowedIndex", "IndexSource", "IndexedRow", "SnapshotPolicy"]
+
+log = logging.getLogger("phronesis.storage")
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotPolicy:
+    """Where and when an index is saved: after a rebuild or at close, once it holds ``min_size``
+    vectors (a smaller one is rebuilt from its table in about a second)."""
+
+    snapshots: IndexSnapshots
+    min_size: int = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +77,10 @@ class IndexSource(Protocol):
         """Store vectors computed for stale rows (tenant, key, vector)."""
         ...
 
+    async def count(self) -> int:
+        """How many rows the index should hold."""
+        ...
+
 
 class FollowedIndex:
     def __init__(
@@ -71,8 +93,11 @@ class FollowedIndex:
         interval_s: float = 0.0,
         gap_timeout_s: float = 60.0,
         monotonic: Callable[[], float] = time.monotonic,
+        snapshot: SnapshotPolicy | None = None,
     ) -> None:
         self.index = index
+        self._snapshot = snapshot
+        self._changed_since_snapshot = False
         self._source = source
         self._log = log
         self._embedder = embedder
@@ -97,6 +122,11 @@ class FollowedIndex:
             return await self._load(progress)
 
     async def _load(self, progress: Callable[[int], None] | None) -> int:
+        if self._snapshot is not None and await self._from_snapshot(self._snapshot.snapshots):
+            return len(self.index)
+        return await self._rebuild(progress)
+
+    async def _rebuild(self, progress: Callable[[int], None] | None) -> int:
         self.index.clear()
         # read where to follow from first: a change committed while loading is applied by the next sync
         self._cursor.reset(await self._log.load_watermark())
@@ -108,7 +138,69 @@ class FollowedIndex:
             if progress is not None:
                 progress(len(batch))
         self._loaded = True
+        if self._snapshot is not None and loaded >= self._snapshot.min_size:
+            await self._save(self._snapshot.snapshots)
         return loaded
+
+    async def _from_snapshot(self, snapshots: IndexSnapshots) -> bool:
+        """Load the snapshot and apply the feed after it; False (logged) if it cannot be trusted."""
+        collection = self._log.collection
+        self.index.clear()
+        try:
+            loaded = await asyncio.to_thread(
+                snapshots.load,
+                collection,
+                self.index,
+                embedding_model=self._embedder.model_name,
+                feed_last_id=await self._log.last_id(),
+            )
+        except SnapshotRejected as exc:
+            log_rejected(collection, exc)
+            return False
+        self._cursor.reset(loaded.watermark)
+        self._loaded = True
+        await self._follow()
+        rows = await self._source.count()
+        if rows != len(self.index):
+            await self._follow()  # a write may have committed between the two reads
+            rows = await self._source.count()
+        if rows != len(self.index):
+            log.warning(
+                "%s index: snapshot not used, rebuilding from the database: it holds %d vectors for %d rows",
+                collection,
+                len(self.index),
+                rows,
+            )
+            self._loaded = False
+            return False
+        log.info(
+            "%s index: %d vectors from the snapshot in %.1f s, then the change feed after entry %d",
+            collection,
+            loaded.vectors,
+            loaded.seconds,
+            loaded.watermark,
+        )
+        return True
+
+    async def _save(self, snapshots: IndexSnapshots) -> None:
+        """Save the index as current to the cursor (no search runs meanwhile: start-up and close)."""
+        await asyncio.to_thread(
+            snapshots.save,
+            self._log.collection,
+            self.index,
+            watermark=self._cursor.watermark,
+            embedding_model=self._embedder.model_name,
+        )
+        self._changed_since_snapshot = False
+
+    async def close(self) -> None:
+        """Save a large index that changed since its snapshot, so the next start reads it back."""
+        policy = self._snapshot
+        if policy is None or not self._loaded or not self._changed_since_snapshot or len(self.index) < policy.min_size:
+            return
+        async with self._the_lock():
+            await self._follow()  # so the snapshot is current to the newest entry, own writes included
+            await self._save(policy.snapshots)
 
     async def _vectors(self, rows: Sequence[IndexedRow]) -> list[Vectors]:
         """Each row's vector: as stored, or embedded now (and stored) if it is stale."""
@@ -142,23 +234,27 @@ class FollowedIndex:
             if not force and self._synced_at >= arrived:
                 return  # a read that began after this call arrived has just finished: it is shared
             self._synced_at = time.monotonic()
-            while True:
-                changes = await self._log.since(self._cursor.watermark)
-                fresh = [c for c in changes if self._cursor.is_new(c.id)]
-                own = self._log.own
-                changed: dict[str, dict[str, None]] = {}
-                for change in fresh:
-                    if change.id in own:
-                        own.discard(change.id)  # this process applied it when it committed
-                    else:
-                        changed.setdefault(change.tenant, {})[change.key] = None
-                for tenant, keys in changed.items():
-                    await self._refresh(tenant, list(keys))
-                self._cursor.applied(c.id for c in fresh)
-                # an own id at or below the watermark was rolled back, or applied twice harmlessly
-                own.difference_update([i for i in own if i <= self._cursor.watermark])
-                if len(changes) < 10_000:
-                    return
+            await self._follow()
+
+    async def _follow(self) -> None:
+        """Apply the feed's entries after the cursor (under the lock)."""
+        while True:
+            changes = await self._log.since(self._cursor.watermark)
+            fresh = [c for c in changes if self._cursor.is_new(c.id)]
+            own = self._log.own
+            changed: dict[str, dict[str, None]] = {}
+            for change in fresh:
+                if change.id in own:
+                    own.discard(change.id)  # this process applied it when it committed
+                else:
+                    changed.setdefault(change.tenant, {})[change.key] = None
+            for tenant, keys in changed.items():
+                await self._refresh(tenant, list(keys))
+            self._cursor.applied(c.id for c in fresh)
+            # an own id at or below the watermark was rolled back, or applied twice harmlessly
+            own.difference_update([i for i in own if i <= self._cursor.watermark])
+            if len(changes) < 10_000:
+                return
 
     async def _refresh(self, tenant: str, keys: list[str]) -> None:
         """Index ``keys`` as their rows stand now: moved, re-embedded or gone."""
@@ -167,6 +263,7 @@ class FollowedIndex:
         for key in keys:
             self.index.remove_everywhere(tenant, key)
         self._index_rows(rows, vectors)
+        self._changed_since_snapshot = True
 
     # ---- this process's own committed writes ----------------------------------------------
 
@@ -178,8 +275,10 @@ class FollowedIndex:
         for key in keys:
             self.index.remove_everywhere(tenant, key)
         self.index.upsert(tenant, partition, list(keys), vectors)
+        self._changed_since_snapshot = True
 
     def removed(self, tenant: str, key: str) -> None:
         """Drop a row this process has just deleted."""
         if self._loaded:
             self.index.remove_everywhere(tenant, key)
+            self._changed_since_snapshot = True

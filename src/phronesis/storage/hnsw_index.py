@@ -172,6 +172,27 @@ class HnswVectorIndex:
             out.append(found)
         return out
 
+    def dump(self) -> tuple[list[str | None], bytes]:
+        """The graph as faiss serialises it, and the key of each of its slots (None: a tombstone),
+        for a snapshot (``storage.index_snapshot``)."""
+        return list(self._slots), self._faiss.serialize_index(self._index).tobytes()
+
+    def restore(self, slots: Sequence[str | None], data: bytes) -> None:
+        """Take back what ``dump`` gave, in place of what this index held."""
+        index = self._faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
+        if index.d != self._dimension or index.ntotal != len(slots):
+            raise ValueError(f"a graph of {index.ntotal} {index.d}-d vectors for {len(slots)} slots")
+        self._reset()
+        self._index = index
+        self._index.hnsw.efSearch = self._expansion_search
+        self._slots = list(slots)
+        self._positions = {key: position for position, key in enumerate(slots) if key is not None}
+        self._tombstones = len(slots) - len(self._positions)
+        live = np.fromiter((key is not None for key in slots), dtype=bool, count=len(slots))
+        alive = np.packbits(live, bitorder="little")
+        self._alive = np.zeros(max(128, len(alive)), dtype=np.uint8)
+        self._alive[: len(alive)] = alive
+
     def items(self) -> Iterator[tuple[str, Vectors]]:
         positions = np.fromiter(self._positions.values(), dtype=np.int64, count=len(self._positions))
         positions.sort()

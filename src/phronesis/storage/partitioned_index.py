@@ -9,7 +9,7 @@ grows past ``exact_max_size``.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -47,6 +47,18 @@ class PartitionedIndex:
 
     def clear(self) -> None:
         self._partitions.clear()
+
+    def partitions(self) -> Iterator[tuple[str, str, VectorIndex]]:
+        """Every (tenant, domain, index), for a snapshot."""
+        for tenant, domains in self._partitions.items():
+            for domain, index in domains.items():
+                yield tenant, domain, index
+
+    def restore_partition(self, tenant: str, domain: str, hnsw: bool, slots: list[str | None], data: bytes) -> None:
+        """Put back a partition a snapshot holds (exact or HNSW, as it was saved)."""
+        index = self._hnsw_factory(self.dimension) if hnsw else ExactVectorIndex(self.dimension)
+        index.restore(slots, data)
+        self._partitions.setdefault(tenant, {})[domain] = index
 
     def set_expansion_search(self, value: int) -> None:
         """Retune every HNSW partition's search breadth in place (exact partitions are exact anyway)."""

@@ -46,6 +46,14 @@ class VectorIndex(Protocol):
         """Every (key, vector) held, for rebuilding into another index."""
         ...
 
+    def dump(self) -> tuple[list[str | None], bytes]:
+        """What a snapshot stores: the key of each slot (None: a free slot) and the data as bytes."""
+        ...
+
+    def restore(self, slots: Sequence[str | None], data: bytes) -> None:
+        """Take back what ``dump`` gave (raises ValueError if it does not fit this index)."""
+        ...
+
 
 class ExactVectorIndex:
     """Brute-force matrix product: exact, and fastest below a few tens of thousands of rows."""
@@ -123,3 +131,18 @@ class ExactVectorIndex:
     def items(self) -> Iterator[tuple[str, Vectors]]:
         for row, key in enumerate(self._keys):
             yield key, self._matrix[row]
+
+    def dump(self) -> tuple[list[str | None], bytes]:
+        """The rows as float32 bytes and their keys, for a snapshot (``storage.index_snapshot``)."""
+        return list(self._keys), self._matrix[: len(self._keys)].tobytes()
+
+    def restore(self, slots: Sequence[str | None], data: bytes) -> None:
+        """Take back what ``dump`` gave, in place of what this index held."""
+        keys = [key for key in slots if key is not None]
+        matrix = np.frombuffer(data, dtype=np.float32)
+        if len(keys) != len(slots) or matrix.size != len(keys) * self._dimension:
+            raise ValueError(f"{matrix.size} values for {len(slots)} keys of dimension {self._dimension}")
+        self._matrix = np.zeros((max(len(keys), 1), self._dimension), dtype=np.float32)
+        self._matrix[: len(keys)] = matrix.reshape(len(keys), self._dimension)
+        self._keys = keys
+        self._rows = {key: row for row, key in enumerate(keys)}

@@ -36,8 +36,11 @@ def cli(env: Mapping[str, str], *args: str) -> str:
 
 
 @contextmanager
-def server(env: Mapping[str, str], *args: str, timeout_s: float = 90.0) -> Iterator[str]:
-    """``phronesis serve --dev ARGS`` on a free port until the block ends; yields its base URL."""
+def server(
+    env: Mapping[str, str], *args: str, timeout_s: float = 90.0, output: list[str] | None = None
+) -> Iterator[str]:
+    """``phronesis serve --dev ARGS`` on a free port until the block ends; yields its base URL.
+    What the server printed is appended to ``output`` once it has stopped."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port), *args],
@@ -64,10 +67,12 @@ def server(env: Mapping[str, str], *args: str, timeout_s: float = 90.0) -> Itera
     finally:
         process.terminate()
         try:
-            process.communicate(timeout=30)
+            printed, _ = process.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
-            process.communicate()
+            printed, _ = process.communicate()
+        if output is not None:
+            output.append(printed)
 
 
 def within(seconds: float, check: Callable[[], bool], *, every_s: float = 0.02) -> float:

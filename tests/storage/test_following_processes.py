@@ -158,3 +158,33 @@ def test_serve_with_two_workers_answers_consistently(env: dict[str, str]) -> Non
             processes.add(httpx.get(f"{base}/healthz", timeout=10).json()["process"])
         assert len(processes) == 2
         assert all(answer == [hid] for answer in answers)
+
+
+def test_a_restarted_server_reads_its_snapshot_and_rebuilds_a_corrupt_one(env: dict[str, str], tmp_path: Path) -> None:
+    env = env | {"PHRONESIS_INDEX__SNAPSHOT_MIN_SIZE": "500", "PHRONESIS_INDEX__EXACT_MAX_SIZE": "200"}
+    lines = "\n".join(
+        json.dumps({"condition_text": f"stored condition {i} about topic {i}", "action_text": "act", "domain": "home"})
+        for i in range(1000)
+    )
+    first: list[str] = []
+    with server(env, output=first) as base:
+        imported = httpx.post(
+            f"{base}/v1/heuristics/import", content=lines, headers={"content-type": "application/x-ndjson"}, timeout=60
+        )
+        assert imported.status_code == 201, imported.text
+        ids = imported.json()["ids"]
+    assert "heuristics index: snapshot of 1000 vectors written" in first[0]
+    (snapshot,) = (tmp_path / "index").glob("heuristics-*.snapshot")
+
+    again: list[str] = []
+    with server(env, output=again) as base:
+        assert _matches(base, "stored condition 7 about topic 7", "home") == [ids[7]]
+    assert "heuristics index: 1000 vectors from the snapshot" in again[0]
+
+    data = bytearray(snapshot.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    snapshot.write_bytes(bytes(data))
+    rebuilt: list[str] = []
+    with server(env, output=rebuilt) as base:
+        assert _matches(base, "stored condition 7 about topic 7", "home") == [ids[7]]
+    assert "heuristics index: snapshot not used, rebuilding from the database: a checksum does not match" in rebuilt[0]

@@ -128,7 +128,8 @@ def serve(
     settings = settings.model_copy(update={"api": api})
     configure_logging(settings.log_level)
     if workers == 1:
-        uvicorn.run(create_app(Engine(settings)), host=api.host, port=api.port, log_level=settings.log_level)
+        app = create_app(Engine(settings), close_engine=True)  # closed at shutdown: its indexes are saved
+        uvicorn.run(app, host=api.host, port=api.port, log_level=settings.log_level)
         return
 
     async def migrate() -> None:  # once, here: N workers migrating the same database at once would race

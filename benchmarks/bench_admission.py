@@ -169,15 +169,15 @@ async def bench_size(
     memory = rss_mb()
     recall = recall_at_3(engine, stored, queries[: args.queries])
     for ef in args.ef_search:
-        engine.admission.index.set_expansion_search(ef)
+        engine.admission.in_process.set_expansion_search(ef)
         swept = recall_at_3(engine, stored, queries[: args.queries])
         started = time.perf_counter()
         for query in queries[: args.queries]:
-            engine.admission.index.search(TENANT, "default", "", query, 3 * 4)  # the planner's oversampled k
+            engine.admission.in_process.search(TENANT, "default", "", query, 3 * 4)  # the planner's oversampled k
         per_query = (time.perf_counter() - started) * 1000 / len(queries[: args.queries])
         EF_SWEEP.append(f"| {size:,} | {ef} | {swept:.4f} | {per_query:.3f} |")
     if args.ef_search:
-        engine.admission.index.set_expansion_search(engine.settings.index.hnsw_expansion_search)
+        engine.admission.in_process.set_expansion_search(engine.settings.index.hnsw_expansion_search)
 
     rng = np.random.default_rng(11)
     probes: list[RunIn] = []
@@ -213,7 +213,7 @@ async def bench_size(
     await engine.close()
     path.unlink(missing_ok=True)
     mix = "/".join(f"{decisions.get(d, 0)}" for d in ("ADD", "NOT", "REPLACE", "MERGE"))
-    kind = ", ".join(f"{v} {k}" for k, v in engine.admission.index.partition_kinds().items())
+    kind = ", ".join(f"{v} {k}" for k, v in engine.admission.in_process.partition_kinds().items())
     return [
         f"| {size:,} | {kind} | {fill_s:.0f} s | {build_s:.1f} s | {memory:,.0f} MB | {recall:.4f} "
         f"| {percentile(excluded, 50):.2f} | {percentile(excluded, 99):.2f} | {mix} "

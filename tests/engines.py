@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from phronesis.engine import Engine
 from phronesis.heuristics.models import Heuristic, HeuristicCreate
 
@@ -16,3 +18,10 @@ async def add_heuristic(engine: Engine, condition: str, action: str, confidence:
     return await engine.heuristics.add(
         "default", HeuristicCreate(condition_text=condition, action_text=action, confidence=confidence, **fields)
     )
+
+
+def in_process_only(engine: Engine) -> None:
+    """Skip a test about the in-process index (loading, following, worker thread) where the engine
+    searches with pgvector and holds no index; its behaviour is tested there by the same tests."""
+    if engine.index_backend == "pgvector":
+        pytest.skip("about the in-process index; pgvector holds none")

@@ -6,6 +6,7 @@ Decision points do not import each other; they meet here. Every part can be inje
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from datetime import timedelta
 from types import TracebackType
@@ -51,6 +52,9 @@ from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.pgvector import DIMENSION as PGVECTOR_DIMENSION
+from phronesis.storage.pgvector import PgVectorColumn, pgvector_state
+from phronesis.storage.pgvector import require as require_pgvector
 
 __all__ = ["DEFAULT_TENANT", "Engine"]
 
@@ -165,13 +169,15 @@ class Engine:
             clock=self.clock,
         )
         self.started = False
+        self.index_backend = self.settings.index.backend
+        """Where embeddings are searched, once started: exact, hnsw or pgvector."""
 
     def _partitioned_index(self) -> PartitionedIndex:
         """An index per store (heuristics, runs, documents): each is rebuilt from its own table."""
         index_settings = self.settings.index
         return PartitionedIndex(
             self.embedder.dimension,
-            exact_max_size=index_settings.exact_max_size,
+            exact_max_size=sys.maxsize if index_settings.backend == "exact" else index_settings.exact_max_size,
             hnsw_factory=lambda dim: HnswVectorIndex(
                 dim,
                 connectivity=index_settings.hnsw_connectivity,
@@ -204,10 +210,33 @@ class Engine:
         """
         if migrate:
             await upgrade(self.database)
+        await self._choose_backend()
         if load_index:
             await self.heuristics.load_index(progress)
             await self.admission.load_index(progress)
         self.started = load_index
+
+    async def _choose_backend(self) -> None:
+        """pgvector's columns, where the database has them, are written by every process whichever
+        backend searches (so switching to it later misses nothing); searches go there when
+        ``index.backend`` is ``pgvector``, or ``auto`` and they are there."""
+        backend = self.settings.index.backend
+        state = await pgvector_state(self.database) if self.database.dialect == "postgresql" else "not PostgreSQL"
+        if state is None and self.embedder.dimension != PGVECTOR_DIMENSION:
+            state = f"its columns are vector({PGVECTOR_DIMENSION}); the embedder's are {self.embedder.dimension}-d"
+        if backend == "pgvector":
+            require_pgvector(state)
+        self.index_backend = "pgvector" if state is None and backend in ("auto", "pgvector") else backend
+        if self.index_backend == "auto":
+            self.index_backend = "hnsw"
+        if state is None:
+            self.heuristics.repository.vector_column = PgVectorColumn.of("heuristics")
+            self.routing.documents.vector_column = PgVectorColumn.of("routing_documents")
+            self.admission.runs.vector_column = PgVectorColumn.of("admission_runs")
+        if self.index_backend == "pgvector":
+            self.heuristics.use_pgvector(self.database)
+            self.routing.documents.use_pgvector()
+            self.admission.use_pgvector()
 
     async def decide_event(self, text: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> EventDecision:
         """Seed 000 ``ProcessEvent``: fire a heuristic or ask the LLM. ``fields`` are ``EventRequest``'s."""
@@ -301,8 +330,8 @@ class Engine:
         """Finish background effects (endorsements) before the database goes away; save large
         indexes that changed since their snapshot."""
         await self.background.drain()
-        await self.heuristics.followed.close()
-        await self.routing.documents.followed.close()
+        await self.heuristics.vectors.close()
+        await self.routing.documents.vectors.close()
         await self.proactive.close()
         await self.admission.close()
         await self.database.dispose()

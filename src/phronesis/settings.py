@@ -104,6 +104,11 @@ class HeuristicSettings(BaseModel):
 
 
 class IndexSettings(BaseModel):
+    backend: Literal["auto", "exact", "hnsw", "pgvector"] = "auto"
+    """Where heuristics, runs and documents are searched by embedding. ``exact`` / ``hnsw``: in each
+    process (exact up to ``exact_max_size`` per partition, then HNSW; ``exact`` never HNSW),
+    following the database. ``pgvector``: inside PostgreSQL (workers hold no index). ``auto``:
+    pgvector where the database has it, else ``hnsw``."""
     exact_max_size: int = Field(default=20_000, ge=0)
     """A partition larger than this is served by HNSW instead of exact numpy search."""
     hnsw_connectivity: int = Field(default=32, ge=4, le=128)
@@ -379,9 +384,7 @@ class ProactiveSettings(BaseModel):
     default_sleep_time: str = Field(default="23:00", pattern=r"^([01]\d|2[0-3]):[0-5]\d$")
     max_signals: int = Field(default=10, ge=1, le=100)
     """Signals one cycle considers, most urgent first (the original's cap of 10)."""
-    trust_levels: dict[TrustLevelName, TrustLevelSettings] = Field(
-        default_factory=_default_trust_levels
-    )
+    trust_levels: dict[TrustLevelName, TrustLevelSettings] = Field(default_factory=_default_trust_levels)
     building_after_days: int = Field(default=14, ge=0)
     building_after_messages: int = Field(default=20, ge=0)
     established_after_days: int = Field(default=30, ge=0)

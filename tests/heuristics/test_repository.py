@@ -11,6 +11,7 @@ from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.heuristics.models import HeuristicCreate, HeuristicUpdate
 from phronesis.testing import FixedClock
+from tests.engines import in_process_only
 
 
 def make(**overrides: object) -> HeuristicCreate:
@@ -154,6 +155,7 @@ async def test_delete_removes_row_and_index_entry(engine: Engine) -> None:
 
 
 async def test_index_is_rebuilt_from_the_store_of_record(engine: Engine) -> None:
+    in_process_only(engine)
     created = await engine.heuristics.add_many("t1", [make(condition_text=f"condition number {i}") for i in range(30)])
     engine.index.clear()
     assert await engine.heuristics.load_index() == 30
@@ -162,6 +164,7 @@ async def test_index_is_rebuilt_from_the_store_of_record(engine: Engine) -> None
 
 
 async def test_rows_from_another_embedding_model_are_reembedded_on_load(engine: Engine) -> None:
+    in_process_only(engine)
     h = await engine.heuristics.add("t1", make())
     await engine.heuristics.repository.set_embeddings([("t1", h.id, np.ones(8, dtype=np.float32))], "old-model")
     await engine.heuristics.load_index()

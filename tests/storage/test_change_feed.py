@@ -9,7 +9,7 @@ from phronesis.engine import Engine
 from phronesis.heuristics.models import HeuristicCreate, HeuristicUpdate
 from phronesis.routing.documents import DocumentIn
 from phronesis.storage.change_feed import ChangeCursor
-from tests.engines import EngineFactory
+from tests.engines import EngineFactory, in_process_only
 
 
 class Ticks:
@@ -74,6 +74,7 @@ async def test_another_engines_heuristic_writes_are_followed(make_engine: Engine
 
 async def test_own_writes_are_searched_at_once_and_not_applied_again(make_engine: EngineFactory) -> None:
     engine: Engine = await make_engine()
+    in_process_only(engine)
     created = await engine.heuristics.add_many("t1", [_create(f"condition number {i}") for i in range(5)])
     changes = engine.heuristics.repository.changes
     assert len(changes.own) == 5

@@ -15,26 +15,20 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from tests.conftest import POSTGRES_URL
+from tests.conftest import POSTGRES_URL, admin
 from tests.processes import cli, phronesis_env, server, within
 
 VISIBLE_WITHIN_S = 1.0
 
 
-async def _admin(statement: str) -> None:
-    assert POSTGRES_URL is not None
-    admin = create_async_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-    try:
-        async with admin.connect() as conn:
-            await conn.execute(text(statement))
-    finally:
-        await admin.dispose()
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("pgvector", marks=pytest.mark.pgvector),
+    ]
+)
 def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, str]]:
     """A migrated database of its own, and the environment every process of the test shares."""
     if request.param == "sqlite":
@@ -42,16 +36,28 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, st
         cli(variables, "db", "upgrade")
         yield variables
         return
+    if request.param == "pgvector":
+        server = request.getfixturevalue("pgvector_server")
+        name = f"phx_{uuid.uuid4().hex[:12]}"
+        asyncio.run(admin(server, f'CREATE DATABASE "{name}"'))
+        try:
+            url = server.replace("/postgres?", f"/{name}?")
+            variables = phronesis_env(tmp_path, PHRONESIS_DATABASE__URL=url, PHRONESIS_INDEX__BACKEND="pgvector")
+            cli(variables, "db", "upgrade")
+            yield variables
+        finally:
+            asyncio.run(admin(server, f'DROP DATABASE "{name}" WITH (FORCE)'))
+        return
     if POSTGRES_URL is None:
         pytest.skip("PHRONESIS_TEST_DATABASE_URL is not set")
     name = f"phx_{uuid.uuid4().hex[:12]}"
-    asyncio.run(_admin(f'CREATE DATABASE "{name}"'))
+    asyncio.run(admin(POSTGRES_URL, f'CREATE DATABASE "{name}"'))
     try:
         variables = phronesis_env(tmp_path, PHRONESIS_DATABASE__URL=POSTGRES_URL.rsplit("/", 1)[0] + f"/{name}")
         cli(variables, "db", "upgrade")
         yield variables
     finally:
-        asyncio.run(_admin(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        asyncio.run(admin(POSTGRES_URL, f'DROP DATABASE "{name}" WITH (FORCE)'))
 
 
 def _matches(base: str, condition: str, source: str) -> list[str]:
@@ -158,9 +164,13 @@ def test_serve_with_two_workers_answers_consistently(env: dict[str, str]) -> Non
             processes.add(httpx.get(f"{base}/healthz", timeout=10).json()["process"])
         assert len(processes) == 2
         assert all(answer == [hid] for answer in answers)
+        backend = httpx.get(f"{base}/healthz", timeout=10).json()["index_backend"]
+        assert backend == ("pgvector" if env.get("PHRONESIS_INDEX__BACKEND") == "pgvector" else "hnsw")
 
 
 def test_a_restarted_server_reads_its_snapshot_and_rebuilds_a_corrupt_one(env: dict[str, str], tmp_path: Path) -> None:
+    if env.get("PHRONESIS_INDEX__BACKEND") == "pgvector":
+        pytest.skip("pgvector keeps no snapshot: the database is its index")
     env = env | {"PHRONESIS_INDEX__SNAPSHOT_MIN_SIZE": "500", "PHRONESIS_INDEX__EXACT_MAX_SIZE": "200"}
     lines = "\n".join(
         json.dumps({"condition_text": f"stored condition {i} about topic {i}", "action_text": "act", "domain": "home"})

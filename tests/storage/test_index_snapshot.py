@@ -19,6 +19,7 @@ from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.tables import heuristics
 from phronesis.testing import FixedClock
+from tests.engines import in_process_only
 
 SIZE = 60
 
@@ -36,6 +37,7 @@ def open_engine(tmp_path: Path, database: Database, clock: FixedClock) -> Callab
         )
         engine = Engine(settings, database=database, embedder=HashingEmbedder(dimension), llm=None, clock=clock)
         await engine.start(migrate=False)
+        in_process_only(engine)  # pgvector keeps no snapshot: the database is its index
         return engine
 
     return build
@@ -56,8 +58,8 @@ async def _ids(engine: Engine, i: int) -> list[str]:
 async def _close(engine: Engine) -> None:
     """Close the engine's indexes (saving snapshots) but not the shared test database."""
     await engine.background.drain()
-    await engine.heuristics.followed.close()
-    await engine.routing.documents.followed.close()
+    await engine.heuristics.vectors.close()
+    await engine.routing.documents.vectors.close()
     await engine.admission.index.close()
 
 

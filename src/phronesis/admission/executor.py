@@ -24,8 +24,9 @@ from typing import Any
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import OUTCOME_RANK, AdmissionResult, Run
 from phronesis.admission.planner import Plan
-from phronesis.admission.run_index import IndexChange, RunIndex
+from phronesis.admission.run_index import IndexChange
 from phronesis.admission.run_repository import RunRepository, run_model
+from phronesis.admission.run_vectors import RunVectors
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
@@ -56,7 +57,7 @@ class Executor:
         decisions: DecisionRecordRepository,
         embedder: Embedder,
         clock: Clock,
-        index: RunIndex,
+        index: RunVectors,
     ) -> None:
         self._db = database
         self._index = index

@@ -15,6 +15,7 @@ from phronesis.admission.pairs import LabelledPair, Objective, calibrate_thresho
 from phronesis.admission.planner import Planner
 from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository
+from phronesis.admission.run_vectors import PgVectorRuns, RunVectors
 from phronesis.admission.search import RunSearch
 from phronesis.admission.service import AdmissionParts, AdmissionService
 from phronesis.admission.summaries import ExtractiveSummariser, LLMSummariser, Summariser
@@ -54,9 +55,11 @@ class AdmissionModule:
         self.runs = RunRepository(database)
         self.memory_decisions = MemoryDecisionRepository(database)
         self.calibrations = CalibrationStore(database, clock, cache_s=settings.calibration_cache_sec)
-        self.index = RunIndex(
+        self._database, self._decisions, self._clock = database, decisions, clock
+        self.in_process = RunIndex(
             self.runs, embedder, index, interval_s=follow_interval_s, monotonic=clock.monotonic, snapshot=snapshot
         )
+        """The runs index held in this process (also for tuning: ``set_expansion_search``)."""
         extractive = ExtractiveSummariser(
             max_sentences=settings.summary_sentences, max_chars=settings.max_summary_chars
         )
@@ -65,22 +68,33 @@ class AdmissionModule:
             summariser = LLMSummariser(
                 llm, extractive, temperature=settings.summary_temperature, max_chars=settings.max_summary_chars
             )
-        judge = None
+        self._summariser = summariser
+        self._judge: LLMJudge | None = None
         if llm is not None and settings.judge != "rules":
-            judge = LLMJudge(llm, temperature=settings.temperature, max_tokens=settings.max_tokens)
+            self._judge = LLMJudge(llm, temperature=settings.temperature, max_tokens=settings.max_tokens)
+        self._assemble(self.in_process)
+
+    def _assemble(self, index: RunVectors) -> None:
+        self.index = index
         self.service = AdmissionService(
-            settings,
+            self.settings,
             AdmissionParts(
                 runs=self.runs,
-                index=self.index,
-                planner=Planner(settings, self.runs, self.index, llm_judge=judge),
-                executor=Executor(database, self.runs, self.memory_decisions, decisions, embedder, clock, self.index),
-                summariser=summariser,
+                index=index,
+                planner=Planner(self.settings, self.runs, index, llm_judge=self._judge),
+                executor=Executor(
+                    self._database, self.runs, self.memory_decisions, self._decisions, self.embedder, self._clock, index
+                ),
+                summariser=self._summariser,
                 calibrations=self.calibrations,
-                embedder=embedder,
+                embedder=self.embedder,
             ),
         )
-        self._search = RunSearch(self.runs, self.index, embedder)
+        self._search = RunSearch(self.runs, index, self.embedder)
+
+    def use_pgvector(self) -> None:
+        """Search runs with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
+        self._assemble(PgVectorRuns(self._database))
 
     async def close(self) -> None:
         """Finish the runs index's changes in flight (they are in the database already)."""

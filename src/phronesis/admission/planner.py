@@ -19,8 +19,8 @@ from phronesis.admission.models import RunIn
 from phronesis.admission.pending_runs import PendingRuns
 from phronesis.admission.prefilter import Screening, prefilter
 from phronesis.admission.rule_judge import RuleJudge
-from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository, StoredRun
+from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.summaries import Summary
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
@@ -128,7 +128,7 @@ class Planner:
         self,
         settings: AdmissionSettings,
         runs: RunRepository,
-        index: RunIndex,
+        index: RunVectors,
         *,
         llm_judge: LLMJudge | None,
     ) -> None:
@@ -166,7 +166,7 @@ class Planner:
             for (agent_id, user_id), group in by_scope.items():  # a scope's runs in one index pass
                 vectors = np.stack([p.vector for p in group if p.vector is not None])
                 breadth = s.top_k * OVERSAMPLE if len(group) > 1 else s.top_k + MARGIN
-                found = self._index.search_many(tenant, agent_id, user_id, vectors, breadth)
+                found = await self._index.find_many(tenant, agent_id, user_id, vectors, breadth)
                 hits.update(zip((p.position for p in group), found, strict=True))
             wanted = [key for found in hits.values() for key, _ in found] + explicit
             judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]

@@ -381,6 +381,15 @@ class RunIndex:
         self._hand_off()  # the search is done: the worker may take the index while this request goes on
         return out
 
+    async def find_many(
+        self, tenant: str, agent_id: str, user_id: str, vectors: Vectors, k: int
+    ) -> list[list[tuple[str, float]]]:
+        """``search_many`` behind the runs index's async seam (``RunVectors``): call ``sync`` first."""
+        return self.search_many(tenant, agent_id, user_id, vectors, k)
+
+    def kinds(self) -> dict[str, int]:
+        return self.partition_kinds()
+
     def search(self, tenant: str, agent_id: str, user_id: str, vector: Vectors, k: int) -> list[tuple[str, float]]:
         """``search_many`` for one vector."""
         return self.search_many(tenant, agent_id, user_id, vector, k)[0]

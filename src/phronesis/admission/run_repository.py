@@ -24,6 +24,8 @@ from phronesis.storage.change_feed import INSERT_CHANGES, ChangeLog, Op, change_
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.pgvector import COLUMN as VECTOR_COLUMN
+from phronesis.storage.pgvector import PgVectorColumn, with_vector_column
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import (
     admission_run_artifacts,
@@ -129,6 +131,7 @@ _LOG_SINCE = (
     .limit(bindparam("limit", type_=Integer))
 )
 _INSERT_RUN = insert(admission_runs)
+_INSERT_RUN_WITH_VECTOR = insert(with_vector_column(admission_runs))
 _INSERT_REFERENCES = insert(admission_run_references)
 _INSERT_ARTIFACTS = insert(admission_run_artifacts)
 _ACTIVE_FOR_UPDATE = (
@@ -203,6 +206,8 @@ class RunRepository:
         self._db = database
         self._insert_task = insert_or_ignore(database.dialect, admission_tasks)
         self.changes = ChangeLog(database, "runs")
+        self.vector_column: PgVectorColumn | None = None
+        """Set where the database has pgvector's columns: a new run's row then carries its vector there too."""
 
     @property
     def dialect(self) -> str:
@@ -429,6 +434,8 @@ class RunRepository:
                     .where(runs.tenant == tenant, runs.id == run_id)
                     .values(embedding=vector, embedding_model=model)
                 )
+                if self.vector_column is not None:
+                    await self.vector_column.write(conn, tenant, [(run_id, vector)])
 
     # ---- writes (in the caller's transaction) ------------------------------------------
 
@@ -447,7 +454,10 @@ class RunRepository:
             self._insert_task,
             {"tenant": tenant, "id": values["task_id"], "text": task_text, "created_at": values["created_at"]},
         )
-        writes.insert(_INSERT_RUN, values)
+        if self.vector_column is None:
+            writes.insert(_INSERT_RUN, values)
+        else:
+            writes.insert(_INSERT_RUN_WITH_VECTOR, values | {VECTOR_COLUMN: values["embedding"]})
         for statement, items in ((_INSERT_REFERENCES, references), (_INSERT_ARTIFACTS, artifacts)):
             writes.insert(statement, *({"tenant": tenant, "run_id": run_id, "value": v} for v in items))
 

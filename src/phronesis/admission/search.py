@@ -8,8 +8,8 @@ that one per group.
 from __future__ import annotations
 
 from phronesis.admission.models import SearchHit
-from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository
+from phronesis.admission.run_vectors import RunVectors
 from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import InvalidInputError
 
@@ -20,7 +20,7 @@ MAX_QUERY_CHARS = 4000
 
 
 class RunSearch:
-    def __init__(self, runs: RunRepository, index: RunIndex, embedder: Embedder) -> None:
+    def __init__(self, runs: RunRepository, index: RunVectors, embedder: Embedder) -> None:
         self._runs = runs
         self._index = index
         self._embedder = embedder
@@ -44,7 +44,7 @@ class RunSearch:
         vector = (await self._embedder.embed([query]))[0]
         found = [
             (key, score)
-            for key, score in self._index.search(tenant, agent_id, user_id, vector, k * OVERSAMPLE)
+            for key, score in (await self._index.find_many(tenant, agent_id, user_id, vector, k * OVERSAMPLE))[0]
             if score >= min_similarity
         ]
         stored = await self._runs.get_many(tenant, [key for key, _ in found])

@@ -18,8 +18,8 @@ from phronesis.admission.executor import Executor, StalePlan
 from phronesis.admission.fingerprints import content_hash, task_id_for
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.planner import Planner, Prepared
-from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository
+from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.summaries import Summariser, Summary
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
@@ -49,7 +49,7 @@ class Identified:
 @dataclass(frozen=True, slots=True)
 class AdmissionParts:
     runs: RunRepository
-    index: RunIndex
+    index: RunVectors
     planner: Planner
     executor: Executor
     summariser: Summariser

@@ -26,8 +26,10 @@ from phronesis.heuristics.models import (
 from phronesis.heuristics.ranking import rank_similarity_dominant
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.settings import HeuristicSettings
-from phronesis.storage.followed_index import FollowedIndex, SnapshotPolicy
+from phronesis.storage.database import Database
+from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 
 __all__ = ["HeuristicMemory"]
 
@@ -50,16 +52,22 @@ class HeuristicMemory:
         self.embedder = embedder
         self.index = index
         self.settings = settings
-        self.followed = FollowedIndex(
+        self.vectors: CollectionIndex = FollowedIndex(
             index, repository, repository.changes, embedder, interval_s=follow_interval_s, snapshot=snapshot
         )
+        """Where conditions are searched: in this process, following the database, or in
+        PostgreSQL (``use_pgvector``)."""
+
+    def use_pgvector(self, database: Database) -> None:
+        """Search conditions with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
+        self.vectors = PgVectorCollection(database, PgVectorColumn.of("heuristics"), partition="domain")
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         return await embed_in_chunks(self.embedder, texts)
 
     async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
         """Load the index (its snapshot and the changes after it, or the table); how many heuristics it holds."""
-        return await self.followed.load(progress)
+        return await self.vectors.load(progress)
 
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
         return (await self.add_many(tenant, [data]))[0]
@@ -94,7 +102,7 @@ class HeuristicMemory:
             for i, h in enumerate(created):
                 by_domain.setdefault(h.domain, []).append(i)
             for domain, rows in by_domain.items():
-                self.followed.applied(tenant, domain, [created[i].id for i in rows], vectors[rows])
+                self.vectors.applied(tenant, domain, [created[i].id for i in rows], vectors[rows])
 
         if connection is None:
             index_created()
@@ -116,12 +124,12 @@ class HeuristicMemory:
         if vector is not None or before.domain != after.domain:
             if vector is None:
                 vector = await self._embed([after.condition_text])
-            self.followed.applied(tenant, after.domain, [heuristic_id], vector)
+            self.vectors.applied(tenant, after.domain, [heuristic_id], vector)
         return after
 
     async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
         deleted = await self.repository.delete(tenant, heuristic_id)
-        self.followed.removed(tenant, heuristic_id)
+        self.vectors.removed(tenant, heuristic_id)
         return deleted
 
     async def update_confidence(
@@ -176,10 +184,9 @@ class HeuristicMemory:
         k = k or self.settings.top_k
         domains = None if source is None else ([source, ""] if include_general else [source])
         floor = self.settings.min_similarity if min_similarity is None else min_similarity
-        await self.followed.sync()  # what other processes wrote
         hits = [
             (key, score)
-            for _, key, score in self.index.search(tenant, vector, k * OVERSAMPLE, domains=domains)
+            for _, key, score in await self.vectors.search(tenant, vector, k * OVERSAMPLE, partitions=domains)
             if score >= floor
         ]
         if not hits:

@@ -32,6 +32,7 @@ from phronesis.heuristics.models import (
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
+from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.tables import confidence_events, heuristics
 
 __all__ = ["HeuristicRepository"]
@@ -98,6 +99,8 @@ class HeuristicRepository:
         self._default_confidence = default_confidence
         self._clock = clock or SystemClock()
         self.changes = ChangeLog(database, "heuristics")
+        self.vector_column: PgVectorColumn | None = None
+        """Set where the database has pgvector's columns: every write of an embedding fills it too."""
         """Every write that changes what matching searches (a condition's vector, a domain, a row
         added or deleted) is recorded here in its transaction, so every process's index follows."""
 
@@ -163,6 +166,9 @@ class HeuristicRepository:
             for start in range(0, len(rows), 500):
                 await conn.execute(insert(heuristics), rows[start : start + 500])
             await self.changes.append(conn, tenant, (("add", row["id"]) for row in rows), rows[0]["updated_at"])
+            if self.vector_column is not None:
+                embedded = [(row["id"], row["embedding"]) for row in rows if row["embedding"] is not None]
+                await self.vector_column.write(conn, tenant, embedded)
         for row in rows:
             row.pop("embedding")
         return [Heuristic.model_validate(row) for row in rows]
@@ -257,6 +263,8 @@ class HeuristicRepository:
             after = _to_model(result.one())
             if embedding is not None or after.domain != before.domain:
                 await self.changes.append(conn, tenant, [("add", heuristic_id)], values["updated_at"])
+            if embedding is not None and self.vector_column is not None:
+                await self.vector_column.write(conn, tenant, [(heuristic_id, embedding)])
             return before, after
 
     async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
@@ -439,3 +447,5 @@ class HeuristicRepository:
             for tenant in {tenant for tenant, _, _ in items}:
                 keys = [key for t, key, _ in items if t == tenant]
                 await self.changes.append(conn, tenant, (("add", key) for key in keys), now)
+                if self.vector_column is not None:
+                    await self.vector_column.write(conn, tenant, [(k, v) for t, k, v in items if t == tenant])

@@ -24,8 +24,9 @@ from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import FollowedIndex, IndexedRow, SnapshotPolicy
+from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, IndexedRow, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.tables import routing_documents
 
 __all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository"]
@@ -96,7 +97,9 @@ class DocumentRepository:
         self._embedder = embedder
         self._clock = clock
         self.changes = ChangeLog(database, "documents")
-        self.followed = FollowedIndex(
+        self.vector_column: PgVectorColumn | None = None
+        """Set where the database has pgvector's columns: every write of an embedding fills it too."""
+        self.vectors: CollectionIndex = FollowedIndex(
             index or PartitionedIndex(embedder.dimension),
             self,
             self.changes,
@@ -141,7 +144,9 @@ class DocumentRepository:
                 raise ConflictError("id", f"document {taken[0]!r} already exists")
             await conn.execute(routing_documents.insert(), rows)
             await self.changes.append(conn, tenant, (("add", doc_id) for doc_id in ids), now)
-        self.followed.applied(tenant, _PARTITION, ids, vectors)
+            if self.vector_column is not None:
+                await self.vector_column.write(conn, tenant, list(zip(ids, vectors, strict=True)))
+        self.vectors.applied(tenant, _PARTITION, ids, vectors)
         return [_document(r) for r in rows]
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
@@ -162,14 +167,13 @@ class DocumentRepository:
                 await self.changes.append(conn, tenant, [("remove", document_id)], self._clock.now())
         if not result.rowcount:
             return False
-        self.followed.removed(tenant, document_id)
+        self.vectors.removed(tenant, document_id)
         return True
 
     async def search(self, tenant: str, vector: Vectors, k: int) -> builtins.list[DocumentHit]:
         """The ``k`` documents most similar to ``vector``, most similar first, with their vectors
         (retrieval compares the ones it keeps with each other)."""
-        await self.followed.sync()  # what other processes added or deleted
-        hits = self.followed.index.search(tenant, vector, k, domain=_PARTITION)
+        hits = await self.vectors.search(tenant, vector, k)
         if not hits:
             return []
         c = routing_documents.c
@@ -223,3 +227,9 @@ class DocumentRepository:
             for tenant in {tenant for tenant, _, _ in items}:
                 keys = [key for t, key, _ in items if t == tenant]
                 await self.changes.append(conn, tenant, (("add", key) for key in keys), self._clock.now())
+                if self.vector_column is not None:
+                    await self.vector_column.write(conn, tenant, [(k, v) for t, k, v in items if t == tenant])
+
+    def use_pgvector(self) -> None:
+        """Search documents with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
+        self.vectors = PgVectorCollection(self._db, PgVectorColumn.of("routing_documents"), partition=None)

@@ -89,7 +89,13 @@ class Database:
             # asyncpg prepares every statement; after five runs PostgreSQL may switch to a generic
             # plan, which for ``user_id IN (1,000 ids)`` reads was 15x slower than a custom one
             # (measured: 1.1 s instead of 75 ms per chunk of a proactive tick)
-            server_settings = {"plan_cache_mode": "force_custom_plan"}
+            server_settings = {
+                "plan_cache_mode": "force_custom_plan",
+                # pgvector (storage.pgvector), kept as placeholders until it loads: search breadth,
+                # and filtered searches that keep scanning until k rows pass the filter
+                "hnsw.ef_search": "128",
+                "hnsw.iterative_scan": "relaxed_order",
+            }
             if search_path:
                 server_settings["search_path"] = search_path
             kwargs["connect_args"] = {"server_settings": server_settings}

@@ -35,7 +35,7 @@ from phronesis.storage.change_feed import ChangeCursor, ChangeLog
 from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, log_rejected
 from phronesis.storage.partitioned_index import PartitionedIndex
 
-__all__ = ["FollowedIndex", "IndexSource", "IndexedRow", "SnapshotPolicy"]
+__all__ = ["CollectionIndex", "FollowedIndex", "IndexSource", "IndexedRow", "SnapshotPolicy"]
 
 log = logging.getLogger("phronesis.storage")
 
@@ -82,6 +82,39 @@ class IndexSource(Protocol):
         ...
 
 
+class CollectionIndex(Protocol):
+    """The seam for one searched collection (heuristics, documents): ``FollowedIndex`` in this
+    process, or ``storage.pgvector.PgVectorCollection`` inside PostgreSQL. One contract suite
+    (``tests/storage/test_collection_index.py``) runs on every backend."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+    def __len__(self) -> int:
+        """Vectors held in this process (0 where the database searches)."""
+        ...
+
+    def kinds(self) -> dict[str, int]: ...
+
+    async def load(self, progress: Callable[[int], None] | None = None) -> int: ...
+
+    async def search(
+        self, tenant: str, query: Vectors, k: int, *, partitions: Sequence[str] | None = None
+    ) -> list[tuple[str, str, float]]:
+        """Top ``k`` (partition, key, cosine similarity) of one tenant, most similar first."""
+        ...
+
+    def applied(self, tenant: str, partition: str, keys: Sequence[str], vectors: Vectors) -> None:
+        """Rows this process has just committed (each with a feed entry)."""
+        ...
+
+    def removed(self, tenant: str, key: str) -> None:
+        """A row this process has just deleted."""
+        ...
+
+    async def close(self) -> None: ...
+
+
 class FollowedIndex:
     def __init__(
         self,
@@ -110,6 +143,21 @@ class FollowedIndex:
     @property
     def loaded(self) -> bool:
         return self._loaded
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def kinds(self) -> dict[str, int]:
+        """How many partitions use each implementation (for /healthz and metrics)."""
+        return self.index.partition_kinds()
+
+    async def search(
+        self, tenant: str, query: Vectors, k: int, *, partitions: Sequence[str] | None = None
+    ) -> list[tuple[str, str, float]]:
+        """Top ``k`` (partition, key, similarity) in ``partitions`` (None: all the tenant's), after
+        applying what other processes committed."""
+        await self.sync()
+        return self.index.search(tenant, query, k, domains=partitions)
 
     def _the_lock(self) -> asyncio.Lock:
         if self._lock is None:

@@ -15,6 +15,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from phronesis.storage.database import Database
+from phronesis.storage.pgvector import ensure_schema
 
 __all__ = ["current_revision", "head_revision", "upgrade"]
 
@@ -40,6 +41,8 @@ async def upgrade(database: Database, revision: str = "head") -> None:
         config = _config()
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
+        if revision == "head":
+            ensure_schema(connection)  # pgvector installed after the migration that adds its columns
 
     async with database.transaction() as connection:
         await connection.run_sync(run)

@@ -20,8 +20,9 @@ async def healthz(engine: EngineDep) -> JSONResponse:
     body = {
         "status": "ok" if database_ok and engine.started else "degraded",
         "database": "ok" if database_ok else "unavailable",
-        "index": {"size": len(engine.index), "partitions": engine.index.partition_kinds()},
-        "runs_index": {"size": len(engine.admission.index), "partitions": engine.admission.index.partition_kinds()},
+        "index_backend": engine.index_backend,
+        "index": {"size": len(engine.heuristics.vectors), "partitions": engine.heuristics.vectors.kinds()},
+        "runs_index": {"size": len(engine.admission.index), "partitions": engine.admission.index.kinds()},
         "llm": engine.llm.model_name if engine.llm else None,
         "embedder": engine.embedder.model_name,
         "process": os.getpid(),  # which worker of `serve --workers N` answered
@@ -32,6 +33,6 @@ async def healthz(engine: EngineDep) -> JSONResponse:
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(request: Request, engine: EngineDep) -> Response:
     registry: Metrics = request.app.state.metrics
-    registry.heuristics_indexed.set(len(engine.index))
+    registry.heuristics_indexed.set(len(engine.heuristics.vectors))
     registry.runs_indexed.set(len(engine.admission.index))
     return Response(generate_latest(registry.registry), media_type=CONTENT_TYPE_LATEST)

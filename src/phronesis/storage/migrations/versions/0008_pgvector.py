@@ -1,0 +1,32 @@
+"""pgvector columns and HNSW indexes, where PostgreSQL has the vector extension.
+
+Adds ``embedding_vector vector(384)`` to heuristics, admission runs and routing documents,
+filled from the stored embeddings, with an HNSW index over cosine distance each
+(``storage.pgvector``). On SQLite, or a PostgreSQL without pgvector, nothing changes and the
+in-process indexes serve; ``phronesis db upgrade`` adds them later if pgvector is installed then.
+
+Revision ID: 0008
+Revises: 0007
+Create Date: 2026-11-25
+"""
+
+from alembic import op
+
+from phronesis.storage.pgvector import COLUMN, TABLES, ensure_schema
+
+revision = "0008"
+down_revision = "0007"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    ensure_schema(op.get_bind())
+
+
+def downgrade() -> None:
+    if op.get_bind().dialect.name != "postgresql":
+        return
+    for name in TABLES:
+        op.execute(f"DROP INDEX IF EXISTS ix_{name}_{COLUMN}")
+        op.execute(f"ALTER TABLE {name} DROP COLUMN IF EXISTS {COLUMN}")

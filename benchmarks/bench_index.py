@@ -1,178 +1,286 @@
-"""Many processes on one database: how soon one process's write is searched by another.
+"""Vector search backends side by side (issue 19): exact and HNSW in each process, pgvector in PostgreSQL.
 
-Starts two real ``phronesis serve`` processes (A and B) on one database, plus N heuristics
-already stored, then for each of ``--writes`` rounds: adds a heuristic through A and, from
-the moment A has answered (the write is committed), asks B to match its condition until it
-is found. The lag is that wait (it includes one match request's own time). A second table
-gives B's match latency over HTTP with the change feed read before every search
-(``follow_interval_s`` 0, the default) and read at most once a second, which is what
-following the database costs a search.
+For each size and backend, heuristics are stored in a real database through the repository
+(so the change feed and, on pgvector, the vector column are written as in production), then:
 
-Embeddings come from the hashing embedder, so the figures are the feed's and the server's,
-not the model's.
+- build: the in-process index rebuilt from the table (``FollowedIndex.load`` without a
+  snapshot); for pgvector, ``CREATE INDEX … USING hnsw`` over the filled column;
+- memory: what the index adds to a process (RSS after minus before; pgvector: nothing here);
+- ready: a fresh Python process that opens the database and answers one search, from its
+  start: with the snapshot the in-process index saved (in-process), or at once (pgvector);
+- recall@5 and recall of the true top-5 matches with cosine >= 0.7 (what matching returns),
+  against exact search; search p50/p99 through the backend's seam (one tenant, one domain).
 
-    python benchmarks/bench_index.py --databases sqlite,postgresql+asyncpg://postgres@127.0.0.1:5432/test
+Workload as ``bench_heuristics.py``: real all-MiniLM-L6-v2 embeddings of the CLINC150 train
+utterances planted among vectors drawn with the real embeddings' spectrum; queries are held-out
+CLINC150 validation utterances.
+
+    python benchmarks/bench_index.py --sizes 100000,1000000 --backends exact,hnsw,pgvector
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx
 import numpy as np
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
+import psutil
+from sqlalchemy import insert, text
+
+from bench_heuristics import DATA, K, SpectrumSampler, clinc_texts, percentile, recalls
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.embeddings.types import Vectors
+from phronesis.heuristics.repository import HeuristicRepository
+from phronesis.storage.change_feed import change_rows
+from phronesis.storage.database import Database
+from phronesis.storage.followed_index import FollowedIndex, SnapshotPolicy
+from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
+from phronesis.storage.migrate import upgrade
+from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.pgvector import COLUMN, PgVectorCollection, PgVectorColumn
+from phronesis.storage.tables import heuristics, index_changes
+from phronesis.storage.vector_index import ExactVectorIndex
+
+TENANT, DOMAIN = "bench", "home"
+MODEL = "all-MiniLM-L6-v2"
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class _Named(HashingEmbedder):
+    """Stands in for the real model's name (the vectors are the workload's, embedded beforehand)."""
+
+    @property
+    def model_name(self) -> str:
+        return MODEL
 
 
-@contextmanager
-def _server(env: dict[str, str]) -> Iterator[str]:
-    port = _port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("server did not start")
-            time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-async def _admin(url: str, statement: str) -> None:
-    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
-    async with engine.connect() as conn:
-        await conn.execute(text(statement))
-    await engine.dispose()
+def rss_mb() -> float:
+    gc.collect()
+    return psutil.Process(os.getpid()).memory_info().rss / 2**20
 
 
 @contextmanager
-def _database(spec: str, data_dir: Path) -> Iterator[dict[str, str]]:
-    env = {
-        **os.environ,
-        "PHRONESIS_DATA_DIR": str(data_dir),
-        "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
-        "PHRONESIS_PROACTIVE__SCHEDULER": "false",
-    }
-    if spec == "sqlite":
-        yield env
-        return
-    name = f"phx_bench_{uuid.uuid4().hex[:8]}"
-    asyncio.run(_admin(spec, f'CREATE DATABASE "{name}"'))
+def _pgvector(tmp: Path) -> Iterator[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+
+        server = pgserver.get_server(tmp / "pg", cleanup_mode="stop")
     try:
-        yield env | {"PHRONESIS_DATABASE__URL": spec.rsplit("/", 1)[0] + f"/{name}"}
+        yield f"postgresql+asyncpg://postgres@/postgres?host={server.get_uri().split('host=', 1)[1]}"
     finally:
-        asyncio.run(_admin(spec, f'DROP DATABASE "{name}" WITH (FORCE)'))
+        server.cleanup()
 
 
-def _seed(base: str, count: int) -> None:
-    lines = "\n".join(
-        f'{{"condition_text": "stored condition {i} about topic {i % 97}", "action_text": "act {i}", "domain": "home"}}'
-        for i in range(count)
+async def _fill(database: Database, data: Vectors, *, vectors_column: bool) -> None:
+    """Store the heuristics the way ``create_many`` does, in large batches, with their feed entries."""
+    repository = HeuristicRepository(database)
+    now = repository._clock.now()
+    statement = insert(heuristics)
+    if vectors_column:
+        from phronesis.storage.pgvector import with_vector_column
+
+        statement = insert(with_vector_column(heuristics))
+    for start in range(0, len(data), 5000):
+        rows = []
+        for i in range(start, min(len(data), start + 5000)):
+            row = {
+                "tenant": TENANT, "id": f"h{i:07d}", "domain": DOMAIN, "name": None,
+                "condition_text": f"condition {i}", "action_text": "act", "embedding": data[i],
+                "embedding_model": MODEL, "alpha": 1.0, "beta": 1.0, "prior_alpha": 1.0, "prior_beta": 1.0,
+                "confidence": 0.5, "origin": "pack", "origin_id": None, "locked": False, "floor": 0.0,
+                "ceiling": 1.0, "feedback_weight": 1.0, "fire_count": 0, "success_count": 0,
+                "failure_count": 0, "last_fired_at": None, "created_at": now, "updated_at": now,
+                "attributes": {},
+            }  # fmt: skip
+            if vectors_column:
+                row[COLUMN] = data[i]
+            rows.append(row)
+        async with database.transaction() as conn:
+            await conn.execute(statement, rows)
+            await conn.execute(
+                insert(index_changes), change_rows("heuristics", TENANT, (("add", r["id"]) for r in rows), now)
+            )
+
+
+READY = """
+import asyncio, sys, time
+started = float(sys.argv[1])
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.heuristics.repository import HeuristicRepository
+from phronesis.storage.database import Database
+from phronesis.storage.followed_index import FollowedIndex, SnapshotPolicy
+from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
+from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
+import numpy as np
+
+class Named(HashingEmbedder):
+    @property
+    def model_name(self): return "all-MiniLM-L6-v2"
+
+async def main():
+    database = Database(sys.argv[2])
+    query = np.load(sys.argv[4])
+    if sys.argv[3] == "pgvector":
+        index = PgVectorCollection(database, PgVectorColumn.of("heuristics"), partition="domain")
+    else:
+        repository = HeuristicRepository(database)
+        snapshots = IndexSnapshots(__import__("pathlib").Path(sys.argv[5]), database_fingerprint(database.identity))
+        index = FollowedIndex(PartitionedIndex(384, exact_max_size=int(sys.argv[6])), repository, repository.changes,
+                              Named(384), snapshot=SnapshotPolicy(snapshots, min_size=0))
+        await index.load()
+    hits = await index.search("bench", query, 5, partitions=["home"])
+    assert hits, "no answer"
+    print(f"{time.time() - started:.3f}")
+    await database.dispose()
+
+asyncio.run(main())
+"""
+
+
+def ready_seconds(url: str, backend: str, query: Vectors, snapshot_dir: Path, exact_max: int) -> float:
+    with tempfile.NamedTemporaryFile(suffix=".npy", delete=False) as handle:
+        np.save(handle, query)
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, "-c", READY, str(started), url, backend, handle.name, str(snapshot_dir), str(exact_max)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    response = httpx.post(
-        f"{base}/v1/heuristics/import", content=lines, headers={"content-type": "application/x-ndjson"}, timeout=600
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+async def in_process(url: str, backend: str, data: Vectors, queries: Vectors, tmp: Path) -> dict[str, float]:
+    database = Database(url)
+    exact_max = 10**12 if backend == "exact" else 20_000
+    snapshots = IndexSnapshots(tmp / "index", database_fingerprint(database.identity))
+    repository = HeuristicRepository(database)
+    index = FollowedIndex(
+        PartitionedIndex(384, exact_max_size=exact_max, hnsw_factory=lambda dim: HnswVectorIndex(dim)),
+        repository,
+        repository.changes,
+        _Named(384),
+        snapshot=SnapshotPolicy(snapshots, min_size=10**12),  # no snapshot during the timed build
     )
-    response.raise_for_status()
+    before = rss_mb()
+    started = time.perf_counter()
+    await index.load()
+    build = time.perf_counter() - started
+    memory = rss_mb() - before
+    found, latencies = await _searches(index, queries)
+    last = await repository.changes.last_id()  # the snapshot is current to the newest feed entry
+    saving = time.perf_counter()
+    await asyncio.to_thread(snapshots.save, "heuristics", index.index, watermark=last, embedding_model=MODEL)
+    snapshot_s = time.perf_counter() - saving
+    await database.dispose()
+    ready = ready_seconds(url, backend, queries[0], tmp / "index", exact_max)
+    return {"build": build, "memory": memory, "ready": ready, "snapshot_s": snapshot_s,
+            "snapshot_mb": snapshots.path("heuristics").stat().st_size / 2**20, "found": found, "lat": latencies}  # type: ignore[dict-item]  # fmt: skip
 
 
-def _match(client: httpx.Client, base: str, condition: str) -> list[str]:
-    body = {"text": condition, "source": "home", "min_similarity": 0.99}
-    return [m["heuristic"]["id"] for m in client.post(f"{base}/v1/heuristics/match", json=body).json()["matches"]]
+async def in_pgvector(url: str, data: Vectors, queries: Vectors, tmp: Path) -> dict[str, object]:
+    database = Database(url)
+    async with database.engine.begin() as conn:
+        await conn.execute(text(f"DROP INDEX IF EXISTS ix_heuristics_{COLUMN}"))
+    await _fill(database, data, vectors_column=True)
+    started = time.perf_counter()
+    async with database.engine.begin() as conn:
+        await conn.execute(text("SET maintenance_work_mem = '2GB'"))
+        await conn.execute(
+            text(
+                f"CREATE INDEX ix_heuristics_{COLUMN} ON heuristics USING hnsw ({COLUMN} vector_cosine_ops) "
+                "WITH (m = 16, ef_construction = 64)"
+            )
+        )
+    build = time.perf_counter() - started
+    async with database.engine.begin() as conn:
+        await conn.execute(text("ANALYZE heuristics"))  # what autovacuum does soon after a bulk load
+    index = PgVectorCollection(database, PgVectorColumn.of("heuristics"), partition="domain")
+    found, latencies = await _searches(index, queries)
+    await database.dispose()
+    ready = ready_seconds(url, "pgvector", queries[0], tmp, 0)
+    return {"build": build, "memory": 0.0, "ready": ready, "found": found, "lat": latencies}
 
 
-def _lags(a: str, b: str, writes: int) -> list[float]:
-    lags = []
-    with httpx.Client(timeout=10) as client:
-        for i in range(writes):
-            condition = f"fresh condition {uuid.uuid4().hex} number {i}"
-            body = {"condition_text": condition, "action_text": "act", "domain": "home"}
-            hid = client.post(f"{a}/v1/heuristics", json=body).json()["id"]
-            committed = time.perf_counter()
-            while hid not in _match(client, b, condition):
-                if time.perf_counter() - committed > 5:
-                    raise RuntimeError("a write was not seen within 5 s")
-            lags.append((time.perf_counter() - committed) * 1000)
-    return lags
+async def _searches(
+    index: FollowedIndex | PgVectorCollection, queries: Vectors
+) -> tuple[list[list[tuple[str, float]]], list[float]]:
+    found, latencies = [], []
+    await index.search(TENANT, queries[0], K, partitions=[DOMAIN])  # warm
+    for query in queries:
+        started = time.perf_counter()
+        hits = await index.search(TENANT, query, K, partitions=[DOMAIN])
+        latencies.append((time.perf_counter() - started) * 1000)
+        found.append([(key, score) for _, key, score in hits])
+    return found, latencies
 
 
-def _match_latency(base: str, requests: int) -> list[float]:
-    out = []
-    with httpx.Client(timeout=10) as client:
-        for i in range(requests):
-            start = time.perf_counter()
-            _match(client, base, f"stored condition {i} about topic {i % 97}")
-            out.append((time.perf_counter() - start) * 1000)
-    return out
-
-
-def _p(values: list[float], q: float) -> float:
-    return float(np.percentile(values, q))
+def truth(data: Vectors, queries: Vectors) -> list[list[tuple[str, float]]]:
+    exact = ExactVectorIndex(384, initial_capacity=len(data))
+    for start in range(0, len(data), 100_000):
+        exact.upsert(
+            [f"h{i:07d}" for i in range(start, min(len(data), start + 100_000))], data[start : start + 100_000]
+        )
+    return exact.search_many(queries, K)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--databases", default="sqlite", help="sqlite and/or PostgreSQL URLs, comma-separated")
-    parser.add_argument("--heuristics", type=int, default=10_000, help="heuristics stored before measuring")
-    parser.add_argument("--writes", type=int, default=200)
-    parser.add_argument("--requests", type=int, default=500)
+    parser.add_argument("--sizes", default="100000")
+    parser.add_argument("--backends", default="exact,hnsw,pgvector")
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--data-dir", type=Path, default=DATA)
     args = parser.parse_args()
-    lag_rows, cost_rows = [], []
-    for spec in args.databases.split(","):
-        label = "SQLite file" if spec == "sqlite" else "PostgreSQL"
-        with tempfile.TemporaryDirectory() as tmp, _database(spec, Path(tmp)) as env:
-            upgrade = [sys.executable, "-m", "phronesis", "db", "upgrade"]
-            subprocess.run(upgrade, env=env, check=True, capture_output=True)
-            with _server(env) as a:
-                _seed(a, args.heuristics)
-                with _server(env) as b:
-                    lags = _lags(a, b, args.writes)
-                    following = _match_latency(b, args.requests)
-            with _server(env | {"PHRONESIS_INDEX__FOLLOW_INTERVAL_S": "1.0"}) as b:
-                seldom = _match_latency(b, args.requests)
-        lag_rows.append((label, args.heuristics, args.writes, _p(lags, 50), _p(lags, 99), max(lags)))
-        cost_rows.append((label, _p(following, 50), _p(following, 99), _p(seldom, 50), _p(seldom, 99)))
-        print(f"{label}: done ({statistics.mean(lags):.1f} ms mean lag)", file=sys.stderr)
-    print("\nVisibility of a write made through server A, searched on server B (ms from A's answer)\n")
-    print("| database | heuristics | writes | lag p50 | lag p99 | lag max |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for label, size, writes, p50, p99, worst in lag_rows:
-        print(f"| {label} | {size:,} | {writes} | {p50:.1f} | {p99:.1f} | {worst:.1f} |")
-    print("\nB's match over HTTP (ms): feed read before every search vs at most once a second\n")
-    print("| database | every search p50 | every search p99 | once a second p50 | once a second p99 |")
-    print("|---|---:|---:|---:|---:|")
-    for label, f50, f99, s50, s99 in cost_rows:
-        print(f"| {label} | {f50:.2f} | {f99:.2f} | {s50:.2f} | {s99:.2f} |")
+    from phronesis.embeddings.local import LocalSentenceEmbedder
+
+    model = LocalSentenceEmbedder()
+    planted = model.embed_sync(clinc_texts(args.data_dir, "train", "oos_train"))
+    queries = model.embed_sync(clinc_texts(args.data_dir, "val")[: args.queries])
+    sampler = SpectrumSampler(planted)
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        data = np.concatenate([planted, sampler.sample(max(0, size - len(planted)), seed=size)])[:size]
+        expected = truth(data, queries)
+        for backend in args.backends.split(","):
+            with tempfile.TemporaryDirectory() as tmp_name:
+                tmp = Path(tmp_name)
+                print(f"{size:,} {backend} …", file=sys.stderr, flush=True)
+                if backend == "pgvector":
+                    with _pgvector(tmp) as url:
+                        asyncio.run(upgrade(Database(url)))
+                        result = asyncio.run(in_pgvector(url, data, queries, tmp))
+                else:
+                    url = f"sqlite+aiosqlite:///{tmp / 'bench.db'}"
+                    db = Database(url)
+                    asyncio.run(upgrade(db))
+                    asyncio.run(_fill(db, data, vectors_column=False))
+                    result = asyncio.run(in_process(url, backend, data, queries, tmp))
+            recall, match_recall = recalls(expected, result["found"])  # type: ignore[arg-type]
+            lat = result["lat"]
+            build, memory, ready = result["build"], result["memory"], result["ready"]
+            rows.append(
+                f"| {size:,} | {backend} | {build:.1f} s | {memory:.0f} MB | {ready:.2f} s | {recall:.4f} "
+                f"| {match_recall:.4f} | {percentile(lat, 50):.2f} | {percentile(lat, 99):.2f} |"  # type: ignore[arg-type]
+            )
+            print(rows[-1], file=sys.stderr, flush=True)
+    print("\nmemory: what the index adds to each process (pgvector: none, it is in PostgreSQL); ready: a fresh")
+    print("process from its start to its first search answer (in-process: from the snapshot plus the feed)\n")
+    print("| vectors | backend | build | memory per process | ready | recall@5 | recall ≥ 0.7 | p50 ms | p99 ms |")
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        print(row)
 
 
 if __name__ == "__main__":

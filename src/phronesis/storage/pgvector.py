@@ -213,6 +213,7 @@ def ensure_schema(connection: Connection) -> bool:
                 f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
             )
         )
+        connection.execute(text(f"ANALYZE {name}"))  # so the planner picks the index at once
     return True
 
 

@@ -221,7 +221,7 @@ class Engine:
         backend searches (so switching to it later misses nothing); searches go there when
         ``index.backend`` is ``pgvector``, or ``auto`` and they are there."""
         backend = self.settings.index.backend
-        state = await pgvector_state(self.database) if self.database.dialect == "postgresql" else "not PostgreSQL"
+        state = await pgvector_state(self.database)
         if state is None and self.embedder.dimension != PGVECTOR_DIMENSION:
             state = f"its columns are vector({PGVECTOR_DIMENSION}); the embedder's are {self.embedder.dimension}-d"
         if backend == "pgvector":

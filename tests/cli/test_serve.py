@@ -45,3 +45,21 @@ def test_serve_dev_migrates_serves_and_stores(tmp_path: Path) -> None:
         process.terminate()
         output, _ = process.communicate(timeout=30)
     assert "DEV MODE" in output
+
+
+def test_serve_refuses_pgvector_on_a_database_without_it_in_one_line(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "PHRONESIS_DATA_DIR": str(tmp_path),
+        "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
+        "PHRONESIS_INDEX__BACKEND": "pgvector",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"

@@ -13,13 +13,14 @@ import pytest
 
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.exceptions import ConfigurationError
 from phronesis.heuristics.models import HeuristicCreate, HeuristicUpdate
 from phronesis.routing.documents import DocumentIn
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
 from phronesis.testing import FixedClock
-from tests.conftest import admin
+from tests.conftest import POSTGRES_URL, _postgres_database, admin
 
 BACKENDS = ["exact", "hnsw", "pgvector"]
 
@@ -143,3 +144,27 @@ async def test_runs_are_searched_by_scope_and_superseded_ones_never(engines: Cal
     assert better.decision == "REPLACE"
     hits = await reader.admission.search("default", TOPICS[8], agent_id="a1", user_id="", k=3)
     assert [h.run.id for h in hits] == [better.run_id]
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def test_asking_for_pgvector_where_it_is_missing_is_one_clear_error(dialect: str, tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, embeddings={"spec": "hashing:384"}, index={"backend": "pgvector"})
+    if dialect == "sqlite":
+        databases: Any = _one(Database(f"sqlite+aiosqlite:///{tmp_path / 'x.db'}"))
+        reason = "the database is not PostgreSQL"
+    else:
+        if POSTGRES_URL is None:
+            pytest.skip("PHRONESIS_TEST_DATABASE_URL is not set")
+        databases = _postgres_database()  # the system PostgreSQL: no pgvector there
+        reason = "PostgreSQL has no vector extension (install pgvector on the database server)"
+    async for database in databases:
+        await upgrade(database)
+        engine = Engine(settings, database=database, embedder=HashingEmbedder(384), llm=None, clock=FixedClock())
+        with pytest.raises(ConfigurationError) as raised:
+            await engine.start(migrate=False)
+        assert str(raised.value) == f"PHRONESIS_INDEX__BACKEND=pgvector: {reason}"
+
+
+async def _one(database: Database) -> AsyncIterator[Database]:
+    yield database
+    await database.dispose()

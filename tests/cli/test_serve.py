@@ -5,46 +5,25 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 
 from tests.loopback import free_port
+from tests.processes import server
 
 
 def test_serve_dev_migrates_serves_and_stores(tmp_path: Path) -> None:
-    port = free_port()
     env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, "the server exited during start-up"
-            assert time.monotonic() < deadline, "the server did not become healthy"
-            time.sleep(0.2)
+    output: list[str] = []
+    with server(env, output=output) as base:
         created = httpx.post(
             f"{base}/v1/heuristics",
             json={"condition_text": "a parcel is left at the door", "action_text": "notify the user"},
         )
         assert created.status_code == 201 and created.json()["tenant"] == "default"
         assert (tmp_path / "phronesis.db").is_file()
-    finally:
-        process.terminate()
-        output, _ = process.communicate(timeout=30)
-    assert "DEV MODE" in output
+    assert "DEV MODE" in output[0]
 
 
 def test_serve_refuses_pgvector_on_a_database_without_it_in_one_line(tmp_path: Path) -> None:

@@ -62,13 +62,13 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[dict[str, st
 
 def _matches(base: str, condition: str, source: str) -> list[str]:
     body = {"text": condition, "source": source, "min_similarity": 0.9}
-    response = httpx.post(f"{base}/v1/heuristics/match", json=body, timeout=10)
+    response = httpx.post(f"{base}/v1/heuristics/match", json=body, timeout=60)
     assert response.status_code == 200, response.text
     return [m["heuristic"]["id"] for m in response.json()["matches"]]
 
 
 def _decide(base: str, event: str, source: str) -> dict[str, Any]:
-    response = httpx.post(f"{base}/v1/events/decide", json={"text": event, "source": source}, timeout=10)
+    response = httpx.post(f"{base}/v1/events/decide", json={"text": event, "source": source}, timeout=60)
     assert response.status_code == 200, response.text
     result: dict[str, Any] = response.json()
     return result
@@ -86,7 +86,7 @@ def test_a_heuristic_written_anywhere_is_matched_everywhere(env: dict[str, str])
         assert (decision["decision_path"], decision["matched_heuristic_id"]) == ("heuristic", hid)
 
         # re-embedded through server A: B matches the new condition, not the old one
-        patched = httpx.patch(f"{a}/v1/heuristics/{hid}", json={"condition_text": fridge}, timeout=10)
+        patched = httpx.patch(f"{a}/v1/heuristics/{hid}", json={"condition_text": fridge}, timeout=60)
         assert patched.status_code == 200, patched.text
         within(VISIBLE_WITHIN_S, lambda: _matches(b, fridge, "home") == [hid])
         assert _matches(b, parcel, "home") == []
@@ -98,14 +98,14 @@ def test_a_heuristic_written_anywhere_is_matched_everywhere(env: dict[str, str])
             assert _matches(base, fridge, "home") == []
 
         # deleted through B: A stops matching and deciding with it
-        assert httpx.delete(f"{b}/v1/heuristics/{hid}", timeout=10).status_code == 204
+        assert httpx.delete(f"{b}/v1/heuristics/{hid}", timeout=60).status_code == 204
         within(VISIBLE_WITHIN_S, lambda: _matches(a, fridge, "kitchen") == [])
         assert _decide(a, fridge, "kitchen")["decision_path"] != "heuristic"
 
 
 def _search_runs(base: str, query: str) -> list[str]:
     params = {"q": query, "agent_id": "billing", "user_id": "u1", "min_similarity": 0.9}
-    response = httpx.get(f"{base}/v1/runs/search", params=params, timeout=10)
+    response = httpx.get(f"{base}/v1/runs/search", params=params, timeout=60)
     assert response.status_code == 200, response.text
     return [hit["run"]["id"] for hit in response.json()]
 
@@ -123,13 +123,13 @@ def test_a_run_admitted_anywhere_is_searched_everywhere(env: dict[str, str]) -> 
         # admitted through A, searched on B
         run = {"task": "close the April books", "outcome": "success", "summary": "closed the April books on time",
                "agent_id": "billing", "user_id": "u1"}  # fmt: skip
-        second = httpx.post(f"{a}/v1/runs", json=run, timeout=10).json()
+        second = httpx.post(f"{a}/v1/runs", json=run, timeout=60).json()
         assert second["decision"] == "ADD", second
         within(VISIBLE_WITHIN_S, lambda: _search_runs(b, run["summary"]) == [second["run_id"]])
 
 
 def _route_sources(base: str, session: str, query: str) -> list[str]:
-    response = httpx.post(f"{base}/v1/sessions/{session}/route", json={"query": query}, timeout=10)
+    response = httpx.post(f"{base}/v1/sessions/{session}/route", json={"query": query}, timeout=60)
     assert response.status_code == 200, response.text
     return [source["id"] for source in response.json()["sources"]]
 
@@ -138,12 +138,12 @@ def test_a_document_added_or_deleted_anywhere_is_retrieved_accordingly_everywher
     query = "What is your Starter plan pricing per month?"
     document = {"id": "pricing", "doc_type": "sop", "title": "Starter plan pricing", "text": query + " 10 dollars."}
     with server(env) as a, server(env) as b:
-        assert httpx.post(f"{b}/v1/sessions", json={"id": "s1"}, timeout=10).status_code == 201
+        assert httpx.post(f"{b}/v1/sessions", json={"id": "s1"}, timeout=60).status_code == 201
         assert _route_sources(b, "s1", query) == []  # B has loaded the (empty) knowledge base
-        created = httpx.post(f"{a}/v1/documents", json=[document], timeout=10)
+        created = httpx.post(f"{a}/v1/documents", json=[document], timeout=60)
         assert created.status_code == 201, created.text
         within(VISIBLE_WITHIN_S, lambda: _route_sources(b, "s1", query) == ["pricing"])
-        assert httpx.delete(f"{a}/v1/documents/pricing", timeout=10).status_code == 204
+        assert httpx.delete(f"{a}/v1/documents/pricing", timeout=60).status_code == 204
         within(VISIBLE_WITHIN_S, lambda: _route_sources(b, "s1", query) == [])
 
 
@@ -153,7 +153,7 @@ def test_serve_with_two_workers_answers_consistently(env: dict[str, str]) -> Non
         created = httpx.post(
             f"{base}/v1/heuristics",
             json={"condition_text": condition, "action_text": "close it", "domain": "home", "confidence": 0.9},
-            timeout=10,
+            timeout=60,
         )
         assert created.status_code == 201, created.text
         hid = created.json()["id"]
@@ -161,10 +161,10 @@ def test_serve_with_two_workers_answers_consistently(env: dict[str, str]) -> Non
         answers: list[list[str]] = []
         for _ in range(200):  # a new connection each time, so the kernel spreads them over the workers
             answers.append(_matches(base, condition, "home"))
-            processes.add(httpx.get(f"{base}/healthz", timeout=10).json()["process"])
+            processes.add(httpx.get(f"{base}/healthz", timeout=60).json()["process"])
         assert len(processes) == 2
         assert all(answer == [hid] for answer in answers)
-        backend = httpx.get(f"{base}/healthz", timeout=10).json()["index_backend"]
+        backend = httpx.get(f"{base}/healthz", timeout=60).json()["index_backend"]
         assert backend == ("pgvector" if env.get("PHRONESIS_INDEX__BACKEND") == "pgvector" else "hnsw")
 
 

@@ -22,7 +22,6 @@ exactly one of the two places. The log's replay skips the entries of changes sti
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 import time
 from collections import deque
@@ -35,15 +34,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.run_repository import IndexedRun, LogEntry, RunRepository
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
-from phronesis.storage.change_feed import ChangeCursor, Op
+from phronesis.storage.change_feed import ChangeCursor, FeedReads, Op
 from phronesis.storage.followed_index import SnapshotPolicy
-from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, log_rejected
+from phronesis.storage.index_snapshot import IndexSnapshots, Loaded, SnapshotRejected, caught_up, log_rejected
 from phronesis.storage.index_worker import IndexWorker
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["IndexChange", "RunIndex", "scope_key"]
-
-log = logging.getLogger("phronesis.storage")
 
 HELD_MAX = 16
 """Held changes past which they go to the worker at once instead of after the next search."""
@@ -82,8 +79,7 @@ class RunIndex:
         self._repository = repository
         self._embedder = embedder
         self._index = index
-        self._interval_s = interval_s
-        self._synced_at = -float("inf")
+        self._reads = FeedReads(interval_s)
         self._lock: asyncio.Lock | None = None
         self._loaded = False
         self._cursor = ChangeCursor(gap_timeout_s=repository.changes.gap_timeout(gap_timeout_s), monotonic=monotonic)
@@ -139,7 +135,7 @@ class RunIndex:
             self._index.clear()
         # read the watermark first: a change committed while loading is replayed by the next sync
         self._cursor.reset(await self._repository.changes.load_watermark())
-        self._synced_at = time.monotonic()
+        self._reads.begin()
         loaded = 0
         async for batch in self._repository.iter_active():
             stale = [r for r in batch if is_stale(r.embedding, r.embedding_model, self._embedder)]
@@ -163,37 +159,28 @@ class RunIndex:
     async def _from_snapshot(self, snapshots: IndexSnapshots) -> bool:
         """Load the snapshot and replay the feed after it; False (logged) if it cannot be trusted."""
 
-        def load(last_id: int) -> tuple[int, float]:
+        def load(last_id: int) -> Loaded:
             with self._worker.guard:
-                loaded = snapshots.load(
+                return snapshots.load(
                     "runs", self._index, embedding_model=self._embedder.model_name, feed_last_id=last_id
                 )
-            return loaded.watermark, loaded.seconds
 
         try:
-            watermark, seconds = await asyncio.to_thread(load, await self._repository.changes.last_id())
+            loaded = await asyncio.to_thread(load, await self._repository.changes.last_id())
         except SnapshotRejected as exc:
             log_rejected("runs", exc)
             return False
-        self._cursor.reset(watermark)
-        self._synced_at = time.monotonic()
+        self._cursor.reset(loaded.watermark)
+        self._reads.begin()
         self._loaded = True
-        await self._follow(None)
-        active = await self._repository.count_active()
-        if active != len(self):
-            await self._follow(None)  # an admission may have committed between the two reads
-            active = await self._repository.count_active()
-        if active != len(self):
-            log.warning(
-                "runs index: snapshot not used, rebuilding from the database: it holds %d vectors for %d active runs",
-                len(self),
-                active,
-            )
-            self._loaded = False
-            return False
-        log.info("runs index: %d vectors from the snapshot in %.1f s, then the change feed after entry %d",
-                 len(self), seconds, watermark)  # fmt: skip
-        return True
+
+        async def follow() -> None:
+            await self._follow(None)
+
+        self._loaded = await caught_up(
+            "runs", loaded, follow=follow, size=lambda: len(self), rows=self._repository.count_active
+        )
+        return self._loaded
 
     async def _save(self, snapshots: IndexSnapshots) -> None:
         """Save the index as current to the cursor, once every held change is applied."""
@@ -222,15 +209,15 @@ class RunIndex:
         """Load on first use, then apply every logged change not applied yet (at most once per
         ``interval_s``: this process's own changes are searched at once anyway)."""
         arrived = time.monotonic()
-        if self._loaded and arrived - self._synced_at < self._interval_s:
+        if self._loaded and self._reads.recent(arrived):
             return
         async with self._the_lock():
             if not self._loaded:
                 await self._load(None)
                 return
-            if self._synced_at >= arrived:
+            if self._reads.shared(arrived):
                 return  # a read that began after this call arrived has just finished: it is shared
-            self._synced_at = time.monotonic()
+            self._reads.begin()
             await self._follow(connection)
 
     async def _follow(self, connection: AsyncConnection | None) -> None:

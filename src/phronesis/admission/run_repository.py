@@ -11,7 +11,7 @@ import builtins
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Integer, and_, bindparam, func, insert, literal, null, select, tuple_, union_all, update
@@ -27,6 +27,7 @@ from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.pgvector import COLUMN as VECTOR_COLUMN
 from phronesis.storage.pgvector import PgVectorColumn, with_vector_column
 from phronesis.storage.point_transaction import PointTransaction
+from phronesis.storage.reembedding import store_embeddings
 from phronesis.storage.tables import (
     admission_run_artifacts,
     admission_run_references,
@@ -427,15 +428,11 @@ class RunRepository:
         return [LogEntry(*row) for row in rows]
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], model: str) -> None:
+        """Store runs' vectors computed again (no feed entry: a run's vector is indexed once, by its own entry)."""
         async with self._db.transaction() as conn:
-            for tenant, run_id, vector in items:
-                await conn.execute(
-                    update(admission_runs)
-                    .where(runs.tenant == tenant, runs.id == run_id)
-                    .values(embedding=vector, embedding_model=model)
-                )
-                if self.vector_column is not None:
-                    await self.vector_column.write(conn, tenant, [(run_id, vector)])
+            await store_embeddings(
+                conn, admission_runs, items, model, at=datetime.now(UTC), changes=None, vector_column=self.vector_column
+            )
 
     # ---- writes (in the caller's transaction) ------------------------------------------
 

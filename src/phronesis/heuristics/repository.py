@@ -33,6 +33,7 @@ from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
 from phronesis.storage.pgvector import PgVectorColumn
+from phronesis.storage.reembedding import store_embeddings
 from phronesis.storage.tables import confidence_events, heuristics
 
 __all__ = ["HeuristicRepository"]
@@ -437,15 +438,12 @@ class HeuristicRepository:
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         """Store vectors computed again (another model): other processes re-read these rows."""
         async with self._db.transaction() as conn:
-            for tenant, heuristic_id, vector in items:
-                await conn.execute(
-                    update(heuristics)
-                    .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
-                    .values(embedding=vector, embedding_model=embedding_model)
-                )
-            now = self._clock.now()
-            for tenant in {tenant for tenant, _, _ in items}:
-                keys = [key for t, key, _ in items if t == tenant]
-                await self.changes.append(conn, tenant, (("add", key) for key in keys), now)
-                if self.vector_column is not None:
-                    await self.vector_column.write(conn, tenant, [(k, v) for t, k, v in items if t == tenant])
+            await store_embeddings(
+                conn,
+                heuristics,
+                items,
+                embedding_model,
+                at=self._clock.now(),
+                changes=self.changes,
+                vector_column=self.vector_column,
+            )

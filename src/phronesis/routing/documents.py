@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Row, delete, func, select, tuple_, update
+from sqlalchemy import Row, delete, func, select, tuple_
 
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
@@ -27,6 +27,7 @@ from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, IndexedRow, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
+from phronesis.storage.reembedding import store_embeddings
 from phronesis.storage.tables import routing_documents
 
 __all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository"]
@@ -216,19 +217,16 @@ class DocumentRepository:
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         """Store vectors computed again for documents embedded by another model."""
-        c = routing_documents.c
         async with self._db.transaction() as conn:
-            for tenant, key, vector in items:
-                await conn.execute(
-                    update(routing_documents)
-                    .where(c.tenant == tenant, c.id == key)
-                    .values(embedding=vector, embedding_model=embedding_model)
-                )
-            for tenant in {tenant for tenant, _, _ in items}:
-                keys = [key for t, key, _ in items if t == tenant]
-                await self.changes.append(conn, tenant, (("add", key) for key in keys), self._clock.now())
-                if self.vector_column is not None:
-                    await self.vector_column.write(conn, tenant, [(k, v) for t, k, v in items if t == tenant])
+            await store_embeddings(
+                conn,
+                routing_documents,
+                items,
+                embedding_model,
+                at=self._clock.now(),
+                changes=self.changes,
+                vector_column=self.vector_column,
+            )
 
     def use_pgvector(self) -> None:
         """Search documents with pgvector inside PostgreSQL (``index.backend``); nothing held here."""

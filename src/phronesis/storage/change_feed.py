@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.storage.database import Database
 from phronesis.storage.tables import index_changes
 
-__all__ = ["INSERT_CHANGES", "Change", "ChangeCursor", "ChangeLog", "Collection", "Op", "change_rows"]
+__all__ = ["INSERT_CHANGES", "Change", "ChangeCursor", "ChangeLog", "Collection", "FeedReads", "Op", "change_rows"]
 
 Collection = Literal["heuristics", "runs", "documents"]
 Op = Literal["add", "remove"]
@@ -148,3 +148,23 @@ class ChangeCursor:
             self.watermark += 1  # given up: a rolled-back insert's id
             self._gap_since = None
             self.applied(())
+
+
+class FeedReads:
+    """When a search reads the feed: at most once per ``interval_s`` (0: every search), and
+    searches that arrive while one read is under way share it rather than read again."""
+
+    def __init__(self, interval_s: float) -> None:
+        self._interval_s = interval_s
+        self._at = -float("inf")
+
+    def recent(self, arrived: float) -> bool:
+        """The last read is less than ``interval_s`` old: no need to read."""
+        return arrived - self._at < self._interval_s
+
+    def shared(self, arrived: float) -> bool:
+        """A read began after this search arrived (it waited for that read's lock): it covers it."""
+        return self._at >= arrived
+
+    def begin(self) -> None:
+        self._at = time.monotonic()

@@ -22,7 +22,6 @@ another number of vectors than the table has rows, is logged and the index rebui
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -31,13 +30,11 @@ from typing import Protocol
 import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
-from phronesis.storage.change_feed import ChangeCursor, ChangeLog
-from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, log_rejected
+from phronesis.storage.change_feed import ChangeCursor, ChangeLog, FeedReads
+from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, caught_up, log_rejected
 from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["CollectionIndex", "FollowedIndex", "IndexSource", "IndexedRow", "SnapshotPolicy"]
-
-log = logging.getLogger("phronesis.storage")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +131,10 @@ class FollowedIndex:
         self._source = source
         self._log = log
         self._embedder = embedder
-        self._interval_s = interval_s
+        self._reads = FeedReads(interval_s)
         self._cursor = ChangeCursor(gap_timeout_s=log.gap_timeout(gap_timeout_s), monotonic=monotonic)
         self._lock: asyncio.Lock | None = None
         self._loaded = False
-        self._synced_at = -float("inf")
 
     @property
     def loaded(self) -> bool:
@@ -178,7 +174,7 @@ class FollowedIndex:
         self.index.clear()
         # read where to follow from first: a change committed while loading is applied by the next sync
         self._cursor.reset(await self._log.load_watermark())
-        self._synced_at = time.monotonic()
+        self._reads.begin()
         loaded = 0
         async for batch in self._source.iter_rows():
             self._index_rows(batch, await self._vectors(batch))
@@ -206,29 +202,10 @@ class FollowedIndex:
             log_rejected(collection, exc)
             return False
         self._cursor.reset(loaded.watermark)
-        self._loaded = True
-        await self._follow()
-        rows = await self._source.count()
-        if rows != len(self.index):
-            await self._follow()  # a write may have committed between the two reads
-            rows = await self._source.count()
-        if rows != len(self.index):
-            log.warning(
-                "%s index: snapshot not used, rebuilding from the database: it holds %d vectors for %d rows",
-                collection,
-                len(self.index),
-                rows,
-            )
-            self._loaded = False
-            return False
-        log.info(
-            "%s index: %d vectors from the snapshot in %.1f s, then the change feed after entry %d",
-            collection,
-            loaded.vectors,
-            loaded.seconds,
-            loaded.watermark,
+        self._loaded = await caught_up(
+            collection, loaded, follow=self._follow, size=lambda: len(self.index), rows=self._source.count
         )
-        return True
+        return self._loaded
 
     async def _save(self, snapshots: IndexSnapshots) -> None:
         """Save the index as current to the cursor (no search runs meanwhile: start-up and close)."""
@@ -273,15 +250,15 @@ class FollowedIndex:
         """Load on first use, then apply what other processes committed since the last read
         (at most once per ``interval_s`` unless ``force``)."""
         arrived = time.monotonic()
-        if self._loaded and not force and arrived - self._synced_at < self._interval_s:
+        if self._loaded and not force and self._reads.recent(arrived):
             return
         async with self._the_lock():
             if not self._loaded:
                 await self._load(None)
                 return
-            if not force and self._synced_at >= arrived:
+            if not force and self._reads.shared(arrived):
                 return  # a read that began after this call arrived has just finished: it is shared
-            self._synced_at = time.monotonic()
+            self._reads.begin()
             await self._follow()
 
     async def _follow(self) -> None:

@@ -26,6 +26,7 @@ import os
 import struct
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Final
@@ -33,7 +34,7 @@ from typing import Any, BinaryIO, Final
 from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.partitioned_index import PartitionedIndex
 
-__all__ = ["IndexSnapshots", "SnapshotRejected", "database_fingerprint", "log_rejected"]
+__all__ = ["IndexSnapshots", "Loaded", "SnapshotRejected", "caught_up", "database_fingerprint", "log_rejected"]
 
 log = logging.getLogger("phronesis.storage")
 
@@ -65,6 +66,40 @@ class Loaded:
     """The change-feed id the snapshot is current to: apply the entries after it."""
     vectors: int
     seconds: float
+
+
+async def caught_up(
+    collection: str,
+    loaded: Loaded,
+    *,
+    follow: Callable[[], Awaitable[None]],
+    size: Callable[[], int],
+    rows: Callable[[], Awaitable[int]],
+) -> bool:
+    """After a snapshot is loaded: apply the feed after it, then check the index holds as many
+    vectors as the table has rows (read twice: a write may commit between the two reads). False,
+    logged, when it does not: the caller rebuilds."""
+    await follow()
+    expected = await rows()
+    if expected != size():
+        await follow()
+        expected = await rows()
+    if expected != size():
+        log.warning(
+            "%s index: snapshot not used, rebuilding from the database: it holds %d vectors for %d rows",
+            collection,
+            size(),
+            expected,
+        )
+        return False
+    log.info(
+        "%s index: %d vectors from the snapshot in %.1f s, then the change feed after entry %d",
+        collection,
+        loaded.vectors,
+        loaded.seconds,
+        loaded.watermark,
+    )
+    return True
 
 
 def database_fingerprint(identity: str) -> str:

@@ -84,9 +84,7 @@ def upgrade() -> None:
         sa.Column("outcome_at", UTCDateTime, nullable=True),
         _user_fk(),
         sa.CheckConstraint("delivery_status IN ('sending', 'sent', 'failed')", name="delivery"),
-        sa.CheckConstraint(
-            "outcome IN ('pending', 'engaged', 'ignored', 'negative', 'button_click')", name="outcome"
-        ),
+        sa.CheckConstraint("outcome IN ('pending', 'engaged', 'ignored', 'negative', 'button_click')", name="outcome"),
         sa.UniqueConstraint("tenant", "user_id", "cycle_key", name="uq_proactive_sends_cycle"),
     )
     op.create_index("ix_proactive_sends_user_time", "proactive_sends", ["tenant", "user_id", "sent_at"])

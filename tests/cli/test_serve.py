@@ -42,3 +42,12 @@ def test_serve_refuses_pgvector_on_a_database_without_it_in_one_line(tmp_path: P
     )
     assert done.returncode == 2
     assert done.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"
+
+
+def test_db_upgrade_migrates_then_says_pgvector_cannot_be_used_here(tmp_path: Path) -> None:
+    env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), "PHRONESIS_INDEX__BACKEND": "pgvector"}
+    done = subprocess.run(
+        [sys.executable, "-m", "phronesis", "db", "upgrade"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2 and done.stdout.startswith("database at revision")
+    assert done.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"

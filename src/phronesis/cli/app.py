@@ -166,19 +166,24 @@ def db_upgrade() -> None:
     from phronesis.settings import load_settings
     from phronesis.storage.database import Database
     from phronesis.storage.migrate import current_revision, upgrade
+    from phronesis.storage.pgvector import pgvector_state
 
     settings = load_settings()
 
-    async def go() -> str | None:
+    async def go() -> tuple[str | None, str | None, str]:
         database = Database(settings.database_url())
         try:
             await upgrade(database)
-            return await current_revision(database)
+            return await current_revision(database), await pgvector_state(database), database.dialect
         finally:
             await database.dispose()
 
-    revision = run(go)
+    revision, missing, dialect = run(go)
     typer.echo(f"database at revision {revision}")
+    if missing is not None and settings.index.backend == "pgvector":
+        raise fail(f"PHRONESIS_INDEX__BACKEND=pgvector: {missing}")
+    if missing is not None and dialect == "postgresql":
+        typer.echo(f"pgvector: not used ({missing}); vectors are searched in each process", err=True)
 
 
 @config_app.command("show")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 
 import numpy as np
@@ -87,7 +88,7 @@ def test_dump_and_restore_give_back_the_same_answers(index: VectorIndex) -> None
     index.upsert(["k6"], data[9:10])
     slots, blob = index.dump()
     restored = type(index)(DIM)
-    restored.restore(slots, blob)
+    restored.restore(slots, io.BytesIO(blob.tobytes()).read)
     assert len(restored) == len(index) == 39 and "k5" not in restored
     assert restored.search_many(data, 5) == index.search_many(data, 5)
     restored.upsert(["k40"], data[5:6])  # still a working index
@@ -98,7 +99,7 @@ def test_restore_refuses_data_of_another_shape(index: VectorIndex) -> None:
     index.upsert(["a", "b"], vectors(2))
     slots, blob = index.dump()
     with pytest.raises(ValueError):
-        type(index)(DIM).restore([*slots, "c"], blob)
+        type(index)(DIM).restore([*slots, "c"], io.BytesIO(blob.tobytes()).read)
 
 
 @settings(max_examples=30, deadline=None)

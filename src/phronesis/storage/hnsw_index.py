@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from phronesis.embeddings.types import Vectors
+from phronesis.storage.vector_index import Bytes, ReadBytes
 
 __all__ = ["ONLINE_MAX", "HnswVectorIndex"]
 
@@ -172,14 +173,16 @@ class HnswVectorIndex:
             out.append(found)
         return out
 
-    def dump(self) -> tuple[list[str | None], bytes]:
+    def dump(self) -> tuple[list[str | None], Bytes]:
         """The graph as faiss serialises it, and the key of each of its slots (None: a tombstone),
         for a snapshot (``storage.index_snapshot``)."""
-        return list(self._slots), self._faiss.serialize_index(self._index).tobytes()
+        data: Bytes = self._faiss.serialize_index(self._index)
+        return list(self._slots), data
 
-    def restore(self, slots: Sequence[str | None], data: bytes) -> None:
-        """Take back what ``dump`` gave, in place of what this index held."""
-        index = self._faiss.deserialize_index(np.frombuffer(data, dtype=np.uint8))
+    def restore(self, slots: Sequence[str | None], read: ReadBytes) -> None:
+        """Take back what ``dump`` gave, in place of what this index held: faiss reads the graph
+        straight from ``read`` (no intermediate copy of a multi-gigabyte buffer)."""
+        index = self._faiss.read_index(self._faiss.PyCallbackIOReader(read))
         if index.d != self._dimension or index.ntotal != len(slots):
             raise ValueError(f"a graph of {index.ntotal} {index.d}-d vectors for {len(slots)} slots")
         self._reset()

@@ -33,6 +33,7 @@ from typing import Any, BinaryIO, Final
 
 from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.vector_index import Bytes
 
 __all__ = ["IndexSnapshots", "Loaded", "SnapshotRejected", "caught_up", "database_fingerprint", "log_rejected"]
 
@@ -122,6 +123,34 @@ def _read_exact(stream: BinaryIO, size: int) -> bytes:
     return data
 
 
+class _HashedReader:
+    """One partition's data, read from the file while it is hashed (faiss reads its graph straight
+    from here), never past the partition's end."""
+
+    def __init__(self, stream: BinaryIO, size: int, digest: Any) -> None:
+        self._stream = stream
+        self._left = size
+        self._digest = digest
+
+    def read(self, n: int) -> bytes:
+        chunk = self._stream.read(min(n, self._left))
+        self._left -= len(chunk)
+        self._digest.update(chunk)
+        return chunk
+
+    def finish(self) -> None:
+        """Hash what the reader left unread (the file is judged whole, read or not)."""
+        while self._left > 0:
+            chunk = self._stream.read(min(self._left, 1 << 24))
+            if not chunk:
+                raise SnapshotRejected("the file is truncated")
+            self._left -= len(chunk)
+            self._digest.update(chunk)
+
+    def hexdigest(self) -> str:
+        return str(self._digest.hexdigest())
+
+
 class IndexSnapshots:
     def __init__(self, directory: Path, fingerprint: str) -> None:
         self._directory = directory
@@ -133,13 +162,13 @@ class IndexSnapshots:
     def save(self, collection: str, index: PartitionedIndex, *, watermark: int, embedding_model: str) -> Path:
         """Write ``index`` as current to feed id ``watermark``; replaces the previous snapshot whole."""
         started = time.perf_counter()
-        blobs: list[tuple[bytes, bytes]] = []
+        blobs: list[tuple[bytes, Bytes]] = []
         partitions: list[dict[str, Any]] = []
         for tenant, domain, part in index.partitions():
             slots, data = part.dump()
             keys = "\n".join("" if key is None else key for key in slots).encode()
             digest = hashlib.sha256(keys)
-            digest.update(data)
+            digest.update(data.data)
             partitions.append(
                 {
                     "tenant": tenant,
@@ -147,7 +176,7 @@ class IndexSnapshots:
                     "hnsw": isinstance(part, HnswVectorIndex),
                     "slots": len(slots),
                     "keys_bytes": len(keys),
-                    "data_bytes": len(data),
+                    "data_bytes": data.nbytes,
                     "sha256": digest.hexdigest(),
                 }
             )
@@ -170,7 +199,7 @@ class IndexSnapshots:
                 out.write(MAGIC + struct.pack("<Q", len(header)) + header)
                 for keys, data in blobs:
                     out.write(keys)
-                    out.write(data)
+                    out.write(data.data)
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(temporary, target)
@@ -207,18 +236,24 @@ class IndexSnapshots:
             self._check(header, collection, index.dimension, embedding_model, feed_last_id)
             for part in header["partitions"]:
                 keys = _read_exact(stream, part["keys_bytes"])
-                data = _read_exact(stream, part["data_bytes"])
-                digest = hashlib.sha256(keys)
-                digest.update(data)
-                if digest.hexdigest() != part["sha256"]:
-                    raise SnapshotRejected("a checksum does not match (the file is corrupt)")
-                slots: list[str | None] = [key or None for key in keys.decode().split("\n")] if keys else []
+                try:
+                    slots: list[str | None] = [key or None for key in keys.decode().split("\n")] if keys else []
+                except UnicodeDecodeError:
+                    raise SnapshotRejected("a checksum does not match (the file is corrupt)") from None
                 if len(slots) != part["slots"]:
                     raise SnapshotRejected("a partition's keys do not match its header")
+                data = _HashedReader(stream, part["data_bytes"], hashlib.sha256(keys))
                 try:
-                    index.restore_partition(part["tenant"], part["domain"], part["hnsw"], slots, data)
+                    index.restore_partition(part["tenant"], part["domain"], part["hnsw"], slots, data.read)
                 except (ValueError, RuntimeError) as exc:
+                    # a corrupt graph may fail to parse before its checksum can be compared
+                    data.finish()
+                    if data.hexdigest() != part["sha256"]:
+                        raise SnapshotRejected("a checksum does not match (the file is corrupt)") from None
                     raise SnapshotRejected(f"a partition cannot be restored ({exc})") from None
+                data.finish()
+                if data.hexdigest() != part["sha256"]:
+                    raise SnapshotRejected("a checksum does not match (the file is corrupt)")
             if stream.read(1):
                 raise SnapshotRejected("the file has bytes past its last partition")
         return Loaded(int(header["watermark"]), len(index), time.perf_counter() - started)

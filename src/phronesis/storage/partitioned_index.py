@@ -15,7 +15,7 @@ import numpy as np
 
 from phronesis.embeddings.types import Vectors
 from phronesis.storage.hnsw_index import HnswVectorIndex
-from phronesis.storage.vector_index import ExactVectorIndex, VectorIndex
+from phronesis.storage.vector_index import ExactVectorIndex, ReadBytes, VectorIndex
 
 __all__ = ["PartitionedIndex"]
 
@@ -54,10 +54,10 @@ class PartitionedIndex:
             for domain, index in domains.items():
                 yield tenant, domain, index
 
-    def restore_partition(self, tenant: str, domain: str, hnsw: bool, slots: list[str | None], data: bytes) -> None:
+    def restore_partition(self, tenant: str, domain: str, hnsw: bool, slots: list[str | None], read: ReadBytes) -> None:
         """Put back a partition a snapshot holds (exact or HNSW, as it was saved)."""
         index = self._hnsw_factory(self.dimension) if hnsw else ExactVectorIndex(self.dimension)
-        index.restore(slots, data)
+        index.restore(slots, read)
         self._partitions.setdefault(tenant, {})[domain] = index
 
     def set_expansion_search(self, value: int) -> None:

@@ -6,14 +6,19 @@ copy (ARCHITECTURE: Data). Scores are cosine similarities in [-1, 1].
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from phronesis.embeddings.types import Vectors
 
-__all__ = ["ExactVectorIndex", "VectorIndex"]
+__all__ = ["Bytes", "ExactVectorIndex", "ReadBytes", "VectorIndex"]
+
+Bytes = np.ndarray[Any, np.dtype[np.uint8]]
+"""A partition's data as a snapshot stores it: one flat buffer, written and hashed without a copy."""
+ReadBytes = Callable[[int], bytes]
+"""Reads up to ``n`` more bytes of a partition's data (what a snapshot file gives back)."""
 
 _QUERY_BLOCK = 256
 
@@ -46,12 +51,13 @@ class VectorIndex(Protocol):
         """Every (key, vector) held, for rebuilding into another index."""
         ...
 
-    def dump(self) -> tuple[list[str | None], bytes]:
-        """What a snapshot stores: the key of each slot (None: a free slot) and the data as bytes."""
+    def dump(self) -> tuple[list[str | None], Bytes]:
+        """What a snapshot stores: the key of each slot (None: a free slot) and the data (bytes)."""
         ...
 
-    def restore(self, slots: Sequence[str | None], data: bytes) -> None:
-        """Take back what ``dump`` gave (raises ValueError if it does not fit this index)."""
+    def restore(self, slots: Sequence[str | None], read: ReadBytes) -> None:
+        """Take back what ``dump`` gave, read through ``read(n)`` (streamed: a million-vector graph
+        is not copied twice); raises ValueError or RuntimeError if it does not fit this index."""
         ...
 
 
@@ -132,14 +138,14 @@ class ExactVectorIndex:
         for row, key in enumerate(self._keys):
             yield key, self._matrix[row]
 
-    def dump(self) -> tuple[list[str | None], bytes]:
+    def dump(self) -> tuple[list[str | None], Bytes]:
         """The rows as float32 bytes and their keys, for a snapshot (``storage.index_snapshot``)."""
-        return list(self._keys), self._matrix[: len(self._keys)].tobytes()
+        return list(self._keys), self._matrix[: len(self._keys)].reshape(-1).view(np.uint8)
 
-    def restore(self, slots: Sequence[str | None], data: bytes) -> None:
+    def restore(self, slots: Sequence[str | None], read: ReadBytes) -> None:
         """Take back what ``dump`` gave, in place of what this index held."""
         keys = [key for key in slots if key is not None]
-        matrix = np.frombuffer(data, dtype=np.float32)
+        matrix = np.frombuffer(read(len(keys) * self._dimension * 4), dtype=np.float32)
         if len(keys) != len(slots) or matrix.size != len(keys) * self._dimension:
             raise ValueError(f"{matrix.size} values for {len(slots)} keys of dimension {self._dimension}")
         self._matrix = np.zeros((max(len(keys), 1), self._dimension), dtype=np.float32)

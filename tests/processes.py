@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -40,7 +41,8 @@ def server(
     env: Mapping[str, str], *args: str, timeout_s: float = 90.0, output: list[str] | None = None
 ) -> Iterator[str]:
     """``phronesis serve --dev ARGS`` on a free port until the block ends; yields its base URL.
-    What the server printed is appended to ``output`` once it has stopped."""
+    What the server printed is appended to ``output`` once it has stopped. Its output is read
+    while it runs: a full pipe would block the server on its next log line."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port), *args],
@@ -50,6 +52,10 @@ def server(
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
+    lines: list[str] = []
+    assert process.stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout or ()), daemon=True)
+    reader.start()
     try:
         deadline = time.monotonic() + timeout_s
         while True:
@@ -59,7 +65,8 @@ def server(
             except httpx.TransportError:
                 pass
             if process.poll() is not None:
-                raise RuntimeError(f"the server exited during start-up:\n{process.communicate()[0]}")
+                reader.join(timeout=10)
+                raise RuntimeError("the server exited during start-up:\n" + "".join(lines))
             if time.monotonic() > deadline:
                 raise RuntimeError("the server did not become healthy")
             time.sleep(0.2)
@@ -67,12 +74,14 @@ def server(
     finally:
         process.terminate()
         try:
-            printed, _ = process.communicate(timeout=60)
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
             process.kill()
-            printed, _ = process.communicate()
+            process.wait()
+        reader.join(timeout=10)
+        process.stdout.close()
         if output is not None:
-            output.append(printed)
+            output.append("".join(lines))
 
 
 def within(seconds: float, check: Callable[[], bool], *, every_s: float = 0.02) -> float:

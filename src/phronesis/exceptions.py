@@ -8,6 +8,7 @@ The tree, so a caller can catch at the depth it cares about::
     ├── NotFoundError             no such row for this tenant
     ├── ConflictError             the row exists already / a uniqueness rule was broken
     ├── StorageError              the database failed (not the caller's fault)
+    │   └── StorageUnavailable    it could not be reached or timed out: retry later (HTTP 503)
     ├── EmbeddingError            the embedding model failed
     └── LLMError                  the LLM failed; decision points turn it into their fallback
         ├── LLMCallForbiddenError a real LLM call was attempted where none is allowed (tests)
@@ -42,6 +43,7 @@ __all__ = [
     "NotFoundError",
     "PhronesisError",
     "StorageError",
+    "StorageUnavailable",
     "invalid_input",
 ]
 
@@ -90,6 +92,11 @@ class ConflictError(PhronesisError):
 
 class StorageError(PhronesisError):
     """The database failed for a reason that is not the caller's input."""
+
+
+class StorageUnavailable(StorageError):
+    """The database could not be reached, dropped the connection or timed out: nothing was
+    committed by the failed call, and the same call may succeed once it is back."""
 
 
 class EmbeddingError(PhronesisError):

@@ -33,14 +33,14 @@ class CalibrationStore:
         if connection is not None:
             value = (await connection.execute(query)).scalar_one_or_none()
         else:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 value = (await conn.execute(query)).scalar_one_or_none()
         threshold = None if value is None else float(value)
         self._cache[tenant] = (now, threshold)
         return threshold
 
     async def get(self, tenant: str) -> dict[str, Any] | None:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             row = (await conn.execute(select(admission_calibrations).where(c.tenant == tenant))).one_or_none()
         if row is None:
             return None

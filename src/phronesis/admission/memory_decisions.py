@@ -64,7 +64,7 @@ class MemoryDecisionRepository:
             until=until,
         )
         query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [_decision(row) for row in await conn.execute(query)]
 
     async def iterate(self, tenant: str, *, batch_size: int = 5000) -> AsyncIterator[list[MemoryDecision]]:
@@ -74,7 +74,7 @@ class MemoryDecisionRepository:
             query = select(admission_memory_decisions).where(c.tenant == tenant)
             if after is not None:
                 query = query.where(tuple_(c.created_at, c.id) > after)
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 rows = (await conn.execute(query.order_by(c.created_at, c.id).limit(batch_size))).all()
             if not rows:
                 return

@@ -300,7 +300,7 @@ class RunRepository:
         if not ids:
             return {}
         ids = list(dict.fromkeys(ids))
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             rows: builtins.list[Any] = []
             for chunk in _chunks(ids):
                 rows += (
@@ -331,7 +331,7 @@ class RunRepository:
             select(runs.id).where(runs.tenant == tenant),
             ((runs.agent_id, agent_id), (runs.user_id, user_id), (runs.status, status), (runs.task_id, task_id)),
         )
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             ids = (await conn.execute(query.order_by(runs.created_at, runs.id).limit(limit).offset(offset))).scalars()
             ordered = builtins.list(ids)
         found = await self.get_many(tenant, ordered)
@@ -341,7 +341,7 @@ class RunRepository:
         """Every run of ``tenant`` (any status) in id order, a page at a time (keyset: no OFFSET scans)."""
         after = ""
         while True:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 ids = builtins.list(
                     (
                         await conn.execute(
@@ -364,7 +364,7 @@ class RunRepository:
         if not group_ids:
             return {}
         out: dict[str, GroupView] = {}
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             for chunk in _chunks(builtins.list(dict.fromkeys(group_ids))):
                 members = (
                     await conn.execute(
@@ -401,7 +401,7 @@ class RunRepository:
             runs.embedding_model,
         )
         while True:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 rows = (
                     await conn.execute(
                         select(*columns)
@@ -417,7 +417,7 @@ class RunRepository:
 
     async def count_active(self) -> int:
         """How many runs the index should hold."""
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             query = select(func.count()).select_from(admission_runs).where(runs.status == "active")
             return int((await conn.execute(query)).scalar_one())
 

@@ -26,7 +26,7 @@ from phronesis.api.routers import (
     routing,
 )
 from phronesis.engine import Engine
-from phronesis.exceptions import PhronesisError
+from phronesis.loops import PeriodicLoop
 
 __all__ = ["configure_logging", "create_app", "create_worker_app"]
 
@@ -36,51 +36,45 @@ log = logging.getLogger("phronesis.api")
 PURGE_INTERVAL_S = 3600.0
 
 
-async def _sweep_periodically(engine: Engine) -> None:
-    """Seed 001: "no complaint within the window" becomes a timeout positive on the clock, not on the next event."""
-    interval = engine.settings.learning.sweep_interval_sec
-    while True:
-        try:
-            await engine.learning.sweep()
-        except PhronesisError as exc:
-            log.error("learning sweep failed: %s", exc)
-        await asyncio.sleep(interval)
+async def _purge(engine: Engine) -> None:
+    """Time-based retention (``audit.retention_days``), whatever the table size."""
+    purged = await engine.purge_decisions()
+    if purged:
+        log.info("purged %d decision records older than %g days", purged, engine.settings.audit.retention_days)
 
 
-async def _purge_periodically(engine: Engine) -> None:
-    """Time-based retention (``audit.retention_days``), whatever the table size; a failed purge waits an hour."""
-    while True:
-        try:
-            purged = await engine.purge_decisions()
-            if purged:
-                log.info("purged %d decision records older than %g days", purged, engine.settings.audit.retention_days)
-        except PhronesisError as exc:
-            log.error("decision purge failed: %s", exc)
-        await asyncio.sleep(PURGE_INTERVAL_S)
-
-
-async def _proactive_periodically(engine: Engine) -> None:
+async def _proactive_tick(engine: Engine) -> None:
     """Seed 004's loop, embedded: every ``cycle_minutes`` a cycle for every due user of every tenant.
 
     At scale the same tick runs as a Celery beat task instead (``phronesis beat``), and
     ``proactive.scheduler`` is switched off here.
     """
-    interval = engine.settings.proactive.cycle_minutes * 60
-    while True:
-        try:
-            await engine.proactive.collect_calendars()
-            report = await engine.proactive.tick()
-            if report.users:
-                log.info(
-                    "proactive tick %s: %d users, %d sent, %d LLM calls",
-                    report.cycle_key,
-                    report.users,
-                    report.sent,
-                    report.llm_calls,
-                )
-        except PhronesisError as exc:
-            log.error("proactive tick failed: %s", exc)
-        await asyncio.sleep(interval)
+    await engine.proactive.collect_calendars()
+    report = await engine.proactive.tick()
+    if report.users:
+        log.info(
+            "proactive tick %s: %d users, %d sent, %d LLM calls",
+            report.cycle_key,
+            report.users,
+            report.sent,
+            report.llm_calls,
+        )
+
+
+def _loops(engine: Engine, metrics: Metrics) -> list[PeriodicLoop]:
+    """The server's work on a clock, each loop outliving its failures (see ``phronesis.loops``)."""
+    count = metrics.loop_failures_counter()
+    loops = [
+        PeriodicLoop("decision-purge", lambda: _purge(engine), PURGE_INTERVAL_S, on_failure=count),
+        # seed 001: "no complaint within the window" becomes a timeout positive on the clock
+        PeriodicLoop(
+            "learning-sweep", engine.learning.sweep, engine.settings.learning.sweep_interval_sec, on_failure=count
+        ),
+    ]
+    if engine.settings.proactive.scheduler:
+        interval = engine.settings.proactive.cycle_minutes * 60
+        loops.append(PeriodicLoop("proactive-scheduler", lambda: _proactive_tick(engine), interval, on_failure=count))
+    return loops
 
 
 class _ServerLogHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -127,12 +121,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
                 the_engine.settings.api.dev_tenant,
             )
         loop = asyncio.get_running_loop()
-        periodic = [
-            loop.create_task(_purge_periodically(the_engine), name="purge"),
-            loop.create_task(_sweep_periodically(the_engine), name="learning-sweep"),
-        ]
-        if the_engine.settings.proactive.scheduler:
-            periodic.append(loop.create_task(_proactive_periodically(the_engine), name="proactive-scheduler"))
+        periodic = [loop.create_task(each.run(), name=each.name) for each in _loops(the_engine, app.state.metrics)]
         try:
             yield
         finally:

@@ -8,6 +8,7 @@ decide endpoint showed costing more than the decision itself.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -34,6 +35,16 @@ class Metrics:
         self.runs_indexed = Gauge(
             "phronesis_runs_indexed", "Active agent runs in the admission vector index", registry=self.registry
         )
+        self.loop_failures = Counter(
+            "phronesis_background_loop_failures",
+            "Failed steps of the server's background loops (each retried with backoff)",
+            ["loop"],
+            registry=self.registry,
+        )
+
+    def loop_failures_counter(self) -> Callable[[str], None]:
+        """What a ``PeriodicLoop`` calls at each failure."""
+        return lambda name: self.loop_failures.labels(name).inc()
 
 
 class MetricsMiddleware:

@@ -1,12 +1,14 @@
 """RFC 9457 problem+json for every error, naming the field that was wrong.
 
-No traceback ever reaches a client: unexpected errors become a plain 500 problem and
-are logged server-side.
+No traceback ever reaches a client: a database that cannot be reached is a 503 with
+``Retry-After``; anything unexpected is a plain 500 carrying an ``error_id`` that the server
+log repeats beside the traceback, so an operator can find the one a client reports.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,14 +22,16 @@ from phronesis.exceptions import (
     InvalidInputError,
     NotFoundError,
     PhronesisError,
-    StorageError,
+    StorageUnavailable,
 )
 
-__all__ = ["install_problem_handlers", "problem_response"]
+__all__ = ["RETRY_AFTER_S", "install_problem_handlers", "problem_response"]
 
 log = logging.getLogger("phronesis.api")
 PROBLEM_JSON = "application/problem+json"
 _LOCATIONS = {"body", "query", "path", "header", "cookie"}
+RETRY_AFTER_S = 2
+"""What a 503 asks a client to wait: a restarted database is usually back within seconds."""
 
 
 def problem_response(
@@ -37,8 +41,11 @@ def problem_response(
     *,
     errors: list[dict[str, Any]] | None = None,
     headers: dict[str, str] | None = None,
+    error_id: str | None = None,
 ) -> JSONResponse:
     body: dict[str, Any] = {"type": "about:blank", "title": title, "status": status, "detail": detail}
+    if error_id is not None:
+        body["error_id"] = error_id
     if errors:
         body["errors"] = errors
         body["field"] = errors[0]["field"]
@@ -74,19 +81,28 @@ async def _phronesis_error(_: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, ConflictError):
         errors = [{"field": exc.field, "in": None, "message": exc.message}]
         return problem_response(409, "Conflict", str(exc), errors=errors)
-    if isinstance(exc, StorageError):
-        log.error("storage error: %s", exc)
-        return problem_response(503, "Storage unavailable", "the database is unavailable; try again")
+    if isinstance(exc, StorageUnavailable):
+        log.debug("storage unavailable: %s", exc)  # the database's Fault logs the outage once
+        return problem_response(
+            503,
+            "Storage unavailable",
+            f"the database is unavailable; retry in {RETRY_AFTER_S} s",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
     if isinstance(exc, ConfigurationError):
-        log.error("configuration error: %s", exc)
-        return problem_response(500, "Server misconfigured", "the server is misconfigured")
-    log.error("unhandled phronesis error: %s", exc)
-    return problem_response(500, "Internal error", "the request could not be completed")
+        return _internal(exc, "Server misconfigured", "the server is misconfigured")
+    return _internal(exc, "Internal error", "the request could not be completed")
 
 
 async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
-    log.exception("unexpected error", exc_info=exc)
-    return problem_response(500, "Internal error", "the request could not be completed")
+    return _internal(exc, "Internal error", "the request could not be completed")
+
+
+def _internal(exc: Exception, title: str, detail: str) -> JSONResponse:
+    """A 500 whose ``error_id`` is logged once with the traceback."""
+    error_id = uuid.uuid4().hex[:12]
+    log.error("%s (error_id=%s): %s", title.lower(), error_id, exc, exc_info=exc)
+    return problem_response(500, title, f"{detail} (error id {error_id})", error_id=error_id)
 
 
 def _title(status: int) -> str:

@@ -52,7 +52,7 @@ class DecisionRecordRepository:
             await connection.execute(_INSERT, [_row(r, now) for r in records])
 
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             row = (
                 await conn.execute(
                     select(decision_records).where(
@@ -104,7 +104,7 @@ class DecisionRecordRepository:
             c = decision_records.c
             query = query.where(or_(c.strategy.is_(None), c.strategy != exclude_strategy))
         query = query.order_by(decision_records.c.created_at.desc(), decision_records.c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [DecisionRecord.model_validate(dict(row._mapping)) for row in await conn.execute(query)]
 
     async def count_by_path(
@@ -123,7 +123,7 @@ class DecisionRecordRepository:
             .group_by(c.strategy, c.path)
             .order_by(c.strategy, c.path)
         )
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [PathCount(strategy=r.strategy, path=r.path, count=r.count) for r in await conn.execute(query)]
 
     async def summarize(
@@ -152,7 +152,7 @@ class DecisionRecordRepository:
             .group_by(c.strategy, c.path, c.outcome)
             .order_by(c.strategy, c.path, c.outcome)
         )
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [
                 OutcomeSummary(
                     strategy=r.strategy,

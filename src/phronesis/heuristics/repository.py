@@ -175,7 +175,7 @@ class HeuristicRepository:
         return [Heuristic.model_validate(row) for row in rows]
 
     async def get(self, tenant: str, heuristic_id: str) -> Heuristic:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             row = (
                 await conn.execute(
                     select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
@@ -188,7 +188,7 @@ class HeuristicRepository:
     async def get_many(self, tenant: str, ids: Sequence[str]) -> dict[str, Heuristic]:
         if not ids:
             return {}
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             result = await conn.execute(_GET_MANY, {"w_tenant": tenant, "w_ids": list(ids)})
             return {row.id: _to_model(row) for row in result}
 
@@ -207,14 +207,14 @@ class HeuristicRepository:
         if origin is not None:
             query = query.where(heuristics.c.origin == origin)
         query = query.order_by(heuristics.c.created_at, heuristics.c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [_to_model(row) for row in await conn.execute(query)]
 
     async def count(self, tenant: str | None = None) -> int:
         query = select(func.count()).select_from(heuristics)
         if tenant is not None:
             query = query.where(heuristics.c.tenant == tenant)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return int((await conn.execute(query)).scalar_one())
 
     async def update(
@@ -404,7 +404,7 @@ class HeuristicRepository:
             .order_by(confidence_events.c.id.desc())
             .limit(limit)
         )
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [dict(row._mapping) for row in await conn.execute(query)]
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
@@ -417,7 +417,7 @@ class HeuristicRepository:
                 .order_by(c.tenant, c.id)
                 .limit(batch_size)
             )
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 rows = (await conn.execute(query)).all()
             if not rows:
                 return
@@ -428,7 +428,7 @@ class HeuristicRepository:
         """The heuristics ``keys`` as they stand now (a deleted one is absent)."""
         c = heuristics.c
         found: builtins.list[IndexedRow] = []
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 query = _INDEXED.where(c.tenant == tenant, c.id.in_(chunk))

@@ -208,7 +208,7 @@ class LearningModule:
         )
 
     async def fire(self, tenant: str, fire_id: str) -> StoredFire | None:
-        async with self.database.engine.connect() as conn:
+        async with self.database.connect() as conn:
             return await self.fires.get(conn, tenant, fire_id)
 
     # ------------------------------------------------------------------ applying

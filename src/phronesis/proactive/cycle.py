@@ -66,7 +66,7 @@ class CycleRunner:
 
     async def _context(self, tenant: str, screened: Screened, now: datetime) -> CycleContext:
         p, s = self._p, self._settings
-        async with p.database.engine.connect() as conn:
+        async with p.database.connect() as conn:
             user = await p.users.get(tenant, screened.user_id, connection=conn)
             recent = await p.sends.recent_messages(conn, tenant, user.id, s.recent_messages)
             deferred = await p.insights.fresh(conn, tenant, user.id, now, 10)

@@ -66,5 +66,5 @@ class InsightRepository:
             else select(proactive_deferred_insights).where(c.tenant == tenant, c.user_id == user_id)
         )
         query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [_insight(r) for r in await conn.execute(query)]

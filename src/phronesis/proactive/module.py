@@ -214,7 +214,7 @@ class ProactiveModule:
 
     async def feedback_summary(self, tenant: str, user_id: str) -> FeedbackSummary:
         await self.users.get(tenant, user_id)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return await self.feedback.summary(conn, tenant, user_id, self._clock.now())
 
     async def list_insights(

@@ -145,7 +145,7 @@ class SendRepository:
 
     async def by_ids(self, tenant: str, user_id: str, ids: Sequence[str]) -> list[ProactiveFeedback]:
         query = select(proactive_sends).where(c.tenant == tenant, c.user_id == user_id, c.id.in_(list(ids)))
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [feedback_model(row) for row in await conn.execute(query.order_by(c.sent_at.desc()))]
 
     async def list(
@@ -166,5 +166,5 @@ class SendRepository:
             since=since,
         )
         query = query.order_by(c.sent_at.desc(), c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [feedback_model(r) for r in await conn.execute(query)]

@@ -151,11 +151,11 @@ class SignalRepository:
         elif pending is False:
             query = query.where(c.consumed_at.is_not(None))
         query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [_signal(r) for r in await conn.execute(query)]
 
     async def count_pending(self, tenant: str) -> int:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             query = select(func.count()).where(
                 c.tenant == tenant, c.consumed_at.is_(None), c.expires_at > self._clock.now()
             )

@@ -83,7 +83,7 @@ class Ticker:
         return expired
 
     async def screen(self, tenant: str, user_ids: Sequence[str], now: datetime) -> list[tuple[Screened, UserState]]:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             states = await self._loader.load(conn, tenant, user_ids, now)
         return [(prefilter(state, now, self._settings), state) for state in states]
 
@@ -105,7 +105,7 @@ class Ticker:
         return await self._runner.run(tenant, screened, state, now)
 
     async def _tenants(self, now: datetime) -> list[str]:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             with_signals = await self._signals.tenants_with_pending(conn, now)
             with_feedback = await self._sends.tenants_with_pending(conn)
         return sorted(set(with_signals) | set(with_feedback))
@@ -189,7 +189,7 @@ class Ticker:
             return
         after = ""
         while True:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 ids = await self._signals.due_users(conn, tenant, now, after=after, limit=size)
             if not ids:
                 return

@@ -99,7 +99,7 @@ class UserRepository:
         if connection is not None:
             row = (await connection.execute(query)).first()
         else:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 row = (await conn.execute(query)).first()
         if row is None:
             raise NotFoundError("user", user_id)
@@ -111,7 +111,7 @@ class UserRepository:
 
     async def page(self, tenant: str, *, limit: int, offset: int) -> list[UserProfile]:
         query = select(proactive_users).where(c.tenant == tenant).order_by(c.id).limit(limit).offset(offset)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [self.profile(row) for row in await conn.execute(query)]
 
     async def with_calendars(self, tenant: str | None) -> list[tuple[str, str, str]]:
@@ -119,7 +119,7 @@ class UserRepository:
         query = select(c.tenant, c.id, c.calendar_url).where(c.calendar_url.is_not(None))
         if tenant is not None:
             query = query.where(c.tenant == tenant)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return [(r[0], r[1], r[2]) for r in await conn.execute(query.order_by(c.tenant, c.id))]
 
     async def delete(self, tenant: str, user_id: str) -> None:

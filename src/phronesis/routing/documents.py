@@ -152,7 +152,7 @@ class DocumentRepository:
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
         c = routing_documents.c
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             query = select(routing_documents).where(c.tenant == tenant).order_by(c.created_at, c.id)
             rows = await conn.execute(query.limit(limit).offset(offset))
             return [_document(dict(r._mapping)) for r in rows]
@@ -178,7 +178,7 @@ class DocumentRepository:
         if not hits:
             return []
         c = routing_documents.c
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             rows = await conn.execute(
                 select(routing_documents).where(c.tenant == tenant, c.id.in_([h[1] for h in hits]))
             )
@@ -196,7 +196,7 @@ class DocumentRepository:
         columns = (c.tenant, c.id, c.title, c.text, c.embedding, c.embedding_model)
         after: tuple[str, str] = ("", "")
         while True:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 query = select(*columns).where(tuple_(c.tenant, c.id) > after).order_by(c.tenant, c.id)
                 rows = (await conn.execute(query.limit(batch_size))).all()
             if not rows:
@@ -207,12 +207,12 @@ class DocumentRepository:
     async def rows(self, tenant: str, keys: Sequence[str]) -> builtins.list[IndexedRow]:
         c = routing_documents.c
         columns = (c.tenant, c.id, c.title, c.text, c.embedding, c.embedding_model)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             rows = await conn.execute(select(*columns).where(c.tenant == tenant, c.id.in_(list(keys))))
             return [_indexed(r) for r in rows]
 
     async def count(self) -> int:
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return int((await conn.execute(select(func.count()).select_from(routing_documents))).scalar_one())
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:

@@ -45,7 +45,7 @@ class RouterStore:
 
     async def load(self, tenant: str, name: str) -> LocalRouter | None:
         c = routing_routers.c
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             version = await conn.scalar(select(c.version).where(c.tenant == tenant, c.name == name))
             if version is None:
                 self._loaded.pop((tenant, name), None)
@@ -60,7 +60,7 @@ class RouterStore:
 
     async def describe(self, tenant: str) -> list[dict[str, Any]]:
         c = routing_routers.c
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             rows = await conn.execute(
                 select(c.name, c.version, c.details, c.created_at).where(c.tenant == tenant).order_by(c.name)
             )

@@ -56,7 +56,7 @@ class SessionRepository:
     ) -> Session:
         if connection is not None:
             return await self._read(connection, tenant, session_id, turns, lock=False)
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             return await self._read(conn, tenant, session_id, turns, lock=False)
 
     async def get_for_update(self, conn: AsyncConnection, tenant: str, session_id: str, *, turns: int) -> Session:

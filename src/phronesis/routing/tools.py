@@ -109,13 +109,13 @@ class ToolRepository:
         if connection is not None:
             rows = (await connection.execute(query)).all()
         else:
-            async with self._db.engine.connect() as conn:
+            async with self._db.connect() as conn:
                 rows = (await conn.execute(query)).all()
         return [_tool(dict(r._mapping)) for r in rows]
 
     async def get(self, tenant: str, name: str) -> Tool:
         c = routing_tools.c
-        async with self._db.engine.connect() as conn:
+        async with self._db.connect() as conn:
             row = (await conn.execute(select(routing_tools).where(c.tenant == tenant, c.name == name))).one_or_none()
         if row is None:
             raise NotFoundError("tool", name)

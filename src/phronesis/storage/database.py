@@ -1,16 +1,20 @@
 """One async SQLAlchemy engine, SQLite (WAL) by default or PostgreSQL (asyncpg).
 
-Every write goes through ``transaction()`` or ``point_transaction()``, which commit everything
-or nothing and translate driver errors into phronesis's own (``ConflictError``,
-``StorageError``). A decision's hot path (seed 003's admission) uses ``read`` and
-``point_transaction``: on a SQLite file they bypass SQLAlchemy's per-statement machinery
-(see ``sqlite_statements`` and ``point_transaction``), elsewhere they are SQLAlchemy calls.
+Every database access goes through this class (``connect``, ``transaction``,
+``point_transaction``, ``read``): writes commit everything or nothing, and driver errors
+become phronesis's own (``ConflictError``, ``StorageUnavailable``, ``StorageError``), so a
+lost connection is a 503 to an HTTP client, never a 500 (``tests/storage/test_boundary.py``
+fails if code outside ``storage/`` opens a connection of its own). A decision's hot path
+(seed 003's admission) uses ``read`` and ``point_transaction``: on a SQLite file they bypass
+SQLAlchemy's per-statement machinery (see ``sqlite_statements`` and ``point_transaction``),
+elsewhere they are SQLAlchemy calls.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,13 +25,20 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
 
-from phronesis.exceptions import ConfigurationError, ConflictError, StorageError
+from phronesis.exceptions import ConfigurationError, ConflictError, StorageError, StorageUnavailable
+from phronesis.faults import Fault
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.sqlite_driver import SqliteConnection, SqliteConnector, point_writes
 from phronesis.storage.sqlite_statements import SqliteStatements
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
 __all__ = ["Database"]
+
+log = logging.getLogger("phronesis.storage")
+
+
+CONNECT_TIMEOUT_S = 5.0
+"""How long opening a PostgreSQL connection may take before the database counts as unavailable."""
 
 
 def _remember_driver(dbapi_connection: Any, record: Any) -> None:
@@ -39,16 +50,73 @@ _DRIVER = "phronesis.sqlite_connection"
 
 
 @contextlib.contextmanager
+def _boundary(fault: Fault) -> Iterator[None]:
+    """What every database access runs in: its errors translated, an outage noted in ``fault``."""
+    with _watched(fault), _translated():
+        yield
+
+
+@contextlib.contextmanager
+def _watched(fault: Fault) -> Iterator[None]:
+    """An outage logged once (by ``fault``), not once per request; a block that completes ends it."""
+    try:
+        yield
+    except StorageUnavailable as error:
+        fault.failed(error)
+        raise
+    else:
+        fault.recovered()
+
+
+@contextlib.contextmanager
 def _translated() -> Iterator[None]:
-    """Driver errors as phronesis's own: a violated constraint is a conflict, the rest a storage error."""
+    """Driver errors as phronesis's own: a violated constraint is a conflict; a database that
+    cannot be reached, dropped the connection or timed out is unavailable (retry later); the
+    rest is a storage error (a bug or a schema problem, not the caller's input)."""
     try:
         yield
     except exc.IntegrityError as error:
         raise ConflictError("(row)", f"constraint violated: {error.orig}") from error
-    except (exc.OperationalError, exc.InterfaceError, OSError) as error:
-        raise StorageError(f"database unavailable: {error}") from error
+    except exc.OperationalError as error:
+        if _sqlite_statement_error(error):
+            raise StorageError(f"database error: {_cause(error)}") from error
+        raise StorageUnavailable(f"database unavailable: {_cause(error)}") from error
+    except (exc.InterfaceError, exc.TimeoutError, OSError, TimeoutError) as error:
+        raise StorageUnavailable(f"database unavailable: {_cause(error)}") from error
     except exc.DBAPIError as error:
-        raise StorageError(f"database error: {error.orig}") from error
+        if error.connection_invalidated or _postgresql_unavailable(error):
+            raise StorageUnavailable(f"database unavailable: {_cause(error)}") from error
+        raise StorageError(f"database error: {_cause(error)}") from error
+
+
+_SQLITE_ERROR = 1
+"""SQLite's generic result code: a bad statement (no such table or column, a syntax error). Its
+other operational errors (busy, locked, cannot open, I/O, full, read-only) are the file's state."""
+
+
+def _sqlite_statement_error(error: exc.OperationalError) -> bool:
+    """SQLite reports every failure as an operational error; only its result code tells a bad
+    statement (a bug: 500) from a file that cannot be used right now (retry: 503)."""
+    code = getattr(error.orig, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == _SQLITE_ERROR
+
+
+_PG_UNAVAILABLE_CLASSES = ("08", "53", "57P")
+"""SQLSTATE classes that say the server, not the statement, failed: connection exceptions (08),
+insufficient resources such as too many connections (53), and shutting down, crashed or not
+accepting connections yet (57P01-57P03)."""
+
+
+def _postgresql_unavailable(error: exc.DBAPIError) -> bool:
+    state = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
+    return isinstance(state, str) and state.startswith(_PG_UNAVAILABLE_CLASSES)
+
+
+def _cause(error: BaseException) -> str:
+    """The driver's own words, on one line (SQLAlchemy appends the statement and a help link)."""
+    original = getattr(error, "orig", None) or error
+    text = str(original).strip().splitlines()
+    return f"{type(original).__name__}: {text[0]}" if text else type(original).__name__
 
 
 class Database:
@@ -69,6 +137,8 @@ class Database:
         self.in_memory = self.dialect == "sqlite" and (parsed.database or ":memory:") == ":memory:"
         self.identity = url if search_path is None else f"{url}#search_path={search_path}"
         """Which database this is, for what is kept beside it (index snapshots)."""
+        self.fault = Fault("database", log)
+        """Whether the database is failing now: logged once per outage, not once per request."""
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
         self._sqlite: SqliteConnector | None = None
@@ -98,7 +168,10 @@ class Database:
             }
             if search_path:
                 server_settings["search_path"] = search_path
-            kwargs["connect_args"] = {"server_settings": server_settings}
+            # a connection attempt that lands while the server restarts can wait forever for its
+            # answer (asyncpg's default is 60 s): give up after CONNECT_TIMEOUT_S, so a request is
+            # a 503 and the next one reconnects (tests/storage/test_outage_processes.py)
+            kwargs["connect_args"] = {"server_settings": server_settings, "timeout": CONNECT_TIMEOUT_S}
         else:
             raise ConfigurationError(
                 f"PHRONESIS_DATABASE__URL: unsupported database {self.dialect!r} (sqlite or postgresql)"
@@ -125,6 +198,13 @@ class Database:
         return self._lock
 
     @asynccontextmanager
+    async def connect(self) -> AsyncIterator[AsyncConnection]:
+        """A pooled connection for reads outside a transaction, its errors translated."""
+        with _boundary(self.fault):
+            async with self.engine.connect() as connection:
+                yield connection
+
+    @asynccontextmanager
     async def transaction(self, *, point: bool = False) -> AsyncIterator[AsyncConnection]:
         """A connection inside one transaction: committed on exit, rolled back on any error.
 
@@ -132,7 +212,7 @@ class Database:
         on SQLite it may run on the event loop's thread without a hop (see ``sqlite_driver``).
         """
         lock = self._writer_lock()
-        with _translated(), point_writes() if point else contextlib.nullcontext():
+        with _boundary(self.fault), point_writes() if point else contextlib.nullcontext():
             async with lock or contextlib.nullcontext(), self.engine.begin() as connection:
                 yield connection
 
@@ -150,7 +230,7 @@ class Database:
             return
         lock = self._writer_lock()
         assert lock is not None
-        with _translated(), point_writes():
+        with _boundary(self.fault), point_writes():
             async with lock:
                 await writer.begin()
                 try:
@@ -182,7 +262,7 @@ class Database:
         if self._sqlite is not None and self._sqlite.reader() is not None:
             yield None
             return
-        async with self.engine.connect() as connection:
+        async with self.connect() as connection:
             yield connection
 
     async def read(
@@ -193,7 +273,7 @@ class Database:
         On a SQLite file it runs on the connector's shared autocommit reader, with no pool
         checkout and no reset rollback; elsewhere on ``connection`` (see ``reading``) or a pooled one."""
         reader = self._sqlite.reader() if self._sqlite is not None else None
-        with _translated():
+        with _boundary(self.fault):
             if reader is not None and self._statements is not None:
                 done = await self._statements.execute(reader, statement, parameters)
                 if done is not None:

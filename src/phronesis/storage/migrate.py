@@ -52,5 +52,5 @@ async def current_revision(database: Database) -> str | None:
     def read(connection: Connection) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
-    async with database.engine.connect() as connection:
+    async with database.connect() as connection:
         return await connection.run_sync(read)

@@ -149,7 +149,7 @@ class PgVectorColumn:
             .order_by(distance)
             .limit(k)
         )
-        async with database.engine.connect() as conn:
+        async with database.connect() as conn:
             rows = (await conn.execute(statement)).all()
         found = [(row[0], float(row[1]), tuple(row[2:])) for row in rows]
         found.sort(key=lambda hit: -hit[1])  # an iterative scan may return them slightly out of order
@@ -160,7 +160,7 @@ async def pgvector_state(database: Database) -> str | None:
     """None when this database can search with pgvector, else why not (one line)."""
     if database.dialect != "postgresql":
         return "the database is not PostgreSQL"
-    async with database.engine.connect() as conn:
+    async with database.connect() as conn:
         installed = (await conn.execute(text("SELECT 1 FROM pg_extension WHERE extname = 'vector'"))).first()
         if installed is None:
             available = (

@@ -11,8 +11,12 @@ An invalid value fails here, at start-up, with a message naming the variable
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
 import os
+import types
+import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -25,11 +29,14 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
 )
 
 from phronesis.exceptions import ConfigurationError
 
-__all__ = ["SEED_ALIASES", "Settings", "load_settings"]
+__all__ = ["SEED_ALIASES", "Settings", "load_settings", "setting_variables"]
+
+log = logging.getLogger("phronesis.settings")
 
 ENV_PREFIX = "PHRONESIS_"
 NESTED_DELIMITER = "__"
@@ -600,9 +607,84 @@ def _variable_name(loc: tuple[int | str, ...]) -> str:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Build ``Settings``; an invalid value raises ``ConfigurationError`` naming the variable."""
+    """Build ``Settings``; an invalid value raises ``ConfigurationError`` naming the variable and
+    what was expected (one line), and an unknown ``PHRONESIS_*`` variable is warned about once,
+    with the closest valid name."""
+    _warn_unknown_variables()
     try:
         return Settings(**overrides)
     except ValidationError as exc:
         problems = "; ".join(f"{_variable_name(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False))
         raise ConfigurationError(f"invalid configuration: {problems}") from None
+    except SettingsError as exc:  # a JSON-valued variable that is not JSON (pydantic-settings decodes it first)
+        raise ConfigurationError(f"invalid configuration: {_undecodable(exc)}") from None
+
+
+def _environment() -> dict[str, str]:
+    """``PHRONESIS_*`` variables from ``.env`` and the environment (which wins)."""
+    values: dict[str, str] = {}
+    env_file = Path(".env")
+    if env_file.is_file():
+        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ)
+    return {k: v for k, v in values.items() if k.upper().startswith(ENV_PREFIX)}
+
+
+def _json_valued(annotation: Any) -> bool:
+    """Whether pydantic-settings reads this field's variable as JSON (a model, dict, list, set or tuple)."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return any(_json_valued(a) for a in args)
+    if typing.get_origin(annotation) is Annotated:
+        return _json_valued(args[0])
+    origin = typing.get_origin(annotation) or annotation
+    return isinstance(origin, type) and (issubclass(origin, BaseModel) or origin in (dict, list, set, tuple))
+
+
+_EXAMPLES = {dict: 'a JSON object, e.g. {"key": "value"}', list: 'a JSON list, e.g. ["a", "b"]'}
+
+
+def _undecodable(error: SettingsError) -> str:
+    """Which variable could not be decoded as JSON, and what it should look like."""
+    for name, value in sorted(_environment().items()):
+        target = setting_variables().get(name.upper())
+        if target is None or not _json_valued(target):
+            continue
+        try:
+            json.loads(value)
+        except json.JSONDecodeError as problem:
+            origin = typing.get_origin(target) or target
+            expected = next((e for kind, e in _EXAMPLES.items() if origin is kind), "JSON")
+            return f"{name}: expected {expected}; got {value[:40]!r} ({problem.msg} at column {problem.colno})"
+    return str(error)
+
+
+def setting_variables() -> dict[str, Any]:
+    """Every ``PHRONESIS_*`` variable a setting reads, with the type it holds."""
+    names: dict[str, Any] = {}
+    for section, field in Settings.model_fields.items():
+        names[f"{ENV_PREFIX}{section.upper()}"] = field.annotation
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            for name, sub in annotation.model_fields.items():
+                names[f"{ENV_PREFIX}{section.upper()}{NESTED_DELIMITER}{name.upper()}"] = sub.annotation
+    return names
+
+
+_OTHER_VARIABLES = frozenset({"PHRONESIS_TEST_DATABASE_URL"})
+"""Read by the test suite, not by a setting."""
+_warned: set[str] = set()
+
+
+def _warn_unknown_variables() -> None:
+    valid = setting_variables()
+    for name in sorted(_environment()):
+        upper = name.upper()
+        if upper in valid or upper in _OTHER_VARIABLES or upper in _warned:
+            continue
+        _warned.add(upper)
+        # compared without the prefix every name shares, which would make anything look close
+        suffixes = [v.removeprefix(ENV_PREFIX) for v in valid]
+        closest = difflib.get_close_matches(upper.removeprefix(ENV_PREFIX), suffixes, n=1, cutoff=0.75)
+        hint = f"; did you mean {ENV_PREFIX}{closest[0]}?" if closest else " (see `phronesis config show`)"
+        log.warning("%s is not a phronesis setting and is ignored%s", name, hint)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -84,16 +87,53 @@ def test_serve_refuses_dev_mode_on_a_public_address(cli: CliRunner) -> None:
     assert result.exit_code == 2 and "loopback" in result.output
 
 
-def test_the_installed_command_reports_bad_config_in_one_line(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "EXECUTIVE_HEURISTIC_THRESHOLD": "7", "PHRONESIS_DATA_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "phronesis", "config", "show"], env=env, capture_output=True, text=True, timeout=60
+def _console(tmp_path: Path, *args: str, **variables: str) -> subprocess.CompletedProcess[str]:
+    """The installed console entry point, as a user runs it."""
+    env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), **variables}
+    return subprocess.run(
+        [sys.executable, "-m", "phronesis", *args], env=env, capture_output=True, text=True, timeout=60
     )
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        (
+            {"EXECUTIVE_HEURISTIC_THRESHOLD": "7"},
+            "error: invalid configuration: EXECUTIVE_HEURISTIC_THRESHOLD: Input should be less than or equal to 1",
+        ),
+        (
+            {"PHRONESIS_API__KEYS": "key1:tenant"},
+            "error: invalid configuration: PHRONESIS_API__KEYS: expected a JSON object, "
+            'e.g. {"key": "value"}; got \'key1:tenant\' (Expecting value at column 1)',
+        ),
+        (
+            {"PHRONESIS_EXECUTIVE__EXPERIMENT_ARMS": '{"a": '},
+            "error: invalid configuration: PHRONESIS_EXECUTIVE__EXPERIMENT_ARMS: expected a JSON object, "
+            'e.g. {"key": "value"}; got \'{"a": \' (Expecting value at column 7)',
+        ),
+        (
+            {"PHRONESIS_EXECUTIVE__EXPERIMENT_ARMS": '{"a": "half"}'},
+            "error: invalid configuration: PHRONESIS_EXECUTIVE__EXPERIMENT_ARMS: "
+            "Input should be a valid number, unable to parse string as a number",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [("config", "show"), ("serve", "--port", "1")])
+def test_a_bad_setting_is_one_line_and_exit_2(
+    tmp_path: Path, variables: dict[str, str], message: str, command: tuple[str, ...]
+) -> None:
+    done = _console(tmp_path, *command, **variables)
     assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [message]
+
+
+def test_an_unknown_variable_is_warned_about_with_the_closest_name(tmp_path: Path) -> None:
+    done = _console(
+        tmp_path, "config", "show", PHRONESIS_DATABSE__URL="sqlite+aiosqlite:///x.db", PHRONESIS_WHATEVER="1"
+    )
+    assert done.returncode == 0
     assert done.stderr.strip().splitlines() == [
-        "error: invalid configuration: EXECUTIVE_HEURISTIC_THRESHOLD: Input should be less than or equal to 1"
+        "PHRONESIS_DATABSE__URL is not a phronesis setting and is ignored; did you mean PHRONESIS_DATABASE__URL?",
+        "PHRONESIS_WHATEVER is not a phronesis setting and is ignored (see `phronesis config show`)",
     ]

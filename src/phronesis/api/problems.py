@@ -59,11 +59,41 @@ def _field_error(error: dict[str, Any]) -> dict[str, Any]:
     return {"field": ".".join(path) or where or "(request)", "in": where, "message": error.get("msg", "invalid")}
 
 
-async def _validation_error(_: Request, exc: Exception) -> JSONResponse:
+async def _validation_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    errors = [_field_error(dict(e)) for e in exc.errors()]
+    raw = [dict(e) for e in exc.errors()]
+    malformed = next((e for e in raw if e.get("type") == "json_invalid"), None)
+    if malformed is not None:
+        return _not_json(await request.body(), malformed)
+    about_body = any(tuple(e.get("loc", ()))[:1] == ("body",) for e in raw)
+    media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if about_body and request.method in ("POST", "PUT", "PATCH") and not _is_json(media_type):
+        got = repr(media_type) if media_type else "none"
+        return problem_response(
+            415,
+            "Unsupported Media Type",
+            f"send the body as JSON with the header Content-Type: application/json (got {got})",
+            errors=[{"field": "content-type", "in": "header", "message": "expected application/json"}],
+        )
+    errors = [_field_error(e) for e in raw]
     first = errors[0] if errors else {"field": "(request)", "message": "invalid request"}
     return problem_response(422, "Invalid request", f"{first['field']}: {first['message']}", errors=errors)
+
+
+def _is_json(media_type: str) -> bool:
+    return media_type == "application/json" or media_type.endswith("+json")
+
+
+def _not_json(body: bytes, error: dict[str, Any]) -> JSONResponse:
+    """400 naming where the body stops being JSON (line and column, as an editor shows them)."""
+    loc = tuple(error.get("loc", ()))
+    position = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else len(body)
+    before = body[:position]
+    line = before.count(b"\n") + 1
+    column = position - (before.rfind(b"\n") + 1) + 1
+    reason = str((error.get("ctx") or {}).get("error", "invalid JSON"))
+    detail = f"the request body is not valid JSON: {reason} at line {line}, column {column}"
+    return problem_response(400, "Malformed JSON", detail, errors=[{"field": "body", "in": "body", "message": detail}])
 
 
 async def _http_error(_: Request, exc: Exception) -> JSONResponse:

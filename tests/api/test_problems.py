@@ -1,0 +1,53 @@
+"""Request errors are problem+json a client can act on (issue 20): malformed JSON is a 400 saying
+where, a body that is not sent as JSON a 415 naming the header, an outage a 503 with Retry-After."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.api.conftest import LiveServer
+
+ROUTES = ["/v1/heuristics", "/v1/events/decide", "/v1/heuristics/match"]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        ('{"condition_text": "x", ', "line 1, column 25"),
+        ('{\n  "condition_text": "x",\n}', "line 3, column 1"),
+        ("[1, 2", "line 1, column 6"),
+    ],
+)
+def test_malformed_json_is_400_with_line_and_column(live_server: LiveServer, route: str, body: str, where: str) -> None:
+    with live_server.client() as client:
+        response = client.post(route, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["title"] == "Malformed JSON" and problem["field"] == "body"
+    assert problem["detail"].startswith("the request body is not valid JSON: ")
+    assert problem["detail"].endswith(f"at {where}")
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize(("content_type", "got"), [(None, "none"), ("text/plain", "'text/plain'")])
+def test_a_body_not_sent_as_json_is_415_naming_the_header(
+    live_server: LiveServer, route: str, content_type: str | None, got: str
+) -> None:
+    headers = {"content-type": content_type} if content_type else {}
+    with live_server.client() as client:
+        response = client.post(route, content='{"condition_text": "x", "action_text": "y"}', headers=headers)
+    assert response.status_code == 415
+    problem = response.json()
+    assert problem["field"] == "content-type"
+    assert problem["detail"] == f"send the body as JSON with the header Content-Type: application/json (got {got})"
+
+
+def test_json_with_a_charset_or_a_json_suffix_is_accepted(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        for content_type in ("application/json; charset=utf-8", "application/merge-patch+json"):
+            response = client.post(
+                "/v1/heuristics/match", content='{"text": "a parcel"}', headers={"content-type": content_type}
+            )
+            assert response.status_code == 200, response.text

@@ -57,7 +57,7 @@ def test_validation_errors_are_problem_json_naming_the_field(live_server: LiveSe
         response = client.post("/v1/heuristics", json=body("x", confidence=1.5))
         assert response.json()["field"] == "confidence"
         response = client.post("/v1/heuristics", content=b"{not json", headers={"content-type": "application/json"})
-        assert response.status_code == 422 and "field" in response.json()
+        assert response.status_code == 400 and response.json()["field"] == "body"  # issue 20: 400 for malformed JSON
         response = client.post("/v1/heuristics/nope/confidence", json={"positive": True, "magnitude": -1})
         assert response.json()["field"] == "magnitude"
 

@@ -136,17 +136,28 @@ class TestLLMPathAndConvergence:
         for heuristic in (best, unshown):
             assert await engine.heuristics.repository.confidence_history("default", heuristic.id) == []
 
-    @pytest.mark.parametrize("error", [LLMServerError("503"), LLMTimeoutError("slow")])
-    async def test_an_llm_fault_is_the_seed_fallback_with_its_reason(
-        self, make_engine: EngineFactory, error: Exception
+    @pytest.mark.parametrize(
+        ("error", "reason"),
+        [
+            (LLMServerError("503"), "llm_server_error"),
+            (LLMTimeoutError("slow"), "llm_timeout"),
+            ("   ", "llm_empty_response"),
+        ],
+    )
+    async def test_an_llm_fault_is_the_seed_fallback_never_accepted(
+        self, make_engine: EngineFactory, error: Exception | str, reason: str
     ) -> None:
+        """Issue 20: a dead LLM was ``accepted: true`` with an empty answer; now an agent cannot miss it."""
         engine = await make_engine(llm=ScriptedLLM([error]))
 
         decision = await engine.decide_event(SMOKE)
 
         assert decision.decision_path == "fallback" and decision.reason == "llm_no_response"
+        assert decision.accepted is False and decision.degraded is True and decision.response_text == ""
+        assert decision.error is not None and decision.error.startswith(f"{reason}: ")
         record = await engine.decisions.get("default", decision.response_id)
-        assert record.attributes["llm_error"] in ("llm_server_error", "llm_timeout")
+        assert record.attributes["llm_error"] == reason
+        assert record.model == "scripted"
 
     async def test_an_unparseable_prediction_is_neutral_and_says_why(self, make_engine: EngineFactory) -> None:
         engine = await make_engine(llm=answering("open a window", prediction="I think it will go well"))

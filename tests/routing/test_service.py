@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from phronesis.engine import Engine
-from phronesis.exceptions import LLMServerError
+from phronesis.exceptions import LLMConnectionError, LLMServerError, LLMTimeoutError
 from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
 from phronesis.routing.models import ToolOutcomeIn
@@ -174,7 +174,6 @@ async def test_cascade_asks_the_llm_only_when_the_local_router_is_unsure(make_en
             "invalid_decision",
             "handoff_message",
         ),
-        (LLMServerError("boom"), "response_generation_error", "error_message"),
     ],
 )
 async def test_unusable_llm_output_escalates_with_the_reason_recorded(
@@ -186,6 +185,29 @@ async def test_unusable_llm_output_escalates_with_the_reason_recorded(
     assert result.decision == "ESCALATE" and result.escalation_reason == reason
     assert result.confidence is not None and result.confidence < 0.5
     assert result.message == getattr(engine.settings.routing, message_setting)
+
+
+@pytest.mark.parametrize(
+    "error", [LLMServerError("boom"), LLMTimeoutError("slow"), LLMConnectionError("refused")], ids=str
+)
+async def test_a_failed_llm_call_is_decided_by_the_local_router_and_says_so(
+    make_engine: EngineFactory, error: Exception
+) -> None:
+    """Issue 20: one timeout used to escalate, and the session stayed with a human for good."""
+    answer = json.dumps({"decision": "RETRIEVE", "confidence": 0.9, "reasoning": "docs"})
+    engine = await _fitted(make_engine, ScriptedLLM([error, answer]), router="llm")
+    sid = await _session(engine)
+
+    failed = await engine.route(sid, "price of the pro plan")
+    assert failed.status == "routed" and failed.path == "local" and failed.decision != "ESCALATE"
+    assert failed.degraded is not None and failed.degraded.endswith("decided by the local router")
+    assert failed.degraded.startswith(error.reason)  # type: ignore[attr-defined]
+    record = await engine.decisions.get(T, failed.decision_id)
+    assert record.model == "scripted" and record.attributes["degraded"] == failed.degraded
+    assert record.attributes["llm_failure"]["reason"] == "llm_error"
+
+    after = await engine.route(sid, "price of the pro plan")  # the session is still the router's
+    assert after.status == "routed" and after.path == "llm" and after.degraded is None
 
 
 async def test_two_clarifications_then_the_next_escalates(make_engine: EngineFactory) -> None:

@@ -42,6 +42,14 @@ class EventDecision(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     accepted: bool
+    """There is an answer to act on: a heuristic fired or the LLM answered (``response_text`` is
+    not empty). Seed 000 said ``path != REJECTED``, which called an LLM failure (FALLBACK, empty
+    answer) accepted; an agent checking ``accepted`` acted on nothing (issue 20)."""
+    degraded: bool = False
+    """A part failed (the LLM timed out, was unreachable, answered nothing): the decision is not
+    the one asked for. ``error`` says what failed; the decision record says it too."""
+    error: str | None = None
+    """What failed, as ``<reason>: <detail>`` (e.g. ``llm_connection_error: …``); None otherwise."""
     response_id: str
     response_text: str
     predicted_success: float

@@ -66,6 +66,15 @@ async def decide_with_llm(
             model=llm.model_name,
         )
     response_text = response.text.strip()
+    if not response_text:  # seed 000 ``if not llm_response``: an empty answer is no answer
+        return no_answer(
+            DecisionPath.FALLBACK,
+            "llm_no_response",
+            response_id,
+            {**metadata, "llm_error": "llm_empty_response", "detail": "the LLM answered with no text"},
+            prompt_text=prompt,
+            model=llm.model_name,
+        )
     prediction = await generate_structured(
         llm,
         LLMRequest(prompt=build_prediction_prompt(templates, context, response_text, max_chars=config.max_text_chars)),

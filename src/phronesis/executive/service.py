@@ -167,8 +167,11 @@ class ExecutiveService:
         await self._record(tenant, context, result, name, assignment, latency_ms)
         if result.path is DecisionPath.LLM:
             self._schedule_convergence(tenant, context, result)
+        failure = result.metadata.get("llm_error")
         return EventDecision(
-            accepted=result.path is not DecisionPath.REJECTED,
+            accepted=result.path in (DecisionPath.HEURISTIC, DecisionPath.LLM) and bool(result.response_text),
+            degraded=failure is not None,
+            error=f"{failure}: {result.metadata.get('detail', '')}".rstrip(": ") if failure else None,
             response_id=result.response_id,
             response_text=result.response_text,
             predicted_success=result.predicted_success,

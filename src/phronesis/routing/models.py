@@ -59,6 +59,9 @@ class RouteResult(BaseModel):
     message: str | None = None
     """For the user: the clarifying question, the handoff message or the seed's fallback message."""
     session_mode: SessionMode
+    degraded: str | None = None
+    """Set when the decision was not made the way the mode asks, and why: e.g. the LLM timed out
+    and the local router decided instead. None when everything worked (issue 20)."""
 
 
 class ToolOutcomeIn(BaseModel):

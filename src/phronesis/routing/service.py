@@ -98,6 +98,8 @@ class _Turn:
     missing: list[ArgumentProblem] = field(default_factory=list)
     tool_arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
+    degraded: str | None = None
+    """Why this turn was not decided the way its mode asks (an LLM that failed or is missing)."""
 
 
 class RoutingService:
@@ -179,9 +181,10 @@ class RoutingService:
             output = output.model_copy(update={"required_tools": chosen})
         return output
 
-    async def _ask_llm(self, turn: _Turn, tools: list[Tool]) -> DecisionOutput:
+    async def _ask_llm(self, tenant: str, turn: _Turn, tools: list[Tool]) -> DecisionOutput:
         assert self._llm_router is not None
         hints = RouterHints(turn.local.candidates) if turn.local is not None else None
+        turn.model = self._llm_router.llm.model_name  # recorded even if the call fails
         prompt, result = await self._llm_router.decide(turn.query, turn.session, tools, hints)
         turn.path, turn.prompt = "llm", prompt
         if isinstance(result, StructuredFailure):
@@ -189,13 +192,14 @@ class RoutingService:
             if result.response is not None:
                 self._usage(turn, result.response)
             turn.notes["llm_failure"] = {"reason": result.reason, "detail": result.detail}
-            if result.reason == "llm_error":  # seed 002: LLM errors escalate with the fallback message
-                return DecisionOutput(
-                    decision=Decision.ESCALATE,
-                    confidence=0.0,
-                    reasoning=f"the LLM router failed: {result.detail}",
-                    escalation_reason=EscalationReason.RESPONSE_GENERATION_ERROR.value,
-                )
+            if result.reason == "llm_error":
+                # Seed 002 escalated an LLM error with the fallback message, and an escalation hands
+                # the session to a human: one timeout lost the chat for good (issue 20). The local
+                # router can still decide; the result says it was degraded and why.
+                turn.degraded = f"{result.detail[:300]}; decided by the local router"
+                prediction = await self._local(tenant, turn)
+                turn.path = "local"
+                return self._from_local(prediction, tools)
             return DecisionOutput(  # seed 002: invalid decisions → ESCALATE with low confidence
                 decision=Decision.ESCALATE,
                 confidence=FALLBACK_CONFIDENCE,
@@ -227,14 +231,14 @@ class RoutingService:
                 escalation_reason=EscalationReason.SENSITIVE_TOPIC.value,
             )
         if mode == "llm" and self._llm_router is not None:
-            return await self._ask_llm(turn, tools)
+            return await self._ask_llm(tenant, turn, tools)
         if mode == "llm":
-            turn.notes["degraded"] = "llm_unavailable: decided by the local router"
+            turn.degraded = "llm_unavailable: no LLM is configured; decided by the local router"
         prediction = await self._local(tenant, turn)
         confident = prediction.abstained is None and prediction.probability >= self.settings.cascade_threshold
         if mode == "cascade" and not confident and self._llm_router is not None:
             turn.notes["cascade"] = "local router not confident: asked the LLM"
-            return await self._ask_llm(turn, tools)
+            return await self._ask_llm(tenant, turn, tools)
         turn.path = "local"
         return self._from_local(prediction, tools)
 
@@ -470,6 +474,7 @@ class RoutingService:
                 escalation_reason=reason if output and output.decision is Decision.ESCALATE else None,
                 message=message,
                 session_mode=mode,
+                degraded=turn.degraded,
             )
             await self.parts.decisions.add(
                 self._record(tenant, decision_id, turn, result, reason, started), connection=conn
@@ -493,6 +498,7 @@ class RoutingService:
             "required_tools": result.required_tools,
             "llm_latency_ms": turn.llm_latency_ms,
             "session_mode": result.session_mode,
+            "degraded": turn.degraded,
         } | turn.notes
         return NewDecisionRecord(
             id=decision_id,

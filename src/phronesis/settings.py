@@ -150,6 +150,9 @@ class ApiSettings(BaseModel):
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
     warm_up: bool = True
     """Load the embedding model at start-up so the first request does not pay for it."""
+    ready_requires_llm: bool = False
+    """``/readyz`` answers 503 while the LLM is down. Off by default: without the LLM decisions
+    still run on heuristics and the local router, and say they are degraded."""
 
 
 class AuditSettings(BaseModel):

@@ -93,7 +93,10 @@ def test_oversized_bodies_are_refused(live_server: LiveServer) -> None:
 def test_health_and_metrics(live_server: LiveServer) -> None:
     with live_server.client() as client:
         health = client.get("/healthz").json()
-        assert health["status"] == "ok" and health["database"] == "ok"
+        assert health["status"] == "ok" and health["index_backend"]
+        ready = client.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["status"] == "ready"
+        assert ready.json()["parts"]["database"]["state"] == "ok"
         client.get("/v1/heuristics")
         metrics = client.get("/metrics").text
         assert "phronesis_http_requests_total" in metrics and "phronesis_heuristics_indexed" in metrics

@@ -121,7 +121,11 @@ def test_a_database_outage_is_503s_then_recovery_with_every_acknowledged_write_k
             time.sleep(1.5)
             postgres.stop()
             stopped = time.monotonic()
-            time.sleep(2.5)
+            time.sleep(0.5)
+            assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200  # liveness: the process is fine
+            ready = httpx.get(f"{base}/readyz", timeout=10)
+            assert ready.status_code == 503 and ready.json()["parts"]["database"]["state"] == "unavailable"
+            time.sleep(2.0)
             restarting = time.monotonic()
             postgres.start()
             restarted = time.monotonic()

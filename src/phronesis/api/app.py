@@ -14,6 +14,7 @@ from phronesis import __version__
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
+from phronesis.api.readiness import Readiness
 from phronesis.api.routers import (
     admission,
     decisions,
@@ -140,6 +141,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     )
     app.state.engine = the_engine
     app.state.metrics = Metrics()
+    app.state.readiness = Readiness(the_engine, requires_llm=the_engine.settings.api.ready_requires_llm)
     install_problem_handlers(app)
     # the last one added runs first: the body limit refuses before anything else reads
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import numpy as np
 
 from phronesis.embeddings.types import Vectors, l2_normalize
 from phronesis.exceptions import EmbeddingError, LLMError
+from phronesis.faults import Fault
 from phronesis.llm.guard import check_remote_call_allowed
 from phronesis.llm.sdk_errors import import_sdk, translate_sdk_error
 
 __all__ = ["OpenAICompatibleEmbedder"]
+
+log = logging.getLogger("phronesis.embeddings")
 
 
 class OpenAICompatibleEmbedder:
@@ -31,6 +35,8 @@ class OpenAICompatibleEmbedder:
         self._client = openai.AsyncOpenAI(
             base_url=self.base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=2
         )
+        self.fault = Fault(f"embeddings {model}", log)
+        """An unreachable embedding server is logged once with its cause (issue 20)."""
 
     @property
     def dimension(self) -> int:
@@ -41,10 +47,18 @@ class OpenAICompatibleEmbedder:
         return self._model
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
-        openai = self._sdk
-
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
+        try:
+            vectors = await self._embed(texts)
+        except EmbeddingError as exc:
+            self.fault.failed(exc)
+            raise
+        self.fault.recovered()
+        return vectors
+
+    async def _embed(self, texts: Sequence[str]) -> Vectors:
+        openai = self._sdk
         try:
             check_remote_call_allowed(self.base_url, "embedding")
             result = await self._client.embeddings.create(model=self._model, input=list(texts))

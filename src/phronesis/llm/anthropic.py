@@ -39,6 +39,15 @@ class AnthropicProvider:
     def model_name(self) -> str:
         return self._model
 
+    async def probe(self) -> None:
+        """List one model: free, and fails the way a message would (``llm.probe``)."""
+        anthropic = self._sdk
+        check_remote_call_allowed(self.base_url, "LLM")
+        try:
+            await self._client.models.list(limit=1)
+        except anthropic.AnthropicError as exc:
+            raise translate_sdk_error(anthropic, exc, f"LLM {self._model}") from exc
+
     async def generate(self, request: LLMRequest) -> LLMResponse:
         anthropic = self._sdk
         check_remote_call_allowed(self.base_url, "LLM")

@@ -49,6 +49,15 @@ class OpenAICompatibleProvider:
     def model_name(self) -> str:
         return self._model
 
+    async def probe(self) -> None:
+        """List the server's models: free, and fails the way a completion would (``llm.probe``)."""
+        openai = self._sdk
+        check_remote_call_allowed(self.base_url, "LLM")
+        try:
+            await self._client.models.list()
+        except openai.OpenAIError as exc:
+            raise translate_sdk_error(openai, exc, f"LLM {self._model}") from exc
+
     async def generate(self, request: LLMRequest) -> LLMResponse:
         openai = self._sdk
         check_remote_call_allowed(self.base_url, "LLM")

@@ -9,14 +9,18 @@ concurrency slot while sleeping. Seed 000: at most 3 LLM calls at once.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from phronesis.exceptions import LLMError, LLMTimeoutError
+from phronesis.faults import Fault
 from phronesis.llm.types import LLMProvider, LLMRequest, LLMResponse
 
 __all__ = ["ResilientLLM", "RetryPolicy"]
+
+log = logging.getLogger("phronesis.llm")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,8 @@ class ResilientLLM:
         self._rng = rng or random.Random()
         self.attempts = 0
         """Calls made to the inner provider, retries included (for metrics and tests)."""
+        self.fault = Fault(f"LLM {inner.model_name}", log)
+        """A dead LLM is logged once with its cause, and once when it answers again (issue 20)."""
 
     @property
     def model_name(self) -> str:
@@ -64,11 +70,14 @@ class ResilientLLM:
                 async with self._semaphore:
                     self.attempts += 1
                     try:
-                        return await asyncio.wait_for(self.inner.generate(request), self._timeout_s)
+                        response = await asyncio.wait_for(self.inner.generate(request), self._timeout_s)
                     except TimeoutError as exc:
                         raise LLMTimeoutError(f"{self.model_name} did not answer within {self._timeout_s:g} s") from exc
+                self.fault.recovered()
+                return response
             except LLMError as exc:
                 if not exc.retryable or attempt >= self._retry.max_retries:
+                    self.fault.failed(exc, action=f"after {attempt + 1} attempts")
                     raise
                 await self._sleep(self._retry.backoff(attempt, self._rng))
                 attempt += 1

@@ -289,13 +289,17 @@ class Database:
         driver = connection.info.get(_DRIVER)
         return driver if isinstance(driver, SqliteConnection) else None
 
-    async def ping(self) -> bool:
+    async def check(self) -> None:
+        """Return if the database answers a query; raise ``StorageUnavailable`` with the cause if not."""
         from sqlalchemy import text
 
+        async with self.connect() as connection:
+            await connection.execute(text("SELECT 1"))
+
+    async def ping(self) -> bool:
         try:
-            async with self.engine.connect() as connection:
-                await connection.execute(text("SELECT 1"))
-        except (exc.DBAPIError, OSError):
+            await self.check()
+        except StorageError:
             return False
         return True
 

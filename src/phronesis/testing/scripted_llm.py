@@ -46,6 +46,9 @@ class ScriptedLLM:
     def model_name(self) -> str:
         return self._model_name
 
+    async def probe(self) -> None:
+        """Always there (``llm.probe``): a script answers without a network."""
+
     async def _next_step(self, request: LLMRequest) -> Step:
         if self._function is not None:
             step = self._function(request)

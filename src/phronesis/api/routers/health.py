@@ -1,4 +1,4 @@
-"""Liveness, readiness and Prometheus metrics (no API key needed)."""
+"""Liveness (``/healthz``), readiness (``/readyz``) and Prometheus metrics (no API key needed)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,17 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from phronesis.api.deps import EngineDep
 from phronesis.api.metrics import Metrics
+from phronesis.api.readiness import Readiness, ReadinessReport
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/healthz", summary="Health: database reachable, index loaded")
+@router.get("/healthz", summary="Liveness: the process answers (what it runs with; no dependency is checked)")
 async def healthz(engine: EngineDep) -> JSONResponse:
-    database_ok = await engine.database.ping()
+    """Liveness only: a database or LLM outage must not get a healthy process restarted.
+    Whether it can decide right now is ``/readyz``."""
     body = {
-        "status": "ok" if database_ok and engine.started else "degraded",
-        "database": "ok" if database_ok else "unavailable",
+        "status": "ok" if engine.started else "starting",
         "index_backend": engine.index_backend,
         "index": {"size": len(engine.heuristics.vectors), "partitions": engine.heuristics.vectors.kinds()},
         "runs_index": {"size": len(engine.admission.index), "partitions": engine.admission.index.kinds()},
@@ -27,7 +28,19 @@ async def healthz(engine: EngineDep) -> JSONResponse:
         "embedder": engine.embedder.model_name,
         "process": os.getpid(),  # which worker of `serve --workers N` answered
     }
-    return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
+    return JSONResponse(body, status_code=200 if engine.started else 503)
+
+
+@router.get(
+    "/readyz",
+    summary="Readiness: database, embedder and LLM checked (cached); 503 when a required part is down",
+    response_model=ReadinessReport,
+    responses={503: {"model": ReadinessReport, "description": "a required part is down"}},
+)
+async def readyz(request: Request) -> JSONResponse:
+    readiness: Readiness = request.app.state.readiness
+    report = await readiness.report()
+    return JSONResponse(report.model_dump(mode="json"), status_code=200 if report.status == "ready" else 503)
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)

@@ -322,6 +322,24 @@ class Engine:
             return NOT_A_FIRE
         return await self.learning.rate(conn, tenant, fire, feedback, signed)
 
+    def summary(self) -> str:
+        """What this process runs with, on one line (the server logs it at start-up; issue 20)."""
+        from phronesis import __version__
+        from phronesis.settings import mask_url
+
+        s = self.settings
+        precision = _innermost(self.embedder, "precision")
+        parts = {
+            "database": mask_url(s.database_url()),
+            "data_dir": str(s.resolved_data_dir()),
+            "embedder": self.embedder.model_name + (f" ({precision})" if isinstance(precision, str) else ""),
+            "llm": s.llm.spec,
+            "index_backend": self.index_backend,
+            "dev_mode": str(s.api.dev_mode).lower(),
+            "log_level": s.log_level,
+        }
+        return f"phronesis {__version__} ready: " + ", ".join(f"{k}={v}" for k, v in parts.items())
+
     async def purge_decisions(self) -> int:
         """Delete decision records older than ``audit.retention_days``."""
         return await self.decisions.purge(timedelta(days=self.settings.audit.retention_days))
@@ -347,3 +365,12 @@ class Engine:
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _innermost(part: object, attribute: str) -> object:
+    """``attribute`` of ``part`` or of what it wraps (``.inner``), the outermost that has it."""
+    while part is not None:
+        if hasattr(part, attribute):
+            return getattr(part, attribute)
+        part = getattr(part, "inner", None)
+    return None

@@ -34,7 +34,7 @@ from pydantic_settings import (
 
 from phronesis.exceptions import ConfigurationError
 
-__all__ = ["SEED_ALIASES", "Settings", "load_settings", "setting_variables"]
+__all__ = ["SEED_ALIASES", "Settings", "load_settings", "mask_url", "setting_variables"]
 
 log = logging.getLogger("phronesis.settings")
 
@@ -539,6 +539,8 @@ class Settings(BaseSettings):
     data_dir: Path | None = None
     """Where the default SQLite file lives. None: the user's data dir (platformdirs)."""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["text", "json"] = "text"
+    """``json``: one JSON object per line (time, level, logger, message, request id, traceback)."""
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     embeddings: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
@@ -582,7 +584,7 @@ class Settings(BaseSettings):
         """Effective settings as plain data with every secret masked, for ``config show``."""
         data = self.model_dump(mode="json")
         data["api"]["keys"] = {_mask(k): tenant for k, tenant in self.api.keys.items()}
-        data["database"]["url"] = _mask_url(self.database_url())
+        data["database"]["url"] = mask_url(self.database_url())
         return data
 
 
@@ -590,7 +592,7 @@ def _mask(secret: str) -> str:
     return secret[:3] + "…" + "*" * 6 if len(secret) > 6 else "******"
 
 
-def _mask_url(url: str) -> str:
+def mask_url(url: str) -> str:
     """Hide a password in ``scheme://user:password@host``."""
     scheme, sep, rest = url.partition("://")
     if not sep or "@" not in rest:

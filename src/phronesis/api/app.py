@@ -15,6 +15,7 @@ from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
 from phronesis.api.readiness import Readiness
+from phronesis.api.request_ids import RequestIdMiddleware
 from phronesis.api.routers import (
     admission,
     decisions,
@@ -27,9 +28,10 @@ from phronesis.api.routers import (
     routing,
 )
 from phronesis.engine import Engine
+from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
 
-__all__ = ["configure_logging", "create_app", "create_worker_app"]
+__all__ = ["create_app", "create_worker_app"]
 
 log = logging.getLogger("phronesis.api")
 
@@ -78,27 +80,11 @@ def _loops(engine: Engine, metrics: Metrics) -> list[PeriodicLoop]:
     return loops
 
 
-class _ServerLogHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Standard error, once (``configure_logging`` may run twice in one process)."""
-
-
-def configure_logging(level: str) -> None:
-    """The server's own lines (``phronesis.*``) on standard error beside uvicorn's, at ``level``.
-    Only the ``phronesis`` logger is touched: an application embedding the engine keeps its own."""
-    logger = logging.getLogger("phronesis")
-    if not any(isinstance(handler, _ServerLogHandler) for handler in logger.handlers):
-        handler = _ServerLogHandler()
-        handler.setFormatter(logging.Formatter("%(levelname)-8s %(name)s: %(message)s"))
-        logger.addHandler(handler)
-    logger.setLevel(level.upper())
-    logger.propagate = False
-
-
 def create_worker_app() -> FastAPI:
     """One worker of ``phronesis serve --workers N``: settings from the environment, the schema
     already migrated by the parent. Each worker keeps its own indexes, following the database."""
     engine = Engine()
-    configure_logging(engine.settings.log_level)
+    configure_logging(engine.settings.log_level, engine.settings.log_format)
     return create_app(engine, close_engine=True, migrate=False)
 
 
@@ -113,6 +99,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if not the_engine.started:
             await the_engine.start(migrate=migrate)
+        log.info("%s", the_engine.summary())
         if the_engine.settings.api.warm_up:
             await the_engine.embedder.embed(["warm-up"])
         if the_engine.settings.api.dev_mode:
@@ -146,6 +133,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     # the last one added runs first: the body limit refuses before anything else reads
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
+    app.add_middleware(RequestIdMiddleware)
     app.include_router(health.router)
     app.include_router(heuristics.router)
     app.include_router(decisions.router)

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, OutcomeSummary, PathCount
 from phronesis.clock import Clock, SystemClock
 from phronesis.exceptions import NotFoundError
+from phronesis.logs import current_request_id
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.tables import decision_records
@@ -25,8 +26,13 @@ _INSERT = insert(decision_records)
 
 
 def _row(record: NewDecisionRecord, now: datetime) -> dict[str, Any]:
-    """The stored row of a new record: its fields and the time it was written."""
-    return record.model_dump() | {"created_at": now}
+    """The stored row of a new record: its fields, the time it was written and, when an HTTP
+    request caused it, that request's id (``X-Request-ID``), so a log line and a record meet."""
+    row = record.model_dump() | {"created_at": now}
+    rid = current_request_id()
+    if rid is not None and "request_id" not in row["attributes"]:
+        row["attributes"] = {**row["attributes"], "request_id": rid}
+    return row
 
 
 class DecisionRecordRepository:

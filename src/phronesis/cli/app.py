@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -48,6 +49,8 @@ proactive_app = typer.Typer(
 )
 app.add_typer(proactive_app, name="proactive")
 
+log = logging.getLogger("phronesis.cli")
+
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 
 
@@ -86,9 +89,40 @@ def with_engine(work: Callable[[Engine], Awaitable[T]], *, load_index: bool = Fa
     return run(go)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from phronesis import __version__
+
+        typer.echo(f"phronesis {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """A decision engine for LLM agents."""
+
+
+def _configure_logging() -> None:
+    """Log lines (``phronesis.*``, e.g. the console channel's messages) on standard error, as the
+    settings ask. Invalid settings are left to the command, which reports them in one line."""
+    from phronesis.logs import configure_logging
+    from phronesis.settings import load_settings
+
+    try:
+        settings = load_settings()
+    except PhronesisError:
+        return
+    configure_logging(settings.log_level, settings.log_format)
+
+
 def main() -> None:
     """Console entry point: settings errors are reported like every other user error."""
     try:
+        _configure_logging()
         app()
     except PhronesisError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -109,7 +143,7 @@ def serve(
 
     import uvicorn
 
-    from phronesis.api.app import configure_logging, create_app
+    from phronesis.api.app import create_app
     from phronesis.api.auth import is_loopback_host
     from phronesis.engine import Engine
     from phronesis.settings import load_settings
@@ -128,7 +162,7 @@ def serve(
     if not api.dev_mode and not api.keys:
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
     settings = settings.model_copy(update={"api": api})
-    configure_logging(settings.log_level)
+    log.info("serving on http://%s:%d with %d worker process(es)", api.host, api.port, workers)
 
     async def prepare() -> None:
         """Migrate once, here (N workers migrating one database at once would race), and refuse a

@@ -1,0 +1,81 @@
+"""What phronesis logs, and how (issue 20): readable text by default, one JSON object per line
+with ``PHRONESIS_LOG_FORMAT=json``, the request id on every line a request causes.
+
+Standard library logging, in structlog's spirit of small pieces: a ``contextvars`` request id
+(``request_id``), a filter that copies it onto each record, and two formatters. Only the
+``phronesis`` logger is configured: an application embedding the engine keeps its own.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import sys
+import time
+from typing import Any, Literal
+
+__all__ = ["JsonFormatter", "configure_logging", "current_request_id", "request_id"]
+
+LogFormat = Literal["text", "json"]
+
+request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("phronesis_request_id", default=None)
+"""The id of the HTTP request being served (``X-Request-ID``), set by the API's middleware."""
+
+
+def current_request_id() -> str | None:
+    return request_id.get()
+
+
+class _RequestIdFilter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = request_id.get()
+        return True
+
+
+class _TextFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("%(levelname)-8s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        line = super().format(record)
+        rid = getattr(record, "request_id", None)
+        if rid:
+            head, _, rest = line.partition("\n")  # a traceback stays below its line
+            line = f"{head} [request {rid}]" + (f"\n{rest}" if rest else "")
+        return line
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, request id, traceback."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        rid = getattr(record, "request_id", None)
+        if rid:
+            entry["request_id"] = rid
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+class _Handler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Standard error, once (``configure_logging`` may run twice in one process)."""
+
+
+def configure_logging(level: str, log_format: LogFormat = "text") -> None:
+    """``phronesis.*`` on standard error at ``level``, as text or JSON."""
+    logger = logging.getLogger("phronesis")
+    handler = next((h for h in logger.handlers if isinstance(h, _Handler)), None)
+    if handler is None:
+        handler = _Handler(sys.stderr)
+        handler.addFilter(_RequestIdFilter())
+        logger.addHandler(handler)
+    handler.setFormatter(JsonFormatter() if log_format == "json" else _TextFormatter())
+    logger.setLevel(level.upper())
+    logger.propagate = False

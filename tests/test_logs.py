@@ -1,0 +1,73 @@
+"""What an operator reads (issue 20): a start-up summary, request ids on log lines and in decision
+records, JSON lines on request, the console channel's messages, ``phronesis --version``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from phronesis import __version__
+from tests.cli.test_proactive_cli import ics
+from tests.processes import phronesis_env, server
+
+
+def _console(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "phronesis", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_version() -> None:
+    done = _console(dict(os.environ), "--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"phronesis {__version__}"
+
+
+def test_the_server_says_what_it_runs_with_and_tags_lines_with_the_request_id(tmp_path: Path) -> None:
+    printed: list[str] = []
+    env = phronesis_env(tmp_path, PHRONESIS_DATABASE__URL=f"sqlite+aiosqlite:///{tmp_path / 'p.db'}")
+    with server(env, output=printed) as base:
+        answer = httpx.post(
+            f"{base}/v1/events/decide",
+            json={"text": "the smoke alarm is beeping", "source": "home"},
+            headers={"X-Request-ID": "req-42.a"},
+            timeout=30,
+        )
+        assert answer.headers["x-request-id"] == "req-42.a"
+        record = httpx.get(f"{base}/v1/decisions/{answer.json()['response_id']}", timeout=10).json()
+        assert record["attributes"]["request_id"] == "req-42.a"
+        generated = httpx.get(f"{base}/v1/heuristics", headers={"X-Request-ID": "bad id\\n"}, timeout=10)
+        assert len(generated.headers["x-request-id"]) == 32  # an unusable id is replaced, never echoed
+    summary = next(line for line in printed[0].splitlines() if "ready:" in line)
+    assert f"phronesis {__version__} ready:" in summary
+    for part in ("database=sqlite+aiosqlite:///", "data_dir=", "embedder=hashing", "llm=none", "index_backend="):
+        assert part in summary
+
+
+def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
+    printed: list[str] = []
+    env = phronesis_env(tmp_path, PHRONESIS_LOG_FORMAT="json")
+    with server(env, output=printed):
+        pass
+    ours = [line for line in printed[0].splitlines() if line.startswith("{")]
+    entries = [json.loads(line) for line in ours]
+    assert any(e["logger"] == "phronesis.api" and "ready:" in e["message"] for e in entries)
+    assert all({"time", "level", "logger", "message"} <= set(e) for e in entries)
+
+
+def test_the_console_channel_prints_its_messages(tmp_path: Path) -> None:
+    env = phronesis_env(tmp_path)
+    assert _console(env, "proactive", "users", "put", "ana", "--sleep", "00:00", "--wake", "00:00").returncode == 0
+    calendar = tmp_path / "work.ics"
+    calendar.write_text(ics(datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)))
+    assert _console(env, "proactive", "signals", "import-ics", "ana", str(calendar)).returncode == 0
+    ran = _console(env, "proactive", "run", "--user", "ana", "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["decision"] == "sent"
+    delivered = [line for line in ran.stderr.splitlines() if "proactive message" in line]
+    assert len(delivered) == 1 and "stand-up" in delivered[0]

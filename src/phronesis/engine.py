@@ -167,6 +167,7 @@ class Engine:
             llm=self.llm,
             decisions=self.decisions,
             clock=self.clock,
+            outbound=self.settings.outbound,
         )
         self.started = False
         self.index_backend = self.settings.index.backend

@@ -155,6 +155,16 @@ class ApiSettings(BaseModel):
     still run on heuristics and the local router, and say they are degraded."""
 
 
+class OutboundSettings(BaseModel):
+    """Requests to URLs users give (calendar feeds, webhook addresses): see ``phronesis.outbound``."""
+
+    allow: Annotated[list[str], NoDecode, _split_on(",")] = Field(default_factory=list)
+    """Hosts or networks (CIDR) a user's URL may reach although they are loopback, private or
+    link-local, e.g. ``calendar.intranet,10.1.0.0/16``. The hosts of the operator's own
+    ``webhook_url`` and ``whatsapp_api_url`` are always allowed."""
+    max_response_bytes: int = Field(default=5_000_000, ge=1024, le=100_000_000)
+
+
 class AuditSettings(BaseModel):
     retention_days: float = Field(default=30.0, gt=0.0)
 
@@ -548,6 +558,7 @@ class Settings(BaseSettings):
     index: IndexSettings = Field(default_factory=IndexSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     audit: AuditSettings = Field(default_factory=AuditSettings)
+    outbound: OutboundSettings = Field(default_factory=OutboundSettings)
     executive: ExecutiveSettings = Field(default_factory=ExecutiveSettings)
     learning: LearningSettings = Field(default_factory=LearningSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)

@@ -68,11 +68,15 @@ def test_bad_input_gets_problem_details_naming_the_field(live_server: LiveServer
             (f"/v1/users/{user}", "put", {"timezone": "Mars/Olympus"}, "timezone"),
             (f"/v1/users/{user}", "put", {"wake_time": "25:00"}, "wake_time"),
             (f"/v1/users/{user}", "put", {"channel": "pigeon"}, "channel"),
+            # issue 20: the server must not fetch or post into its own network for a user
+            (f"/v1/users/{user}", "put", {"calendar_url": "http://169.254.169.254/latest/"}, "calendar_url"),
+            (f"/v1/users/{user}", "put", {"calendar_url": "http://localhost:5432/x.ics"}, "calendar_url"),
+            (f"/v1/users/{user}", "put", {"channel": "webhook", "address": "http://10.0.0.7/hook"}, "address"),
         ]
         for path, method, body, field in cases:
             response = client.request(method, path, json=body)
             assert response.status_code == 422 and response.headers["content-type"].startswith(PROBLEM)
-            assert field in response.text
+            assert response.json()["field"] == field
         assert client.post(f"/v1/users/{user}/signals", json={"signals": [signal("x")]}).status_code == 404
         client.put(f"/v1/users/{user}", json={})
         refused = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("y"), signal("z", urgency=11)]})

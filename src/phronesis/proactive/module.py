@@ -13,6 +13,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import ConfigurationError, InvalidInputError, NotFoundError
 from phronesis.llm.types import LLMProvider
+from phronesis.outbound import GuardedTransport, OutboundPolicy
 from phronesis.proactive.candidates import CandidateSource
 from phronesis.proactive.channels.registry import build_channels
 from phronesis.proactive.channels.types import Channel
@@ -41,7 +42,7 @@ from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.tick import Ticker
 from phronesis.proactive.users import UserRepository
-from phronesis.settings import ProactiveSettings
+from phronesis.settings import OutboundSettings, ProactiveSettings
 from phronesis.storage.database import Database
 
 __all__ = ["ProactiveModule"]
@@ -60,13 +61,20 @@ class ProactiveModule:
         clock: Clock,
         channels: dict[str, Channel] | None = None,
         http: httpx.AsyncClient | None = None,
+        outbound: OutboundSettings | None = None,
     ) -> None:
         if settings.candidates == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_PROACTIVE__CANDIDATES=llm needs an LLM (PHRONESIS_LLM__SPEC)")
         self.settings = settings
         self._db = database
         self._clock = clock
-        self._http = http or httpx.AsyncClient(timeout=settings.delivery_timeout_sec, follow_redirects=False)
+        outbound = outbound or OutboundSettings()
+        self.outbound = OutboundPolicy.of(outbound.allow, settings.webhook_url, settings.whatsapp_api_url)
+        """Where a user's URLs may lead (issue 20): checked when they are given and when they are used."""
+        self._max_response_bytes = outbound.max_response_bytes
+        self._http = http or httpx.AsyncClient(
+            timeout=settings.delivery_timeout_sec, follow_redirects=False, transport=GuardedTransport(self.outbound)
+        )
         self._owns_http = http is None
         self.users = UserRepository(database, settings, clock)
         self.signals = SignalRepository(database, clock)
@@ -116,6 +124,11 @@ class ProactiveModule:
 
     # users -------------------------------------------------------------------------------
     async def put_user(self, tenant: str, user_id: str, body: UserIn) -> tuple[UserProfile, bool]:
+        """Refused (``InvalidInputError``, 422) when a URL in it leads where the server must not go."""
+        if body.calendar_url:
+            await self.outbound.check("calendar_url", body.calendar_url)
+        if body.address and body.address.startswith(("http://", "https://")):
+            await self.outbound.check("address", body.address)
         return await self.users.put(tenant, user_id, body)
 
     async def user(self, tenant: str, user_id: str) -> UserProfile:
@@ -149,7 +162,9 @@ class ProactiveModule:
         for owner, user_id, url in await self.users.with_calendars(tenant):
             counts["users"] += 1
             try:
-                stored, _ = await self.collect(owner, user_id, ICalendarSource(url, http=self._http))
+                stored, _ = await self.collect(
+                    owner, user_id, ICalendarSource(url, http=self._http, max_bytes=self._max_response_bytes)
+                )
             except (InvalidInputError, NotFoundError) as exc:
                 log.warning("calendar of %s/%s: %s", owner, user_id, exc)
                 counts["failed"] += 1

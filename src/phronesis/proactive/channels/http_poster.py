@@ -12,9 +12,23 @@ from collections.abc import Callable, Mapping
 
 import httpx
 
+from phronesis.outbound import BlockedAddress
 from phronesis.proactive.channels.types import Delivery
 
 __all__ = ["HttpPoster"]
+
+_ERROR_BYTES = 2048
+"""How much of a receiver's answer is read: its status and the start of an error message."""
+
+
+async def _head(response: httpx.Response, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a streamed body; the rest is not read."""
+    head = b""
+    async for chunk in response.aiter_bytes():
+        head += chunk
+        if len(head) >= limit:
+            break
+    return head[:limit]
 
 
 class HttpPoster:
@@ -35,7 +49,10 @@ class HttpPoster:
         detail = ""
         for attempt in range(1, self._attempts + 1):
             try:
-                response = await self._client.post(url, content=body, headers=dict(headers))
+                async with self._client.stream("POST", url, content=body, headers=dict(headers)) as response:
+                    head = await _head(response, _ERROR_BYTES)  # never the whole of a large answer
+            except BlockedAddress as exc:  # a refused address stays refused: no retry
+                return Delivery("failed", f"refused: {exc}", attempt, format)
             except httpx.TimeoutException:
                 detail = "timeout"
             except httpx.TransportError as exc:
@@ -43,7 +60,7 @@ class HttpPoster:
             else:
                 if response.is_success:
                     return Delivery("sent", f"HTTP {response.status_code}", attempt, format)
-                detail = f"HTTP {response.status_code}: {response.text[:200]}"
+                detail = f"HTTP {response.status_code}: {head.decode('utf-8', 'replace')[:200]}"
                 if response.status_code != 429 and response.status_code < 500:
                     return Delivery("failed", detail, attempt, format)
             if attempt < self._attempts:

@@ -20,6 +20,7 @@ import icalendar
 import recurring_ical_events
 
 from phronesis.exceptions import InvalidInputError
+from phronesis.outbound import BlockedAddress, read_limited
 from phronesis.proactive.models import SignalIn
 
 __all__ = ["ICalendarSource", "signals_from_ics"]
@@ -82,30 +83,42 @@ def signals_from_ics(data: bytes, now: datetime, *, horizon: timedelta, where: s
     return out
 
 
+def _why(error: httpx.HTTPError) -> str:
+    return f"{type(error).__name__}: {error}" if isinstance(error, BlockedAddress) else type(error).__name__
+
+
 class ICalendarSource:
     """Reads the calendar each time it is collected: a local path, or an http(s) URL."""
 
     name = "icalendar"
 
     def __init__(
-        self, location: str, *, horizon: timedelta = timedelta(hours=24), http: httpx.AsyncClient | None = None
+        self,
+        location: str,
+        *,
+        horizon: timedelta = timedelta(hours=24),
+        http: httpx.AsyncClient | None = None,
+        max_bytes: int = MAX_BYTES,
     ):
         self._location = location
         self._horizon = horizon
         self._http = http
+        self._max_bytes = max_bytes
 
     async def _read(self) -> bytes:
         if self._location.startswith(("http://", "https://")):
             async with httpx.AsyncClient(timeout=10) if self._http is None else nullcontext(self._http) as client:
                 try:
-                    response = await client.get(self._location)
+                    # a feed may redirect; each hop passes the client's transport (and its address
+                    # checks, ``phronesis.outbound``) again
+                    async with client.stream("GET", self._location, follow_redirects=True) as response:
+                        if not response.is_success:
+                            raise InvalidInputError(
+                                "calendar", f"{self._location} answered HTTP {response.status_code}"
+                            )
+                        return await read_limited(response, self._max_bytes)
                 except httpx.HTTPError as exc:
-                    raise InvalidInputError(
-                        "calendar", f"cannot fetch {self._location}: {type(exc).__name__}"
-                    ) from None
-            if not response.is_success:
-                raise InvalidInputError("calendar", f"{self._location} answered HTTP {response.status_code}")
-            return response.content[:MAX_BYTES]
+                    raise InvalidInputError("calendar", f"cannot fetch {self._location}: {_why(exc)}") from None
         path = Path(self._location).expanduser()
         try:
             if path.stat().st_size > MAX_BYTES:

@@ -1,0 +1,153 @@
+"""Requests the server makes to URLs its users gave it (issue 20): calendar feeds, webhooks.
+
+A user's ``calendar_url`` or webhook address could name the server's own loopback, the
+private network behind it or a cloud metadata service (169.254.169.254), and the server
+would fetch or post there for them. ``OutboundPolicy`` refuses any address that is not
+globally routable unless ``outbound.allow`` names its host or network:
+
+- at input (``check``): a 422 naming the field, after resolving the name;
+- at connect time (``GuardedTransport``, httpx's one-method transport seam): the name is
+  resolved again, every address checked, and the connection made to the checked address
+  (TLS still verifies the name, sent as SNI), so a DNS answer that changes in between
+  (rebinding) cannot slip through; a redirect is a new request and is checked the same way.
+
+Responses are read up to ``max_response_bytes`` (``read_limited``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import httpx
+
+from phronesis.exceptions import InvalidInputError
+
+__all__ = ["BlockedAddress", "GuardedTransport", "OutboundPolicy", "read_limited"]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class BlockedAddress(httpx.TransportError):
+    """The request would reach an address the policy refuses (raised before connecting)."""
+
+
+@dataclass(frozen=True)
+class OutboundPolicy:
+    allow: frozenset[str] = frozenset()
+    """Host names (exact, case-insensitive) and networks (CIDR) that may be reached anyway."""
+    networks: tuple[Network, ...] = field(default=(), init=False)
+    hosts: frozenset[str] = field(default=frozenset(), init=False)
+
+    def __post_init__(self) -> None:
+        networks, hosts = [], set()
+        for entry in self.allow:
+            try:
+                networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+            except ValueError:
+                hosts.add(entry.strip().lower())
+        object.__setattr__(self, "networks", tuple(networks))
+        object.__setattr__(self, "hosts", frozenset(hosts))
+
+    @classmethod
+    def of(cls, allow: Iterable[str], *operator_urls: str | None) -> OutboundPolicy:
+        """The settings' allowlist plus the hosts of URLs the operator configured (their own
+        webhook receiver, the WhatsApp API): the operator named those, a user did not."""
+        hosts = {urlsplit(url).hostname or "" for url in operator_urls if url}
+        return cls(frozenset(allow) | {h for h in hosts if h})
+
+    def refusal(self, host: str, address: IPAddress) -> str | None:
+        """Why ``address`` (which ``host`` resolved to) may not be reached; None if it may."""
+        if host.lower() in self.hosts or any(address in network for network in self.networks):
+            return None
+        mapped = getattr(address, "ipv4_mapped", None)
+        effective = mapped or address
+        if effective.is_global and not effective.is_multicast:
+            return None
+        kind = (
+            "loopback"
+            if effective.is_loopback
+            else "link-local (cloud metadata lives here)"
+            if effective.is_link_local
+            else "private"
+            if effective.is_private
+            else "not publicly routable"
+        )
+        return f"{host} resolves to {effective}, a {kind} address; allow it with PHRONESIS_OUTBOUND__ALLOW"
+
+    async def resolve(self, host: str, port: int) -> IPAddress:
+        """The first address ``host`` resolves to, every one of them checked."""
+        try:
+            literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
+        except ValueError:
+            literal = None
+        if literal is not None:
+            addresses = [literal]
+        else:
+            try:
+                found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except OSError as exc:
+                raise BlockedAddress(f"cannot resolve {host}: {exc.strerror or exc}") from None
+            addresses = [ipaddress.ip_address(info[4][0]) for info in found]
+        for address in addresses:
+            reason = self.refusal(host, address)
+            if reason is not None:
+                raise BlockedAddress(reason)
+        return addresses[0]
+
+    async def check(self, field_name: str, url: str) -> None:
+        """At input: ``url`` is http(s) and reaches an allowed address, else ``InvalidInputError``."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInputError(field_name, "expected an http:// or https:// URL")
+        try:
+            await self.resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+        except BlockedAddress as exc:
+            raise InvalidInputError(field_name, str(exc)) from None
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """Connects only to addresses ``policy`` allows, to the very address it checked."""
+
+    def __init__(self, policy: OutboundPolicy, inner: httpx.AsyncBaseTransport | None = None) -> None:
+        self.policy = policy
+        self._inner = inner or httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        host = request.url.host
+        port = request.url.port or (443 if request.url.scheme == "https" else 80)
+        address = await self.policy.resolve(host, port)
+        if str(address) == host.strip("[]"):
+            return await self._inner.handle_async_request(request)
+        # a copy (the client keeps the original for redirects) aimed at the checked address: its
+        # Host header still names ``host``, and TLS verifies ``host`` through SNI
+        extensions = dict(request.extensions)
+        if request.url.scheme == "https":
+            extensions["sni_hostname"] = host
+        pinned = httpx.Request(
+            request.method,
+            request.url.copy_with(host=str(address)),
+            headers=request.headers,
+            stream=request.stream,
+            extensions=extensions,
+        )
+        return await self._inner.handle_async_request(pinned)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def read_limited(response: httpx.Response, limit: int) -> bytes:
+    """The body of a streamed response, refusing one larger than ``limit`` bytes."""
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise InvalidInputError("response", f"{response.url.host} sent more than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

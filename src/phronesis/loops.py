@@ -20,26 +20,12 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from phronesis.backoff import Backoff
 from phronesis.faults import Fault
 
-__all__ = ["Backoff", "PeriodicLoop"]
+__all__ = ["PeriodicLoop"]
 
 log = logging.getLogger("phronesis.loops")
-
-
-@dataclass(frozen=True, slots=True)
-class Backoff:
-    """How long to wait before retrying after the ``failures``-th failure in a row."""
-
-    initial_s: float = 1.0
-    cap_s: float = 60.0
-    jitter: float = 0.2
-    """Each delay is scaled by a random factor in [1 - jitter, 1 + jitter]."""
-
-    def delay(self, failures: int, unit: float) -> float:
-        """``unit`` is a random number in [0, 1) (``random.random()``)."""
-        base = min(self.cap_s, self.initial_s * float(2 ** min(max(failures - 1, 0), 32)))
-        return base * (1 - self.jitter + 2 * self.jitter * unit)
 
 
 @dataclass

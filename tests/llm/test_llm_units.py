@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from phronesis.backoff import Backoff
 from phronesis.exceptions import ConfigurationError, LLMServerError
 from phronesis.llm import LLMRequest, ResilientLLM, RetryPolicy, StructuredFailure, delimit, parse_structured
 from phronesis.llm.registry import build_llm
@@ -99,7 +100,7 @@ async def test_backoff_grows_and_is_bounded() -> None:
         slept.append(seconds)
 
     failing = ScriptedLLM([LLMServerError("a"), LLMServerError("b"), LLMServerError("c"), "ok"])
-    llm = ResilientLLM(failing, retry=RetryPolicy(max_retries=3, initial_backoff_s=1, max_backoff_s=2.5), sleep=record)
+    llm = ResilientLLM(failing, retry=RetryPolicy(max_retries=3, schedule=Backoff(1, 2.5, 0.5)), sleep=record)
     assert (await llm.generate(LLMRequest(prompt="x"))).text == "ok"
     assert len(slept) == 3
     assert 0.5 <= slept[0] <= 1 and 1 <= slept[1] <= 2 and 1.25 <= slept[2] <= 2.5

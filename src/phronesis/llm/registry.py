@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from phronesis.backoff import Backoff
 from phronesis.exceptions import ConfigurationError
 from phronesis.llm.resilient import ResilientLLM, RetryPolicy
 from phronesis.llm.types import LLMProvider
@@ -75,8 +76,7 @@ def build_llm(settings: LLMSettings) -> LLMProvider | None:
         _BUILDERS[spec.kind](spec, settings),
         retry=RetryPolicy(
             max_retries=settings.max_retries,
-            initial_backoff_s=settings.backoff_initial_s,
-            max_backoff_s=settings.backoff_max_s,
+            schedule=Backoff(initial_s=settings.backoff_initial_s, cap_s=settings.backoff_max_s, jitter=0.5),
         ),
         max_concurrency=settings.max_concurrency,
         timeout_s=settings.timeout_s,

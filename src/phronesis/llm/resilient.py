@@ -14,6 +14,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from phronesis.backoff import Backoff
 from phronesis.exceptions import LLMError, LLMTimeoutError
 from phronesis.faults import Fault
 from phronesis.llm.types import LLMProvider, LLMRequest, LLMResponse
@@ -26,13 +27,12 @@ log = logging.getLogger("phronesis.llm")
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
     max_retries: int = 2
-    initial_backoff_s: float = 0.5
-    max_backoff_s: float = 8.0
+    schedule: Backoff = Backoff(initial_s=0.5, cap_s=8.0, jitter=0.5)
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
-        """Full-jitter exponential backoff for retry number ``attempt`` (0-based)."""
-        ceiling = min(self.max_backoff_s, self.initial_backoff_s * (2**attempt))
-        return rng.uniform(ceiling / 2, ceiling)
+        """The pause before retry number ``attempt`` (0-based): between half and all of the capped
+        exponential delay."""
+        return self.schedule.delay(attempt + 1, rng.random())
 
 
 class ResilientLLM:

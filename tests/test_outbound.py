@@ -72,6 +72,8 @@ async def test_an_allowlisted_network_and_a_public_address_pass() -> None:
         await policy.check("address", "http://192.168.1.1/hook")
     with pytest.raises(InvalidInputError, match="http:// or https://"):
         await policy.check("address", "file:///etc/passwd")
+    with pytest.raises(InvalidInputError, match="not a valid host name"):  # found by schemathesis: was a 500
+        await policy.check("calendar_url", "https://" + "0" * 300 + "/x.ics")
 
 
 def test_the_operators_own_urls_are_allowed() -> None:

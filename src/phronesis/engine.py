@@ -84,6 +84,7 @@ class Engine:
             self.settings.database_url(),
             echo=self.settings.database.echo,
             pool_size=self.settings.database.pool_size,
+            hnsw_ef_search=self.settings.index.pgvector_ef_search,
         )
         self.llm: LLMProvider | None = build_llm(self.settings.llm) if isinstance(llm, _Unset) else llm
         self.embedder = embedder or build_embedder(self.settings.embeddings)

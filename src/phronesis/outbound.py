@@ -93,6 +93,8 @@ class OutboundPolicy:
                 found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
             except OSError as exc:
                 raise BlockedAddress(f"cannot resolve {host}: {exc.strerror or exc}") from None
+            except UnicodeError:  # the name cannot be a DNS name at all (a label over 63 characters)
+                raise BlockedAddress(f"cannot resolve {host[:80]}: not a valid host name") from None
             addresses = [ipaddress.ip_address(info[4][0]) for info in found]
         for address in addresses:
             reason = self.refusal(host, address)

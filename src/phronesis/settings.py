@@ -137,6 +137,8 @@ class IndexSettings(BaseModel):
     instead of rebuilding them (then the change feed after them)."""
     snapshot_min_size: int = Field(default=20_000, ge=0)
     """Vectors from which an index is saved (a smaller one is rebuilt from its table in ~1 s)."""
+    pgvector_ef_search: int = Field(default=128, ge=1, le=1000)
+    """pgvector's ``hnsw.ef_search`` on every connection: search breadth against time."""
 
 
 class ApiSettings(BaseModel):

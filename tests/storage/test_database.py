@@ -70,3 +70,14 @@ async def test_a_failed_transaction_writes_nothing(database: Database) -> None:
 def test_unsupported_urls_are_configuration_errors(url: str) -> None:
     with pytest.raises(ConfigurationError, match="PHRONESIS_DATABASE__URL"):
         Database(url)
+
+
+@pytest.mark.pgvector
+async def test_the_pgvector_search_breadth_is_a_setting(pgvector_url: str) -> None:
+    database = Database(pgvector_url, hnsw_ef_search=77)
+    try:
+        await upgrade(database)
+        async with database.connect() as conn:
+            assert (await conn.execute(text("SHOW hnsw.ef_search"))).scalar() == "77"
+    finally:
+        await database.dispose()

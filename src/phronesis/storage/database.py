@@ -127,6 +127,7 @@ class Database:
         echo: bool = False,
         pool_size: int = 5,
         search_path: str | None = None,
+        hnsw_ef_search: int = 128,
     ) -> None:
         try:
             parsed = make_url(url)
@@ -163,7 +164,7 @@ class Database:
                 "plan_cache_mode": "force_custom_plan",
                 # pgvector (storage.pgvector), kept as placeholders until it loads: search breadth,
                 # and filtered searches that keep scanning until k rows pass the filter
-                "hnsw.ef_search": "128",
+                "hnsw.ef_search": str(hnsw_ef_search),
                 "hnsw.iterative_scan": "relaxed_order",
             }
             if search_path:

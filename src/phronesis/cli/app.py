@@ -162,7 +162,6 @@ def serve(
     if not api.dev_mode and not api.keys:
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
     settings = settings.model_copy(update={"api": api})
-    log.info("serving on http://%s:%d with %d worker process(es)", api.host, api.port, workers)
 
     async def prepare() -> None:
         """Migrate once, here (N workers migrating one database at once would race), and refuse a
@@ -176,6 +175,7 @@ def serve(
             await database.dispose()
 
     run(prepare)
+    log.info("serving on http://%s:%d with %d worker process(es)", api.host, api.port, workers)
     if workers == 1:
         app = create_app(Engine(settings), close_engine=True)  # closed at shutdown: its indexes are saved
         uvicorn.run(app, host=api.host, port=api.port, log_level=settings.log_level)

@@ -127,7 +127,7 @@ class Database:
         echo: bool = False,
         pool_size: int = 5,
         search_path: str | None = None,
-        hnsw_ef_search: int = 128,
+        hnsw_ef_search: int = 100,
     ) -> None:
         try:
             parsed = make_url(url)

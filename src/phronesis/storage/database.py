@@ -181,6 +181,13 @@ class Database:
             self.engine: AsyncEngine = create_async_engine(url, **kwargs)
         except (exc.ArgumentError, ImportError) as error:
             raise ConfigurationError(f"PHRONESIS_DATABASE__URL: {error}") from None
+        self._reads: AsyncEngine = self.engine
+        """What ``connect`` checks out. On PostgreSQL the same pool in autocommit: a read outside a
+        transaction sends no BEGIN before it and no ROLLBACK when the connection goes back (a
+        pgvector search at 1M: p50 5.5 → 5.4 ms; the pool's pre-ping is another 0.45 ms, kept:
+        it is what makes the first request after a database restart work)."""
+        if self.dialect == "postgresql":
+            self._reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         self._statements: SqliteStatements | None = None
         if self.dialect == "sqlite":
             event.listen(self.engine.sync_engine, "connect", _remember_driver)
@@ -200,9 +207,10 @@ class Database:
 
     @asynccontextmanager
     async def connect(self) -> AsyncIterator[AsyncConnection]:
-        """A pooled connection for reads outside a transaction, its errors translated."""
+        """A pooled connection for reads outside a transaction (each statement stands alone; write
+        with ``transaction``), its errors translated."""
         with _boundary(self.fault):
-            async with self.engine.connect() as connection:
+            async with self._reads.connect() as connection:
                 yield connection
 
     @asynccontextmanager

@@ -8,8 +8,10 @@ delivery per user and cycle. Deliveries go to a real webhook receiver on loopbac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -25,6 +27,7 @@ import redis
 from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery
 from phronesis.proactive.models import SignalIn, UserIn
 from phronesis.settings import Settings
+from tests.loopback import free_port
 from tests.proactive.receiver import receiver
 
 BROKER = "redis://127.0.0.1:6379/15"
@@ -41,7 +44,7 @@ def _redis_up() -> bool:
 pytestmark = pytest.mark.skipif(not _redis_up(), reason="no Redis broker on 127.0.0.1:6379")
 
 
-async def _prepare(env: dict[str, str]) -> list[tuple[str, list[str]]]:
+async def _prepare(env: dict[str, str], prefix: str = "u") -> list[tuple[str, list[str]]]:
     from phronesis.embeddings.hashing import HashingEmbedder
     from phronesis.engine import Engine
 
@@ -51,7 +54,7 @@ async def _prepare(env: dict[str, str]) -> list[tuple[str, list[str]]]:
         for n in range(USERS):
             await engine.proactive.put_user(
                 "t",
-                f"u{n:02d}",
+                f"{prefix}{n:02d}",
                 UserIn(
                     interaction_count=500,
                     created_at=engine.clock.now().replace(year=2020),
@@ -61,7 +64,9 @@ async def _prepare(env: dict[str, str]) -> list[tuple[str, list[str]]]:
                 ),
             )
             await engine.proactive.add_signals(
-                "t", f"u{n:02d}", [SignalIn(type="deadline_approaching", urgency_hint=9, data={"title": f"essay {n}"})]
+                "t",
+                f"{prefix}{n:02d}",
+                [SignalIn(type="deadline_approaching", urgency_hint=9, data={"title": f"essay {n}"})],
             )
         return await engine.proactive.ticker.plan(engine.clock.now())
     finally:
@@ -69,14 +74,14 @@ async def _prepare(env: dict[str, str]) -> list[tuple[str, list[str]]]:
 
 
 def _environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queue: str, hook_url: str, **extra: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queue: str, hook_url: str, broker: str = BROKER, **extra: str
 ) -> dict[str, str]:
     """The settings every process of a test shares (one SQLite file, one queue), also set here."""
     env = {
         "PHRONESIS_DATA_DIR": str(tmp_path),
         "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
         "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
-        "PHRONESIS_PROACTIVE__BROKER_URL": BROKER,
+        "PHRONESIS_PROACTIVE__BROKER_URL": broker,
         "PHRONESIS_PROACTIVE__QUEUE": queue,
         "PHRONESIS_PROACTIVE__WEBHOOK_URL": f"{hook_url}/hook",
     } | {f"PHRONESIS_PROACTIVE__{name.upper()}": value for name, value in extra.items()}
@@ -86,7 +91,9 @@ def _environment(
 
 
 @contextmanager
-def _processes(commands: Sequence[list[str]], env: dict[str, str], log: Path, queue: str) -> Iterator[None]:
+def _processes(
+    commands: Sequence[list[str]], env: dict[str, str], log: Path, queue: str, broker: str = BROKER
+) -> Iterator[list[subprocess.Popen[bytes]]]:
     """``phronesis`` processes for the block; stopped (and their queue dropped) however it ends."""
     with log.open("wb") as sink:
         processes = [
@@ -99,7 +106,7 @@ def _processes(commands: Sequence[list[str]], env: dict[str, str], log: Path, qu
             for command in commands
         ]
     try:
-        yield
+        yield processes
     finally:
         for process in processes:
             process.terminate()
@@ -108,7 +115,8 @@ def _processes(commands: Sequence[list[str]], env: dict[str, str], log: Path, qu
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-        redis.Redis.from_url(BROKER).delete(queue)
+        with contextlib.suppress(redis.RedisError):
+            redis.Redis.from_url(broker, socket_connect_timeout=1).delete(queue)
 
 
 def _wait_for(received: Sequence[object], count: int, timeout_s: float = 90) -> None:
@@ -148,3 +156,56 @@ def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: py
         with _processes([["beat"], ["worker", "--concurrency", "1"]], env, log, queue):
             _wait_for(hook.received, USERS)
         assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]
+
+
+@contextmanager
+def _private_redis(port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """A Redis of this test's own (no persistence), which it may stop and start again."""
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            redis.Redis(port=port, socket_connect_timeout=0.5).ping()
+            break
+        except redis.RedisError:
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.1)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server binary")
+def test_worker_and_beat_outlive_a_broker_outage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20: Redis stops under a running worker and beat, and comes back on the same port.
+    Both processes stay up, and ticks resume: users whose signals arrived during the outage
+    get their one message after it."""
+    port = free_port()
+    broker = f"redis://127.0.0.1:{port}/0"
+    queue = f"phronesis-outage-{uuid.uuid4().hex[:8]}"
+    with receiver() as hook:
+        env = _environment(tmp_path, monkeypatch, queue, hook.url, broker=broker, cycle_minutes="0.05")
+        asyncio.run(_prepare(env, "u"))
+        log = tmp_path / "processes.log"
+        commands = [["beat"], ["worker", "--concurrency", "1"]]
+        with _private_redis(port) as first, _processes(commands, env, log, queue, broker) as processes:
+            _wait_for(hook.received, USERS)
+            assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]
+            first.terminate()
+            first.wait(timeout=10)
+            asyncio.run(_prepare(env, "v"))  # signals that arrive while the broker is down
+            time.sleep(8)  # several beat ticks and worker reconnects fail meanwhile
+            assert [p.poll() for p in processes] == [None, None], log.read_text(errors="replace")[-2000:]
+            with _private_redis(port):
+                _wait_for(hook.received, 2 * USERS)
+                time.sleep(1)
+                assert [p.poll() for p in processes] == [None, None]
+    per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
+    expected = {f"{prefix}{n:02d}": 1 for prefix in "uv" for n in range(USERS)}
+    assert per_user == expected, log.read_text(errors="replace")[-3000:]

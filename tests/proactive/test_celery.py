@@ -12,12 +12,15 @@ import contextlib
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -115,8 +118,9 @@ def _processes(
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-        with contextlib.suppress(redis.RedisError):
-            redis.Redis.from_url(broker, socket_connect_timeout=1).delete(queue)
+        if broker.startswith("redis://"):
+            with contextlib.suppress(redis.RedisError):
+                redis.Redis.from_url(broker, socket_connect_timeout=1).delete(queue)
 
 
 def _wait_for(received: Sequence[object], count: int, timeout_s: float = 90) -> None:
@@ -159,53 +163,106 @@ def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: py
 
 
 @contextmanager
-def _private_redis(port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """A Redis of this test's own (no persistence), which it may stop and start again."""
+def _broker(
+    command: list[str], port: int, env: dict[str, str], timeout_s: float, pid_file: Path | None = None
+) -> Iterator[Callable[[], None]]:
+    """A broker process of this test's own; yields what stops it. A start script may run the
+    broker in a session of its own (``rabbitmq-server`` as root goes through ``su``): then
+    ``pid_file``, where the broker writes its process id, says what to stop."""
     process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            redis.Redis(port=port, socket_connect_timeout=0.5).ping()
-            break
-        except redis.RedisError:
-            assert time.monotonic() < deadline, "redis-server did not start"
-            time.sleep(0.1)
+
+    def stop() -> None:
+        if pid_file is not None and pid_file.exists():
+            broker = int(pid_file.read_text().split()[0])
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(broker, signal.SIGTERM)
+            deadline = time.monotonic() + 60
+            while Path(f"/proc/{broker}").exists() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            pid_file.unlink(missing_ok=True)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=60)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # anything of the group still running
+
     try:
-        yield process
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the broker did not start"
+                time.sleep(0.2)
+        yield stop
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop()
 
 
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="no redis-server binary")
-def test_worker_and_beat_outlive_a_broker_outage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 20: Redis stops under a running worker and beat, and comes back on the same port.
-    Both processes stay up, and ticks resume: users whose signals arrived during the outage
-    get their one message after it."""
+def _private_redis(port: int, _: Path) -> contextlib.AbstractContextManager[Callable[[], None]]:
+    """A Redis without persistence."""
+    command = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    return _broker(command, port, dict(os.environ), 10)
+
+
+def _private_rabbitmq(port: int, data: Path) -> contextlib.AbstractContextManager[Callable[[], None]]:
+    """A RabbitMQ node with its own name, port and data directory."""
+    (data / "rabbitmq.conf").write_text(f"listeners.tcp.default = 127.0.0.1:{port}\n")
+    (data / "plugins").write_text("[].")
+    env = os.environ | {
+        "RABBITMQ_CONFIG_FILE": str(data / "rabbitmq"),
+        "RABBITMQ_NODENAME": f"phx{port}@localhost",
+        "RABBITMQ_DIST_PORT": str(free_port()),
+        "RABBITMQ_MNESIA_BASE": str(data / "mnesia"),
+        "RABBITMQ_FEATURE_FLAGS_FILE": str(data / "feature_flags"),
+        "RABBITMQ_LOG_BASE": str(data / "log"),
+        "RABBITMQ_ENABLED_PLUGINS_FILE": str(data / "plugins"),
+        "RABBITMQ_PID_FILE": str(data / "pid"),
+    }
+    return _broker(["rabbitmq-server"], port, env, 60, pid_file=data / "pid")
+
+
+BROKERS = {
+    "redis": (_private_redis, "redis://127.0.0.1:{port}/0"),
+    "rabbitmq": (_private_rabbitmq, "amqp://guest:guest@127.0.0.1:{port}//"),
+}
+
+
+@pytest.mark.parametrize("kind", ["redis", "rabbitmq"])
+def test_worker_and_beat_outlive_a_broker_outage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Issue 20: the broker stops under a running worker and beat, and comes back on the same
+    port. Both processes stay up, and ticks resume: users whose signals arrived during the
+    outage get their one message after it."""
+    if shutil.which(f"{kind}-server") is None:
+        pytest.skip(f"no {kind}-server binary")
+    private, url = BROKERS[kind]
     port = free_port()
-    broker = f"redis://127.0.0.1:{port}/0"
+    broker = url.format(port=port)
+    data = Path(tempfile.mkdtemp(prefix=f"phronesis-{kind}-"))  # outside pytest's tree: RabbitMQ runs as its user
+    data.chmod(0o777)
     queue = f"phronesis-outage-{uuid.uuid4().hex[:8]}"
-    with receiver() as hook:
-        env = _environment(tmp_path, monkeypatch, queue, hook.url, broker=broker, cycle_minutes="0.05")
-        asyncio.run(_prepare(env, "u"))
-        log = tmp_path / "processes.log"
-        commands = [["beat"], ["worker", "--concurrency", "1"]]
-        with _private_redis(port) as first, _processes(commands, env, log, queue, broker) as processes:
-            _wait_for(hook.received, USERS)
-            assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]
-            first.terminate()
-            first.wait(timeout=10)
-            asyncio.run(_prepare(env, "v"))  # signals that arrive while the broker is down
-            time.sleep(8)  # several beat ticks and worker reconnects fail meanwhile
-            assert [p.poll() for p in processes] == [None, None], log.read_text(errors="replace")[-2000:]
-            with _private_redis(port):
-                _wait_for(hook.received, 2 * USERS)
-                time.sleep(1)
-                assert [p.poll() for p in processes] == [None, None]
-    per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
-    expected = {f"{prefix}{n:02d}": 1 for prefix in "uv" for n in range(USERS)}
-    assert per_user == expected, log.read_text(errors="replace")[-3000:]
+    try:
+        with receiver() as hook:
+            env = _environment(tmp_path, monkeypatch, queue, hook.url, broker=broker, cycle_minutes="0.05")
+            asyncio.run(_prepare(env, "u"))
+            log = tmp_path / "processes.log"
+            commands = [["beat"], ["worker", "--concurrency", "1"]]
+            with private(port, data) as stop_broker, _processes(commands, env, log, queue, broker) as processes:
+                _wait_for(hook.received, USERS)
+                assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]
+                stop_broker()
+                asyncio.run(_prepare(env, "v"))  # signals that arrive while the broker is down
+                time.sleep(8)  # several beat ticks and worker reconnects fail meanwhile
+                assert [p.poll() for p in processes] == [None, None], log.read_text(errors="replace")[-2000:]
+                with private(port, data):
+                    _wait_for(hook.received, 2 * USERS)
+                    time.sleep(1)
+                    assert [p.poll() for p in processes] == [None, None]
+        per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
+        expected = {f"{prefix}{n:02d}": 1 for prefix in "uv" for n in range(USERS)}
+        assert per_user == expected, log.read_text(errors="replace")[-3000:]
+    finally:
+        shutil.rmtree(data, ignore_errors=True)

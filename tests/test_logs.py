@@ -43,6 +43,8 @@ def test_the_server_says_what_it_runs_with_and_tags_lines_with_the_request_id(tm
         assert record["attributes"]["request_id"] == "req-42.a"
         generated = httpx.get(f"{base}/v1/heuristics", headers={"X-Request-ID": "bad id\\n"}, timeout=10)
         assert len(generated.headers["x-request-id"]) == 32  # an unusable id is replaced, never echoed
+    access = [line for line in printed[0].splitlines() if "uvicorn.access" in line and "/v1/events/decide" in line]
+    assert access and access[0].endswith("[request req-42.a]")
     summary = next(line for line in printed[0].splitlines() if "ready:" in line)
     assert f"phronesis {__version__} ready:" in summary
     for part in ("database=sqlite+aiosqlite:///", "data_dir=", "embedder=hashing", "llm=none", "index_backend="):
@@ -50,14 +52,17 @@ def test_the_server_says_what_it_runs_with_and_tags_lines_with_the_request_id(tm
 
 
 def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
+    """Every line, uvicorn's and the settings' warnings included (found by a fresh-clone trial)."""
     printed: list[str] = []
-    env = phronesis_env(tmp_path, PHRONESIS_LOG_FORMAT="json")
-    with server(env, output=printed):
-        pass
-    ours = [line for line in printed[0].splitlines() if line.startswith("{")]
-    entries = [json.loads(line) for line in ours]
-    assert any(e["logger"] == "phronesis.api" and "ready:" in e["message"] for e in entries)
+    env = phronesis_env(tmp_path, PHRONESIS_LOG_FORMAT="json", PHRONESIS_DATABSE__URL="x")
+    with server(env, output=printed) as base:
+        httpx.get(f"{base}/v1/heuristics", headers={"X-Request-ID": "req-json"}, timeout=10)
+    entries = [json.loads(line) for line in printed[0].splitlines() if line.strip()]
     assert all({"time", "level", "logger", "message"} <= set(e) for e in entries)
+    assert any(e["logger"] == "phronesis.api" and "ready:" in e["message"] for e in entries)
+    assert any(e["logger"] == "phronesis.settings" and "PHRONESIS_DATABSE__URL" in e["message"] for e in entries)
+    access = [e for e in entries if e["logger"] == "uvicorn.access" and "/v1/heuristics" in e["message"]]
+    assert access and access[0]["request_id"] == "req-json"
 
 
 def test_the_console_channel_prints_its_messages(tmp_path: Path) -> None:

@@ -61,7 +61,8 @@ def test_masked_settings_hide_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PHRONESIS_API__KEYS", '{"sk-very-secret-key": "acme"}')
     monkeypatch.setenv("PHRONESIS_LLM__API_KEY", "sk-llm-secret")
     monkeypatch.setenv("PHRONESIS_DATABASE__URL", "postgresql+asyncpg://me:hunter2@db/x")
+    monkeypatch.setenv("PHRONESIS_PROACTIVE__BROKER_URL", "redis://:redispw@127.0.0.1:6379/0")
     shown = str(load_settings().masked())
-    for secret in ("sk-very-secret-key", "sk-llm-secret", "hunter2"):
+    for secret in ("sk-very-secret-key", "sk-llm-secret", "hunter2", "redispw"):
         assert secret not in shown
     assert "acme" in shown

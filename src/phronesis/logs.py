@@ -15,7 +15,15 @@ import sys
 import time
 from typing import Any, Literal
 
-__all__ = ["JsonFormatter", "configure_logging", "current_request_id", "request_id"]
+__all__ = [
+    "JsonFormatter",
+    "RequestIdFilter",
+    "TextFormatter",
+    "configure_logging",
+    "current_request_id",
+    "request_id",
+    "uvicorn_log_config",
+]
 
 LogFormat = Literal["text", "json"]
 
@@ -27,13 +35,17 @@ def current_request_id() -> str | None:
     return request_id.get()
 
 
-class _RequestIdFilter(logging.Filter):
+class RequestIdFilter(logging.Filter):
+    """Copies the request id onto each record (``%(request_id)s``)."""
+
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id.get()
         return True
 
 
-class _TextFormatter(logging.Formatter):
+class TextFormatter(logging.Formatter):
+    """``LEVEL    logger: message [request <id>]``."""
+
     def __init__(self) -> None:
         super().__init__("%(levelname)-8s %(name)s: %(message)s")
 
@@ -74,8 +86,33 @@ def configure_logging(level: str, log_format: LogFormat = "text") -> None:
     handler = next((h for h in logger.handlers if isinstance(h, _Handler)), None)
     if handler is None:
         handler = _Handler(sys.stderr)
-        handler.addFilter(_RequestIdFilter())
+        handler.addFilter(RequestIdFilter())
         logger.addHandler(handler)
-    handler.setFormatter(JsonFormatter() if log_format == "json" else _TextFormatter())
+    handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     logger.setLevel(level.upper())
     logger.propagate = False
+
+
+def uvicorn_log_config(level: str, log_format: LogFormat = "text") -> dict[str, Any]:
+    """uvicorn's own lines (start-up, access, errors) in the same format as ours, with the
+    request id on each access line: for ``uvicorn.run(log_config=...)``."""
+    formatter = "phronesis.logs.JsonFormatter" if log_format == "json" else "phronesis.logs.TextFormatter"
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"request_id": {"()": "phronesis.logs.RequestIdFilter"}},
+        "formatters": {"phronesis": {"()": formatter}},
+        "handlers": {
+            "phronesis": {
+                "class": "logging.StreamHandler",
+                "formatter": "phronesis",
+                "filters": ["request_id"],
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "loggers": {
+            "uvicorn": {"handlers": ["phronesis"], "level": level.upper(), "propagate": False},
+            "uvicorn.error": {"level": level.upper()},
+            "uvicorn.access": {"handlers": ["phronesis"], "level": level.upper(), "propagate": False},
+        },
+    }

@@ -105,8 +105,8 @@ class OutboundPolicy:
     async def check(self, field_name: str, url: str) -> None:
         """At input: ``url`` is http(s) and reaches an allowed address, else ``InvalidInputError``."""
         parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InvalidInputError(field_name, "expected an http:// or https:// URL")
+        if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInputError(field_name, f"expected an http:// or https:// URL, got {url[:80]!r}")
         try:
             await self.resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
         except BlockedAddress as exc:

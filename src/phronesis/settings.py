@@ -34,7 +34,7 @@ from pydantic_settings import (
 
 from phronesis.exceptions import ConfigurationError
 
-__all__ = ["SEED_ALIASES", "Settings", "load_settings", "mask_url", "setting_variables"]
+__all__ = ["SEED_ALIASES", "Settings", "load_settings", "mask_url", "setting_variables", "warn_unknown_variables"]
 
 log = logging.getLogger("phronesis.settings")
 
@@ -600,6 +600,8 @@ class Settings(BaseSettings):
         data = self.model_dump(mode="json")
         data["api"]["keys"] = {_mask(k): tenant for k, tenant in self.api.keys.items()}
         data["database"]["url"] = mask_url(self.database_url())
+        if self.proactive.broker_url:
+            data["proactive"]["broker_url"] = mask_url(self.proactive.broker_url)
         return data
 
 
@@ -626,11 +628,12 @@ def _variable_name(loc: tuple[int | str, ...]) -> str:
     return ENV_PREFIX + NESTED_DELIMITER.join(p.upper() for p in parts[:2])
 
 
-def load_settings(**overrides: Any) -> Settings:
+def load_settings(warn_unknown: bool = True, /, **overrides: Any) -> Settings:
     """Build ``Settings``; an invalid value raises ``ConfigurationError`` naming the variable and
     what was expected (one line), and an unknown ``PHRONESIS_*`` variable is warned about once,
     with the closest valid name."""
-    _warn_unknown_variables()
+    if warn_unknown:
+        warn_unknown_variables()
     try:
         return Settings(**overrides)
     except ValidationError as exc:
@@ -696,7 +699,8 @@ _OTHER_VARIABLES = frozenset({"PHRONESIS_TEST_DATABASE_URL"})
 _warned: set[str] = set()
 
 
-def _warn_unknown_variables() -> None:
+def warn_unknown_variables() -> None:
+    """Warn once per process about each ``PHRONESIS_*`` variable no setting reads."""
     valid = setting_variables()
     for name in sorted(_environment()):
         upper = name.upper()

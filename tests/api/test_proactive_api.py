@@ -72,6 +72,13 @@ def test_bad_input_gets_problem_details_naming_the_field(live_server: LiveServer
             (f"/v1/users/{user}", "put", {"calendar_url": "http://169.254.169.254/latest/"}, "calendar_url"),
             (f"/v1/users/{user}", "put", {"calendar_url": "http://localhost:5432/x.ics"}, "calendar_url"),
             (f"/v1/users/{user}", "put", {"channel": "webhook", "address": "http://10.0.0.7/hook"}, "address"),
+            # however the address is spelled (found by a fresh-clone trial)
+            (f"/v1/users/{user}", "put", {"channel": "webhook", "address": "HTTP://10.0.0.7/hook"}, "address"),
+            (f"/v1/users/{user}", "put", {"channel": "webhook", "address": " http://10.0.0.7/hook"}, "address"),
+            (f"/v1/users/{user}", "put", {"channel": "webhook", "address": "10.0.0.7"}, "address"),
+            (f"/v1/users/{user}", "put", {"channel": "webhook", "address": "gopher://127.0.0.1:6379/_x"}, "address"),
+            (f"/v1/users/{user}", "put", {"address": "ftp://x"}, "address"),
+            (f"/v1/users/{user}", "put", {"calendar_url": "HTTP://127.0.0.1/x.ics"}, "calendar_url"),
         ]
         for path, method, body, field in cases:
             response = client.request(method, path, json=body)

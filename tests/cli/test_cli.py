@@ -134,6 +134,8 @@ def test_an_unknown_variable_is_warned_about_with_the_closest_name(tmp_path: Pat
     )
     assert done.returncode == 0
     assert done.stderr.strip().splitlines() == [
-        "PHRONESIS_DATABSE__URL is not a phronesis setting and is ignored; did you mean PHRONESIS_DATABASE__URL?",
-        "PHRONESIS_WHATEVER is not a phronesis setting and is ignored (see `phronesis config show`)",
+        "WARNING  phronesis.settings: PHRONESIS_DATABSE__URL is not a phronesis setting and is ignored; "
+        "did you mean PHRONESIS_DATABASE__URL?",
+        "WARNING  phronesis.settings: PHRONESIS_WHATEVER is not a phronesis setting and is ignored "
+        "(see `phronesis config show`)",
     ]

@@ -255,7 +255,9 @@ async def test_tenants_do_not_see_each_other(proactive: ProactiveModule) -> None
     assert (await proactive.tick("b")).users == 0
 
 
-async def test_a_failed_delivery_does_not_use_up_the_cap(make: Callable[..., ProactiveModule]) -> None:
+async def test_a_failed_delivery_does_not_use_up_the_cap(
+    make: Callable[..., ProactiveModule], database: Database
+) -> None:
     proactive = make(channel_=RecordingChannel(fail=True))
     await proactive.put_user("t", "ana", ESTABLISHED)
     await proactive.add_signals("t", "ana", [deadline()])
@@ -263,6 +265,9 @@ async def test_a_failed_delivery_does_not_use_up_the_cap(make: Callable[..., Pro
     assert (result.decision, result.reason) == ("silent", "delivery_failed")
     feedback = await proactive.list_feedback("t", user_id="ana")
     assert feedback[0].delivery_status == "failed"
+    assert result.decision_id is not None  # the record says what happened, not what was planned
+    record = await DecisionRecordRepository(database).get("t", result.decision_id)
+    assert (record.action, record.reason, record.attributes["delivery"]) == ("silent", "delivery_failed", "failed")
 
 
 async def test_an_update_that_does_not_name_the_counters_keeps_them(proactive: ProactiveModule) -> None:

@@ -99,9 +99,9 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if not the_engine.started:
             await the_engine.start(migrate=migrate)
-        log.info("%s", the_engine.summary())
         if the_engine.settings.api.warm_up:
             await the_engine.embedder.embed(["warm-up"])
+        log.info("%s", the_engine.summary())  # after the model loaded: ready means ready
         if the_engine.settings.api.dev_mode:
             log.warning(
                 "DEV MODE: requests without an API key are accepted from 127.0.0.1 as tenant %r. "

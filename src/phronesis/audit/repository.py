@@ -186,18 +186,28 @@ class DecisionRecordRepository:
             raise NotFoundError("decision", record_id)
 
     async def merge_attributes(
-        self, tenant: str, record_id: str, patch: dict[str, Any], *, connection: AsyncConnection | None = None
+        self,
+        tenant: str,
+        record_id: str,
+        patch: dict[str, Any],
+        *,
+        connection: AsyncConnection | None = None,
+        outcome: tuple[str, str] | None = None,
     ) -> DecisionRecord:
-        """Add keys to a record's attributes (e.g. convergence found after the response was sent)."""
+        """Add keys to a record's attributes (e.g. convergence found after the response was sent);
+        ``outcome`` (action, reason) also corrects what the decision turned out to be, e.g. a
+        proactive message recorded as sent whose delivery then failed."""
         c = decision_records.c
         where = (c.tenant == tenant, c.id == record_id)
         async with self._db.joined(connection) as conn:
             row = (await conn.execute(select(decision_records).where(*where).with_for_update())).one_or_none()
             if row is None:
                 raise NotFoundError("decision", record_id)
-            attributes = {**row.attributes, **patch}
-            await conn.execute(update(decision_records).where(*where).values(attributes=attributes))
-        return DecisionRecord.model_validate({**dict(row._mapping), "attributes": attributes})
+            values: dict[str, Any] = {"attributes": {**row.attributes, **patch}}
+            if outcome is not None:
+                values["action"], values["reason"] = outcome
+            await conn.execute(update(decision_records).where(*where).values(**values))
+        return DecisionRecord.model_validate({**dict(row._mapping), **values})
 
     async def purge(self, retention: timedelta) -> int:
         """Delete records older than ``retention`` (time-based, whatever the table size)."""

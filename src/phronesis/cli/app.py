@@ -110,13 +110,14 @@ def _configure_logging() -> None:
     """Log lines (``phronesis.*``, e.g. the console channel's messages) on standard error, as the
     settings ask. Invalid settings are left to the command, which reports them in one line."""
     from phronesis.logs import configure_logging
-    from phronesis.settings import load_settings
+    from phronesis.settings import load_settings, warn_unknown_variables
 
     try:
-        settings = load_settings()
+        settings = load_settings(False)  # warned below, once logging is set up
     except PhronesisError:
         return
     configure_logging(settings.log_level, settings.log_format)
+    warn_unknown_variables()  # now in the configured format
 
 
 def main() -> None:
@@ -146,6 +147,7 @@ def serve(
     from phronesis.api.app import create_app
     from phronesis.api.auth import is_loopback_host
     from phronesis.engine import Engine
+    from phronesis.logs import uvicorn_log_config
     from phronesis.settings import load_settings
     from phronesis.storage.database import Database
     from phronesis.storage.migrate import upgrade
@@ -175,15 +177,17 @@ def serve(
             await database.dispose()
 
     run(prepare)
-    log.info("serving on http://%s:%d with %d worker process(es)", api.host, api.port, workers)
+    log_config = uvicorn_log_config(settings.log_level, settings.log_format)
     if workers == 1:
         app = create_app(Engine(settings), close_engine=True)  # closed at shutdown: its indexes are saved
-        uvicorn.run(app, host=api.host, port=api.port, log_level=settings.log_level)
+        log.info("serving on http://%s:%d", api.host, api.port)
+        uvicorn.run(app, host=api.host, port=api.port, log_level=settings.log_level, log_config=log_config)
         return
     # each worker is a fresh process that reads its settings from the environment
     os.environ.update(PHRONESIS_API__HOST=api.host, PHRONESIS_API__PORT=str(api.port))
     if api.dev_mode:
         os.environ["PHRONESIS_API__DEV_MODE"] = "true"
+    log.info("serving on http://%s:%d with %d worker processes", api.host, api.port, workers)
     uvicorn.run(
         "phronesis.api.app:create_worker_app",
         factory=True,
@@ -191,6 +195,7 @@ def serve(
         host=api.host,
         port=api.port,
         log_level=settings.log_level,
+        log_config=log_config,
     )
 
 

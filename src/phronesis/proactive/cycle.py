@@ -8,6 +8,7 @@ how the delivery went. Only one message per cycle, ever.
 
 from __future__ import annotations
 
+import logging
 import random
 import uuid
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 
 __all__ = ["CycleParts", "CycleRunner", "cycle_key"]
+
+log = logging.getLogger("phronesis.proactive")
 
 
 def cycle_key(now: datetime, minutes: float) -> str:
@@ -121,8 +124,17 @@ class CycleRunner:
                 result.decision_id,
                 {"delivery": delivery.status, "delivery_detail": delivery.detail, "delivery_format": delivery.format},
                 connection=conn,
+                outcome=("silent", "delivery_failed") if delivery.status == "failed" else None,
             )
         if delivery.status == "failed":
+            log.warning(
+                "proactive message %s to %s/%s not delivered (%s): %s",
+                result.send_id,
+                tenant,
+                context.user.id,
+                context.user.channel,
+                delivery.detail,
+            )
             return result.model_copy(update={"decision": "silent", "reason": "delivery_failed", "delivery": "failed"})
         return result.model_copy(update={"delivery": delivery.format})
 

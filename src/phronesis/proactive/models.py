@@ -104,7 +104,7 @@ class UserIn(BaseModel):
     channel: Literal["console", "webhook", "whatsapp"] | None = None
     address: str | None = Field(default=None, max_length=512)
     """Where the channel delivers: a phone number (WhatsApp) or a URL (webhook; default the settings' URL)."""
-    calendar_url: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
+    calendar_url: str | None = Field(default=None, max_length=2048, pattern=r"(?i)^https?://\S+$")
     """An iCalendar feed (http/https) polled for ``calendar_event_approaching`` signals."""
     ignored_signal_types: list[str] = Field(default_factory=list, max_length=50)
     """Signal types the user tends to ignore: they need ``ignored_type_penalty`` more urgency."""

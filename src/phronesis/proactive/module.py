@@ -127,7 +127,9 @@ class ProactiveModule:
         """Refused (``InvalidInputError``, 422) when a URL in it leads where the server must not go."""
         if body.calendar_url:
             await self.outbound.check("calendar_url", body.calendar_url)
-        if body.address and body.address.startswith(("http://", "https://")):
+        channel = body.channel or self.settings.channel
+        if body.address and (channel == "webhook" or "://" in body.address or body.address.strip() != body.address):
+            # a webhook's address is a URL the server will post to, however it is spelled
             await self.outbound.check("address", body.address)
         return await self.users.put(tenant, user_id, body)
 

@@ -149,7 +149,13 @@ class Database:
                 raise ConfigurationError("PHRONESIS_DATABASE__URL: use sqlite+aiosqlite:///PATH")
             database = parsed.database or ""
             if database and database != ":memory:":
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                folder = Path(database).expanduser().parent
+                try:
+                    folder.mkdir(parents=True, exist_ok=True)
+                except OSError as error:  # a file where the folder should be, no permission, …
+                    raise ConfigurationError(
+                        f"PHRONESIS_DATABASE__URL / PHRONESIS_DATA_DIR: cannot use {folder}: {error.strerror}"
+                    ) from None
             # point statements on the event loop, the rest in one hop instead of aiosqlite's four (see sqlite_driver)
             self._sqlite = SqliteConnector(str(Path(database).expanduser()) if database else ":memory:")
             kwargs["async_creator"] = self._sqlite

@@ -106,7 +106,7 @@ class ICalendarSource:
         self._max_bytes = max_bytes
 
     async def _read(self) -> bytes:
-        if self._location.startswith(("http://", "https://")):
+        if self._location.lower().startswith(("http://", "https://")):
             async with httpx.AsyncClient(timeout=10) if self._http is None else nullcontext(self._http) as client:
                 try:
                     # a feed may redirect; each hop passes the client's transport (and its address

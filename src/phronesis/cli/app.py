@@ -227,10 +227,20 @@ def db_upgrade() -> None:
 
 @config_app.command("show")
 def config_show() -> None:
-    """Print the effective settings as JSON, secrets masked."""
+    """Print the effective settings as JSON, secrets masked, once every part they name can be built
+    (an LLM or embedding spec, the database URL, a strategy): a setting that would stop ``serve``
+    stops this too."""
+    from phronesis.engine import Engine
     from phronesis.settings import load_settings
 
-    typer.echo(json.dumps(load_settings().masked(), indent=2, sort_keys=True))
+    settings = load_settings()
+
+    async def check() -> None:
+        engine = Engine(settings)  # cheap: nothing connects and no model loads here
+        await engine.database.dispose()
+
+    run(check)
+    typer.echo(json.dumps(settings.masked(), indent=2, sort_keys=True))
 
 
 def _read_input(path: str) -> bytes:

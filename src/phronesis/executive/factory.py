@@ -43,7 +43,10 @@ def create_decision_strategy(
     factory = STRATEGIES.get(strategy_type)
     if factory is None:
         known = ", ".join(sorted(STRATEGIES))
-        raise ConfigurationError(f"unknown decision strategy {strategy_type!r}; expected one of {known}")
+        raise ConfigurationError(
+            f"PHRONESIS_EXECUTIVE__DECISION_STRATEGY: unknown decision strategy {strategy_type!r}; "
+            f"expected one of {known}"
+        )
     unknown = set(kwargs) - _CONFIG_FIELDS
     if unknown:
         raise ConfigurationError(f"decision strategy {strategy_type!r}: unknown option(s) {', '.join(sorted(unknown))}")

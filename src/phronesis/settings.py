@@ -512,12 +512,17 @@ SEED_ALIASES: Mapping[str, tuple[str, str]] = {
 """The environment variable names the seeds define, mapped to (section, field)."""
 
 
-def _seed_alias_values(env_file: Path | None) -> dict[str, str]:
+def _variables(env_file: Path | None) -> dict[str, str]:
+    """The variables settings are read from: ``env_file``'s, then the environment's (which win)."""
     values: dict[str, str] = {}
     if env_file is not None and env_file.is_file():
-        values.update({k: v for k, v in dotenv_values(env_file).items() if k in SEED_ALIASES and v is not None})
-    values.update({k: v for k, v in os.environ.items() if k in SEED_ALIASES})
+        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
+    values.update(os.environ)
     return values
+
+
+def _seed_alias_values(env_file: Path | None) -> dict[str, str]:
+    return {k: v for k, v in _variables(env_file).items() if k in SEED_ALIASES}
 
 
 class _SeedAliasSource(PydanticBaseSettingsSource):
@@ -645,12 +650,7 @@ def load_settings(warn_unknown: bool = True, /, **overrides: Any) -> Settings:
 
 def _environment() -> dict[str, str]:
     """``PHRONESIS_*`` variables from ``.env`` and the environment (which wins)."""
-    values: dict[str, str] = {}
-    env_file = Path(".env")
-    if env_file.is_file():
-        values.update({k: v for k, v in dotenv_values(env_file).items() if v is not None})
-    values.update(os.environ)
-    return {k: v for k, v in values.items() if k.upper().startswith(ENV_PREFIX)}
+    return {k: v for k, v in _variables(Path(".env")).items() if k.upper().startswith(ENV_PREFIX)}
 
 
 def _json_valued(annotation: Any) -> bool:
@@ -669,8 +669,9 @@ _EXAMPLES = {dict: 'a JSON object, e.g. {"key": "value"}', list: 'a JSON list, e
 
 def _undecodable(error: SettingsError) -> str:
     """Which variable could not be decoded as JSON, and what it should look like."""
+    variables = setting_variables()
     for name, value in sorted(_environment().items()):
-        target = setting_variables().get(name.upper())
+        target = variables.get(name.upper())
         if target is None or not _json_valued(target):
             continue
         try:

@@ -95,3 +95,18 @@ def test_a_fault_logs_its_outage_once_and_its_end_once(caplog: pytest.LogCapture
     assert "database failed: StorageUnavailable: refused" in caplog.records[0].getMessage()
     assert "recovered after 100 failed attempts" in caplog.records[1].getMessage()
     assert not fault.failing
+
+
+def test_a_watched_block_is_a_failure_or_a_success(caplog: pytest.LogCaptureFixture) -> None:
+    fault = Fault("embeddings", logging.getLogger("phronesis.test"))
+    with caplog.at_level(logging.INFO, "phronesis.test"):
+        with pytest.raises(StorageUnavailable), fault.watching(StorageUnavailable):
+            raise StorageUnavailable("refused")
+        assert fault.failures == 1
+        with pytest.raises(KeyError), fault.watching(StorageUnavailable):  # another kind is not this part's
+            raise KeyError("x")
+        assert fault.failures == 1
+        with fault.watching(StorageUnavailable):
+            pass
+    assert not fault.failing
+    assert [r.levelname for r in caplog.records] == ["ERROR", "WARNING"]

@@ -10,9 +10,11 @@ and the database (``storage.database``) share it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from phronesis.exceptions import PhronesisError
@@ -57,6 +59,18 @@ class Fault:
         ours = isinstance(error, PhronesisError)
         suffix = f", {action}" if action else ""
         self.logger.error("%s failed%s: %s", self.what, suffix, cause, exc_info=None if ours else error)
+
+    @contextlib.contextmanager
+    def watching(self, kind: type[BaseException]) -> Iterator[None]:
+        """A block whose ``kind`` of error is a failure of this part and whose completion is a
+        success: what a call to the part runs in."""
+        try:
+            yield
+        except kind as error:
+            self.failed(error)
+            raise
+        else:
+            self.recovered()
 
     def recovered(self) -> None:
         """Note a success; logged once if it ends a streak. Costs one comparison otherwise."""

@@ -49,13 +49,8 @@ class OpenAICompatibleEmbedder:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
-        try:
-            vectors = await self._embed(texts)
-        except EmbeddingError as exc:
-            self.fault.failed(exc)
-            raise
-        self.fault.recovered()
-        return vectors
+        with self.fault.watching(EmbeddingError):
+            return await self._embed(texts)
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         openai = self._sdk

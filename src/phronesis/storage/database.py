@@ -52,20 +52,8 @@ _DRIVER = "phronesis.sqlite_connection"
 @contextlib.contextmanager
 def _boundary(fault: Fault) -> Iterator[None]:
     """What every database access runs in: its errors translated, an outage noted in ``fault``."""
-    with _watched(fault), _translated():
+    with fault.watching(StorageUnavailable), _translated():  # an outage is logged once, not per request
         yield
-
-
-@contextlib.contextmanager
-def _watched(fault: Fault) -> Iterator[None]:
-    """An outage logged once (by ``fault``), not once per request; a block that completes ends it."""
-    try:
-        yield
-    except StorageUnavailable as error:
-        fault.failed(error)
-        raise
-    else:
-        fault.recovered()
 
 
 @contextlib.contextmanager

@@ -11,7 +11,7 @@ globally routable unless ``outbound.allow`` names its host or network:
   (TLS still verifies the name, sent as SNI), so a DNS answer that changes in between
   (rebinding) cannot slip through; a redirect is a new request and is checked the same way.
 
-Responses are read up to ``max_response_bytes`` (``read_limited``).
+Responses are read up to a bound (``read_head``, ``read_limited``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import httpx
 
 from phronesis.exceptions import InvalidInputError
 
-__all__ = ["BlockedAddress", "GuardedTransport", "OutboundPolicy", "read_limited"]
+__all__ = ["BlockedAddress", "GuardedTransport", "OutboundPolicy", "read_head", "read_limited"]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -144,12 +144,21 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-async def read_limited(response: httpx.Response, limit: int) -> bytes:
-    """The body of a streamed response, refusing one larger than ``limit`` bytes."""
+async def read_head(response: httpx.Response, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit`` bytes of a streamed response's body, and whether that was all of it;
+    the rest is never read."""
     chunks, size = [], 0
     async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
         size += len(chunk)
         if size > limit:
-            raise InvalidInputError("response", f"{response.url.host} sent more than {limit} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
+            return b"".join(chunks)[:limit], False
+    return b"".join(chunks), True
+
+
+async def read_limited(response: httpx.Response, limit: int) -> bytes:
+    """The body of a streamed response, refusing one larger than ``limit`` bytes."""
+    body, whole = await read_head(response, limit)
+    if not whole:
+        raise InvalidInputError("response", f"{response.url.host} sent more than {limit} bytes")
+    return body

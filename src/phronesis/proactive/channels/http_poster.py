@@ -12,23 +12,13 @@ from collections.abc import Callable, Mapping
 
 import httpx
 
-from phronesis.outbound import BlockedAddress
+from phronesis.outbound import BlockedAddress, read_head
 from phronesis.proactive.channels.types import Delivery
 
 __all__ = ["HttpPoster"]
 
 _ERROR_BYTES = 2048
 """How much of a receiver's answer is read: its status and the start of an error message."""
-
-
-async def _head(response: httpx.Response, limit: int) -> bytes:
-    """Up to ``limit`` bytes of a streamed body; the rest is not read."""
-    head = b""
-    async for chunk in response.aiter_bytes():
-        head += chunk
-        if len(head) >= limit:
-            break
-    return head[:limit]
 
 
 class HttpPoster:
@@ -50,7 +40,7 @@ class HttpPoster:
         for attempt in range(1, self._attempts + 1):
             try:
                 async with self._client.stream("POST", url, content=body, headers=dict(headers)) as response:
-                    head = await _head(response, _ERROR_BYTES)  # never the whole of a large answer
+                    head, _ = await read_head(response, _ERROR_BYTES)  # never the whole of a large answer
             except BlockedAddress as exc:  # a refused address stays refused: no retry
                 return Delivery("failed", f"refused: {exc}", attempt, format)
             except httpx.TimeoutException:

@@ -124,7 +124,9 @@ def test_a_database_outage_is_503s_then_recovery_with_every_acknowledged_write_k
             time.sleep(0.5)
             assert httpx.get(f"{base}/healthz", timeout=10).status_code == 200  # liveness: the process is fine
             ready = httpx.get(f"{base}/readyz", timeout=10)
-            assert ready.status_code == 503 and ready.json()["parts"]["database"]["state"] == "unavailable"
+            database = ready.json()["parts"]["database"]
+            assert ready.status_code == 503 and database["state"] == "unavailable"
+            assert database["detail"].startswith("StorageUnavailable: database unavailable: ")  # with its cause
             time.sleep(2.0)
             restarting = time.monotonic()
             postgres.start()

@@ -90,7 +90,8 @@ class Readiness:
             return cached.state
 
     async def _database(self) -> State:
-        return "ok" if await self.engine.database.ping() else "unavailable"
+        await self.engine.database.check()  # StorageUnavailable says why
+        return "ok"
 
     async def _embedder(self) -> State:
         await self.engine.embedder.embed(["readiness"])

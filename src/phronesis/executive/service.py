@@ -171,7 +171,7 @@ class ExecutiveService:
         return EventDecision(
             accepted=result.path in (DecisionPath.HEURISTIC, DecisionPath.LLM) and bool(result.response_text),
             degraded=failure is not None,
-            error=f"{failure}: {result.metadata.get('detail', '')}".rstrip(": ") if failure else None,
+            error=_failure(failure, result.metadata.get("detail")),
             response_id=result.response_id,
             response_text=result.response_text,
             predicted_success=result.predicted_success,
@@ -290,3 +290,10 @@ class ExecutiveService:
         if self.llm is None:
             raise ConfigurationError(f"{what} needs an LLM; set PHRONESIS_LLM__SPEC")
         return self.llm
+
+
+def _failure(reason: object, detail: object) -> str | None:
+    """``<reason>: <detail>`` for a decision a part failed to make (issue 20), else None."""
+    if reason is None:
+        return None
+    return f"{reason}: {detail}" if detail else str(reason)

@@ -283,7 +283,7 @@ class Database:
                     return done[0]
             if connection is not None:
                 return [tuple(row) for row in await connection.execute(statement, parameters)]
-            async with self.engine.connect() as own:
+            async with self._reads.connect() as own:
                 return [tuple(row) for row in await own.execute(statement, parameters)]
 
     def _driver(self, connection: AsyncConnection) -> SqliteConnection | None:

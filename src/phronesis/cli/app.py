@@ -237,7 +237,7 @@ def config_show() -> None:
 
     async def check() -> None:
         engine = Engine(settings)  # cheap: nothing connects and no model loads here
-        await engine.database.dispose()
+        await engine.close()
 
     run(check)
     typer.echo(json.dumps(settings.masked(), indent=2, sort_keys=True))

@@ -27,11 +27,16 @@ def phronesis_env(data_dir: Path, **variables: str) -> dict[str, str]:
     }
 
 
-def cli(env: Mapping[str, str], *args: str) -> str:
-    """Run ``phronesis ARGS`` to completion; its standard output (a failure raises with its stderr)."""
-    done = subprocess.run(
+def console(env: Mapping[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``phronesis ARGS`` through the installed entry point, as a user does, to completion."""
+    return subprocess.run(
         [sys.executable, "-m", "phronesis", *args], env=dict(env), capture_output=True, text=True, timeout=120
     )
+
+
+def cli(env: Mapping[str, str], *args: str) -> str:
+    """Run ``phronesis ARGS`` to completion; its standard output (a failure raises with its stderr)."""
+    done = console(env, *args)
     assert done.returncode == 0, f"phronesis {' '.join(args)} failed: {done.stderr}"
     return done.stdout
 

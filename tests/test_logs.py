@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,17 +12,11 @@ import httpx
 
 from phronesis import __version__
 from tests.cli.test_proactive_cli import ics
-from tests.processes import phronesis_env, server
-
-
-def _console(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "phronesis", *args], env=env, capture_output=True, text=True, timeout=120
-    )
+from tests.processes import console, phronesis_env, server
 
 
 def test_version() -> None:
-    done = _console(dict(os.environ), "--version")
+    done = console(dict(os.environ), "--version")
     assert done.returncode == 0 and done.stdout.strip() == f"phronesis {__version__}"
 
 
@@ -67,11 +59,11 @@ def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
 
 def test_the_console_channel_prints_its_messages(tmp_path: Path) -> None:
     env = phronesis_env(tmp_path)
-    assert _console(env, "proactive", "users", "put", "ana", "--sleep", "00:00", "--wake", "00:00").returncode == 0
+    assert console(env, "proactive", "users", "put", "ana", "--sleep", "00:00", "--wake", "00:00").returncode == 0
     calendar = tmp_path / "work.ics"
     calendar.write_text(ics(datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)))
-    assert _console(env, "proactive", "signals", "import-ics", "ana", str(calendar)).returncode == 0
-    ran = _console(env, "proactive", "run", "--user", "ana", "--json")
+    assert console(env, "proactive", "signals", "import-ics", "ana", str(calendar)).returncode == 0
+    ran = console(env, "proactive", "run", "--user", "ana", "--json")
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["decision"] == "sent"
     delivered = [line for line in ran.stderr.splitlines() if "proactive message" in line]

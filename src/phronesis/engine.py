@@ -25,7 +25,7 @@ from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import NotFoundError, invalid_input
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.feedback_handler import ExecutiveFeedback
-from phronesis.executive.learning_hooks import NOT_A_FIRE, NotAFire
+from phronesis.executive.learning_hooks import NOT_A_FIRE, FollowUp, NotAFire
 from phronesis.executive.service import ExecutiveParts, ExecutiveService
 from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.feedback.repository import FeedbackRepository
@@ -136,6 +136,7 @@ class Engine:
                 background=self.background,
                 record_fire=self._record_executive_fire,
                 rate_fire=self._rate_executive_fire,
+                observe=self._observe_follow_up,
             ),
             tie_epsilon=self.settings.heuristics.tie_epsilon,
         )
@@ -315,6 +316,15 @@ class Engine:
     ) -> None:
         request = FireRequest(event_id=event_id, source=source, response_id=response_id)
         await self.learning.record_fire(tenant, heuristic_id, request, connection=conn, missing_ok=True)
+
+    async def _observe_follow_up(self, tenant: str, *, event_id: str, source: str, text: str) -> FollowUp:
+        observation = await self.learning.observe(tenant, ObservedEvent(event_id=event_id, source=source, text=text))
+        return FollowUp(
+            undo=observation.undo,
+            confirmed=observation.confirmed,
+            signals=len(observation.signals),
+            undone=frozenset(s.heuristic_id for s in observation.signals) if observation.undo else frozenset(),
+        )
 
     async def _rate_executive_fire(
         self, conn: AsyncConnection, tenant: str, response_id: str, feedback: Feedback, signed: float

@@ -42,6 +42,12 @@ ENV_PREFIX = "PHRONESIS_"
 NESTED_DELIMITER = "__"
 
 
+def _confirm_keywords() -> tuple[str, ...]:
+    from phronesis.learning.bayesian import CONFIRM_KEYWORDS  # the strategy's own default, one list
+
+    return CONFIRM_KEYWORDS
+
+
 def _split_on(separator: str) -> Any:
     """Accept a list as is, or a ``separator``-joined string as the seeds write it."""
 
@@ -181,10 +187,8 @@ class ExecutiveSettings(BaseModel):
     llm_confidence_ceiling: Probability = 0.8
     max_concurrent_llm: int = Field(default=3, ge=1, le=1024)
     endorsement_threshold: Probability = 0.75
-    endorsement_weight: float = Field(default=0.5, ge=0.0, le=10.0)
-    candidate_min_similarity: Probability = 0.7
-    """Seed 000 / GLADyS code: a heuristic is a candidate when its condition matches at least this well."""
-    candidate_limit: int = Field(default=5, ge=1, le=20)  # GLADyS max_evaluation_candidates
+    endorsement_weight: float = Field(default=0.0, ge=0.0, le=10.0)
+    """Seed 000 F-04: convergence does not boost confidence (0). GLADyS bootstrapped with 0.5."""
     known_sources: Annotated[list[str], NoDecode, _split_on(",")] = Field(default_factory=list)
     """When set, an event from any other source is refused (422). Empty: any well-formed source."""
     system_prompt_file: Path | None = None
@@ -206,6 +210,9 @@ class ExecutiveSettings(BaseModel):
     """A/B split: strategy name → weight, e.g. ``{"heuristic_first": 0.5, "always_llm": 0.5}``. Empty: no experiment."""
     experiment_key: Literal["user", "source", "event"] = "user"
     experiment_salt: str = "phronesis"
+    observe_on_decide: bool = True
+    """An event decided from a source is also that source's follow-up to its open fires (undo,
+    thanks, ignore: seed 001), so an agent that only calls decide gets correct learning."""
     learn_from_feedback: bool = True
     """Seed 000 ``ProvideFeedback``: positive feedback on an LLM-path answer teaches a new heuristic."""
     reinforce_threshold: Probability = 0.75  # GLADyS HEURISTIC_REINFORCE_THRESHOLD
@@ -231,9 +238,12 @@ class LearningSettings(BaseModel):
     undo_keywords: Annotated[list[str], NoDecode, _split_on(",")] = Field(
         default_factory=lambda: ["undo", "revert", "cancel", "rollback", "nevermind", "never mind"]
     )
+    confirm_keywords: Annotated[list[str], NoDecode, _split_on(",")] = Field(
+        default_factory=lambda: list(_confirm_keywords())
+    )
+    """A follow-up saying one of these confirms the open fires of its source (``user_implicit``)."""
     implicit_magnitude: float = Field(default=1.0, gt=0.0, le=10.0)
     explicit_magnitude: float = Field(default=0.8, gt=0.0, le=10.0)
-    outcome_timeout_sec: PositiveSeconds = 120.0
     user_score_magnitudes: tuple[float, float, float] = (-0.8, 0.0, 0.8)
     """F-23 user 3-point score (1 bad, 2 meh, 3 good) → signed magnitude; 0 is neutral (recorded, no update)."""
     dev_score_magnitudes: tuple[float, float, float, float, float] = (-0.4, -0.2, 0.05, 0.2, 0.4)
@@ -498,7 +508,6 @@ SEED_ALIASES: Mapping[str, tuple[str, str]] = {
     "LEARNING_UNDO_KEYWORDS": ("learning", "undo_keywords"),
     "LEARNING_IMPLICIT_MAGNITUDE": ("learning", "implicit_magnitude"),
     "LEARNING_EXPLICIT_MAGNITUDE": ("learning", "explicit_magnitude"),
-    "LEARNING_OUTCOME_TIMEOUT_SEC": ("learning", "outcome_timeout_sec"),
     "LEARNING_HALF_LIFE_SEC": ("learning", "half_life_sec"),
     "LEARNING_DECAY_K": ("learning", "decay_k"),
     "SALIENCE_HEURISTIC_MIN_SIMILARITY": ("heuristics", "min_similarity"),
@@ -700,8 +709,19 @@ _OTHER_VARIABLES = frozenset({"PHRONESIS_TEST_DATABASE_URL"})
 _warned: set[str] = set()
 
 
+UNSUPPORTED_SEED_VARIABLES: Mapping[str, str] = {
+    "LEARNING_OUTCOME_TIMEOUT_SEC": "GLADyS's outcome watcher is not built yet (README, Roadmap)",
+}
+"""Variables a seed defines that no phronesis setting reads yet, and why: set, they get a warning."""
+
+
 def warn_unknown_variables() -> None:
-    """Warn once per process about each ``PHRONESIS_*`` variable no setting reads."""
+    """Warn once per process about each ``PHRONESIS_*`` variable no setting reads, and each seed
+    variable phronesis does not support."""
+    for name, why in UNSUPPORTED_SEED_VARIABLES.items():
+        if name in _variables(Path(".env")) and name not in _warned:
+            _warned.add(name)
+            log.warning("%s is not supported and is ignored: %s", name, why)
     valid = setting_variables()
     for name in sorted(_environment()):
         upper = name.upper()

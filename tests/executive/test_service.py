@@ -103,7 +103,8 @@ class TestLLMPathAndConvergence:
     async def test_an_answer_like_a_shown_candidate_endorses_it_off_the_request_path(
         self, make_engine: EngineFactory
     ) -> None:
-        engine = await make_engine(llm=answering(SMOKE_ACTION))
+        # GLADyS's bootstrapping, opted into: seed 000 F-04's default is no boost (next test)
+        engine = await make_engine(llm=answering(SMOKE_ACTION), executive={"endorsement_weight": 0.5})
         heuristic = await add_heuristic(engine, SMOKE, SMOKE_ACTION, 0.5)
 
         decision = await engine.decide_event(SMOKE)
@@ -118,6 +119,22 @@ class TestLLMPathAndConvergence:
         assert [(h["source"], round(h["magnitude"], 3)) for h in history] == [("llm_endorsement", 0.5)]
         after = await engine.heuristics.repository.get("default", heuristic.id)
         assert after.confidence > 0.5 and after.fire_count == 0  # the user saw the LLM's answer, not the heuristic
+
+    @pytest.mark.parametrize("weight", [None, 0.0])
+    async def test_by_default_and_at_weight_zero_convergence_is_recorded_and_boosts_nothing(
+        self, make_engine: EngineFactory, weight: float | None
+    ) -> None:
+        """Seed 000 F-04: convergence must not boost confidence. Weight 0 is no boost, never 1."""
+        executive = {} if weight is None else {"endorsement_weight": weight}
+        engine = await make_engine(llm=answering(SMOKE_ACTION), executive=executive)
+        heuristic = await add_heuristic(engine, SMOKE, SMOKE_ACTION, 0.5)
+        decision = await engine.decide_event(SMOKE)
+        await engine.background.drain()
+        record = await engine.decisions.get("default", decision.response_id)
+        assert record.attributes["convergence"]["converged_heuristic_id"] == heuristic.id
+        assert "endorsement" not in record.attributes
+        assert await engine.heuristics.repository.confidence_history("default", heuristic.id) == []
+        assert (await engine.heuristics.repository.get("default", heuristic.id)).confidence == pytest.approx(0.5)
 
     async def test_only_shown_candidates_are_endorsed_and_a_different_answer_is_no_penalty(
         self, make_engine: EngineFactory

@@ -68,10 +68,14 @@ async def test_confidence_update_returns_old_new_delta_and_logs_it(engine: Engin
     assert [(e["source"], e["positive"]) for e in history] == [("test", True)]
 
 
-async def test_magnitude_zero_means_one_as_in_the_seed(engine: Engine) -> None:
+async def test_an_unset_magnitude_means_one_and_zero_is_refused_never_one(engine: Engine) -> None:
+    """Seed 001: unset is 1.0. GLADyS's proto also read 0 as unset; 0 meaning 1 doubled a boost
+    meant to be none (issue 21), so 0 is refused."""
     h = await engine.heuristics.add("t1", make())
-    update = await engine.heuristics.update_confidence("t1", h.id, positive=False, magnitude=0, source="s")
+    update = await engine.heuristics.update_confidence("t1", h.id, positive=False, magnitude=None, source="s")
     assert update.beta == pytest.approx(2.0) and update.magnitude == 1.0
+    with pytest.raises(InvalidInputError, match="omit it for 1.0"):
+        await engine.heuristics.update_confidence("t1", h.id, positive=True, magnitude=0, source="s")
 
 
 @pytest.mark.parametrize("magnitude", [-1.0, float("nan"), float("inf"), 10.5, 1000.0])

@@ -48,10 +48,55 @@ async def test_a_negated_undo_is_an_ignore_not_an_undo(make_engine: EngineFactor
     engine = await _engine(make_engine, learning_strategy)
     lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
     await engine.record_fire(lights.id, event_id="e1", source="home")
-    observed = await engine.observe("don't undo that, thanks", event_id="e2", source="home")
+    observed = await engine.observe("don't undo that", event_id="e2", source="home")
     assert not observed.undo
     assert [(s.source, s.signal, s.effect) for s in observed.signals] == [("implicit_ignored", "neutral", "neutral")]
     assert await _confidence(engine, lights.id) == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("text", ["thanks, that worked great", "don't undo that, thanks", "perfect", "Thank you!"])
+async def test_a_follow_up_that_reads_as_thanks_confirms_the_fires(
+    make_engine: EngineFactory, learning_strategy: str, text: str
+) -> None:
+    """Seed 001's ``user_implicit``: thanks or confirmation is evidence the fire worked, not an ignore."""
+    engine = await _engine(make_engine, learning_strategy)
+    lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
+    await engine.record_fire(lights.id, event_id="e1", source="home")
+    observed = await engine.observe(text, event_id="e2", source="home")
+    assert observed.confirmed and not observed.undo
+    assert [(s.source, s.signal, s.effect) for s in observed.signals] == [("user_implicit", "positive", "updated")]
+    assert await _confidence(engine, lights.id) > 0.7
+    assert (await engine.observe("another event", event_id="e3", source="home")).signals == []  # closed
+
+
+@pytest.mark.parametrize("text", ["no thanks", "that was not great", "thanks, but undo that"])
+async def test_a_refusal_or_an_undo_with_thanks_is_not_a_confirmation(
+    make_engine: EngineFactory, learning_strategy: str, text: str
+) -> None:
+    engine = await _engine(make_engine, learning_strategy)
+    lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
+    await engine.record_fire(lights.id, event_id="e1", source="home")
+    observed = await engine.observe(text, event_id="e2", source="home")
+    assert not observed.confirmed
+    assert all(s.signal != "positive" for s in observed.signals)
+
+
+async def test_several_fires_before_one_follow_up_are_one_ignore(
+    make_engine: EngineFactory, learning_strategy: str
+) -> None:
+    """Three quick fires, then one follow-up: one ignore of that heuristic, not three (issue 21)."""
+    engine = await _engine(make_engine, learning_strategy)
+    lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.8)
+    for n in range(3):
+        await engine.record_fire(lights.id, event_id=f"e{n}", source="home")
+    observed = await engine.observe("the dog is barking", event_id="f1", source="home")
+    assert [(s.source, s.signal) for s in observed.signals] == [("implicit_ignored", "neutral")] * 3
+    assert await _confidence(engine, lights.id) == pytest.approx(0.8)
+    # the third follow-up that ignores it is the negative one
+    for n in (2, 3):
+        await engine.record_fire(lights.id, event_id=f"g{n}", source="home")
+        observed = await engine.observe("the dog is barking", event_id=f"f{n}", source="home")
+    assert [s.signal for s in observed.signals] == ["negative"]
 
 
 async def test_three_consecutive_ignores_are_negative_and_reset_the_streak(

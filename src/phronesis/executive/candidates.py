@@ -2,7 +2,10 @@
 
 Top-k heuristics whose condition matches the event text at similarity ≥ 0.7, filtered
 hard to the event's source (plus heuristics with no domain, which apply everywhere),
-ranked similarity-dominant with confidence as the tiebreak.
+ranked similarity-dominant with confidence as the tiebreak. k and the similarity floor are
+heuristic memory's own (``heuristics.top_k``, ``heuristics.min_similarity`` alias the seed's
+``SALIENCE_HEURISTIC_MIN_SIMILARITY``): one setting per concept, the same for a match request
+and for the executive's candidates.
 """
 
 from __future__ import annotations
@@ -19,17 +22,8 @@ async def candidates_from_memory(
     text: str,
     *,
     source: str,
-    limit: int,
-    min_similarity: float,
 ) -> list[HeuristicCandidate]:
-    matches = await memory.match(
-        tenant,
-        text,
-        source=source or None,
-        k=limit,
-        min_similarity=min_similarity,
-        include_general=True,
-    )
+    matches = await memory.match(tenant, text, source=source or None, include_general=True)
     return [
         HeuristicCandidate(
             heuristic_id=match.heuristic.id,

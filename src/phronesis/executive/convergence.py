@@ -3,9 +3,11 @@
 After an LLM-path answer, the answer is compared (cosine of sentence embeddings) with the
 actions of the candidates the LLM was *shown* — GLADyS compared all candidates, including
 ones the LLM never saw (ORIGINS §1.8 bug 6). The closest one is recorded as
-``metadata.convergence``; at similarity ≥ 0.75 it gets a positive update of magnitude
-0.5 × similarity, source ``llm_endorsement``. Below the threshold nothing changes: an
-LLM that says something else is not evidence that the heuristic is wrong.
+``metadata.convergence``. Seed 000 F-04: convergence must not boost confidence, so by default
+(``executive.endorsement_weight`` 0) that is all. A deployment that wants GLADyS's
+bootstrapping sets a weight: at similarity ≥ 0.75 the heuristic then gets a positive update
+of magnitude weight × similarity, source ``llm_endorsement``. Below the threshold nothing
+changes: an LLM that says something else is not evidence that the heuristic is wrong.
 """
 
 from __future__ import annotations
@@ -43,7 +45,8 @@ async def detect_convergence(
 
 
 def endorsement_magnitude(convergence: Convergence, *, threshold: float, weight: float) -> float | None:
-    """Seed 000 bootstrapping: ``weight × similarity`` at or above ``threshold``; never a penalty."""
-    if convergence.similarity < threshold:
+    """GLADyS bootstrapping: ``weight × similarity`` at or above ``threshold``; never a penalty, and
+    None (no update at all) with weight 0, seed 000 F-04's default."""
+    if weight <= 0.0 or convergence.similarity < threshold:
         return None
     return weight * convergence.similarity

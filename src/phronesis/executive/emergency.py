@@ -1,7 +1,8 @@
 """The GLADyS orchestrator's emergency fast path, as a configurable rule.
 
-An event with threat salience ≥ 0.9 whose best candidate has confidence ≥ 0.95 fires that
-heuristic before any strategy runs: a fire alarm does not wait for an A/B arm or an LLM.
+An event with threat salience ≥ 0.9 fires its most similar candidate with confidence ≥ 0.95
+before any strategy runs: a fire alarm does not wait for an A/B arm or an LLM, nor for a
+weaker heuristic that happens to match more closely.
 """
 
 from __future__ import annotations
@@ -20,9 +21,6 @@ class EmergencyRule:
     min_threat: float = 0.9
 
     def candidate(self, context: DecisionContext) -> HeuristicCandidate | None:
-        if not self.enabled or not context.candidates:
+        if not self.enabled or context.salience.get("threat", 0.0) < self.min_threat:
             return None
-        best = context.candidates[0]
-        if context.salience.get("threat", 0.0) >= self.min_threat and best.confidence >= self.min_confidence:
-            return best
-        return None
+        return next((c for c in context.candidates if c.confidence >= self.min_confidence), None)

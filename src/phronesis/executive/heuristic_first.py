@@ -2,7 +2,10 @@
 
 Heuristic-first decision flow:
 1. threshold = base + personality bias ``confidence_threshold``, clamped to [0.3, 0.95];
-2. best candidate's confidence ≥ threshold → HEURISTIC (its action, its confidence);
+2. among the candidates (conditions that match the event, most similar first), the first
+   whose confidence ≥ threshold → HEURISTIC (its action, its confidence). A weaker heuristic
+   that matches more closely never blocks a confident one: it is listed in the decision's
+   ``passed_over`` instead (issue 21: a learned heuristic at 0.3 blocked a pack one at 0.9);
 3. else an LLM is configured and the event is immediate → LLM path;
 4. else REJECTED, reason ``llm_unavailable`` or ``not_immediate``.
 
@@ -103,9 +106,14 @@ class HeuristicFirstStrategy(BaseStrategy):
     async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
         threshold = effective_threshold(self._config.confidence_threshold, context)
         metadata: dict[str, Any] = {"threshold": threshold, "strategy": self.name}
-        best = context.candidates[0] if context.candidates else None
-        if self.uses_heuristic_path and best is not None and best.confidence >= threshold:
-            return fire(best, self._new_id(), metadata)
+        if self.uses_heuristic_path:
+            passed_over: list[str] = []
+            for candidate in context.candidates:  # most similar first (candidates_from_memory)
+                if candidate.confidence >= threshold:
+                    if passed_over:
+                        metadata["passed_over"] = passed_over
+                    return fire(candidate, self._new_id(), metadata)
+                passed_over.append(candidate.heuristic_id)
         return await self._llm_or_reject(context, llm, metadata)
 
 

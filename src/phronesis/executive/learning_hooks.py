@@ -2,11 +2,14 @@
 
 A heuristic-path decision is a fire: learning must know it, so implicit signals (timeout,
 undo, ignore) reach the heuristic the user saw and no other. A rating of that decision
-is learning's explicit channel (last click wins).
+is learning's explicit channel (last click wins). An event decided from a source is also
+that source's follow-up to its open fires (``FollowUpObserver``), so an agent that only
+calls decide gets undo, thanks and ignores counted.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -14,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.feedback.models import Feedback
 from phronesis.heuristics.models import ConfidenceUpdate
 
-__all__ = ["NOT_A_FIRE", "FireRater", "FireRecorder", "NotAFire"]
+__all__ = ["NOT_A_FIRE", "FireRater", "FireRecorder", "FollowUp", "FollowUpObserver", "NotAFire"]
 
 
 class FireRecorder(Protocol):
@@ -34,3 +37,21 @@ class FireRater(Protocol):
     async def __call__(
         self, conn: AsyncConnection, tenant: str, response_id: str, feedback: Feedback, signed: float
     ) -> ConfidenceUpdate | None | NotAFire: ...
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """What an event did to its source's open fires."""
+
+    undo: bool = False
+    confirmed: bool = False
+    signals: int = 0
+    undone: frozenset[str] = field(default_factory=frozenset)
+    """Heuristics this event undid: they do not fire again for it."""
+
+    def summary(self) -> dict[str, object]:
+        return {"undo": self.undo, "confirmed": self.confirmed, "signals": self.signals, "undone": sorted(self.undone)}
+
+
+class FollowUpObserver(Protocol):
+    async def __call__(self, tenant: str, *, event_id: str, source: str, text: str) -> FollowUp: ...

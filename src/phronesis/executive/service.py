@@ -26,7 +26,7 @@ from phronesis.executive.emergency import EmergencyRule
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.experiment import Experiment
 from phronesis.executive.factory import STRATEGIES, create_decision_strategy
-from phronesis.executive.learning_hooks import FireRater, FireRecorder
+from phronesis.executive.learning_hooks import FireRater, FireRecorder, FollowUp, FollowUpObserver
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.results import fire
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
@@ -61,6 +61,8 @@ class ExecutiveParts:
     """Learning's fire record; without it only the heuristic's fire count moves."""
     rate_fire: FireRater | None = None
     """Learning's explicit channel for heuristic-path ratings; without it the heuristic is updated directly."""
+    observe: FollowUpObserver | None = None
+    """Learning's follow-up channel: the event undoes, confirms or ignores its source's open fires."""
 
 
 def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[str, Any]:
@@ -142,27 +144,27 @@ class ExecutiveService:
         )
 
     async def candidates(self, tenant: str, text: str, source: str) -> list[HeuristicCandidate]:
-        """Seed 000 candidates from heuristic memory, with the configured limit and similarity floor."""
-        return await candidates_from_memory(
-            self.parts.heuristics,
-            tenant,
-            text,
-            source=source,
-            limit=self.settings.candidate_limit,
-            min_similarity=self.settings.candidate_min_similarity,
-        )
+        """Seed 000 candidates from heuristic memory, with memory's limit and similarity floor."""
+        return await candidates_from_memory(self.parts.heuristics, tenant, text, source=source)
 
     async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:
         started = time.perf_counter()
         event_id = request.event_id or str(uuid.uuid4())
         name, assignment = self._assign(request, event_id)
         strategy = self.strategy_for(name)
+        follow_up = await self._follow_up(tenant, request, event_id)
         context = await self.context_for(tenant, request, event_id)
+        if follow_up is not None and follow_up.undone:
+            # "undo that" does not fire what it just undid
+            kept = [c for c in context.candidates if c.heuristic_id not in follow_up.undone]
+            context = context.model_copy(update={"candidates": kept})
         emergency = self.emergency.candidate(context)
         if emergency is not None:
             result = fire(emergency, str(uuid.uuid4()), {"strategy": name, "reason": "emergency_fast_path"})
         else:
             result = await strategy.decide(context, self.llm)
+        if follow_up is not None and follow_up.signals:
+            result.metadata["follow_up"] = follow_up.summary()
         latency_ms = (time.perf_counter() - started) * 1000.0
         await self._record(tenant, context, result, name, assignment, latency_ms)
         if result.path is DecisionPath.LLM:
@@ -186,6 +188,12 @@ class ExecutiveService:
             metadata=result.metadata,
             latency_ms=latency_ms,
         )
+
+    async def _follow_up(self, tenant: str, request: EventRequest, event_id: str) -> FollowUp | None:
+        """Seed 001 implicit signals from an event that is decided rather than observed (issue 21)."""
+        if not self.settings.observe_on_decide or self.parts.observe is None:
+            return None
+        return await self.parts.observe(tenant, event_id=event_id, source=request.source, text=request.text)
 
     async def _record(
         self,

@@ -72,11 +72,12 @@ def _to_model(row: Row[Any]) -> Heuristic:
 
 
 def validate_magnitude(magnitude: float | None) -> float:
-    """Seed 001 / GLADyS proto quirk: an unset (0 or None) magnitude means 1.0."""
-    if magnitude is None or magnitude == 0:
+    """An unset magnitude (None) means 1.0, as in seed 001. GLADyS's proto also read 0 as "unset";
+    here 0 is refused, never taken for 1.0 (issue 21: an endorsement weight of 0 doubled the boost)."""
+    if magnitude is None:
         return 1.0
-    if not math.isfinite(magnitude) or magnitude < 0 or magnitude > MAX_MAGNITUDE:
-        raise InvalidInputError("magnitude", f"must be a finite number in (0, {MAX_MAGNITUDE:g}]")
+    if not math.isfinite(magnitude) or magnitude <= 0 or magnitude > MAX_MAGNITUDE:
+        raise InvalidInputError("magnitude", f"must be a finite number in (0, {MAX_MAGNITUDE:g}]; omit it for 1.0")
     return magnitude
 
 

@@ -7,11 +7,33 @@ from typing import Any
 
 from phronesis.heuristics.confidence import BetaEvidence, EvidenceModel
 from phronesis.learning.types import FeedbackSignal, FireRecord, SignalType
-from phronesis.learning.undo_detection import UndoDetector
+from phronesis.learning.undo_detection import KeywordDetector
 
 __all__ = ["BayesianStrategy", "BayesianStrategyConfig"]
 
 UNDO_TEXT_CHARS = 100  # seed 001: metadata undo_text[:100]
+
+CONFIRM_KEYWORDS = (
+    "thanks",
+    "thank you",
+    "thx",
+    "cheers",
+    "great",
+    "perfect",
+    "awesome",
+    "excellent",
+    "nice",
+    "that worked",
+    "that helped",
+    "works",
+    "worked",
+    "good job",
+    "well done",
+    "exactly",
+    "spot on",
+)
+"""A follow-up that says one of these (not negated: "not great", "no thanks" does not count, see
+below) confirms the open fires of its source: seed 001's ``user_implicit`` positive."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +41,7 @@ class BayesianStrategyConfig:
     undo_window_sec: float = 30.0  # F-11
     ignored_threshold: int = 3
     undo_keywords: tuple[str, ...] = ("undo", "revert", "cancel", "rollback", "nevermind", "never mind")
+    confirm_keywords: tuple[str, ...] = CONFIRM_KEYWORDS
     implicit_magnitude: float = 1.0  # F-03: implicit ("it worked in practice") outweighs explicit
     explicit_magnitude: float = 0.8
 
@@ -36,7 +59,8 @@ class BayesianStrategy:
 
     def __init__(self, config: BayesianStrategyConfig | None = None, *, evidence: EvidenceModel | None = None) -> None:
         self._config = config or BayesianStrategyConfig()
-        self._undo = UndoDetector(self._config.undo_keywords)
+        self._undo = KeywordDetector(self._config.undo_keywords)
+        self._confirm = KeywordDetector(self._config.confirm_keywords, what="confirmation", negations=("no",))
         self._evidence = evidence or BetaEvidence()
 
     @property
@@ -85,6 +109,23 @@ class BayesianStrategy:
             for fire in recent_fires
         ]
 
+    def interpret_event_for_confirmation(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
+        """A follow-up that reads as thanks or confirmation: each open fire worked (``user_implicit``).
+        An undo wins over thanks ("thanks, but undo that"): the module asks for undo first."""
+        if not recent_fires or not self._confirm.matches(event_text):
+            return []
+        return [
+            FeedbackSignal(
+                signal_type=SignalType.POSITIVE,
+                heuristic_id=fire.heuristic_id,
+                event_id=fire.event_id,
+                source="user_implicit",
+                magnitude=self._config.implicit_magnitude,
+                metadata={"confirm_text": event_text[:UNDO_TEXT_CHARS], "fire_id": fire.id},
+            )
+            for fire in recent_fires
+        ]
+
     def interpret_ignore(self, heuristic_id: str, consecutive_count: int) -> FeedbackSignal:
         negative = consecutive_count >= self._config.ignored_threshold
         return FeedbackSignal(
@@ -104,6 +145,7 @@ class BayesianStrategy:
             "undo_window_sec": self._config.undo_window_sec,
             "ignored_threshold": self._config.ignored_threshold,
             "undo_keywords": list(self._config.undo_keywords),
+            "confirm_keywords": list(self._config.confirm_keywords),
             "implicit_magnitude": self._config.implicit_magnitude,
             "explicit_magnitude": self._config.explicit_magnitude,
         }

@@ -30,6 +30,7 @@ def create_learning_strategy(settings: LearningSettings | None = None, *, name: 
         undo_window_sec=settings.undo_window_sec,
         ignored_threshold=settings.ignored_threshold,
         undo_keywords=tuple(settings.undo_keywords),
+        confirm_keywords=tuple(settings.confirm_keywords),
         implicit_magnitude=settings.implicit_magnitude,
         explicit_magnitude=settings.explicit_magnitude,
     )

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.learning.types import FireRecord
+from phronesis.storage.database import Database
 from phronesis.storage.tables import heuristic_fires, heuristics
 
 __all__ = ["FireRepository", "StoredFire"]
@@ -49,6 +50,19 @@ class StoredFire(FireRecord):
             explicit_weight=row.explicit_weight,
             explicit_at=row.explicit_at,
         )
+
+
+_ANY_OPEN = (
+    select(_f.id)
+    .where(
+        _f.tenant == bindparam("tenant"),
+        _f.source == bindparam("source"),
+        _f.fired_at >= bindparam("since"),
+        _f.fired_at <= bindparam("until"),
+        _f.implicit_source.is_(None),
+    )
+    .limit(1)
+)
 
 
 class FireRepository:
@@ -89,6 +103,14 @@ class FireRepository:
             )
         ).one_or_none()
         return None if row is None else StoredFire.from_row(row)
+
+    async def any_open_from_source(
+        self, database: Database, tenant: str, source: str, since: datetime, until: datetime
+    ) -> bool:
+        """Whether ``open_from_source`` would find anything: one short read outside any transaction,
+        so an event with nothing to follow up (most of them) costs no write transaction."""
+        parameters = {"tenant": tenant, "source": source, "since": since, "until": until}
+        return bool(await database.read(_ANY_OPEN, parameters))
 
     async def open_from_source(
         self, conn: AsyncConnection, tenant: str, source: str, since: datetime, until: datetime

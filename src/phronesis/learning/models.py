@@ -58,6 +58,8 @@ class Observation(BaseModel):
 
     event_id: str
     undo: bool
+    confirmed: bool = False
+    """The follow-up read as thanks or confirmation: its source's open fires worked."""
     signals: list[SignalOutcome]
 
 

@@ -1,10 +1,12 @@
 """Seed 001's ``LearningModule``: fires in, signals out, applied to memory.
 
 - ``record_fire``: a heuristic actually fired (only these get implicit signals — ORIGINS bug 2).
-- ``observe``: a new event from a source. If it reads as an undo, every open fire of that
-  source within the undo window gets a NEGATIVE ``implicit_undo``. Otherwise those fires
-  were ignored: each adds one to its heuristic's ignore streak, and the strategy decides
-  (seed: 2 → NEUTRAL, 3 → NEGATIVE, streak reset after the signal).
+- ``observe``: a new event from a source, a follow-up to that source's open fires within the
+  undo window. If it reads as an undo, each gets a NEGATIVE ``implicit_undo``; if it reads as
+  thanks or confirmation, a POSITIVE ``user_implicit``. Otherwise they were ignored: the
+  follow-up adds one to the ignore streak of each heuristic it ignored — once, however many
+  times that heuristic fired before it: three consecutive ignores are three follow-ups — and
+  the strategy decides (seed: 2 → NEUTRAL, 3 → NEGATIVE, streak reset after the signal).
 - ``sweep``: fires older than the undo window with no implicit signal get the timeout
   POSITIVE ("no news is good news"), on the clock, not on the next event.
 - ``explicit``: a rating on a fire; a later click replaces the earlier one (F-11).
@@ -101,6 +103,8 @@ class LearningModule:
 
     async def observe(self, tenant: str, event: ObservedEvent) -> Observation:
         at = self._when("occurred_at", event.occurred_at)
+        if not await self.fires.any_open_from_source(self.database, tenant, event.source, at - self.window, at):
+            return Observation(event_id=event.event_id, undo=False, signals=[])
         async with self.database.transaction() as conn:
             fires = [
                 fire
@@ -111,27 +115,53 @@ class LearningModule:
                 return Observation(event_id=event.event_id, undo=False, signals=[])
             undo = self.strategy.interpret_event_for_undo(event.text, list(fires))
             if undo:
-                by_fire = {fire.id: fire for fire in fires}
-                closed = await self.fires.close(conn, list(by_fire), "implicit_undo", at)
-                signals = [s for s in undo if s.metadata.get("fire_id") in closed]
-                outcomes = await self._apply(
-                    conn, tenant, signals, [by_fire[str(s.metadata["fire_id"])] for s in signals]
-                )
-                await self.fires.reset_ignore_streak(conn, tenant, sorted({s.heuristic_id for s in signals}))
+                outcomes = await self._answered(conn, tenant, fires, undo, "implicit_undo", at)
                 return Observation(event_id=event.event_id, undo=True, signals=outcomes)
+            confirmed = self.strategy.interpret_event_for_confirmation(event.text, list(fires))
+            if confirmed:
+                outcomes = await self._answered(conn, tenant, fires, confirmed, "user_implicit", at)
+                return Observation(event_id=event.event_id, undo=False, confirmed=True, signals=outcomes)
             return Observation(
                 event_id=event.event_id, undo=False, signals=await self._ignored(conn, tenant, fires, at)
             )
 
+    async def _answered(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        fires: Sequence[StoredFire],
+        signals: Sequence[FeedbackSignal],
+        source: str,
+        at: datetime,
+    ) -> list[SignalOutcome]:
+        """The follow-up answered these fires (undo, thanks): each closed with its signal, and the
+        ignore streaks of their heuristics broken."""
+        by_fire = {fire.id: fire for fire in fires}
+        closed = await self.fires.close(conn, list(by_fire), source, at)
+        applied = [s for s in signals if s.metadata.get("fire_id") in closed]
+        outcomes = await self._apply(conn, tenant, applied, [by_fire[str(s.metadata["fire_id"])] for s in applied])
+        await self.fires.reset_ignore_streak(conn, tenant, sorted({s.heuristic_id for s in applied}))
+        return outcomes
+
     async def _ignored(
         self, conn: AsyncConnection, tenant: str, fires: Sequence[StoredFire], at: datetime
     ) -> list[SignalOutcome]:
-        """Seed 001: an unacknowledged fire followed by another event from its source was ignored."""
+        """Seed 001: an unacknowledged fire followed by another event from its source was ignored.
+        One follow-up is one ignore per heuristic: its streak moves once, and the signal goes with
+        the heuristic's latest fire; its earlier fires are closed as ignored with a NEUTRAL."""
         candidates = [fire for fire in fires if fire.explicit_source is None]  # acknowledged fires are not ignored
         closed = await self.fires.close(conn, [fire.id for fire in candidates], "implicit_ignored", at)
+        latest: dict[str, StoredFire] = {}
+        for fire in candidates:  # oldest first: the last one seen is the latest
+            if fire.id in closed:
+                latest[fire.heuristic_id] = fire
         outcomes: list[SignalOutcome] = []
         for fire in candidates:
             if fire.id not in closed:
+                continue
+            if latest[fire.heuristic_id] is not fire:
+                earlier = FeedbackSignal(SignalType.NEUTRAL, fire.heuristic_id, fire.event_id, "implicit_ignored", 0.0)
+                outcomes.append(_outcome(earlier, fire, "neutral"))
                 continue
             streak = await self.fires.bump_ignore_streak(conn, tenant, fire.heuristic_id)
             signal = replace(self.strategy.interpret_ignore(fire.heuristic_id, streak), event_id=fire.event_id)

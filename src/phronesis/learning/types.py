@@ -84,6 +84,10 @@ class LearningStrategy(Protocol):
 
     def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]: ...
 
+    def interpret_event_for_confirmation(
+        self, event_text: str, recent_fires: list[FireRecord]
+    ) -> list[FeedbackSignal]: ...
+
     def interpret_ignore(self, heuristic_id: str, consecutive_count: int) -> FeedbackSignal: ...
 
     @property

@@ -1,4 +1,6 @@
-"""Is this event an undo? Keywords on word boundaries, with negation (ORIGINS bug 10).
+"""Does this event say a keyword? Undo (ORIGINS bug 10) and confirmation ("thanks, that worked").
+
+Keywords on word boundaries, with negation.
 
 GLADyS matched keywords as substrings, so "what is your cancellation policy?" undid every
 recent fire. Here a keyword must be a whole word (simple inflections allowed: "cancelled",
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["UndoDetector"]
+__all__ = ["KeywordDetector", "UndoDetector"]
 
 _NEGATIONS = frozenset(
     {
@@ -35,11 +37,14 @@ _WORD = re.compile(r"[a-z']+")
 _LOOKBACK_WORDS = 3
 
 
-class UndoDetector:
-    def __init__(self, keywords: Iterable[str]) -> None:
+class KeywordDetector:
+    def __init__(self, keywords: Iterable[str], *, what: str = "undo", negations: Iterable[str] = ()) -> None:
+        """``negations``: words that negate a keyword besides the usual ones ("no" for thanks: "no
+        thanks" is a refusal, where "no, undo it" is still an undo)."""
+        self._negations = _NEGATIONS | frozenset(negations)
         words = sorted({k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True)
         if not words:
-            raise ValueError("at least one undo keyword is needed")
+            raise ValueError(f"at least one {what} keyword is needed")
         alternatives = "|".join(r"\s+".join(map(re.escape, k.split())) for k in words)
         self._pattern = re.compile(rf"\b(?:{alternatives})(?:s|d|ed|led|ing|ling)?\b", re.IGNORECASE)
 
@@ -52,4 +57,7 @@ class UndoDetector:
         clause = before[breaks[-1].end() :] if breaks else before
         words = _WORD.findall(clause.lower().replace("\u2019", "'"))[-_LOOKBACK_WORDS:]
         window = " ".join(words)
-        return any((f" {negation} " in f" {window} ") for negation in _NEGATIONS)
+        return any((f" {negation} " in f" {window} ") for negation in self._negations)
+
+
+UndoDetector = KeywordDetector

@@ -51,8 +51,8 @@ class ConfidenceRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     positive: bool
-    magnitude: float | None = Field(default=None, ge=0.0, le=10.0, allow_inf_nan=False)
-    """Evidence weight; unset or 0 means 1.0 (seed 001)."""
+    magnitude: float | None = Field(default=None, gt=0.0, le=10.0, allow_inf_nan=False)
+    """Evidence weight in (0, 10]; unset means 1.0 (seed 001). 0 is refused, never read as 1.0."""
     source: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
 
 

@@ -231,3 +231,70 @@ class TestLearningFromTheLLMPath:
         assert receipt.effect == "recorded"
         sources = [h["source"] for h in await engine.heuristics.repository.confidence_history("default", candidate.id)]
         assert "user_explicit" not in sources
+
+
+class TestLastClickWins:
+    """One rule on every path (issue 21): a decision's latest rating is the one that stands."""
+
+    PATTERN = TestLearningFromTheLLMPath.PATTERN
+
+    async def test_an_llm_decision_teaches_once_and_a_later_negative_takes_the_lesson_back(
+        self, make_engine: EngineFactory
+    ) -> None:
+        engine = await make_engine(llm=llm_with_pattern(self.PATTERN))
+        decision = await engine.decide_event("my smoke alarm keeps going off, what do I do?", source="home")
+        rid = decision.response_id
+
+        first = await engine.feedback(rid, rating="positive")
+        assert first.effect == "created"
+        taken_back = await engine.feedback(rid, rating="negative")
+        assert (taken_back.effect, taken_back.heuristic_id) == ("withdrawn", first.heuristic_id)
+        assert "deleted" in (taken_back.detail or "")
+        assert await engine.heuristics.repository.count("default") == 0
+        again = await engine.feedback(rid, user_score=3)
+        assert again.effect == "created"
+        pumped = await engine.feedback(rid, dev_score=5)
+        assert (pumped.effect, pumped.heuristic_id) == ("already_learned", again.heuristic_id)
+        learned = await engine.heuristics.repository.get("default", again.heuristic_id or "")
+        assert learned.confidence == pytest.approx(0.3)  # one decision does not pump its own lesson
+        assert await engine.heuristics.repository.count("default") == 1
+
+    async def test_a_withdrawn_reinforcement_is_taken_back_exactly(self, make_engine: EngineFactory) -> None:
+        engine = await make_engine(llm=llm_with_pattern(self.PATTERN))
+        existing = await add_heuristic(engine, LONG_CONDITION, LONG_ACTION, 0.4, domain="home")
+        decision = await engine.decide_event("my smoke alarm keeps going off, what do I do?", source="home")
+
+        assert (await engine.feedback(decision.response_id, rating="positive")).effect == "reinforced"
+        assert (await engine.heuristics.repository.get("default", existing.id)).confidence > 0.4
+        assert (await engine.feedback(decision.response_id, dev_score=5)).effect == "already_learned"
+        withdrawn = await engine.feedback(decision.response_id, user_score=2)  # meh: the lesson no longer stands
+        assert withdrawn.effect == "withdrawn" and withdrawn.new_confidence == pytest.approx(0.4)
+        assert (await engine.heuristics.repository.get("default", existing.id)).confidence == pytest.approx(0.4)
+
+    async def test_a_learned_heuristic_used_since_is_kept_when_its_lesson_is_withdrawn(
+        self, make_engine: EngineFactory
+    ) -> None:
+        engine = await make_engine(llm=llm_with_pattern(self.PATTERN))
+        decision = await engine.decide_event("my smoke alarm keeps going off, what do I do?", source="home")
+        created = await engine.feedback(decision.response_id, rating="positive")
+        await engine.record_fire(created.heuristic_id or "", event_id="later", source="home")
+        withdrawn = await engine.feedback(decision.response_id, rating="negative")
+        assert withdrawn.effect == "withdrawn" and "kept" in (withdrawn.detail or "")
+        assert await engine.heuristics.repository.count("default") == 1
+
+    @pytest.mark.parametrize("by", ["response", "fire"])
+    async def test_outcome_counters_follow_the_standing_rating(self, make_engine: EngineFactory, by: str) -> None:
+        """Negative then positive on one fire: one success, no failure, whichever id it is rated by."""
+        engine = await make_engine()
+        heuristic = await add_heuristic(engine, SMOKE, SMOKE_ACTION, 0.8)
+        if by == "response":
+            target = (await engine.decide_event(SMOKE, source="home")).response_id
+        else:
+            target = (await engine.record_fire(heuristic.id, event_id="e1", source="home")).id
+        await engine.feedback(target, rating="negative")
+        after_negative = await engine.heuristics.repository.get("default", heuristic.id)
+        assert (after_negative.success_count, after_negative.failure_count) == (0, 1)
+        await engine.feedback(target, rating="positive")
+        stood = await engine.heuristics.repository.get("default", heuristic.id)
+        assert (stood.success_count, stood.failure_count) == (1, 0)
+        assert stood.confidence > 0.8

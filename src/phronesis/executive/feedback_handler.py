@@ -5,6 +5,12 @@
 - LLM path, positive: learn a heuristic from the answer (pattern_learning); negative:
   recorded only — no heuristic was shown to the user, so none is penalised (GLADyS
   penalised the unseen "matched" heuristic).
+- Last click wins on every path (issue 21). On the heuristic path learning's explicit channel
+  replaces the fire's earlier rating, in confidence and in the outcome counters. On the LLM
+  path a decision teaches at most one lesson, as its latest rating says: a second positive
+  teaches nothing more (``already_learned``); a negative or neutral after a positive takes the
+  lesson back (``withdrawn``): a heuristic it created is deleted if it was never used since
+  (else kept: it learns from its own outcomes now), a reinforcement is retracted exactly.
 - Rejected / fallback, or a neutral score: recorded only.
 
 Feedback comes with an idempotency key (default: one explicit feedback per response);
@@ -26,8 +32,9 @@ from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, 
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.traces import ReasoningTrace
 from phronesis.feedback.models import Feedback, FeedbackReceipt
-from phronesis.feedback.repository import FeedbackRepository
+from phronesis.feedback.repository import FeedbackRepository, Lesson
 from phronesis.feedback.scores import ScoreMapping
+from phronesis.heuristics.evidence_writer import EvidenceItem
 from phronesis.heuristics.models import ConfidenceUpdate, HeuristicCreate
 
 __all__ = ["ExecutiveFeedback"]
@@ -45,6 +52,8 @@ class _Plan:
     vectors: Vectors | None = None
     """The new heuristic's condition embedding, computed before the transaction."""
     detail: str | None = None
+    withdraw: Lesson | None = None
+    """The standing lesson a negative or neutral rating takes back."""
 
 
 class ExecutiveFeedback:
@@ -62,16 +71,25 @@ class ExecutiveFeedback:
         signed = self._scores.signed_magnitude(feedback)
         signal: Signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
         magnitude = abs(signed)
-        plan = await self._plan(tenant, trace, signal)
         parts = self._service.parts
+        lesson = await self._lesson(tenant, trace, connection=None)
+        plan = await self._plan(tenant, trace, signal, lesson)  # LLM and embedding calls: outside the transaction
         receipt: dict[str, Any] = {}
         async with parts.database.transaction() as conn:
+            if await self._lesson(tenant, trace, connection=conn) != lesson:
+                # another rating of this decision committed meanwhile: plan again on what stands now,
+                # without learning anew (a decision teaches once)
+                plan = await self._plan(
+                    tenant, trace, signal, await self._lesson(tenant, trace, connection=conn), learn=False
+                )
             effect = plan.effect
             if plan.effect in ("updated", "reinforced") and plan.heuristic_id is not None:
                 receipt, effect = await self._move(conn, tenant, plan, feedback, signed)
             elif plan.create is not None:
                 created = await parts.heuristics.add_many(tenant, [plan.create], connection=conn, vectors=plan.vectors)
                 receipt = {"heuristic_id": created[0].id, "new_confidence": created[0].confidence}
+            elif plan.withdraw is not None:
+                receipt, plan.detail = await self._withdraw(conn, tenant, plan.withdraw, feedback)
             await self._ledger.add(
                 tenant,
                 feedback,
@@ -99,31 +117,67 @@ class ExecutiveFeedback:
         repository = parts.heuristics.repository
         update: ConfidenceUpdate | None | NotAFire = NOT_A_FIRE
         if plan.effect == "updated" and parts.rate_fire is not None:
-            # the fired heuristic: learning's explicit channel (last click wins, ignore streak reset)
+            # the fired heuristic: learning's explicit channel (last click wins in confidence and in
+            # the outcome counters, ignore streak reset)
             update = await parts.rate_fire(conn, tenant, feedback.response_id, feedback, signed)
-        if update is NOT_A_FIRE:
-            update = await repository.update_confidence(
-                tenant,
-                plan.heuristic_id,
-                positive=signed > 0,
-                magnitude=abs(signed),
-                source=feedback.source,
-                connection=conn,
-                missing_ok=True,
-            )
+        rated_fire = update is not NOT_A_FIRE
+        if not rated_fire:
+            # a reinforcement keyed by the feedback, so a later rating can take exactly it back
+            key = f"taught:{feedback.key}" if plan.effect == "reinforced" else None
+            item = EvidenceItem(plan.heuristic_id, signed > 0, abs(signed), feedback.source, key=key)
+            (update,) = await repository.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if not isinstance(update, ConfidenceUpdate):
             return {}, "recorded"
-        if plan.effect == "updated":
+        if plan.effect == "updated" and not rated_fire:
+            # a decision with no fire record (made before fires were recorded): counted per rating
             await repository.record_outcome(tenant, plan.heuristic_id, success=signed > 0, connection=conn)
         details = {"old_confidence": update.old_confidence, "new_confidence": update.new_confidence}
         return details, plan.effect if update.applied else update.effect
 
-    async def _plan(self, tenant: str, trace: ReasoningTrace, signal: Signal) -> _Plan:
-        if signal == "neutral":
-            return _Plan("recorded")
+    async def _withdraw(
+        self, conn: AsyncConnection, tenant: str, lesson: Lesson, feedback: Feedback
+    ) -> tuple[dict[str, Any], str]:
+        """Take back what this decision's earlier positive rating taught."""
+        repository = self._service.parts.heuristics.repository
+        receipt: dict[str, Any] = {"heuristic_id": lesson.heuristic_id}
+        if lesson.effect == "created":
+            if await repository.delete_untried(tenant, lesson.heuristic_id, connection=conn):
+                return receipt, "the heuristic it taught was deleted: never used since"
+            return receipt, "the heuristic it taught is kept: it has been used since and learns from its own outcomes"
+        taught = await repository.evidence_for_key(tenant, f"taught:{lesson.key}", connection=conn)
+        if taught is None:
+            return receipt, "nothing to take back: the reinforcement was not applied"
+        item = EvidenceItem(
+            lesson.heuristic_id, taught.positive, 0.0, feedback.source, key=f"withdrawn:{feedback.key}", retract=taught
+        )
+        (update,) = await repository.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
+        if update is None:
+            return receipt, "the heuristic it reinforced is gone"
+        receipt.update(old_confidence=update.old_confidence, new_confidence=update.new_confidence)
+        return receipt, "the reinforcement is taken back"
+
+    async def _lesson(self, tenant: str, trace: ReasoningTrace, *, connection: AsyncConnection | None) -> Lesson | None:
+        """What this LLM-path decision's ratings teach now (None on other paths)."""
+        if trace.path != "llm":
+            return None
+        if connection is not None:
+            return await self._ledger.standing_lesson(tenant, trace.response_id, connection=connection)
+        async with self._service.parts.database.connect() as conn:
+            return await self._ledger.standing_lesson(tenant, trace.response_id, connection=conn)
+
+    async def _plan(
+        self, tenant: str, trace: ReasoningTrace, signal: Signal, lesson: Lesson | None, *, learn: bool = True
+    ) -> _Plan:
         if trace.fired_heuristic_id is not None:
-            return _Plan("updated", heuristic_id=trace.fired_heuristic_id)
+            return _Plan("recorded") if signal == "neutral" else _Plan("updated", heuristic_id=trace.fired_heuristic_id)
+        if lesson is not None:
+            if signal == "positive":
+                detail = "this decision already taught this heuristic; a rating teaches once (last click wins)"
+                return _Plan("already_learned", heuristic_id=lesson.heuristic_id, detail=detail)
+            return _Plan("withdrawn", heuristic_id=lesson.heuristic_id, withdraw=lesson)
         if trace.path == "llm" and signal == "positive" and self._service.settings.learn_from_feedback:
+            if not learn:
+                return _Plan("recorded", detail="another rating of this decision changed what it teaches meanwhile")
             return await self._learn(tenant, trace)
         return _Plan("recorded")
 

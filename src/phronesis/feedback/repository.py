@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -13,7 +14,20 @@ from phronesis.feedback.models import Feedback
 from phronesis.storage.database import Database
 from phronesis.storage.tables import feedback as feedback_table
 
-__all__ = ["FeedbackRepository"]
+__all__ = ["TEACHING_EFFECTS", "FeedbackRepository", "Lesson"]
+
+TEACHING_EFFECTS = ("created", "reinforced", "withdrawn")
+"""Ledger effects that change what an LLM-path decision taught: its last one stands."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    """What an LLM-path decision's standing rating taught: a heuristic created or reinforced."""
+
+    effect: str
+    heuristic_id: str
+    key: str
+    """The idempotency key of the feedback that taught it."""
 
 
 class FeedbackRepository:
@@ -28,6 +42,21 @@ class FeedbackRepository:
             row = (await conn.execute(select(c.id).where(c.tenant == tenant, c.idempotency_key == key))).one_or_none()
         if row is not None:
             raise ConflictError("idempotency_key", f"feedback {key!r} was already recorded")
+
+    async def standing_lesson(self, tenant: str, response_id: str, *, connection: AsyncConnection) -> Lesson | None:
+        """The lesson this decision's ratings teach now: the last teaching row, unless it withdrew one."""
+        c = feedback_table.c
+        row = (
+            await connection.execute(
+                select(c.effect, c.heuristic_id, c.idempotency_key)
+                .where(c.tenant == tenant, c.response_id == response_id, c.effect.in_(TEACHING_EFFECTS))
+                .order_by(c.id.desc())
+                .limit(1)
+            )
+        ).one_or_none()
+        if row is None or row.effect == "withdrawn" or row.heuristic_id is None:
+            return None
+        return Lesson(row.effect, row.heuristic_id, row.idempotency_key)
 
     async def add(
         self,

@@ -20,7 +20,7 @@ from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.heuristics.confidence import BetaConfidence, BetaEvidence, EvidenceModel, bounded
-from phronesis.heuristics.evidence_writer import EvidenceItem, EvidencePolicy, apply_evidence
+from phronesis.heuristics.evidence_writer import EvidenceItem, EvidencePolicy, Retraction, apply_evidence
 from phronesis.heuristics.group_commit import EvidenceGroupCommit
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
@@ -382,19 +382,58 @@ class HeuristicRepository:
         return True
 
     async def record_outcome(
-        self, tenant: str, heuristic_id: str, *, success: bool, connection: AsyncConnection | None = None
+        self,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        success: bool,
+        replaces: bool | None = None,
+        connection: AsyncConnection | None = None,
     ) -> None:
-        """Count an outcome-confirmed success or failure, kept apart from confidence (F-25 §success rate)."""
-        column = heuristics.c.success_count if success else heuristics.c.failure_count
-        statement = (
-            update(heuristics)
-            .where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
-            .values({column.name: column + 1})
-        )
+        """Count an outcome-confirmed success or failure, kept apart from confidence (F-25 §success rate).
+
+        One rule on every path (issue 21): a rated fire counts once, as its standing rating says.
+        ``replaces``: the rating this one replaces on the same fire (last click wins), taken back
+        from its counter."""
+        h = heuristics.c
+        changes: dict[str, Any] = {}
+        if replaces is not success:
+            counter = h.success_count if success else h.failure_count
+            changes[counter.name] = counter + 1
+            if replaces is not None:
+                previous = h.success_count if replaces else h.failure_count
+                changes[previous.name] = previous - 1
+        if not changes:
+            return
+        statement = update(heuristics).where(h.tenant == tenant, h.id == heuristic_id).values(changes)
         async with self._db.joined(connection) as conn:
             result = await conn.execute(statement)
         if result.rowcount == 0:
             raise NotFoundError("heuristic", heuristic_id)
+
+    async def evidence_for_key(self, tenant: str, key: str, *, connection: AsyncConnection) -> Retraction | None:
+        """The evidence a signal with this key added, as what would take it back; None if none was."""
+        e = confidence_events.c
+        row = (
+            await connection.execute(
+                select(e.positive, e.weight, e.created_at).where(e.tenant == tenant, e.signal_key == key)
+            )
+        ).one_or_none()
+        if row is None or row.weight is None:
+            return None
+        return Retraction(bool(row.positive), float(row.weight), row.created_at)
+
+    async def delete_untried(self, tenant: str, heuristic_id: str, *, connection: AsyncConnection) -> bool:
+        """Delete a heuristic that has never fired nor been rated (a lesson taken back before it was
+        used: ``ExecutiveFeedback``); False if it has, or is gone."""
+        h = heuristics.c
+        result = await connection.execute(
+            heuristics.delete().where(h.tenant == tenant, h.id == heuristic_id, h.fire_count == 0, h.signal_count == 0)
+        )
+        if result.rowcount == 0:
+            return False
+        await self.changes.append(connection, tenant, [("remove", heuristic_id)], self._clock.now())
+        return True
 
     async def confidence_history(
         self, tenant: str, heuristic_id: str, limit: int = 100

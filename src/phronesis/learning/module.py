@@ -9,7 +9,9 @@
   the strategy decides (seed: 2 → NEUTRAL, 3 → NEGATIVE, streak reset after the signal).
 - ``sweep``: fires older than the undo window with no implicit signal get the timeout
   POSITIVE ("no news is good news"), on the clock, not on the next event.
-- ``explicit``: a rating on a fire; a later click replaces the earlier one (F-11).
+- ``explicit``: a rating on a fire; a later click replaces the earlier one (F-11), in the
+  heuristic's confidence and in its outcome counters alike, whichever way the rating came
+  (by fire id or by the decision's response id).
 
 Each fire gets at most one implicit signal: undo, ignore and timeout close it in the same
 transaction that applies the signal (ORIGINS bug 3: GLADyS gave one fire a timeout
@@ -217,6 +219,14 @@ class LearningModule:
         if update is not None and update.applied:
             await self.fires.set_explicit(
                 conn, fire.id, source=source, positive=positive, weight=update.weight, at=self.clock.now()
+            )
+            # the outcome counters follow the standing rating too: a fire counts once, as rated last
+            await self.heuristics.record_outcome(
+                tenant,
+                fire.heuristic_id,
+                success=positive,
+                replaces=None if retract is None else retract.positive,
+                connection=conn,
             )
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update

@@ -61,6 +61,30 @@ class TestPaths:
         assert result.prompt_text == "" and result.metadata["threshold"] == 0.7
         assert llm.requests == []
 
+    async def test_a_weaker_closer_heuristic_never_blocks_a_confident_one(self) -> None:
+        """Issue 21: the most similar candidate whose confidence reaches the threshold fires; the
+        closer ones below it are named in ``passed_over``."""
+        weak = candidate(1, 0.3).model_copy(update={"similarity": 0.97})
+        confident = candidate(2, 0.9).model_copy(update={"similarity": 0.895})
+        result = await strategy().decide(context(weak, confident), None)
+        assert result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id == "h2"
+        assert result.metadata["passed_over"] == ["h1"]
+
+    @given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=5))
+    async def test_the_first_confident_candidate_fires_whatever_comes_before_it(self, confidences: list[float]) -> None:
+        result = await strategy().decide(context(*(candidate(i, c) for i, c in enumerate(confidences))), None)
+        confident = [i for i, c in enumerate(confidences) if c >= 0.7]
+        if confident:
+            assert result.matched_heuristic_id == f"h{confident[0]}"
+        else:
+            assert result.path is DecisionPath.REJECTED
+
+    async def test_llm_calls_are_counted_by_the_decision(self) -> None:
+        answered = await strategy().decide(context(candidate(1, 0.5)), ScriptedLLM(["Open it.", PREDICTION]))
+        failed = await strategy().decide(context(candidate(1, 0.5)), ScriptedLLM([LLMServerError("down")]))
+        fired = await strategy().decide(context(candidate(1, 0.9)), ScriptedLLM([]))
+        assert (answered.llm_calls, failed.llm_calls, fired.llm_calls) == (2, 1, 0)
+
     async def test_below_threshold_goes_to_the_llm_with_a_prediction(self) -> None:
         llm = ScriptedLLM(["Open the windows and check the kitchen.", PREDICTION])
         result = await strategy().decide(context(candidate(1, 0.5)), llm)

@@ -31,6 +31,11 @@ async def test_recent_llm_decisions_are_redecided_without_candidates(make_engine
     records = await engine.decisions.query("default", strategy="sleep_cycle")
     converged = [r for r in records if r.attributes.get("reevaluated_from") == original.response_id]
     assert converged[0].attributes["convergence"]["converged_heuristic_id"] == heuristic.id
+    assert {r.kind for r in records} == {"reevaluation"} and all(r.llm_calls == 2 for r in records)
+    # not an A/B arm: the executive report counts only real-time decisions
+    assert {row.strategy for row in await engine.decisions.summarize("default", kind="executive")} == {
+        "heuristic_first"
+    }
     # recorded, not applied (and convergence boosts nothing by default: seed 000 F-04)
     history = await engine.heuristics.repository.confidence_history("default", heuristic.id)
     assert history == []

@@ -10,8 +10,11 @@ from phronesis.audit.models import OutcomeSummary
 from phronesis.executive.report import build_report, wilson_interval
 
 
-def row(strategy: str, path: str, outcome: str | None, count: int, mean: float | None = 0.6) -> OutcomeSummary:
+def row(
+    strategy: str, path: str, outcome: str | None, count: int, mean: float | None = 0.6, calls: int = 0
+) -> OutcomeSummary:
     return OutcomeSummary(
+        llm_calls=calls,
         strategy=strategy,
         path=path,
         outcome=outcome,
@@ -26,14 +29,14 @@ def test_report_per_strategy() -> None:
     rows = [
         row("heuristic_first", "heuristic", "positive", 8, 0.8),
         row("heuristic_first", "heuristic", "negative", 2, 0.8),
-        row("heuristic_first", "llm", None, 10, 0.5),
+        row("heuristic_first", "llm", None, 10, 0.5, calls=23),  # counted: some predictions were retried
         row("heuristic_first", "rejected", None, 5, 0.0),
-        row("always_llm", "fallback", None, 3, 0.0),
+        row("always_llm", "fallback", None, 3, 0.0, calls=3),
     ]
     first, second = build_report(rows)
     assert first.strategy == "always_llm" and first.llm_calls == 3 and first.mean_predicted_success is None
     assert second.decisions == 25 and second.by_path == {"heuristic": 10, "llm": 10, "rejected": 5}
-    assert second.llm_calls == 20
+    assert second.llm_calls == 23  # what the records counted, not 2 per LLM-path decision
     assert second.mean_predicted_success == pytest.approx(0.65)
     assert (second.positive, second.negative, second.positive_rate) == (8, 2, 0.8)
     low, high = second.positive_rate_ci or (0, 0)

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["DecisionKind", "DecisionRecord", "NewDecisionRecord", "OutcomeSummary", "PathCount"]
 
-DecisionKind = Literal["executive", "learning", "routing", "admission", "proactive"]
+DecisionKind = Literal["executive", "reevaluation", "learning", "routing", "admission", "proactive"]
+"""``reevaluation``: an executive event decided again in the sleep cycle (F-25), never an A/B arm."""
 
 
 class NewDecisionRecord(BaseModel):
@@ -35,6 +36,8 @@ class NewDecisionRecord(BaseModel):
     latency_ms: float | None = None
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    llm_calls: int | None = Field(default=None, ge=0)
+    """Requests sent to the LLM for this decision (None: not counted, e.g. recorded before 0009)."""
     reason: str | None = Field(default=None, max_length=256)
     attributes: dict[str, Any] = Field(default_factory=dict)
 
@@ -61,3 +64,6 @@ class OutcomeSummary(BaseModel):
     mean_confidence: float | None
     prompt_tokens: int
     completion_tokens: int
+    llm_calls: int = 0
+    uncounted: int = 0
+    """Records with no ``llm_calls`` (written before it was counted)."""

@@ -147,6 +147,8 @@ class DecisionRecordRepository:
                     func.avg(c.confidence).label("mean_confidence"),
                     func.coalesce(func.sum(c.prompt_tokens), 0).label("prompt_tokens"),
                     func.coalesce(func.sum(c.completion_tokens), 0).label("completion_tokens"),
+                    func.coalesce(func.sum(c.llm_calls), 0).label("llm_calls"),
+                    func.count().filter(c.llm_calls.is_(None)).label("uncounted"),
                 ),
                 tenant,
                 kind,
@@ -168,6 +170,8 @@ class DecisionRecordRepository:
                     mean_confidence=None if r.mean_confidence is None else float(r.mean_confidence),
                     prompt_tokens=int(r.prompt_tokens),
                     completion_tokens=int(r.completion_tokens),
+                    llm_calls=int(r.llm_calls),
+                    uncounted=int(r.uncounted),
                 )
                 for r in await conn.execute(query)
             ]

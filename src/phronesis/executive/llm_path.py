@@ -26,6 +26,7 @@ from phronesis.executive.prompt_builder import (
 )
 from phronesis.executive.results import no_answer
 from phronesis.executive.types import DecisionContext, DecisionPath, DecisionResult
+from phronesis.llm.metered import MeteredLLM
 from phronesis.llm.structured import StructuredFailure, generate_structured
 from phronesis.llm.types import LLMProvider, LLMRequest
 
@@ -50,6 +51,7 @@ async def decide_with_llm(
     response_id: str,
     metadata: dict[str, object],
 ) -> DecisionResult:
+    llm = metered = MeteredLLM(llm)  # the record says how many calls this decision made
     shown = shown_candidates(context.candidates, config.max_candidates, rng)
     prompt = build_event_prompt(templates, context, shown, max_chars=config.max_text_chars)
     system_prompt = build_system_prompt(templates, context.goals)
@@ -64,6 +66,7 @@ async def decide_with_llm(
             {**metadata, "llm_error": exc.reason, "detail": str(exc)[:500]},
             prompt_text=prompt,
             model=llm.model_name,
+            llm_calls=metered.calls,
         )
     response_text = response.text.strip()
     if not response_text:  # seed 000 ``if not llm_response``: an empty answer is no answer
@@ -74,6 +77,7 @@ async def decide_with_llm(
             {**metadata, "llm_error": "llm_empty_response", "detail": "the LLM answered with no text"},
             prompt_text=prompt,
             model=llm.model_name,
+            llm_calls=metered.calls,
         )
     prediction = await generate_structured(
         llm,
@@ -109,4 +113,5 @@ async def decide_with_llm(
         model=response.model,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
+        llm_calls=metered.calls,
     )

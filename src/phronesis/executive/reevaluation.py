@@ -84,7 +84,7 @@ async def reevaluate(
             NewDecisionRecord(
                 id=str(uuid.uuid4()),
                 tenant=tenant,
-                kind="executive",
+                kind="reevaluation",  # not an A/B arm: the report counts only real-time decisions
                 subject_id=context.event_id,
                 strategy=SLEEP_CYCLE,
                 path=result.path.value,
@@ -96,6 +96,7 @@ async def reevaluate(
                 model=result.model,
                 prompt_tokens=result.prompt_tokens or None,
                 completion_tokens=result.completion_tokens or None,
+                llm_calls=result.llm_calls,
                 attributes=attributes,
             )
         )

@@ -15,9 +15,6 @@ from phronesis.audit.models import OutcomeSummary
 
 __all__ = ["StrategyReport", "build_report", "wilson_interval"]
 
-LLM_CALLS_PER_PATH = {"llm": 2, "fallback": 1}
-"""The LLM path asks for an answer and a prediction; a fallback made one failed call."""
-
 
 def wilson_interval(successes: int, trials: int, *, z: float = 1.96) -> tuple[float, float] | None:
     """95 % Wilson score interval of a proportion; None with no trials."""
@@ -38,6 +35,9 @@ class StrategyReport(BaseModel):
     decisions: int = 0
     by_path: dict[str, int] = Field(default_factory=dict)
     llm_calls: int = 0
+    """Requests sent to the LLM, counted by each decision (``decision_records.llm_calls``)."""
+    uncounted: int = 0
+    """Decisions recorded before calls were counted: their calls are not in ``llm_calls``."""
     tokens: int = 0
     mean_predicted_success: float | None = None
     positive: int = 0
@@ -55,7 +55,8 @@ def build_report(rows: Sequence[OutcomeSummary]) -> list[StrategyReport]:
         report = reports.setdefault(name, StrategyReport(strategy=name))
         report.decisions += row.count
         report.by_path[row.path] = report.by_path.get(row.path, 0) + row.count
-        report.llm_calls += LLM_CALLS_PER_PATH.get(row.path, 0) * row.count
+        report.llm_calls += row.llm_calls
+        report.uncounted += row.uncounted
         report.tokens += row.prompt_tokens + row.completion_tokens
         if row.path in ("heuristic", "llm") and row.mean_confidence is not None:
             total, count = weighted.get(name, (0.0, 0))

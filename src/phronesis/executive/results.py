@@ -31,6 +31,7 @@ def no_answer(
     *,
     prompt_text: str = "",
     model: str | None = None,
+    llm_calls: int = 0,
 ) -> DecisionResult:
     """A decision with no response: REJECTED or FALLBACK, with the seed's ``reason`` in metadata."""
     return DecisionResult(
@@ -43,6 +44,7 @@ def no_answer(
         prompt_text=prompt_text,
         metadata={**metadata, "reason": reason},
         model=model,
+        llm_calls=llm_calls,
     )
 
 

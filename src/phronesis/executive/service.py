@@ -230,6 +230,7 @@ class ExecutiveService:
             latency_ms=latency_ms,
             prompt_tokens=result.prompt_tokens or None,
             completion_tokens=result.completion_tokens or None,
+            llm_calls=result.llm_calls,
             reason=result.metadata.get("reason"),
             attributes={
                 **result.metadata,

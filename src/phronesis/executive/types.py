@@ -102,6 +102,8 @@ class DecisionResult(BaseModel):
     model: str | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    llm_calls: int = 0
+    """Requests this decision sent to the LLM (``llm.metered``)."""
 
 
 class DecisionStrategy(Protocol):

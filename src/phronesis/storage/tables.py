@@ -169,6 +169,7 @@ decision_records = Table(
     Column("latency_ms", Float, nullable=True),
     Column("prompt_tokens", Integer, nullable=True),
     Column("completion_tokens", Integer, nullable=True),
+    Column("llm_calls", Integer, nullable=True),  # 0009: requests sent to the LLM for this decision
     Column("reason", String(256), nullable=True),
     Column("outcome", String(64), nullable=True),
     Column("outcome_at", UTCDateTime, nullable=True),

@@ -1,0 +1,27 @@
+"""How many LLM calls a decision made, counted where it made them (issue 21).
+
+The A/B report estimated calls from the decision's path; now each decision record says how
+many requests it sent to its LLM. Records written before this migration have none (NULL):
+the report counts them as unknown, not as zero calls made.
+
+Revision ID: 0009
+Revises: 0008
+Create Date: 2026-11-25
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0009"
+down_revision = "0008"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("decision_records", sa.Column("llm_calls", sa.Integer(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("decision_records") as batch:
+        batch.drop_column("llm_calls")

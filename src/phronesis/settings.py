@@ -210,6 +210,10 @@ class ExecutiveSettings(BaseModel):
     """A/B split: strategy name → weight, e.g. ``{"heuristic_first": 0.5, "always_llm": 0.5}``. Empty: no experiment."""
     experiment_key: Literal["user", "source", "event"] = "user"
     experiment_salt: str = "phronesis"
+    exploration_rate: Probability = 0.0
+    """heuristic_first: the share of decisions with no confident candidate that may fire one anyway,
+    chosen by Thompson sampling from its Beta posterior (0 = off). Each explored fire records its
+    propensity, so a heuristic below the threshold can recover without an LLM (issue 21)."""
     observe_on_decide: bool = True
     """An event decided from a source is also that source's follow-up to its open fires (undo,
     thanks, ignore: seed 001), so an agent that only calls decide gets correct learning."""

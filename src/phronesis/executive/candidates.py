@@ -31,6 +31,8 @@ async def candidates_from_memory(
             suggested_action=match.heuristic.action_text,
             confidence=match.heuristic.confidence,
             similarity=max(-1.0, min(1.0, match.similarity)),
+            alpha=match.heuristic.alpha,
+            beta=match.heuristic.beta,
         )
         for match in matches
     ]

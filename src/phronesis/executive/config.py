@@ -23,6 +23,9 @@ class StrategyConfig:
     reasonable_similarity: float = 0.7
     high_similarity: float = 0.85
     tie_epsilon: float = 0.02
+    # exploration (heuristic_first): share of decisions with no confident candidate that may
+    # fire one by Thompson sampling; 0 = off (see exploration.py)
+    exploration_rate: float = 0.0
 
     def __post_init__(self) -> None:
         for name in (
@@ -34,6 +37,7 @@ class StrategyConfig:
             "reasonable_similarity",
             "high_similarity",
             "tie_epsilon",
+            "exploration_rate",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:

@@ -6,8 +6,10 @@ Heuristic-first decision flow:
    whose confidence ≥ threshold → HEURISTIC (its action, its confidence). A weaker heuristic
    that matches more closely never blocks a confident one: it is listed in the decision's
    ``passed_over`` instead (issue 21: a learned heuristic at 0.3 blocked a pack one at 0.9);
-3. else an LLM is configured and the event is immediate → LLM path;
-4. else REJECTED, reason ``llm_unavailable`` or ``not_immediate``.
+3. else, with exploration on (``exploration_rate`` > 0), perhaps fire one of them anyway by
+   Thompson sampling, its propensity recorded (``exploration``);
+4. else an LLM is configured and the event is immediate → LLM path;
+5. else REJECTED, reason ``llm_unavailable`` or ``not_immediate``.
 
 ``always_llm`` skips step 2: the seed's A/B baseline.
 """
@@ -22,6 +24,7 @@ from typing import Any
 
 from phronesis.exceptions import ConfigurationError
 from phronesis.executive.config import THRESHOLD_BOUNDS, StrategyConfig
+from phronesis.executive.exploration import ThompsonExploration
 from phronesis.executive.llm_path import decide_with_llm
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.results import fire, reject
@@ -114,6 +117,12 @@ class HeuristicFirstStrategy(BaseStrategy):
                         metadata["passed_over"] = passed_over
                     return fire(candidate, self._new_id(), metadata)
                 passed_over.append(candidate.heuristic_id)
+            explored = ThompsonExploration(self._config.exploration_rate).choose(
+                context.candidates, threshold, self._rng
+            )
+            if explored is not None:
+                chosen, record = explored
+                return fire(chosen, self._new_id(), {**metadata, "explored": True, "exploration": record})
         return await self._llm_or_reject(context, llm, metadata)
 
 

@@ -76,6 +76,7 @@ def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[s
         "reasonable_similarity": settings.urgency_reasonable_similarity,
         "high_similarity": settings.urgency_high_similarity,
         "tie_epsilon": tie_epsilon,
+        "exploration_rate": settings.exploration_rate,
     }
 
 

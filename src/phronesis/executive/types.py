@@ -48,6 +48,9 @@ class HeuristicCandidate(BaseModel):
     suggested_action: str = Field(min_length=1, max_length=4000)
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
+    alpha: float | None = Field(default=None, gt=0.0, allow_inf_nan=False)
+    beta: float | None = Field(default=None, gt=0.0, allow_inf_nan=False)
+    """The heuristic's Beta evidence, for exploration (``executive.exploration``); never prompted."""
 
 
 def _within(low: float, high: float, what: str) -> AfterValidator:

@@ -317,8 +317,11 @@ class Engine:
         request = FireRequest(event_id=event_id, source=source, response_id=response_id)
         await self.learning.record_fire(tenant, heuristic_id, request, connection=conn, missing_ok=True)
 
-    async def _observe_follow_up(self, tenant: str, *, event_id: str, source: str, text: str) -> FollowUp:
-        observation = await self.learning.observe(tenant, ObservedEvent(event_id=event_id, source=source, text=text))
+    async def _observe_follow_up(
+        self, tenant: str, *, event_id: str, source: str, text: str, recurring: frozenset[str]
+    ) -> FollowUp:
+        event = ObservedEvent(event_id=event_id, source=source, text=text)
+        observation = await self.learning.observe(tenant, event, recurring=recurring)
         return FollowUp(
             undo=observation.undo,
             confirmed=observation.confirmed,

@@ -2,13 +2,15 @@
 
 The requested model name picks the behaviour, so one server covers every case:
 ``ok``, ``json``, ``slow``, ``500``, ``429``, ``flaky`` (500 then ok), ``malformed``
-(JSON of the wrong shape), ``nonjson`` (an HTML body), ``refusal``, ``empty``.
+(JSON of the wrong shape), ``nonjson`` (an HTML body), ``refusal``, ``empty``; and
+``script``: the server's ``responder`` answers from the last message (the journeys' scripted LLM).
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -19,10 +21,12 @@ from tests.loopback import serving
 class ChatServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
+    def __init__(self, responder: Callable[[str], str] | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[dict[str, Any]] = []
         self.calls: dict[str, int] = {}
+        self.responder = responder
+        """For the ``script`` model: the answer to a request, from its last message's text."""
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that gave up (the timeout test) is expected; keep the output clean."""
@@ -89,6 +93,8 @@ class _Handler(BaseHTTPRequestHandler):
         if model == "empty":
             return self._send(200, json.dumps(_completion("   ")).encode())
         user = payload["messages"][-1]["content"]
+        if model == "script" and self.server.responder is not None:
+            return self._send(200, json.dumps(_completion(self.server.responder(user))).encode())
         text = '```json\n{"success": 0.9, "confidence": 0.7}\n```' if model == "json" else f"echo: {user}"
         self._send(200, json.dumps(_completion(text)).encode())
 
@@ -129,5 +135,5 @@ def _anthropic_body(payload: dict[str, Any]) -> bytes:
     ).encode()
 
 
-def running_chat_server() -> AbstractContextManager[ChatServer]:
-    return serving(ChatServer())
+def running_chat_server(responder: Callable[[str], str] | None = None) -> AbstractContextManager[ChatServer]:
+    return serving(ChatServer(responder))

@@ -54,4 +54,6 @@ class FollowUp:
 
 
 class FollowUpObserver(Protocol):
-    async def __call__(self, tenant: str, *, event_id: str, source: str, text: str) -> FollowUp: ...
+    async def __call__(
+        self, tenant: str, *, event_id: str, source: str, text: str, recurring: frozenset[str]
+    ) -> FollowUp: ...

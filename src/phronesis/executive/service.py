@@ -153,8 +153,8 @@ class ExecutiveService:
         event_id = request.event_id or str(uuid.uuid4())
         name, assignment = self._assign(request, event_id)
         strategy = self.strategy_for(name)
-        follow_up = await self._follow_up(tenant, request, event_id)
         context = await self.context_for(tenant, request, event_id)
+        follow_up = await self._follow_up(tenant, request, event_id, context)
         if follow_up is not None and follow_up.undone:
             # "undo that" does not fire what it just undid
             kept = [c for c in context.candidates if c.heuristic_id not in follow_up.undone]
@@ -190,11 +190,18 @@ class ExecutiveService:
             latency_ms=latency_ms,
         )
 
-    async def _follow_up(self, tenant: str, request: EventRequest, event_id: str) -> FollowUp | None:
-        """Seed 001 implicit signals from an event that is decided rather than observed (issue 21)."""
+    async def _follow_up(
+        self, tenant: str, request: EventRequest, event_id: str, context: DecisionContext
+    ) -> FollowUp | None:
+        """Seed 001 implicit signals from an event that is decided rather than observed (issue 21).
+        The heuristics this event matches are its own situation recurring (three loads of washing
+        in a row): their earlier fires are not ignored by it."""
         if not self.settings.observe_on_decide or self.parts.observe is None:
             return None
-        return await self.parts.observe(tenant, event_id=event_id, source=request.source, text=request.text)
+        recurring = frozenset(c.heuristic_id for c in context.candidates)
+        return await self.parts.observe(
+            tenant, event_id=event_id, source=request.source, text=request.text, recurring=recurring
+        )
 
     async def _record(
         self,

@@ -103,7 +103,11 @@ class LearningModule:
 
     # ------------------------------------------------------------------ implicit
 
-    async def observe(self, tenant: str, event: ObservedEvent) -> Observation:
+    async def observe(
+        self, tenant: str, event: ObservedEvent, *, recurring: frozenset[str] = frozenset()
+    ) -> Observation:
+        """``recurring``: heuristics the event itself matches (a decided event's candidates). The same
+        situation again is no answer to their earlier fires: it neither ignores nor closes them."""
         at = self._when("occurred_at", event.occurred_at)
         if not await self.fires.any_open_from_source(self.database, tenant, event.source, at - self.window, at):
             return Observation(event_id=event.event_id, undo=False, signals=[])
@@ -123,8 +127,9 @@ class LearningModule:
             if confirmed:
                 outcomes = await self._answered(conn, tenant, fires, confirmed, "user_implicit", at)
                 return Observation(event_id=event.event_id, undo=False, confirmed=True, signals=outcomes)
+            ignored = [fire for fire in fires if fire.heuristic_id not in recurring]
             return Observation(
-                event_id=event.event_id, undo=False, signals=await self._ignored(conn, tenant, fires, at)
+                event_id=event.event_id, undo=False, signals=await self._ignored(conn, tenant, ignored, at)
             )
 
     async def _answered(

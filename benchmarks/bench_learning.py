@@ -9,13 +9,16 @@
      sometimes the user moves on (an ignore);
    - it did not: often an undo ("undo that"), sometimes an ignore, sometimes nothing
      (an unnoticed failure looks like success);
-   - rarely, an explicit rating, biased negative (users complain more than they praise).
+   - rarely, an explicit rating: in the *biased* population biased negative (users complain
+     more than they praise); in the *unbiased* one, a rating says whether the fire helped.
 
    Every signal goes through the real ``LearningModule`` and SQLite store. Per strategy,
    after 10 / 50 / 200 fires per heuristic, it prints Kendall tau between learned
    confidence and the true rate, the expected calibration error (10 bins), and for the
    drifted heuristics how many fires after the drift they needed to fall below the
-   firing threshold (0.7).
+   firing threshold (0.7). The *oracle* columns are a learner that saw whether every fire
+   truly helped (a Beta(1, 1) mean of the outcomes): no learner can rank better from as
+   many fires, so they bound what the signals allow.
 
 2. **Throughput.** Signals applied per second by 16 concurrent writers, on SQLite and on
    PostgreSQL (``--postgres URL``), one signal per transaction and in batches; afterwards
@@ -100,7 +103,7 @@ def expected_calibration_error(confidence: list[float], truth: list[float], bins
 # ---------------------------------------------------------------- simulator
 
 
-async def simulate(strategy: str, heuristics: int, rounds: int, seed: int) -> list[str]:
+async def simulate(strategy: str, heuristics: int, rounds: int, seed: int, *, raters: str = "biased") -> list[str]:
     rng = random.Random(seed)
     clock = FixedClock()
     with tempfile.TemporaryDirectory() as tmp:
@@ -115,6 +118,9 @@ async def simulate(strategy: str, heuristics: int, rounds: int, seed: int) -> li
             population.append(Simulated(created.id, f"source-{i}", rng.uniform(0.05, 0.95), rng.random() < 0.2))
         drift_at = rounds // 2
         fell_after: dict[str, int] = {}
+        # the oracle: what a learner that saw every fire's true outcome would say (Beta(1, 1) mean),
+        # the ceiling of any learner on this population
+        helped_count = {sim.heuristic_id: 0 for sim in population}
         rows: list[str] = []
         started = time.perf_counter()
         signals = 0
@@ -125,6 +131,7 @@ async def simulate(strategy: str, heuristics: int, rounds: int, seed: int) -> li
                     sim.heuristic_id, tenant=TENANT, event_id=f"{sim.source}-{round_}", source=sim.source
                 )
                 helped = rng.random() < rate
+                helped_count[sim.heuristic_id] += helped
                 roll = rng.random()
                 clock.advance(seconds=0.01)
                 if helped:
@@ -136,8 +143,9 @@ async def simulate(strategy: str, heuristics: int, rounds: int, seed: int) -> li
                         follow_up, tenant=TENANT, event_id=f"{sim.source}-{round_}-next", source=sim.source
                     )
                     signals += 1
-                if rng.random() < 0.1:  # sparse explicit feedback, negatively biased
-                    positive = rng.random() < (0.6 if helped else 0.05)
+                if rng.random() < 0.1:  # sparse explicit feedback
+                    # biased: complaints outnumber praise; unbiased: the rating says whether it helped
+                    positive = helped if raters == "unbiased" else rng.random() < (0.6 if helped else 0.05)
                     await engine.feedback(fire.id, tenant=TENANT, rating="positive" if positive else "negative")
                     signals += 1
             clock.advance(seconds=settings.learning.undo_window_sec + 1)
@@ -154,16 +162,18 @@ async def simulate(strategy: str, heuristics: int, rounds: int, seed: int) -> li
                     (await engine.heuristics.repository.get(TENANT, sim.heuristic_id)).confidence for sim in population
                 ]
                 truth = [sim.true_rate(round_, drift_at) for sim in population]
+                oracle = [(helped_count[sim.heuristic_id] + 1) / (round_ + 2) for sim in population]
                 rows.append(
-                    f"| {strategy} | {round_} | {kendall_tau(confidences, truth):.3f} "
-                    f"| {expected_calibration_error(confidences, truth):.3f} |"
+                    f"| {raters} | {strategy} | {round_} | {kendall_tau(confidences, truth):.3f} "
+                    f"| {expected_calibration_error(confidences, truth):.3f} "
+                    f"| {kendall_tau(oracle, truth):.3f} | {expected_calibration_error(oracle, truth):.3f} |"
                 )
         elapsed = time.perf_counter() - started
         drifted = [sim for sim in population if sim.drifts and sim.rate >= THRESHOLD + 0.05]
         falls = [fell_after[sim.heuristic_id] for sim in drifted if sim.heuristic_id in fell_after]
         never = len(drifted) - len(falls)
         drift_row = (
-            f"| {strategy} | {len(drifted)} | {np.median(falls) if falls else float('nan'):.0f} "
+            f"| {raters} | {strategy} | {len(drifted)} | {np.median(falls) if falls else float('nan'):.0f} "
             f"| {max(falls) if falls else float('nan'):.0f} | {never} |"
         )
         rows.append(f"<!-- {signals} signals in {elapsed:.1f} s -->")
@@ -223,20 +233,26 @@ async def main_async(args: argparse.Namespace) -> None:
         f"Learning simulator: {args.heuristics} heuristics, {args.rounds} fires each (one an hour), "
         f"20% drift to a true rate of 0.15 at fire {args.rounds // 2}\n"
     )
-    print("| strategy | fires per heuristic | Kendall tau (confidence vs true rate) | ECE |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| explicit raters | strategy | fires per heuristic | Kendall tau (confidence vs true rate) | ECE "
+        "| oracle tau | oracle ECE |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
     drift_rows: list[str] = []
-    for strategy in ("bayesian", "discounted_beta"):
-        rows = await simulate(strategy, args.heuristics, args.rounds, args.seed)
-        drift_rows.append(rows.pop())
-        for row in rows:
-            print(row)
+    for raters in args.raters.split(","):
+        for strategy in args.strategies.split(","):
+            rows = await simulate(strategy, args.heuristics, args.rounds, args.seed, raters=raters)
+            drift_rows.append(rows.pop())
+            for row in rows:
+                print(row)
     print("\nDrifted heuristics (true rate was >= 0.75, became 0.15): fires after the drift until confidence < 0.7\n")
-    print("| strategy | drifted heuristics | median fires | worst | never fell |")
-    print("|---|---:|---:|---:|---:|")
+    print("| explicit raters | strategy | drifted heuristics | median fires | worst | never fell |")
+    print("|---|---|---:|---:|---:|---:|")
     for row in drift_rows:
         print(row)
 
+    if args.skip_throughput:
+        return
     print(f"\nSignals applied per second, {args.writers} concurrent writers, 64 heuristics\n")
     print("| database | writers | signals per call | signals | signals/s | p50 ms | p99 ms | RSS MB | exact counts |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -258,6 +274,9 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--signals", type=int, default=16_000, help="signals per throughput run")
     parser.add_argument("--postgres", help="PostgreSQL URL for the throughput run (postgresql+asyncpg://…)")
+    parser.add_argument("--raters", default="unbiased,biased", help="explicit-rater populations to simulate")
+    parser.add_argument("--strategies", default="bayesian,discounted_beta")
+    parser.add_argument("--skip-throughput", action="store_true")
     args = parser.parse_args()
     if args.rounds < max(CHECKPOINTS):
         sys.exit(f"--rounds must be at least {max(CHECKPOINTS)}")

@@ -31,6 +31,16 @@ def test_malformed_json_is_400_with_line_and_column(live_server: LiveServer, rou
 
 
 @pytest.mark.parametrize("route", ROUTES)
+def test_a_body_that_is_not_utf8_is_400_naming_the_body_and_the_byte(live_server: LiveServer, route: str) -> None:
+    with live_server.client() as client:
+        response = client.post(route, content=b'{"text": "caf\xe9"}', headers={"content-type": "application/json"})
+    assert response.status_code == 400
+    problem = response.json()
+    assert problem["field"] == "body"
+    assert problem["detail"] == "the request body is not UTF-8 text: byte 14 cannot be decoded"
+
+
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize(("content_type", "got"), [(None, "none"), ("text/plain", "'text/plain'")])
 def test_a_body_not_sent_as_json_is_415_naming_the_header(
     live_server: LiveServer, route: str, content_type: str | None, got: str

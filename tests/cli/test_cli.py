@@ -43,6 +43,18 @@ def test_db_upgrade_then_add_list_show_export_import(cli: CliRunner, tmp_path: P
     assert cli.invoke(app, ["heuristics", "export", str(out)]).exit_code == 0
     imported = cli.invoke(app, ["heuristics", "import", str(out), "--tenant", "other"])
     assert imported.exit_code == 0 and "imported 1" in imported.output
+    piped = cli.invoke(app, ["heuristics", "import", "--tenant", "third"], input=out.read_text())
+    assert piped.exit_code == 0 and "imported 1" in piped.output  # `import < pack.jsonl`, as the README says
+
+
+def test_a_list_cut_short_by_its_limit_says_so(cli: CliRunner) -> None:
+    for n in range(3):
+        cli.invoke(app, ["heuristics", "add", "--condition", f"situation {n}", "--action", "act"])
+    cut = cli.invoke(app, ["heuristics", "list", "--limit", "2"])
+    assert cut.exit_code == 0 and len(cut.stdout.splitlines()) == 2
+    assert "the first 2 shown; there are more" in cut.stderr
+    whole = cli.invoke(app, ["heuristics", "list", "--limit", "3"])
+    assert len(whole.stdout.splitlines()) == 3 and "there are more" not in whole.stderr
 
 
 @pytest.mark.parametrize(

@@ -51,3 +51,26 @@ def test_db_upgrade_migrates_then_says_pgvector_cannot_be_used_here(tmp_path: Pa
     )
     assert done.returncode == 2 and done.stdout.startswith("database at revision")
     assert done.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"
+
+
+def test_a_port_in_use_is_one_line_naming_the_setting_before_anything_starts(tmp_path: Path) -> None:
+    """Uvicorn reported it only after the application had logged that it was ready (issue 20)."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384"}
+        done = subprocess.run(
+            [sys.executable, "-m", "phronesis", "serve", "--dev", "--port", str(port)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2 and "Application startup" not in done.stdout + done.stderr
+    assert done.stderr.strip() == (
+        f"error: cannot listen on 127.0.0.1:{port}: Address already in use; "
+        "choose another port with --port or PHRONESIS_API__PORT"
+    )

@@ -96,8 +96,18 @@ def _not_json(body: bytes, error: dict[str, Any]) -> JSONResponse:
     return problem_response(400, "Malformed JSON", detail, errors=[{"field": "body", "in": "body", "message": detail}])
 
 
-async def _http_error(_: Request, exc: Exception) -> JSONResponse:
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400 and request.method in ("POST", "PUT", "PATCH"):
+        # FastAPI's own "error parsing the body" (e.g. bytes that are not UTF-8): say what and where
+        body = await request.body()
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            detail = f"the request body is not UTF-8 text: byte {error.start + 1} cannot be decoded"
+            return problem_response(
+                400, "Malformed JSON", detail, errors=[{"field": "body", "in": "body", "message": detail}]
+            )
     headers = dict(exc.headers) if exc.headers else None
     return problem_response(exc.status_code, _title(exc.status_code), str(exc.detail), headers=headers)
 

@@ -130,6 +130,27 @@ def main() -> None:
         sys.exit(2)
 
 
+def _check_address(host: str, port: int) -> None:
+    """Refuse an address that cannot be listened on with one line, before anything starts: uvicorn
+    would report it only after the application had said it was ready (issue 20)."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise fail(f"cannot listen on {host}:{port}: {error.strerror}; set --host or PHRONESIS_API__HOST") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise fail(
+                f"cannot listen on {host}:{port}: {error.strerror}; choose another port with --port "
+                "or PHRONESIS_API__PORT"
+            ) from None
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address (default: settings, 127.0.0.1).")] = None,
@@ -164,6 +185,7 @@ def serve(
     if not api.dev_mode and not api.keys:
         typer.echo("warning: no API keys configured (PHRONESIS_API__KEYS); every /v1 request will get 401", err=True)
     settings = settings.model_copy(update={"api": api})
+    _check_address(api.host, api.port)
 
     async def prepare() -> None:
         """Migrate once, here (N workers migrating one database at once would race), and refuse a
@@ -244,7 +266,10 @@ def config_show() -> None:
 
 
 def _read_input(path: str) -> bytes:
+    """A file's bytes, or standard input's for ``-`` (refused when nothing is piped in: it would wait)."""
     if path == "-":
+        if sys.stdin.isatty():
+            raise fail("no input: give a file, or pipe JSON Lines in (command < file.jsonl)")
         return sys.stdin.buffer.read()
     try:
         return Path(path).read_bytes()

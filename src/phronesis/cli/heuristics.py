@@ -86,9 +86,12 @@ def list_(
     if origin is not None and origin not in ("dev", "pack", "learned", "llm"):
         raise fail("--origin: must be one of dev, pack, learned, llm")
     chosen: Origin | None = origin  # type: ignore[assignment]
-    items = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit))
-    for item in items:
+    # one more than shown: whether to say the list goes on
+    items = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit + 1))
+    for item in items[:limit]:
         typer.echo(_line(item))
+    if len(items) > limit:
+        typer.echo(f"(the first {limit} shown; there are more: raise --limit)", err=True)
 
 
 @heuristics_app.command("show")
@@ -100,10 +103,10 @@ def show(heuristic_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
 
 @heuristics_app.command("import")
 def import_(
-    path: Annotated[str, typer.Argument(help="JSON Lines file, or - for stdin.")],
+    path: Annotated[str, typer.Argument(help="JSON Lines file, or - (the default) for stdin.")] = "-",
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Import heuristics from JSON Lines, all or nothing."""
+    """Import heuristics from JSON Lines (a file, or stdin: `import < pack.jsonl`), all or nothing."""
     items = parse_jsonl_or_fail(_read_input(path))
     created = with_engine(lambda e: e.heuristics.add_many(tenant, items))
     typer.echo(f"imported {len(created)} heuristics")

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, func, insert, select, update
+from sqlalchemy import Column, Connection, Integer, MetaData, String, Table, bindparam, func, insert, select, update
 
 from phronesis.exceptions import ConflictError
 from phronesis.storage.database import Database
@@ -89,3 +89,23 @@ async def test_a_point_read_sees_every_commit_at_once(tmp_path: Path) -> None:
     finally:
         other.close()
         await database.dispose()
+
+
+async def test_a_unit_of_work_commits_whole_or_not_at_all(db: Database) -> None:
+    """``Database.unit``: one synchronous function, one transaction, on every database."""
+
+    def two_rows(connection: Connection) -> int:
+        connection.execute(INSERT, [{"id": "a", "n": 1}, {"id": "b", "n": 2}])
+        return int(connection.execute(COUNT).scalar_one())
+
+    assert await db.unit(two_rows) == 2  # it sees its own writes
+
+    def then_fails(connection: Connection) -> None:
+        connection.execute(BUMP, {"w_id": "a", "by": 10})
+        raise RuntimeError("the caller's own failure")
+
+    with pytest.raises(RuntimeError):
+        await db.unit(then_fails)
+    with pytest.raises(ConflictError):
+        await db.unit(lambda connection: connection.execute(INSERT, {"id": "a", "n": 3}))
+    assert await db.read(BY_IDS, {"ids": ["a", "b"]}) == [("a", 1), ("b", 2)]

@@ -9,7 +9,9 @@ transaction already holds the single writer lock (``Database.transaction``).
 
 A batch costs three statements whatever its size (read, ``executemany`` update,
 ``executemany`` insert), which is what lets one transaction apply thousands of signals
-per second (``benchmarks/bench_learning.py``).
+per second (``benchmarks/bench_learning.py``). It is synchronous SQLAlchemy work on one
+connection: a caller's async transaction runs it with ``run_sync``, and the group commit as
+one ``Database.unit`` (one thread hop for the whole transaction on a SQLite file).
 
 Idempotency (issue 4: "the same signal delivered twice counts once"): a signal may carry
 a key; a key already in ``confidence_events`` — or twice in one batch — is a duplicate and
@@ -23,8 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy import Connection, bindparam, insert, select, update
 
 from phronesis.exceptions import NotFoundError
 from phronesis.heuristics.confidence import Evidence, EvidenceModel, bounded
@@ -102,8 +103,8 @@ def _limits(row: Any, policy: EvidencePolicy) -> tuple[float, float]:
     return low, min(max(low, high), 1.0)
 
 
-async def apply_evidence(
-    conn: AsyncConnection,
+def apply_evidence(
+    conn: Connection,
     tenant: str,
     items: Sequence[EvidenceItem],
     *,
@@ -121,7 +122,7 @@ async def apply_evidence(
     keys = [item.key for item in items if item.key is not None]
     seen: set[str] = set()
     if keys:
-        stored = await conn.execute(
+        stored = conn.execute(
             select(confidence_events.c.signal_key).where(
                 confidence_events.c.tenant == tenant, confidence_events.c.signal_key.in_(keys)
             )
@@ -129,7 +130,7 @@ async def apply_evidence(
         seen = {key for (key,) in stored}
     ids = sorted({item.heuristic_id for item in items})
     query = select(*_STATE).where(_h.tenant == tenant, _h.id.in_(ids)).order_by(_h.id).with_for_update()
-    rows = {row.id: row for row in await conn.execute(query)}
+    rows = {row.id: row for row in conn.execute(query)}
     state: dict[str, tuple[Evidence, int, float]] = {
         hid: (
             Evidence(row.alpha, row.beta, row.prior_alpha, row.prior_beta, row.evidence_at),
@@ -206,7 +207,7 @@ async def apply_evidence(
             )
         )
     if touched:
-        await conn.execute(
+        conn.execute(
             _WRITE,
             [
                 {
@@ -222,7 +223,7 @@ async def apply_evidence(
                 for hid in sorted(touched)
             ],
         )
-        await conn.execute(_LOG, log)
+        conn.execute(_LOG, log)
     return results
 
 

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, overload
 
-from sqlalchemy import Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock, SystemClock
@@ -96,7 +96,7 @@ class HeuristicRepository:
         self.evidence_model: EvidenceModel = evidence_model or BetaEvidence()
         """Set by the engine from the learning strategy (seed 001: the strategy picks, memory computes)."""
         self.evidence_policy = evidence_policy or EvidencePolicy()
-        self._group_commit = EvidenceGroupCommit(database, self._apply_in)
+        self._group_commit = EvidenceGroupCommit(database, self._apply_sync)
         self._prior_strength = prior_strength
         self._default_confidence = default_confidence
         self._clock = clock or SystemClock()
@@ -350,7 +350,12 @@ class HeuristicRepository:
     async def _apply_in(
         self, conn: AsyncConnection, tenant: str, items: Sequence[EvidenceItem], missing_ok: bool
     ) -> builtins.list[ConfidenceUpdate | None]:
-        return await apply_evidence(
+        return await conn.run_sync(self._apply_sync, tenant, items, missing_ok)
+
+    def _apply_sync(
+        self, conn: Connection, tenant: str, items: Sequence[EvidenceItem], missing_ok: bool
+    ) -> builtins.list[ConfidenceUpdate | None]:
+        return apply_evidence(
             conn,
             tenant,
             items,

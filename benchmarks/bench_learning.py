@@ -103,11 +103,21 @@ def expected_calibration_error(confidence: list[float], truth: list[float], bins
 # ---------------------------------------------------------------- simulator
 
 
-async def simulate(strategy: str, heuristics: int, rounds: int, seed: int, *, raters: str = "biased") -> list[str]:
+def _learning(strategy: str, half_life_h: float | None) -> dict[str, object]:
+    learning: dict[str, object] = {"strategy": strategy}
+    if half_life_h is not None:
+        learning["half_life_sec"] = half_life_h * 3600
+    return learning
+
+
+async def simulate(
+    strategy: str, heuristics: int, rounds: int, seed: int, *, raters: str = "biased", half_life_h: float | None = None
+) -> list[str]:
     rng = random.Random(seed)
     clock = FixedClock()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), embeddings={"spec": "hashing:64"}, learning={"strategy": strategy})
+        learning = _learning(strategy, half_life_h)
+        settings = Settings(data_dir=Path(tmp), embeddings={"spec": "hashing:64"}, learning=learning)
         engine = Engine(settings, embedder=HashingEmbedder(64), llm=None, clock=clock)
         await engine.start()
         population: list[Simulated] = []
@@ -241,7 +251,9 @@ async def main_async(args: argparse.Namespace) -> None:
     drift_rows: list[str] = []
     for raters in args.raters.split(","):
         for strategy in args.strategies.split(","):
-            rows = await simulate(strategy, args.heuristics, args.rounds, args.seed, raters=raters)
+            rows = await simulate(
+                strategy, args.heuristics, args.rounds, args.seed, raters=raters, half_life_h=args.half_life_hours
+            )
             drift_rows.append(rows.pop())
             for row in rows:
                 print(row)
@@ -277,6 +289,7 @@ def main() -> None:
     parser.add_argument("--raters", default="unbiased,biased", help="explicit-rater populations to simulate")
     parser.add_argument("--strategies", default="bayesian,discounted_beta")
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--half-life-hours", type=float, help="discounted_beta's half-life (default: the setting's)")
     args = parser.parse_args()
     if args.rounds < max(CHECKPOINTS):
         sys.exit(f"--rounds must be at least {max(CHECKPOINTS)}")

@@ -40,6 +40,16 @@ async def test_a_url_leading_inside_is_refused_at_input(url: str, kind: str) -> 
     assert f"a {kind} address" in refused.value.message and "PHRONESIS_OUTBOUND__ALLOW" in refused.value.message
 
 
+@pytest.mark.parametrize(
+    "url", ["httP://[\u008b\ud936wE", "http://[::1", "http://example.com:99999/", "http://h:port/"]
+)
+async def test_a_url_that_does_not_parse_is_invalid_input_not_a_server_error(url: str) -> None:
+    """Found by the OpenAPI fuzzer: urlsplit raised ValueError, a 500."""
+    with pytest.raises(InvalidInputError) as refused:
+        await OutboundPolicy().check("calendar_url", url)
+    assert refused.value.field == "calendar_url" and "expected an http:// or https:// URL" in refused.value.message
+
+
 @pytest.mark.parametrize(("url", "kind"), REFUSED)
 async def test_a_url_leading_inside_is_refused_at_connect_time(url: str, kind: str) -> None:
     calls: list[httpx.Request] = []

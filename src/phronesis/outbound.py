@@ -104,11 +104,16 @@ class OutboundPolicy:
 
     async def check(self, field_name: str, url: str) -> None:
         """At input: ``url`` is http(s) and reaches an allowed address, else ``InvalidInputError``."""
-        parts = urlsplit(url)
-        if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
-            raise InvalidInputError(field_name, f"expected an http:// or https:// URL, got {url[:80]!r}")
+        expected = f"expected an http:// or https:// URL, got {url[:80]!r}"
         try:
-            await self.resolve(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80))
+            parts = urlsplit(url)
+            port = parts.port  # a port that is not a number raises here
+        except ValueError as exc:  # "Invalid IPv6 URL", "Port out of range"…
+            raise InvalidInputError(field_name, f"{expected}: {exc}") from None
+        if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
+            raise InvalidInputError(field_name, expected)
+        try:
+            await self.resolve(parts.hostname, port or (443 if parts.scheme == "https" else 80))
         except BlockedAddress as exc:
             raise InvalidInputError(field_name, str(exc)) from None
 

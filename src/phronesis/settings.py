@@ -252,7 +252,9 @@ class LearningSettings(BaseModel):
     """F-23 user 3-point score (1 bad, 2 meh, 3 good) → signed magnitude; 0 is neutral (recorded, no update)."""
     dev_score_magnitudes: tuple[float, float, float, float, float] = (-0.4, -0.2, 0.05, 0.2, 0.4)
     """F-23 developer 5-point score (1…5) → signed magnitude."""
-    half_life_sec: PositiveSeconds = 3 * 24 * 3600.0
+    half_life_sec: PositiveSeconds = 24 * 3600.0
+    """discounted_beta: evidence halves every day. bench_learning (hourly fires): a drifted heuristic
+    falls below the threshold after a median 15 fires (3 days: 30), with no loss of ranking."""
     """``discounted_beta``: evidence above the prior halves every this many seconds."""
     bounds_enabled: bool = False
     """F-05: keep every confidence within [min_confidence, max_confidence] (off by default, as in GLADyS)."""

@@ -8,6 +8,8 @@ import pytest
 
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
+from phronesis.heuristics.models import Heuristic
+from phronesis.learning.models import Observation
 from phronesis.testing import FixedClock
 from tests.engines import EngineFactory, add_heuristic
 
@@ -54,15 +56,22 @@ async def test_a_negated_undo_is_an_ignore_not_an_undo(make_engine: EngineFactor
     assert await _confidence(engine, lights.id) == pytest.approx(0.7)
 
 
+async def _fired_then_observed(
+    make_engine: EngineFactory, learning_strategy: str, text: str
+) -> tuple[Engine, Heuristic, Observation]:
+    """A lights heuristic at 0.7 fired at home, then ``text`` observed from home."""
+    engine = await _engine(make_engine, learning_strategy)
+    lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
+    await engine.record_fire(lights.id, event_id="e1", source="home")
+    return engine, lights, await engine.observe(text, event_id="e2", source="home")
+
+
 @pytest.mark.parametrize("text", ["thanks, that worked great", "don't undo that, thanks", "perfect", "Thank you!"])
 async def test_a_follow_up_that_reads_as_thanks_confirms_the_fires(
     make_engine: EngineFactory, learning_strategy: str, text: str
 ) -> None:
     """Seed 001's ``user_implicit``: thanks or confirmation is evidence the fire worked, not an ignore."""
-    engine = await _engine(make_engine, learning_strategy)
-    lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
-    await engine.record_fire(lights.id, event_id="e1", source="home")
-    observed = await engine.observe(text, event_id="e2", source="home")
+    engine, lights, observed = await _fired_then_observed(make_engine, learning_strategy, text)
     assert observed.confirmed and not observed.undo
     assert [(s.source, s.signal, s.effect) for s in observed.signals] == [("user_implicit", "positive", "updated")]
     assert await _confidence(engine, lights.id) > 0.7
@@ -73,10 +82,7 @@ async def test_a_follow_up_that_reads_as_thanks_confirms_the_fires(
 async def test_a_refusal_or_an_undo_with_thanks_is_not_a_confirmation(
     make_engine: EngineFactory, learning_strategy: str, text: str
 ) -> None:
-    engine = await _engine(make_engine, learning_strategy)
-    lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
-    await engine.record_fire(lights.id, event_id="e1", source="home")
-    observed = await engine.observe(text, event_id="e2", source="home")
+    _, _, observed = await _fired_then_observed(make_engine, learning_strategy, text)
     assert not observed.confirmed
     assert all(s.signal != "positive" for s in observed.signals)
 

@@ -95,35 +95,34 @@ class BayesianStrategy:
         )
 
     def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
-        if not recent_fires or not self._undo.matches(event_text):
+        if not self._undo.matches(event_text):
             return []
-        return [
-            FeedbackSignal(
-                signal_type=SignalType.NEGATIVE,
-                heuristic_id=fire.heuristic_id,
-                event_id=fire.event_id,
-                source="implicit_undo",
-                magnitude=self._config.implicit_magnitude,
-                metadata={"undo_text": event_text[:UNDO_TEXT_CHARS], "fire_id": fire.id},
-            )
-            for fire in recent_fires
-        ]
+        metadata = {"undo_text": event_text[:UNDO_TEXT_CHARS]}
+        return self._each(recent_fires, SignalType.NEGATIVE, "implicit_undo", metadata)
 
     def interpret_event_for_confirmation(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
         """A follow-up that reads as thanks or confirmation: each open fire worked (``user_implicit``).
         An undo wins over thanks ("thanks, but undo that"): the module asks for undo first."""
-        if not recent_fires or not self._confirm.matches(event_text):
+        if not self._confirm.matches(event_text):
             return []
+        return self._each(
+            recent_fires, SignalType.POSITIVE, "user_implicit", {"confirm_text": event_text[:UNDO_TEXT_CHARS]}
+        )
+
+    def _each(
+        self, fires: list[FireRecord], kind: SignalType, source: str, metadata: dict[str, Any]
+    ) -> list[FeedbackSignal]:
+        """One implicit signal per fire the follow-up answered."""
         return [
             FeedbackSignal(
-                signal_type=SignalType.POSITIVE,
+                signal_type=kind,
                 heuristic_id=fire.heuristic_id,
                 event_id=fire.event_id,
-                source="user_implicit",
+                source=source,
                 magnitude=self._config.implicit_magnitude,
-                metadata={"confirm_text": event_text[:UNDO_TEXT_CHARS], "fire_id": fire.id},
+                metadata={**metadata, "fire_id": fire.id},
             )
-            for fire in recent_fires
+            for fire in fires
         ]
 
     def interpret_ignore(self, heuristic_id: str, consecutive_count: int) -> FeedbackSignal:

@@ -16,7 +16,7 @@ from phronesis.learning.bayesian import BayesianStrategy, BayesianStrategyConfig
 
 __all__ = ["DEFAULT_HALF_LIFE_S", "DiscountedBetaStrategy"]
 
-DEFAULT_HALF_LIFE_S = 3 * 24 * 3600.0
+DEFAULT_HALF_LIFE_S = 24 * 3600.0
 
 
 class DiscountedBetaStrategy(BayesianStrategy):

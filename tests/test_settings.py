@@ -49,6 +49,9 @@ def test_dotenv_file_is_read(tmp_path: Path) -> None:
         ("PHRONESIS_HEURISTICS__TOP_K", "many"),
         ("PHRONESIS_EXECUTIVE__MAX_CANDIDATES", "9"),
         ("PHRONESIS_LLM__TIMEOUT_S", "nan"),
+        ("PHRONESIS_LEARNING__CONFIRM_KEYWORDS", ""),  # was a traceback at start-up (issue 21 trial)
+        ("PHRONESIS_LEARNING__UNDO_KEYWORDS", ","),
+        ("PHRONESIS_EXECUTIVE__EXPLORATION_RATE", "1.5"),
     ],
 )
 def test_invalid_values_fail_naming_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:

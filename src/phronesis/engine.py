@@ -325,7 +325,8 @@ class Engine:
         return FollowUp(
             undo=observation.undo,
             confirmed=observation.confirmed,
-            signals=len(observation.signals),
+            fires=len(observation.signals),
+            signals=sum(1 for s in observation.signals if s.signal != "neutral"),
             undone=frozenset(s.heuristic_id for s in observation.signals) if observation.undo else frozenset(),
         )
 

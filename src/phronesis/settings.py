@@ -240,12 +240,14 @@ class LearningSettings(BaseModel):
     undo_window_sec: PositiveSeconds = 30.0  # seed 001, F-11
     ignored_threshold: int = Field(default=3, ge=1, le=1000)
     undo_keywords: Annotated[list[str], NoDecode, _split_on(",")] = Field(
-        default_factory=lambda: ["undo", "revert", "cancel", "rollback", "nevermind", "never mind"]
+        default_factory=lambda: ["undo", "revert", "cancel", "rollback", "nevermind", "never mind"], min_length=1
     )
+    """Replaces the default list (it does not add to it)."""
     confirm_keywords: Annotated[list[str], NoDecode, _split_on(",")] = Field(
-        default_factory=lambda: list(_confirm_keywords())
+        default_factory=lambda: list(_confirm_keywords()), min_length=1
     )
-    """A follow-up saying one of these confirms the open fires of its source (``user_implicit``)."""
+    """A follow-up saying one of these confirms the open fires of its source (``user_implicit``).
+    Replaces the default list (it does not add to it)."""
     implicit_magnitude: float = Field(default=1.0, gt=0.0, le=10.0)
     explicit_magnitude: float = Field(default=0.8, gt=0.0, le=10.0)
     user_score_magnitudes: tuple[float, float, float] = (-0.8, 0.0, 0.8)

@@ -42,7 +42,7 @@ async def decide_many(rate: float, n: int, *candidates: HeuristicCandidate) -> l
     out = []
     for _ in range(n):
         result = await strategy.decide(context(*candidates), None)
-        out.append(result.metadata.get("exploration") if result.path is DecisionPath.HEURISTIC else None)
+        out.append(result.metadata["exploration"] if result.path is DecisionPath.HEURISTIC else None)
     return out
 
 
@@ -62,6 +62,21 @@ async def test_the_recorded_propensity_is_the_frequency_of_explored_fires(rate: 
     assert sum(recorded) / len(recorded) == pytest.approx(exact, abs=0.01)
     assert len(fired) / len(explored) == pytest.approx(exact, abs=0.025)
     assert all(e["policy"] == "thompson" and float(e["sample"]) >= 0.7 for e in fired)  # type: ignore[arg-type]
+
+
+async def test_a_decision_that_did_not_explore_records_that_propensity_too() -> None:
+    """Offline evaluation weighs non-fires as well: their record says how likely not exploring was,
+    and the same evidence always gives the same propensity."""
+    strategy = HeuristicFirstStrategy(StrategyConfig(exploration_rate=0.5), rng=random.Random(1))
+    records = []
+    for _ in range(400):
+        result = await strategy.decide(context(candidate(1, 1.0, 1.5)), None)
+        records.append((result.path, result.metadata["exploration"]))
+    fired = {e["probability"] for path, e in records if path is DecisionPath.HEURISTIC}
+    not_fired = {e["probability"] for path, e in records if path is DecisionPath.REJECTED}
+    assert len(fired) == 1 and len(not_fired) == 1  # deterministic for one posterior
+    assert next(iter(fired)) + next(iter(not_fired)) == pytest.approx(1.0)  # one candidate: the two outcomes
+    assert all(e["explored"] is (path is DecisionPath.HEURISTIC) for path, e in records)
 
 
 async def test_a_heuristic_with_much_evidence_against_it_is_almost_never_explored() -> None:
@@ -89,7 +104,9 @@ def test_a_propensity_is_a_probability_and_only_a_clearing_draw_fires(
     evidence: list[tuple[float, float]], threshold: float, seed: int
 ) -> None:
     candidates = [candidate(i, a, b) for i, (a, b) in enumerate(evidence)]
-    chosen = ThompsonExploration(1.0).choose(candidates, threshold, random.Random(seed))
+    outcome = ThompsonExploration(1.0).choose(candidates, threshold, random.Random(seed))
+    assert outcome is not None
+    chosen, record = outcome
+    assert 0.0 <= float(record["probability"]) <= 1.0 and record["explored"] is (chosen is not None)
     if chosen is not None:
-        _, record = chosen
-        assert 0.0 < float(record["probability"]) <= 1.0 and float(record["sample"]) >= threshold
+        assert float(record["probability"]) > 0.0 and float(record["sample"]) >= threshold

@@ -74,7 +74,7 @@ def test_a_smart_home_week(journeys: Journeys) -> None:
     for _ in range(3):
         assert home.decide("washing machine finished", event_id=event_id())["matched_heuristic_id"] == ids["washer"]
     follow = home.decide("the dog is barking in the garden")
-    assert follow["metadata"]["follow_up"]["signals"] == 3
+    assert (follow["metadata"]["follow_up"]["fires"], follow["metadata"]["follow_up"]["signals"]) == (3, 0)
     assert home.confidence(ids["washer"]) == 0.8
 
     # Friday: the door heuristic goes bad, undone each time, until it no longer fires
@@ -117,8 +117,13 @@ def test_quick_fires_then_thanks_are_confirmed_not_ignored(journeys: Journeys) -
         home.decide("the laundry cycle just finished", event_id=event_id())
     observed = home.observe("thanks, that worked great", event_id())
     assert observed["confirmed"] is True
-    assert [(s["source"], s["signal"]) for s in observed["signals"]] == [("user_implicit", "positive")] * 3
-    assert home.confidence(washer) > 0.8
+    # one thanks is one positive, with the latest fire; the earlier two are closed as neutral
+    assert [(s["source"], s["signal"]) for s in observed["signals"]] == [
+        ("user_implicit", "neutral"),
+        ("user_implicit", "neutral"),
+        ("user_implicit", "positive"),
+    ]
+    assert len(home.history(washer)) == 1 and home.confidence(washer) > 0.8
 
 
 def test_an_agent_that_only_decides_gets_undo_right(journeys: Journeys) -> None:

@@ -29,8 +29,9 @@ def test_a_heuristic_that_went_bad_recovers_through_explored_fires(exploring: Jo
     explored = []
     for _ in range(60):
         decision = home.decide("the washer is done", event_id=event_id())
-        if decision["matched_heuristic_id"] != washer:
+        if decision["decision_path"] != "heuristic":
             assert decision["decision_path"] == "rejected" and decision["reason"] == "llm_unavailable"
+            assert decision["metadata"]["exploration"]["explored"] is False  # its propensity recorded too
             continue
         if not decision["metadata"].get("explored"):
             break  # confident again: an ordinary fire
@@ -43,4 +44,5 @@ def test_a_heuristic_that_went_bad_recovers_through_explored_fires(exploring: Jo
     assert explored and home.confidence(washer) >= 0.7
     record = home.http.get("/v1/decisions", params={"limit": 1000}).json()["items"]
     recorded = [r["attributes"]["exploration"]["probability"] for r in record if r["attributes"].get("explored")]
+    assert any(r["attributes"].get("exploration", {}).get("explored") is False for r in record)
     assert sorted(recorded) == sorted(explored)  # every explored fire's propensity is on its record

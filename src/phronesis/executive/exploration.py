@@ -39,25 +39,36 @@ class ThompsonExploration:
 
     def choose(
         self, candidates: Sequence[HeuristicCandidate], threshold: float, rng: random.Random
-    ) -> tuple[HeuristicCandidate, dict[str, Any]] | None:
-        """The candidate to fire as exploration and what to record about it, or None."""
-        if not candidates or self.rate <= 0.0 or rng.random() >= self.rate:
+    ) -> tuple[HeuristicCandidate | None, dict[str, Any]] | None:
+        """None when exploration is off or there is nothing to explore. Otherwise the candidate to
+        fire (or None: not explored this time) and what to record either way: ``explored`` and
+        ``probability``, the propensity of what happened (that candidate fired, or no exploration),
+        so a fire and a non-fire alike can be weighted offline."""
+        if not candidates or self.rate <= 0.0:
             return None
         alpha, beta = _posteriors(candidates)
-        generator = np.random.default_rng(rng.getrandbits(64))
-        draw = generator.beta(alpha, beta)
-        best = int(np.argmax(draw))
-        if draw[best] < threshold:
-            return None
-        draws = generator.beta(alpha[:, None], beta[:, None], size=(len(candidates), PROPENSITY_SAMPLES))
-        wins = (np.argmax(draws, axis=0) == best) & (draws[best] >= threshold)
-        record = {
-            "policy": "thompson",
-            "rate": self.rate,
-            "sample": float(draw[best]),
-            "probability": self.rate * float(wins.mean()),
-        }
-        return candidates[best], record
+        wins, any_clears = _chances(alpha, beta, threshold)
+        record: dict[str, Any] = {"policy": "thompson", "rate": self.rate}
+        if rng.random() < self.rate:
+            draw = np.random.default_rng(rng.getrandbits(64)).beta(alpha, beta)
+            best = int(np.argmax(draw))
+            if draw[best] >= threshold:
+                record.update(explored=True, sample=float(draw[best]), probability=self.rate * float(wins[best]))
+                return candidates[best], record
+        record.update(explored=False, probability=1.0 - self.rate * any_clears)
+        return None, record
+
+
+def _chances(alpha: np.ndarray, beta: np.ndarray, threshold: float) -> tuple[np.ndarray, float]:
+    """Per candidate, the probability that its draw is the best and clears ``threshold``; and the
+    probability that the best draw clears it. Monte Carlo from a generator seeded by the posteriors
+    themselves: the same evidence always gives the same propensity."""
+    seed = hash((tuple(np.round(alpha, 9)), tuple(np.round(beta, 9)), round(threshold, 9))) & (2**63 - 1)
+    draws = np.random.default_rng(seed).beta(alpha[:, None], beta[:, None], size=(len(alpha), PROPENSITY_SAMPLES))
+    best = np.argmax(draws, axis=0)
+    clears = draws.max(axis=0) >= threshold
+    wins = np.array([float(np.mean((best == i) & clears)) for i in range(len(alpha))])
+    return wins, float(clears.mean())
 
 
 def _posteriors(candidates: Sequence[HeuristicCandidate]) -> tuple[np.ndarray, np.ndarray]:

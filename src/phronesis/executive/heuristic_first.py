@@ -122,7 +122,9 @@ class HeuristicFirstStrategy(BaseStrategy):
             )
             if explored is not None:
                 chosen, record = explored
-                return fire(chosen, self._new_id(), {**metadata, "explored": True, "exploration": record})
+                metadata["exploration"] = record  # recorded whether it fired or not (its propensity)
+                if chosen is not None:
+                    return fire(chosen, self._new_id(), {**metadata, "explored": True})
         return await self._llm_or_reject(context, llm, metadata)
 
 

@@ -45,12 +45,21 @@ class FollowUp:
 
     undo: bool = False
     confirmed: bool = False
+    fires: int = 0
+    """Open fires of the source this event answered, ignored or confirmed (and closed)."""
     signals: int = 0
+    """Signals that moved a heuristic: one per heuristic at most (neutral ignores do not count)."""
     undone: frozenset[str] = field(default_factory=frozenset)
-    """Heuristics this event undid: they do not fire again for it."""
+    """Heuristics this event undid: they do not fire again for it, even if it matches them."""
 
     def summary(self) -> dict[str, object]:
-        return {"undo": self.undo, "confirmed": self.confirmed, "signals": self.signals, "undone": sorted(self.undone)}
+        return {
+            "undo": self.undo,
+            "confirmed": self.confirmed,
+            "fires": self.fires,
+            "signals": self.signals,
+            "undone": sorted(self.undone),
+        }
 
 
 class FollowUpObserver(Protocol):

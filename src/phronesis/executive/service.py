@@ -164,7 +164,7 @@ class ExecutiveService:
             result = fire(emergency, str(uuid.uuid4()), {"strategy": name, "reason": "emergency_fast_path"})
         else:
             result = await strategy.decide(context, self.llm)
-        if follow_up is not None and follow_up.signals:
+        if follow_up is not None and follow_up.fires:
             result.metadata["follow_up"] = follow_up.summary()
         latency_ms = (time.perf_counter() - started) * 1000.0
         await self._record(tenant, context, result, name, assignment, latency_ms)

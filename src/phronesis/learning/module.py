@@ -141,12 +141,26 @@ class LearningModule:
         source: str,
         at: datetime,
     ) -> list[SignalOutcome]:
-        """The follow-up answered these fires (undo, thanks): each closed with its signal, and the
-        ignore streaks of their heuristics broken."""
+        """The follow-up answered these fires (undo, thanks): all closed, the ignore streaks of their
+        heuristics broken. One answer is one signal per heuristic, as one follow-up is one ignore:
+        it goes with the heuristic's latest fire, its earlier fires get a NEUTRAL (one "undo" after
+        three quick fires is one undo, not three)."""
         by_fire = {fire.id: fire for fire in fires}
         closed = await self.fires.close(conn, list(by_fire), source, at)
-        applied = [s for s in signals if s.metadata.get("fire_id") in closed]
-        outcomes = await self._apply(conn, tenant, applied, [by_fire[str(s.metadata["fire_id"])] for s in applied])
+        latest = _latest_per_heuristic(fires, closed)
+        applied: list[FeedbackSignal] = []
+        outcomes: list[SignalOutcome] = []
+        for signal in signals:
+            fire = by_fire.get(str(signal.metadata.get("fire_id")))
+            if fire is None or fire.id not in closed:
+                continue
+            if latest[fire.heuristic_id] is fire:
+                applied.append(signal)
+            else:
+                outcomes.append(_outcome(_neutral(fire, source), fire, "neutral"))
+        outcomes.extend(
+            await self._apply(conn, tenant, applied, [by_fire[str(s.metadata["fire_id"])] for s in applied])
+        )
         await self.fires.reset_ignore_streak(conn, tenant, sorted({s.heuristic_id for s in applied}))
         return outcomes
 
@@ -158,17 +172,13 @@ class LearningModule:
         the heuristic's latest fire; its earlier fires are closed as ignored with a NEUTRAL."""
         candidates = [fire for fire in fires if fire.explicit_source is None]  # acknowledged fires are not ignored
         closed = await self.fires.close(conn, [fire.id for fire in candidates], "implicit_ignored", at)
-        latest: dict[str, StoredFire] = {}
-        for fire in candidates:  # oldest first: the last one seen is the latest
-            if fire.id in closed:
-                latest[fire.heuristic_id] = fire
+        latest = _latest_per_heuristic(candidates, closed)
         outcomes: list[SignalOutcome] = []
         for fire in candidates:
             if fire.id not in closed:
                 continue
             if latest[fire.heuristic_id] is not fire:
-                earlier = FeedbackSignal(SignalType.NEUTRAL, fire.heuristic_id, fire.event_id, "implicit_ignored", 0.0)
-                outcomes.append(_outcome(earlier, fire, "neutral"))
+                outcomes.append(_outcome(_neutral(fire, "implicit_ignored"), fire, "neutral"))
                 continue
             streak = await self.fires.bump_ignore_streak(conn, tenant, fire.heuristic_id)
             signal = replace(self.strategy.interpret_ignore(fire.heuristic_id, streak), event_id=fire.event_id)
@@ -319,6 +329,20 @@ class LearningModule:
             )
             for row in reversed(rows)  # stored newest first
         ]
+
+
+def _latest_per_heuristic(fires: Sequence[StoredFire], closed: set[str]) -> dict[str, StoredFire]:
+    """Each heuristic's latest fire among those just closed (``fires`` are oldest first)."""
+    latest: dict[str, StoredFire] = {}
+    for fire in fires:
+        if fire.id in closed:
+            latest[fire.heuristic_id] = fire
+    return latest
+
+
+def _neutral(fire: StoredFire, source: str) -> FeedbackSignal:
+    """An earlier fire of a heuristic whose follow-up signal went with its latest fire."""
+    return FeedbackSignal(SignalType.NEUTRAL, fire.heuristic_id, fire.event_id, source, 0.0)
 
 
 def _outcome(

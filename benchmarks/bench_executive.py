@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import random
 import signal
@@ -182,6 +183,10 @@ class RepeatedTexts:
         return self.pool[self._next % len(self.pool)]
 
 
+SOURCES = itertools.count()
+"""Event sources, never reused across runs: each request is an independent event."""
+
+
 async def http_run(
     base: str, texts: DistinctTexts | RepeatedTexts, concurrency: int, requests: int, strategy: str | None
 ) -> tuple[float, list[float], dict[str, int]]:
@@ -196,7 +201,9 @@ async def http_run(
         async def worker() -> None:
             while queue:
                 queue.pop()
-                body: dict[str, object] = {"text": texts.take()}
+                # a source of its own per request: independent events, not follow-ups to one another
+                # (decide observes its source's open fires; the check still runs, as one read)
+                body: dict[str, object] = {"text": texts.take(), "source": f"sensor-{next(SOURCES)}"}
                 if strategy is not None:
                     body["strategy"] = strategy
                 started = time.perf_counter()
@@ -239,7 +246,8 @@ async def overhead(db_path: Path, texts: list[str], count: int) -> list[str]:
     contexts: list[DecisionContext] = []
     for text in sample:
         started = time.perf_counter()
-        decision = await engine.executive.decide_event(TENANT, EventRequest(text=text))
+        request = EventRequest(text=text, source=f"sensor-{len(pipeline)}")  # independent events, as over HTTP
+        decision = await engine.executive.decide_event(TENANT, request)
         pipeline.append((time.perf_counter() - started) * 1000)
         contexts.append(DecisionContext(event_id="e", event_text=text, candidates=decision.candidates, immediate=True))
     await engine.close()

@@ -76,12 +76,11 @@ class ExecutiveFeedback:
         plan = await self._plan(tenant, trace, signal, lesson)  # LLM and embedding calls: outside the transaction
         receipt: dict[str, Any] = {}
         async with parts.database.transaction() as conn:
-            if await self._lesson(tenant, trace, connection=conn) != lesson:
+            standing = await self._lesson(tenant, trace, connection=conn)
+            if standing != lesson:
                 # another rating of this decision committed meanwhile: plan again on what stands now,
                 # without learning anew (a decision teaches once)
-                plan = await self._plan(
-                    tenant, trace, signal, await self._lesson(tenant, trace, connection=conn), learn=False
-                )
+                plan = await self._plan(tenant, trace, signal, standing, learn=False)
             effect = plan.effect
             if plan.effect in ("updated", "reinforced") and plan.heuristic_id is not None:
                 receipt, effect = await self._move(conn, tenant, plan, feedback, signed)

@@ -2,11 +2,12 @@
 
 - ``record_fire``: a heuristic actually fired (only these get implicit signals — ORIGINS bug 2).
 - ``observe``: a new event from a source, a follow-up to that source's open fires within the
-  undo window. If it reads as an undo, each gets a NEGATIVE ``implicit_undo``; if it reads as
-  thanks or confirmation, a POSITIVE ``user_implicit``. Otherwise they were ignored: the
-  follow-up adds one to the ignore streak of each heuristic it ignored — once, however many
-  times that heuristic fired before it: three consecutive ignores are three follow-ups — and
-  the strategy decides (seed: 2 → NEUTRAL, 3 → NEGATIVE, streak reset after the signal).
+  undo window. If it reads as an undo, a NEGATIVE ``implicit_undo``; if it reads as thanks or
+  confirmation, a POSITIVE ``user_implicit``. Otherwise they were ignored: the follow-up adds
+  one to the ignore streak of each heuristic it ignored, and the strategy decides (seed: 2 →
+  NEUTRAL, 3 → NEGATIVE, streak reset after the signal). Whichever it is, one follow-up is one
+  signal per heuristic, however many times that heuristic fired before it (with its latest
+  fire; the earlier ones close as NEUTRAL): three consecutive ignores are three follow-ups.
 - ``sweep``: fires older than the undo window with no implicit signal get the timeout
   POSITIVE ("no news is good news"), on the clock, not on the next event.
 - ``explicit``: a rating on a fire; a later click replaces the earlier one (F-11), in the

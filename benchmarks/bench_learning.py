@@ -18,7 +18,9 @@
    drifted heuristics how many fires after the drift they needed to fall below the
    firing threshold (0.7). The *oracle* columns are a learner that saw whether every fire
    truly helped (a Beta(1, 1) mean of the outcomes): no learner can rank better from as
-   many fires, so they bound what the signals allow.
+   many fires, so they bound what the signals allow. Strategies: ``bayesian`` (seed 001),
+   ``discounted_beta`` (evidence fades) and ``calibrated`` (implicit outcomes weighed through
+   a channel learned from rated fires, ``heuristics.channel``).
 
 2. **Throughput.** Signals applied per second by 16 concurrent writers, on SQLite and on
    PostgreSQL (``--postgres URL``), one signal per transaction and in batches; afterwards
@@ -287,9 +289,9 @@ def main() -> None:
     parser.add_argument("--signals", type=int, default=16_000, help="signals per throughput run")
     parser.add_argument("--postgres", help="PostgreSQL URL for the throughput run (postgresql+asyncpg://…)")
     parser.add_argument("--raters", default="unbiased,biased", help="explicit-rater populations to simulate")
-    parser.add_argument("--strategies", default="bayesian,discounted_beta")
+    parser.add_argument("--strategies", default="bayesian,discounted_beta,calibrated")
     parser.add_argument("--skip-throughput", action="store_true")
-    parser.add_argument("--half-life-hours", type=float, help="discounted_beta's half-life (default: the setting's)")
+    parser.add_argument("--half-life-hours", type=float, help="the fading strategies' half-life (default: setting)")
     args = parser.parse_args()
     if args.rounds < max(CHECKPOINTS):
         sys.exit(f"--rounds must be at least {max(CHECKPOINTS)}")

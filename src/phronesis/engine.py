@@ -103,6 +103,7 @@ class Engine:
                     bounds=(learning.min_confidence, learning.max_confidence) if learning.bounds_enabled else None,
                     decay_k=learning.decay_k,
                 ),
+                channel_prior=self.learning_strategy.channel,
             ),
             self.embedder,
             self.index,

@@ -48,6 +48,12 @@ def _confirm_keywords() -> tuple[str, ...]:
     return CONFIRM_KEYWORDS
 
 
+def _default_channel_prior() -> Mapping[str, tuple[float, float]]:
+    from phronesis.heuristics.channel import DEFAULT_CHANNEL_PRIOR  # memory's own default, one table
+
+    return DEFAULT_CHANNEL_PRIOR
+
+
 def _split_on(separator: str) -> Any:
     """Accept a list as is, or a ``separator``-joined string as the seeds write it."""
 
@@ -255,9 +261,16 @@ class LearningSettings(BaseModel):
     dev_score_magnitudes: tuple[float, float, float, float, float] = (-0.4, -0.2, 0.05, 0.2, 0.4)
     """F-23 developer 5-point score (1…5) → signed magnitude."""
     half_life_sec: PositiveSeconds = 24 * 3600.0
-    """discounted_beta: evidence halves every day. bench_learning (hourly fires): a drifted heuristic
-    falls below the threshold after a median 15 fires (3 days: 30), with no loss of ranking."""
-    """``discounted_beta``: evidence above the prior halves every this many seconds."""
+    """``discounted_beta`` and ``calibrated``: evidence above the prior halves every this many seconds
+    (a day). bench_learning (hourly fires): a drifted heuristic falls below the threshold after a
+    median 15 fires (3 days: 30), with no loss of ranking."""
+    channel_prior: dict[str, tuple[Probability, Probability]] = Field(
+        default_factory=lambda: dict(_default_channel_prior())
+    )
+    """``calibrated``: per implicit outcome, P(outcome | the fire helped) and P(outcome | it did not),
+    before rated fires teach the tenant's own (``heuristics.channel``)."""
+    channel_prior_strength: float = Field(default=20.0, gt=0.0, le=1e6)  # heuristics.channel's default
+    """``calibrated``: the prior weighs as much as this many rated fires of each kind."""
     bounds_enabled: bool = False
     """F-05: keep every confidence within [min_confidence, max_confidence] (off by default, as in GLADyS)."""
     min_confidence: Probability = 0.05
@@ -273,6 +286,9 @@ class LearningSettings(BaseModel):
     def _bounds_ordered(self) -> LearningSettings:
         if self.min_confidence >= self.max_confidence:
             raise ValueError("min_confidence must be below max_confidence")
+        from phronesis.heuristics.channel import Channel
+
+        Channel.prior(self.channel_prior, self.channel_prior_strength)  # unknown outcomes, empty columns
         return self
 
 

@@ -33,6 +33,25 @@ def test_fire_undo_rate_and_history(live_server: LiveServer, unique: str) -> Non
         assert other.post("/v1/feedback", json={"response_id": second["id"], "rating": "positive"}).status_code == 404
 
 
+def test_the_channel_shows_what_rated_fires_taught_per_tenant(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        before = {row["outcome"]: row for row in client.get("/v1/learning/channel").json()["outcomes"]}
+        hid = client.post("/v1/heuristics", json={"condition_text": f"c {unique}", "action_text": "a"}).json()["id"]
+        fire = client.post(f"/v1/heuristics/{hid}/fires", json={"event_id": f"e1-{unique}", "source": unique}).json()
+        client.post("/v1/events/observe", json={"event_id": f"e2-{unique}", "text": "undo", "source": unique})
+        assert client.post("/v1/feedback", json={"response_id": fire["id"], "rating": "negative"}).status_code == 200
+
+        report = client.get("/v1/learning/channel").json()
+        assert report["weighs_outcomes"] is False  # bayesian records it; calibrated weighs by it
+        undo = next(row for row in report["outcomes"] if row["outcome"] == "implicit_undo")
+        assert undo["rated_not_helped"] == before["implicit_undo"]["rated_not_helped"] + 1
+        assert undo["p_given_not_helped"] > undo["p_given_helped"] and undo["helped_share_at_half"] < 0.5
+
+    with live_server.client(OTHER_KEY) as other:
+        rows = other.get("/v1/learning/channel").json()["outcomes"]
+        assert all(row["rated_helped"] == row["rated_not_helped"] == 0 for row in rows)
+
+
 def test_bad_learning_input_is_a_problem_naming_the_field(live_server: LiveServer, unique: str) -> None:
     with live_server.client() as client:
         hid = client.post("/v1/heuristics", json={"condition_text": f"c {unique}", "action_text": "a"}).json()["id"]

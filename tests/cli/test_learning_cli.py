@@ -23,6 +23,11 @@ def test_fire_observe_rate_history_sweep(cli: CliRunner) -> None:
     swept = cli.invoke(app, ["learning", "sweep"])
     assert swept.exit_code == 0 and swept.output == "0 timeout signals applied\n"
 
+    # the ignored fire, rated bad: one observation for the channel
+    channel = cli.invoke(app, ["learning", "channel"])
+    assert channel.exit_code == 0 and channel.output.startswith("strategy bayesian: records it")
+    assert "\nimplicit_ignored\t0\t1\t" in channel.output and "\nimplicit_undo\t0\t0\t" in channel.output
+
 
 def test_errors_are_one_line(cli: CliRunner) -> None:
     for args in (

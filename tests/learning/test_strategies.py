@@ -26,7 +26,7 @@ FIRES = [
 ]
 
 
-@pytest.fixture(params=["bayesian", "discounted_beta"])
+@pytest.fixture(params=["bayesian", "discounted_beta", "calibrated"])
 def strategy(request: pytest.FixtureRequest) -> LearningStrategy:
     return create_learning_strategy(name=request.param)
 
@@ -63,21 +63,22 @@ class TestContract:
         assert strategy.interpret_event_for_undo("what is the cancellation policy", FIRES) == []
         assert strategy.interpret_event_for_undo("undo", []) == []
 
-    @pytest.mark.parametrize(
-        ("count", "expected", "magnitude"),
-        [
-            (1, SignalType.NEUTRAL, 0.0),
-            (2, SignalType.NEUTRAL, 0.0),
-            (3, SignalType.NEGATIVE, 1.0),
-            (4, SignalType.NEGATIVE, 1.0),
-        ],
-    )
-    def test_ignores_turn_negative_at_the_threshold(
-        self, strategy: LearningStrategy, count: int, expected: SignalType, magnitude: float
-    ) -> None:
+    @pytest.mark.parametrize("count", [1, 2, 3, 4])
+    def test_an_ignore_is_never_evidence_for_success(self, strategy: LearningStrategy, count: int) -> None:
         signal = strategy.interpret_ignore("h1", count)
-        assert (signal.signal_type, signal.magnitude, signal.source) == (expected, magnitude, "implicit_ignored")
+        assert signal.signal_type is not SignalType.POSITIVE and signal.source == "implicit_ignored"
         assert signal.metadata == {"consecutive_count": count}
+
+    def test_soft_signals_come_with_a_channel(self, strategy: LearningStrategy) -> None:
+        """A strategy whose implicit signals are soft must say through which channel to weigh them."""
+        signals = [
+            strategy.interpret_timeout("h1", "e1", 31.0),
+            strategy.interpret_ignore("h1", 1),
+            *strategy.interpret_event_for_undo("undo that", FIRES),
+            *strategy.interpret_event_for_confirmation("thanks", FIRES),
+        ]
+        assert all(signal.soft == (strategy.channel is not None) for signal in signals)
+        assert not strategy.interpret_explicit_feedback("e1", "h1", True, "thumbs").soft  # ratings stay hard
 
     def test_evidence_moves_the_mean_the_right_way(self, strategy: LearningStrategy) -> None:
         start = Evidence(1.0, 1.0, 1.0, 1.0, NOW)
@@ -88,6 +89,29 @@ class TestContract:
             up, positive=True, weight=1.0, added_at=NOW + timedelta(hours=1), now=NOW + timedelta(hours=1)
         )
         assert back.mean == pytest.approx(start.mean)
+
+
+@pytest.mark.parametrize(
+    ("count", "expected", "magnitude"),
+    [
+        (1, SignalType.NEUTRAL, 0.0),
+        (2, SignalType.NEUTRAL, 0.0),
+        (3, SignalType.NEGATIVE, 1.0),
+        (4, SignalType.NEGATIVE, 1.0),
+    ],
+)
+@pytest.mark.parametrize("name", ["bayesian", "discounted_beta"])
+def test_seed_ignores_turn_negative_at_the_threshold(
+    name: str, count: int, expected: SignalType, magnitude: float
+) -> None:
+    signal = create_learning_strategy(name=name).interpret_ignore("h1", count)
+    assert (signal.signal_type, signal.magnitude, signal.source) == (expected, magnitude, "implicit_ignored")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_calibrated_weighs_every_ignore(count: int) -> None:
+    signal = create_learning_strategy(name="calibrated").interpret_ignore("h1", count)
+    assert (signal.signal_type, signal.magnitude, signal.soft) == (SignalType.NEGATIVE, 1.0, True)
 
 
 def test_bayesian_evidence_never_fades() -> None:
@@ -112,8 +136,17 @@ def test_the_factory_reads_settings_and_refuses_unknown_names() -> None:
     )
     assert isinstance(strategy, DiscountedBetaStrategy) and strategy.config["half_life_s"] == 3600
     assert strategy.undo_window_sec == 10
-    with pytest.raises(ConfigurationError, match="bayesian, discounted_beta"):
+    with pytest.raises(ConfigurationError, match="bayesian, calibrated, discounted_beta"):
         create_learning_strategy(name="reinforcement")
+
+
+def test_the_factory_builds_calibrated_from_settings() -> None:
+    prior = {"implicit_timeout": (0.9, 0.1), "implicit_undo": (0.1, 0.9)}
+    settings = LearningSettings(strategy="calibrated", channel_prior=prior, channel_prior_strength=4, half_life_sec=60)
+    strategy = create_learning_strategy(settings)
+    assert strategy.channel is not None
+    assert strategy.channel.likelihoods("implicit_timeout") == pytest.approx((0.9, 0.1))
+    assert strategy.config["channel_prior_strength"] == 4 and strategy.config["half_life_s"] == 60
 
 
 def test_seed_environment_names_choose_the_strategy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -65,3 +65,17 @@ def sweep() -> None:
     """Give fires older than the undo window their timeout positive (the service does this on its own)."""
     applied = with_engine(lambda engine: engine.learning.sweep())
     typer.echo(f"{applied} timeout signals applied")
+
+
+@learning_app.command("channel")
+def channel(tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """What each implicit outcome says about a fire: P(outcome | helped), P(outcome | not), learned from rated fires."""
+    report = with_engine(lambda engine: engine.learning.channel(tenant))
+    used = "weighs outcomes through it" if report.weighs_outcomes else "records it (use calibrated to weigh by it)"
+    typer.echo(f"strategy {report.strategy}: {used}")
+    typer.echo("outcome\trated helped\trated not\tP(·|helped)\tP(·|not)\tcounts for success at 0.5")
+    for row in report.outcomes:
+        typer.echo(
+            f"{row.outcome}\t{row.rated_helped:g}\t{row.rated_not_helped:g}\t{row.p_given_helped:.3f}"
+            f"\t{row.p_given_not_helped:.3f}\t{row.helped_share_at_half:.3f}"
+        )

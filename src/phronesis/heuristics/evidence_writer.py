@@ -16,6 +16,10 @@ one ``Database.unit`` (one thread hop for the whole transaction on a SQLite file
 Idempotency (issue 4: "the same signal delivered twice counts once"): a signal may carry
 a key; a key already in ``confidence_events`` — or twice in one batch — is a duplicate and
 changes nothing.
+
+Soft evidence (``EvidenceItem.outcome`` with a ``channel``): an implicit outcome is weighed
+by what it says about the fire (``heuristics.channel``), ``r`` towards success and ``1 − r``
+towards failure, with ``r`` computed here from the row's current confidence under the lock.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, insert, select, update
 
 from phronesis.exceptions import NotFoundError
+from phronesis.heuristics.channel import Channel
 from phronesis.heuristics.confidence import Evidence, EvidenceModel, bounded
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.storage.tables import confidence_events, heuristics
@@ -94,6 +99,9 @@ class EvidenceItem:
     fire_id: str | None = None
     details: dict[str, Any] | None = None
     retract: Retraction | None = None
+    outcome: str | None = None
+    """An implicit outcome to weigh through the channel (soft evidence) instead of as ``positive``;
+    ``positive`` then only says which way it is recorded."""
 
 
 def _limits(row: Any, policy: EvidencePolicy) -> tuple[float, float]:
@@ -112,6 +120,7 @@ def apply_evidence(
     policy: EvidencePolicy,
     now: datetime,
     missing_ok: bool = False,
+    channel: Channel | None = None,
 ) -> list[ConfidenceUpdate | None]:
     """One result per item, in order: the update, or None for a missing heuristic (``missing_ok``).
 
@@ -169,7 +178,7 @@ def apply_evidence(
                 added_at=item.retract.added_at,
                 now=now,
             )
-        evidence = model.add(evidence, positive=item.positive, weight=weight, now=now)
+        evidence, details = _weigh(evidence, item, weight, model=model, channel=channel, now=now)
         low, high = _limits(row, policy)
         new = bounded(evidence.mean, low, high)
         state[item.heuristic_id] = (evidence, count + 1, new)
@@ -188,7 +197,7 @@ def apply_evidence(
                 "event_id": item.event_id,
                 "fire_id": item.fire_id,
                 "weight": weight,
-                "details": item.details,
+                "details": details,
             }
         )
         results.append(
@@ -225,6 +234,24 @@ def apply_evidence(
         )
         conn.execute(_LOG, log)
     return results
+
+
+def _weigh(
+    evidence: Evidence,
+    item: EvidenceItem,
+    weight: float,
+    *,
+    model: EvidenceModel,
+    channel: Channel | None,
+    now: datetime,
+) -> tuple[Evidence, dict[str, Any] | None]:
+    """Add the item's evidence: hard (all of ``weight`` one way), or soft through the channel."""
+    if item.outcome is None or channel is None:
+        return model.add(evidence, positive=item.positive, weight=weight, now=now), item.details
+    share = channel.share(item.outcome, evidence.mean)
+    evidence = model.add(evidence, positive=True, weight=weight * share, now=now)
+    evidence = model.add(evidence, positive=False, weight=weight * (1.0 - share), now=now)
+    return evidence, {**(item.details or {}), "helped_share": round(share, 6)}
 
 
 def _unchanged(item: EvidenceItem, evidence: Evidence, confidence: float, effect: str) -> ConfidenceUpdate:

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
+from phronesis.heuristics.channel import Channel, read_counts
 from phronesis.heuristics.confidence import BetaConfidence, BetaEvidence, EvidenceModel, bounded
 from phronesis.heuristics.evidence_writer import EvidenceItem, EvidencePolicy, Retraction, apply_evidence
 from phronesis.heuristics.group_commit import EvidenceGroupCommit
@@ -91,11 +92,15 @@ class HeuristicRepository:
         clock: Clock | None = None,
         evidence_model: EvidenceModel | None = None,
         evidence_policy: EvidencePolicy | None = None,
+        channel_prior: Channel | None = None,
     ) -> None:
         self._db = database
         self.evidence_model: EvidenceModel = evidence_model or BetaEvidence()
         """Set by the engine from the learning strategy (seed 001: the strategy picks, memory computes)."""
         self.evidence_policy = evidence_policy or EvidencePolicy()
+        self.channel_prior = channel_prior
+        """Set by the engine when the learning strategy weighs implicit outcomes through the channel:
+        the prior, to which each batch adds the tenant's learned counts (``heuristics.channel``)."""
         self._group_commit = EvidenceGroupCommit(database, self._apply_sync)
         self._prior_strength = prior_strength
         self._default_confidence = default_confidence
@@ -355,6 +360,9 @@ class HeuristicRepository:
     def _apply_sync(
         self, conn: Connection, tenant: str, items: Sequence[EvidenceItem], missing_ok: bool
     ) -> builtins.list[ConfidenceUpdate | None]:
+        channel = None
+        if self.channel_prior is not None and any(item.outcome is not None for item in items):
+            channel = self.channel_prior.plus(read_counts(conn, tenant))
         return apply_evidence(
             conn,
             tenant,
@@ -363,6 +371,7 @@ class HeuristicRepository:
             policy=self.evidence_policy,
             now=self._clock.now(),
             missing_ok=missing_ok,
+            channel=channel,
         )
 
     async def record_fire(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from phronesis.heuristics.channel import Channel
 from phronesis.heuristics.confidence import BetaEvidence, EvidenceModel
 from phronesis.learning.types import FeedbackSignal, FireRecord, SignalType
 from phronesis.learning.undo_detection import KeywordDetector
@@ -70,6 +71,10 @@ class BayesianStrategy:
     @property
     def evidence(self) -> EvidenceModel:
         return self._evidence
+
+    @property
+    def channel(self) -> Channel | None:
+        return None  # seed 001: each outcome is a fixed signal
 
     def interpret_explicit_feedback(
         self, event_id: str, heuristic_id: str, positive: bool, source: str

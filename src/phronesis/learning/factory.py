@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from phronesis.exceptions import ConfigurationError
 from phronesis.learning.bayesian import BayesianStrategy, BayesianStrategyConfig
+from phronesis.learning.calibrated import CalibratedStrategy
 from phronesis.learning.discounted import DiscountedBetaStrategy
 from phronesis.learning.types import LearningStrategy
 from phronesis.settings import LearningSettings
@@ -15,6 +16,12 @@ __all__ = ["LEARNING_STRATEGIES", "create_learning_strategy"]
 LEARNING_STRATEGIES: dict[str, Callable[[LearningSettings, BayesianStrategyConfig], LearningStrategy]] = {
     "bayesian": lambda _settings, config: BayesianStrategy(config),
     "discounted_beta": lambda settings, config: DiscountedBetaStrategy(config, half_life_s=settings.half_life_sec),
+    "calibrated": lambda settings, config: CalibratedStrategy(
+        config,
+        half_life_s=settings.half_life_sec,
+        channel_prior=settings.channel_prior,
+        channel_prior_strength=settings.channel_prior_strength,
+    ),
 }
 
 

@@ -77,3 +77,27 @@ class HistoryEntry(BaseModel):
     new_confidence: float
     event_id: str | None
     fire_id: str | None
+
+
+class ChannelOutcome(BaseModel):
+    """One implicit outcome in the tenant's channel (``heuristics.channel``)."""
+
+    outcome: str
+    rated_helped: float
+    """Fires rated as helpful (standing rating) that had this outcome."""
+    rated_not_helped: float
+    p_given_helped: float
+    """P(outcome | the fire helped): the prior with what rated fires taught."""
+    p_given_not_helped: float
+    helped_share_at_half: float
+    """What one such outcome counts for success on a heuristic at confidence 0.5."""
+
+
+class ChannelReport(BaseModel):
+    """What each implicit outcome says about a fire, as learned from rated fires."""
+
+    strategy: str
+    weighs_outcomes: bool
+    """Whether the strategy weighs implicit outcomes through this channel (``calibrated``); the
+    counts are kept whatever the strategy, so switching to it starts from what was learned."""
+    outcomes: list[ChannelOutcome]

@@ -26,18 +26,35 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
 from phronesis.feedback.models import Feedback
+from phronesis.heuristics.channel import (
+    DEFAULT_CHANNEL_PRIOR,
+    DEFAULT_CHANNEL_PRIOR_STRENGTH,
+    OUTCOMES,
+    Channel,
+    count_observation,
+)
 from phronesis.heuristics.evidence_writer import EvidenceItem, Retraction
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.fires import FireRepository, StoredFire
-from phronesis.learning.models import FireRequest, HistoryEntry, Observation, ObservedEvent, SignalOutcome
+from phronesis.learning.models import (
+    ChannelOutcome,
+    ChannelReport,
+    FireRequest,
+    HistoryEntry,
+    Observation,
+    ObservedEvent,
+    SignalOutcome,
+)
 from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
 from phronesis.storage.database import Database
+from phronesis.storage.tables import learning_channel
 
 __all__ = ["LearningModule"]
 
@@ -147,7 +164,7 @@ class LearningModule:
         it goes with the heuristic's latest fire, its earlier fires get a NEUTRAL (one "undo" after
         three quick fires is one undo, not three)."""
         by_fire = {fire.id: fire for fire in fires}
-        closed = await self.fires.close(conn, list(by_fire), source, at)
+        closed = await self._close(conn, tenant, fires, source, at)
         latest = _latest_per_heuristic(fires, closed)
         applied: list[FeedbackSignal] = []
         outcomes: list[SignalOutcome] = []
@@ -172,7 +189,7 @@ class LearningModule:
         One follow-up is one ignore per heuristic: its streak moves once, and the signal goes with
         the heuristic's latest fire; its earlier fires are closed as ignored with a NEUTRAL."""
         candidates = [fire for fire in fires if fire.explicit_source is None]  # acknowledged fires are not ignored
-        closed = await self.fires.close(conn, [fire.id for fire in candidates], "implicit_ignored", at)
+        closed = await self._close(conn, tenant, candidates, "implicit_ignored", at)
         latest = _latest_per_heuristic(candidates, closed)
         outcomes: list[SignalOutcome] = []
         for fire in candidates:
@@ -188,6 +205,15 @@ class LearningModule:
                 await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return outcomes
 
+    async def _close(
+        self, conn: AsyncConnection, tenant: str, fires: Sequence[StoredFire], source: str, at: datetime
+    ) -> set[str]:
+        """Give ``fires`` their implicit outcome; those already rated are one observation each for the
+        channel (``heuristics.channel``), whether the outcome is applied or closes them as NEUTRAL."""
+        closed = await self.fires.close(conn, [fire.id for fire in fires], source, at)
+        await count_observation(conn, tenant, _observed([fire for fire in fires if fire.id in closed], source))
+        return closed
+
     async def sweep(self, now: datetime | None = None, *, limit: int = 1000) -> int:
         """Timeout positives for fires older than the undo window; returns how many were applied."""
         now = now or self.clock.now()
@@ -198,6 +224,8 @@ class LearningModule:
             for fire in due:
                 if fire.id in closed:
                     by_tenant[fire.tenant].append(fire)
+            for tenant, fires in by_tenant.items():
+                await count_observation(conn, tenant, _observed(fires, "implicit_timeout"))
             for tenant, fires in by_tenant.items():
                 signals = [
                     self.strategy.interpret_timeout(
@@ -236,6 +264,12 @@ class LearningModule:
             await self.fires.set_explicit(
                 conn, fire.id, source=source, positive=positive, weight=update.weight, at=self.clock.now()
             )
+            # the channel learns what the fire's outcome meant: helped as rated (last click wins)
+            if fire.implicit_source is not None:
+                observed = [(fire.implicit_source, positive, 1.0)]
+                if retract is not None:
+                    observed.append((fire.implicit_source, retract.positive, -1.0))
+                await count_observation(conn, tenant, observed)
             # the outcome counters follow the standing rating too: a fire counts once, as rated last
             await self.heuristics.record_outcome(
                 tenant,
@@ -298,6 +332,7 @@ class LearningModule:
                     event_id=signal.event_id or None,
                     fire_id=fire.id if fire is not None else None,
                     details=dict(signal.metadata) or None,
+                    outcome=signal.source if signal.soft else None,
                 )
             )
             outcomes.append(None)
@@ -309,6 +344,33 @@ class LearningModule:
                 outcome = _outcome(signal, fire, "missing" if update is None else update.effect, update)
             result.append(outcome)
         return result
+
+    # ------------------------------------------------------------------ channel
+
+    async def channel(self, tenant: str) -> ChannelReport:
+        """The tenant's channel: learned counts over the strategy's prior (the default prior for a
+        strategy that does not weigh outcomes, to show what switching to ``calibrated`` would use)."""
+        c = learning_channel.c
+        rows = await self.database.read(select(c.outcome, c.helped, c.count).where(c.tenant == tenant), {})
+        counts = [(str(outcome), bool(helped), float(count)) for outcome, helped, count in rows]
+        prior = self.strategy.channel or Channel.prior(DEFAULT_CHANNEL_PRIOR, DEFAULT_CHANNEL_PRIOR_STRENGTH)
+        learned = prior.plus(counts)
+        observed = {(outcome, helped): count for outcome, helped, count in counts}
+        return ChannelReport(
+            strategy=str(self.strategy.config.get("strategy", type(self.strategy).__name__)),
+            weighs_outcomes=self.strategy.channel is not None,
+            outcomes=[
+                ChannelOutcome(
+                    outcome=outcome,
+                    rated_helped=observed.get((outcome, True), 0.0),
+                    rated_not_helped=observed.get((outcome, False), 0.0),
+                    p_given_helped=learned.likelihoods(outcome)[0],
+                    p_given_not_helped=learned.likelihoods(outcome)[1],
+                    helped_share_at_half=learned.share(outcome, 0.5),
+                )
+                for outcome in OUTCOMES
+            ],
+        )
 
     # ------------------------------------------------------------------ history
 
@@ -339,6 +401,11 @@ def _latest_per_heuristic(fires: Sequence[StoredFire], closed: set[str]) -> dict
         if fire.id in closed:
             latest[fire.heuristic_id] = fire
     return latest
+
+
+def _observed(fires: Sequence[StoredFire], outcome: str) -> list[tuple[str, bool, float]]:
+    """Channel observations: the outcome of each fire that has a standing rating."""
+    return [(outcome, fire.explicit_positive, 1.0) for fire in fires if fire.explicit_positive is not None]
 
 
 def _neutral(fire: StoredFire, source: str) -> FeedbackSignal:

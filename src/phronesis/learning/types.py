@@ -11,6 +11,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from phronesis.heuristics.channel import Channel
 from phronesis.heuristics.confidence import EvidenceModel
 
 __all__ = [
@@ -56,6 +57,9 @@ class FeedbackSignal:
     magnitude: float = 1.0
     """Weight of the signal (F-03); 0 on NEUTRAL."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    soft: bool = False
+    """An implicit outcome (its ``source``) to weigh through the learned channel: how much it
+    counts for or against is P(helped | outcome), not fixed (``calibrated`` strategy)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,11 @@ class LearningStrategy(Protocol):
 
     @property
     def evidence(self) -> EvidenceModel: ...
+
+    @property
+    def channel(self) -> Channel | None:
+        """The channel prior when the strategy's implicit signals are ``soft``; None otherwise."""
+        ...
 
     @property
     def config(self) -> dict[str, Any]: ...

@@ -6,7 +6,7 @@ from sqlalchemy import Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.dml import Insert
 
-__all__ = ["insert_or_ignore", "upsert"]
+__all__ = ["increment", "insert_or_ignore", "upsert"]
 
 
 def insert_or_ignore(dialect: str, table: Table) -> Insert:
@@ -23,3 +23,13 @@ def upsert(dialect: str, table: Table, keys: list[str], columns: list[str]) -> I
         return pg.on_conflict_do_update(index_elements=keys, set_={name: pg.excluded[name] for name in columns})
     lite = sqlite.insert(table)
     return lite.on_conflict_do_update(index_elements=keys, set_={name: lite.excluded[name] for name in columns})
+
+
+def increment(dialect: str, table: Table, keys: list[str], column: str) -> Insert:
+    """An insert that, on a clash of ``keys``, adds the new ``column`` value to the stored one
+    (a counter many processes bump: atomic in the database, no read-modify-write)."""
+    if dialect == "postgresql":
+        pg = postgresql.insert(table)
+        return pg.on_conflict_do_update(index_elements=keys, set_={column: table.c[column] + pg.excluded[column]})
+    lite = sqlite.insert(table)
+    return lite.on_conflict_do_update(index_elements=keys, set_={column: table.c[column] + lite.excluded[column]})

@@ -37,6 +37,7 @@ __all__ = [
     "heuristic_fires",
     "heuristics",
     "index_changes",
+    "learning_channel",
     "metadata",
     "proactive_deferred_insights",
     "proactive_sends",
@@ -125,6 +126,17 @@ confidence_events = Table(
     ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_confidence_events_tenant_heuristic", "tenant", "heuristic_id", "created_at"),
     Index("ix_confidence_events_tenant_signal_key", "tenant", "signal_key", unique=True),
+)
+
+learning_channel = Table(
+    "learning_channel",
+    metadata,
+    # (0010) per tenant: how often each implicit outcome followed a fire rated as helped or not
+    # (``heuristics.channel``); bumped with INSERT … ON CONFLICT, atomic across processes
+    Column("tenant", String(64), primary_key=True),
+    Column("outcome", String(32), primary_key=True),
+    Column("helped", Boolean, primary_key=True),
+    Column("count", Float, nullable=False),
 )
 
 heuristic_fires = Table(

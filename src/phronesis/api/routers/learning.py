@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.api.routers.heuristics import HeuristicIdPath
-from phronesis.learning.models import FireRequest, HistoryEntry, Observation, ObservedEvent
+from phronesis.learning.models import ChannelReport, FireRequest, HistoryEntry, Observation, ObservedEvent
 from phronesis.learning.types import FireRecord
 
 router = APIRouter(tags=["learning"])
@@ -44,3 +44,11 @@ async def history(
     limit: Annotated[int, Query(ge=1, le=100_000)] = 1000,
 ) -> list[HistoryEntry]:
     return await engine.learning.history(tenant, heuristic_id, limit=limit)
+
+
+@router.get(
+    "/v1/learning/channel",
+    summary="What each implicit outcome (timeout, undo, ignore, thanks) says about a fire, learned from rated fires",
+)
+async def channel(engine: EngineDep, tenant: TenantDep) -> ChannelReport:
+    return await engine.learning.channel(tenant)

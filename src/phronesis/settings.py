@@ -321,7 +321,7 @@ class RoutingSettings(BaseModel):
     conflict_penalty: Probability = 0.5
     """Seed 002 ``calculate_confidence``: × 0.5 when retrieved sources conflict."""
     sensitive_topics: Annotated[list[str], NoDecode, _split_on(",")] = Field(
-        default_factory=lambda: ["refund", "legal", "complaint", "sue", "compensation"]
+        default_factory=lambda: ["refund", "legal", "complaint", "sue", "compensation", "custom"]
     )
     critical_topics: Annotated[list[str], NoDecode, _split_on(",")] = Field(
         default_factory=lambda: ["contract", "payment", "security", "invoice", "billing"]

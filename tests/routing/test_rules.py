@@ -62,11 +62,31 @@ def test_confidence_outside_zero_one_is_not_a_decision_output() -> None:
         ("they are suing", ["sue"]),
         ("I want a REFUND", ["refund"]),
         ("two complaints already", ["complaint"]),
-        ("illegally parked", []),
+        # word forms the seed's substring rule caught by accident of spelling, and its "custom"
+        ("I want to complain about the service", ["complaint"]),
+        ("that is illegal", ["legal"]),
+        ("Is the annual plan refundable?", ["refund"]),
+        ("my lawyer will be in touch", ["legal"]),
+        ("We need a customized SLA", ["custom"]),
+        ("Our customers love the product", []),  # custom is not customer
+        # the seed's own table: asking about a policy is RETRIEVE, wanting the thing escalates
+        ("What's your refund policy?", []),
+        ("I want a refund for the entire year.", ["refund"]),
+        ("Can I get a custom contract with special terms?", ["custom"]),
+        ("Your agent gave me wrong information and I lost money.", []),  # the LLM's call, not a keyword's
+        ("I demand a full refund and compensation for damages.", ["refund", "compensation"]),
+        ("Refund me now, whatever your refund policy says", ["refund"]),  # one mention is enough
     ],
 )
-def test_sensitive_topics_match_on_word_boundaries(text: str, topics: list[str]) -> None:
-    assert TopicMatcher(["refund", "legal", "complaint", "sue", "compensation"]).find(text) == topics
+def test_sensitive_topics_match_word_families_on_word_boundaries(text: str, topics: list[str]) -> None:
+    assert TopicMatcher(RoutingSettings().sensitive_topics).find(text) == topics
+
+
+def test_a_configured_topic_outside_the_seeds_gets_regular_inflections() -> None:
+    matcher = TopicMatcher(["cancel", "data breach"])
+    assert matcher.find("please cancel it") == ["cancel"]
+    assert matcher.find("they are cancels") == ["cancel"]
+    assert matcher.find("was there a data   breach?") == ["data breach"]
 
 
 def test_query_complexity_orders_the_seeds_examples() -> None:
@@ -182,3 +202,21 @@ def test_source_quality_rewards_authoritative_close_matches() -> None:
     strong = source_quality([_source("a", "x", similarity=0.95)])[0]
     weak = source_quality([_source("a", "x", similarity=0.4)])[0]
     assert strong > weak
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "conflict"),
+    [
+        ("The Starter plan is $29 per month.", "The Starter plan is $29 per month for up to 3 users.", None),
+        ("The Starter plan is $29 per month.", "The Starter plan is $39 per month.", "different price: $29 vs $39"),
+        ("Refunds within 30 days.", "Refunds within 1 month.", None),  # the same duration, written two ways
+        ("Refunds within 30 days.", "Refunds within 14 days.", "different duration: 30 days vs 14 days"),
+        ("Pro v2 shipped in 2024 at $49.", "Pro v3 ships in 2025 at $49.", None),  # versions and years are names
+        ("Up to 10 seats on Team.", "Up to 25 seats on Team.", "different seats: 10 seats vs 25 seats"),
+        ("Annual billing saves 15%.", "Annual billing saves 20 percent.", "different percent: 15% vs 20 percent"),
+    ],
+)
+def test_only_values_of_the_same_kind_can_contradict(first: str, second: str, conflict: str | None) -> None:
+    same = np.ones((2, 4), dtype=np.float32) / 2
+    found = find_conflicts([_source("a", first), _source("b", second)], same, similarity=0.75)
+    assert [c.reason for c in found] == ([conflict] if conflict else [])

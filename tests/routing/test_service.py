@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.embeddings.types import Vectors
 from phronesis.engine import Engine
-from phronesis.exceptions import LLMConnectionError, LLMServerError, LLMTimeoutError
+from phronesis.exceptions import EmbeddingError, LLMConnectionError, LLMServerError, LLMTimeoutError
 from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
 from phronesis.routing.models import ToolOutcomeIn
@@ -255,3 +260,54 @@ async def test_llm_requests_carry_the_seed_temperature(make_engine: EngineFactor
     engine = await _fitted(make_engine, ScriptedLLM(respond), router="llm")
     await engine.route(await _session(engine), "ok")
     assert seen[0].temperature == 0.3 and seen[0].max_tokens == 500
+
+
+class BrokenEmbedder(HashingEmbedder):
+    """An embedder whose model died (out of memory, a corrupt file): every call fails."""
+
+    def embed_sync(self, texts: Sequence[str]) -> Vectors:
+        raise EmbeddingError("all-MiniLM-L6-v2 failed to embed 1 texts: CUDA out of memory")
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.embed_sync(texts)
+
+
+def _break_the_embedder(engine: Engine) -> None:
+    service = engine.routing.service
+    service.parts = replace(service.parts, embedder=BrokenEmbedder(384))
+
+
+async def test_a_failed_embedder_escalates_as_internal_error_and_keeps_the_message(
+    make_engine: EngineFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Seed 002's ``internal_error``: the error no longer escapes ``route()`` (issue 22); the turn is
+    recorded, the user's message kept, and the fault logged once with its cause."""
+    engine = await _fitted(make_engine)
+    _break_the_embedder(engine)
+    sid = await _session(engine)
+
+    with caplog.at_level(logging.ERROR, logger="phronesis.routing"):
+        first = await engine.route(sid, "price of the pro plan")
+        await engine.routing.handback(T, sid)
+        again = await engine.route(sid, "and the starter plan?")
+    assert again.escalation_reason == "internal_error"
+    failures = [r for r in caplog.records if r.name == "phronesis.routing"]
+    assert len(failures) == 1 and "CUDA out of memory" in failures[0].getMessage()  # once, with its cause
+    assert (first.decision, first.escalation_reason, first.path) == ("ESCALATE", "internal_error", "fallback")
+    assert first.degraded is not None and "CUDA out of memory" in first.degraded
+    assert first.message == engine.settings.routing.error_message
+    record = await engine.decisions.get(T, first.decision_id)
+    assert "CUDA out of memory" in record.attributes["internal_error"]
+    session = await engine.routing.sessions.get(T, sid, turns=5)
+    assert [m.text for m in session.recent_messages if m.role == "user"][:1] == ["price of the pro plan"]
+
+
+async def test_a_failed_embedder_in_cascade_mode_asks_the_llm_and_says_so(make_engine: EngineFactory) -> None:
+    answer = json.dumps({"decision": "RETRIEVE", "confidence": 0.9, "reasoning": "pricing docs"})
+    engine = await _fitted(make_engine, ScriptedLLM([answer]), router="cascade")
+    _break_the_embedder(engine)
+    sid = await _session(engine)
+
+    routed = await engine.route(sid, "price of the pro plan")
+    assert routed.path == "llm" and routed.decision != "ESCALATE"
+    assert routed.degraded is not None and routed.degraded.endswith("decided by the LLM")

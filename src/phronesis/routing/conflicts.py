@@ -3,13 +3,19 @@
 The original flags a conflict when two pricing or policy documents' *scores* differ by
 more than 0.3 (ORIGINS §2) — that says nothing about their content. Here two sources of
 one doc type that are about the same thing (embedding similarity ≥ a threshold) conflict
-when they state different figures (prices, percentages, durations) or when one negates
-what the other asserts.
+when they state different values *of the same kind* (two prices, two refund windows, two
+seat limits) or when one negates what the other asserts.
+
+A figure is a number with its kind: a currency (``$29``), a percentage, a duration (days,
+weeks, months, years), a count of users or seats. A kind only one source mentions is extra
+detail, not a contradiction ("$29 per month" and "$29 per month for up to 3 users" agree).
+Versions and years ("v2", "2024") are names, not figures.
 """
 
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,15 +23,51 @@ import numpy as np
 from phronesis.embeddings.types import Vectors
 from phronesis.routing.retrieval import Conflict, RetrievedSource
 
-__all__ = ["find_conflicts", "figures"]
+__all__ = ["figures", "find_conflicts"]
 
-_FIGURE = re.compile(r"[$€£]?\d+(?:[.,]\d+)?\s*(?:%|percent|days?|hours?|months?|years?|users?|seats?|k)?", re.I)
+_FIGURE = re.compile(
+    r"(?P<currency>[$€£])?\s?(?P<value>\d+(?:[.,]\d+)*)\s*"
+    r"(?P<unit>%|percent\b|days?\b|weeks?\b|months?\b|years?\b|hours?\b|users?\b|seats?\b|members?\b|k\b)?",
+    re.I,
+)
+_VERSION_OR_YEAR = re.compile(r"(?<![\w.])v\d+(?:\.\d+)*\b|\b(?:19|20)\d\d\b", re.I)
+_KINDS = {
+    "%": "percent",
+    "percent": "percent",
+    "hour": "duration",
+    "day": "duration",
+    "week": "duration",
+    "month": "duration",
+    "year": "duration",
+    "user": "seats",
+    "seat": "seats",
+    "member": "seats",
+}
+_DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25}
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|won't|isn't)\b", re.I)
 
 
-def figures(text: str) -> set[str]:
-    """Normalised figures in ``text``: ``$49``, ``30 days``, ``15%``."""
-    return {re.sub(r"\s+", " ", match.group(0).strip().lower()) for match in _FIGURE.finditer(text)}
+def figures(text: str) -> dict[str, dict[str, str]]:
+    """The figures in ``text`` by kind, each as canonical value → how the text wrote it:
+    ``{"price": {"$49": "$49"}, "duration": {"30 day": "30 days"}}``. A number with neither a
+    currency nor a unit is not a figure; versions and years are skipped."""
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+    for match in _FIGURE.finditer(_VERSION_OR_YEAR.sub(" ", text)):
+        value = match.group("value").replace(",", "")
+        unit = (match.group("unit") or "").lower()
+        written = re.sub(r"\s+", " ", match.group(0).strip().lower())
+        if match.group("currency") or unit == "k":
+            found["price"][f"{match.group('currency') or ''}{value}{'k' if unit == 'k' else ''}"] = written
+        elif unit:
+            singular = unit if unit in ("%", "percent") else unit.rstrip("s")
+            kind = _KINDS[singular]
+            if kind == "duration":  # 30 days and 1 month, 12 months and 1 year, say the same
+                days = float(value) * _DAYS[singular]
+                canonical = f"{days:.0f} days" if days >= 1 else f"{days * 24:.0f} hours"
+            else:
+                canonical = f"{value}{'%' if kind == 'percent' else ' ' + singular}"
+            found[kind][canonical] = written
+    return dict(found)
 
 
 def find_conflicts(sources: Sequence[RetrievedSource], vectors: Vectors, *, similarity: float) -> list[Conflict]:
@@ -39,8 +81,11 @@ def find_conflicts(sources: Sequence[RetrievedSource], vectors: Vectors, *, simi
             if a.doc_type != b.doc_type or mutual[i, j] < similarity:
                 continue
             fa, fb = figures(a.text), figures(b.text)
-            if fa and fb and fa != fb:
-                reason = f"different figures: {', '.join(sorted(fa - fb)[:3])} vs {', '.join(sorted(fb - fa)[:3])}"
+            clashes = [kind for kind in sorted(fa.keys() & fb.keys()) if not fa[kind].keys() & fb[kind].keys()]
+            if clashes:
+                kind = clashes[0]
+                first, second = sorted(fa[kind].values())[:3], sorted(fb[kind].values())[:3]
+                reason = f"different {kind}: {', '.join(first)} vs {', '.join(second)}"
                 conflicts.append(Conflict(first=a.id, second=b.id, reason=reason))
             elif bool(_NEGATION.search(a.text)) != bool(_NEGATION.search(b.text)):
                 conflicts.append(Conflict(first=a.id, second=b.id, reason="one negates the other"))

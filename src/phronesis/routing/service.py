@@ -13,6 +13,7 @@ human took over meanwhile is not routed.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,8 @@ from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
+from phronesis.exceptions import EmbeddingError
+from phronesis.faults import Fault
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing.composite import (
@@ -50,6 +53,8 @@ from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
 
 __all__ = ["RoutingParts", "RoutingService"]
+
+log = logging.getLogger("phronesis.routing")
 
 _ERROR_REASONS = {
     EscalationReason.RESPONSE_GENERATION_ERROR.value,
@@ -108,6 +113,8 @@ class RoutingService:
         self.parts = parts
         self._sensitive = TopicMatcher(settings.sensitive_topics)
         self._critical_topics = TopicMatcher(settings.critical_topics)
+        self._local_fault = Fault("routing's local router", log)
+        """An embedder that fails fails every turn: logged once per streak, with its cause."""
         self._llm_router = (
             None
             if parts.llm is None
@@ -124,11 +131,37 @@ class RoutingService:
     async def _local(self, tenant: str, turn: _Turn) -> LocalPrediction:
         router, source = await self.parts.routers.for_tenant(tenant)
         turn.router_source = source
-        prediction = (
-            await router.predict([turn.query], self.parts.embedder, ambiguity_margin=self.settings.ambiguity_margin)
-        )[0]
-        turn.local = prediction
-        return prediction
+        with self._local_fault.watching(EmbeddingError):
+            predictions = await router.predict(
+                [turn.query], self.parts.embedder, ambiguity_margin=self.settings.ambiguity_margin
+            )
+        turn.local = predictions[0]
+        return turn.local
+
+    async def _local_decision(
+        self, tenant: str, turn: _Turn, tools: list[Tool], *, llm_may_help: bool
+    ) -> DecisionOutput:
+        """The local router's decision; if it cannot run (its embedder failed), the LLM's when one may
+        still decide, else seed 002's ``internal_error`` escalation. Either way the turn is recorded
+        and the user's message kept, with what failed (issue 22: the error escaped ``route()``)."""
+        try:
+            prediction = await self._local(tenant, turn)
+        except EmbeddingError as exc:
+            turn.notes["internal_error"] = f"local router: {exc}"[:500]
+            if llm_may_help and self._llm_router is not None:
+                turn.degraded = f"the local router failed ({str(exc)[:200]}); decided by the LLM"
+                return await self._ask_llm(tenant, turn, tools, fallback=False)
+            turn.path = "fallback"
+            failed = f"the local router failed: {str(exc)[:200]}"
+            turn.degraded = f"{turn.degraded}; {failed}" if turn.degraded else failed
+            return DecisionOutput(
+                decision=Decision.ESCALATE,
+                confidence=FALLBACK_CONFIDENCE,
+                reasoning="nothing could decide: the local router failed and no LLM could answer",
+                escalation_reason=EscalationReason.INTERNAL_ERROR.value,
+            )
+        turn.path = "local"
+        return self._from_local(prediction, tools)
 
     def _from_local(self, prediction: LocalPrediction, tools: list[Tool]) -> DecisionOutput:
         s = self.settings
@@ -181,7 +214,7 @@ class RoutingService:
             output = output.model_copy(update={"required_tools": chosen})
         return output
 
-    async def _ask_llm(self, tenant: str, turn: _Turn, tools: list[Tool]) -> DecisionOutput:
+    async def _ask_llm(self, tenant: str, turn: _Turn, tools: list[Tool], *, fallback: bool = True) -> DecisionOutput:
         assert self._llm_router is not None
         hints = RouterHints(turn.local.candidates) if turn.local is not None else None
         turn.model = self._llm_router.llm.model_name  # recorded even if the call fails
@@ -192,14 +225,20 @@ class RoutingService:
             if result.response is not None:
                 self._usage(turn, result.response)
             turn.notes["llm_failure"] = {"reason": result.reason, "detail": result.detail}
-            if result.reason == "llm_error":
+            if result.reason == "llm_error" and fallback:
                 # Seed 002 escalated an LLM error with the fallback message, and an escalation hands
                 # the session to a human: one timeout lost the chat for good (issue 20). The local
                 # router can still decide; the result says it was degraded and why.
                 turn.degraded = f"{result.detail[:300]}; decided by the local router"
-                prediction = await self._local(tenant, turn)
-                turn.path = "local"
-                return self._from_local(prediction, tools)
+                return await self._local_decision(tenant, turn, tools, llm_may_help=False)
+            if result.reason == "llm_error":  # the local router already failed: nothing can decide
+                turn.degraded = f"{turn.degraded}; the LLM failed too: {result.detail[:200]}"
+                return DecisionOutput(
+                    decision=Decision.ESCALATE,
+                    confidence=FALLBACK_CONFIDENCE,
+                    reasoning="nothing could decide: the local router and the LLM both failed",
+                    escalation_reason=EscalationReason.INTERNAL_ERROR.value,
+                )
             return DecisionOutput(  # seed 002: invalid decisions → ESCALATE with low confidence
                 decision=Decision.ESCALATE,
                 confidence=FALLBACK_CONFIDENCE,
@@ -234,13 +273,15 @@ class RoutingService:
             return await self._ask_llm(tenant, turn, tools)
         if mode == "llm":
             turn.degraded = "llm_unavailable: no LLM is configured; decided by the local router"
-        prediction = await self._local(tenant, turn)
+        output = await self._local_decision(tenant, turn, tools, llm_may_help=mode == "cascade")
+        prediction = turn.local
+        if prediction is None:  # the local router failed; ``output`` says how that was handled
+            return output
         confident = prediction.abstained is None and prediction.probability >= self.settings.cascade_threshold
         if mode == "cascade" and not confident and self._llm_router is not None:
             turn.notes["cascade"] = "local router not confident: asked the LLM"
             return await self._ask_llm(tenant, turn, tools)
-        turn.path = "local"
-        return self._from_local(prediction, tools)
+        return output
 
     # -- the checks --------------------------------------------------------------------------
 

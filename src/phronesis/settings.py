@@ -307,6 +307,11 @@ class RoutingSettings(BaseModel):
     """Below this: escalate. Between the two: clarify or retrieve more."""
     ambiguity_margin: Probability = 0.1
     """Rasa's ambiguity test: the top two decisions within this margin → CLARIFY."""
+    tool_min_similarity: Probability = 0.4
+    """USE_TOOL: a tool is meant only if the query is at least this similar to its description or one
+    of its examples (all-MiniLM-L6-v2: the right tool 0.74–0.94, the others ≤ 0.34)."""
+    tool_margin: Probability = 0.08
+    """USE_TOOL: the best tool must lead the runner-up by this much, else the user is asked between the two."""
     out_of_scope_decision: Literal["ESCALATE", "CLARIFY"] = "ESCALATE"
     cascade_threshold: Probability = 0.75
     """Cascade: the local router decides alone when it does not abstain and its probability is at least this."""

@@ -16,6 +16,7 @@ from phronesis.engine import Engine
 from phronesis.exceptions import EmbeddingError, LLMConnectionError, LLMServerError, LLMTimeoutError
 from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
+from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.models import ToolOutcomeIn
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult
 from phronesis.routing.sessions import NewSession
@@ -28,6 +29,7 @@ T = "default"
 CALENDAR = ToolIn(
     name="calendar",
     description="book meetings",
+    examples=["book a meeting with sales", "schedule a demo call"],
     parameters={
         "type": "object",
         "properties": {"email": {"type": "string"}, "time": {"type": "string"}},
@@ -311,3 +313,64 @@ async def test_a_failed_embedder_in_cascade_mode_asks_the_llm_and_says_so(make_e
     routed = await engine.route(sid, "price of the pro plan")
     assert routed.path == "llm" and routed.decision != "ESCALATE"
     assert routed.degraded is not None and routed.degraded.endswith("decided by the LLM")
+
+
+CRM = ToolIn(
+    name="crm",
+    description="update the lead record",
+    examples=["update my company name", "change my phone number"],
+    parameters={
+        "type": "object",
+        "properties": {"field": {"type": "string", "description": "The field to change"}, "value": {"type": "string"}},
+        "required": ["field", "value"],
+    },
+)
+EMAIL = ToolIn(name="email", description="send emails", examples=["send me a follow-up email"])
+
+
+async def test_with_three_tools_the_one_meant_is_chosen(make_engine: EngineFactory) -> None:
+    """Issue 22: "Book a meeting" with calendar, crm and email registered was a CLARIFY naming all three."""
+    engine = await _fitted(make_engine)
+    await engine.routing.put_tool(T, CRM)
+    await engine.routing.put_tool(T, EMAIL)
+    sid = await _session(engine, lead_context={"email": "ann@example.com"})
+    booked = await engine.route(sid, "book a meeting with sales", tool_arguments={"calendar": {"time": "fri 3pm"}})
+    assert (booked.decision, booked.required_tools) == ("USE_TOOL", ["calendar"])
+    record = await engine.decisions.get(T, booked.decision_id)
+    assert record.attributes["tool_choice"]["chosen"] == "calendar"  # explained on the record
+
+
+async def test_an_action_no_registered_tool_does_is_handed_to_a_person(make_engine: EngineFactory) -> None:
+    """Only a calendar: "book a meeting" uses it; an unrelated action does not borrow it (and ask for a time)."""
+    engine: Engine = await make_engine()
+    await engine.routing.fit(T, [*exemplars(), *_exemplars("change", "USE_TOOL", "update my company name")])
+    await engine.routing.put_tool(T, CALENDAR)
+    sid = await _session(engine)
+    result = await engine.route(sid, "update my company name")
+    assert (result.decision, result.escalation_reason) == ("ESCALATE", "no_suitable_tool")
+    assert result.required_tools == [] and not result.missing_parameters
+
+
+async def test_missing_arguments_are_asked_for_by_their_descriptions(make_engine: EngineFactory) -> None:
+    engine: Engine = await make_engine()
+    await engine.routing.fit(T, [*exemplars(), *_exemplars("change", "USE_TOOL", "update my company name")])
+    await engine.routing.put_tool(T, CRM)
+    sid = await _session(engine)
+    result = await engine.route(sid, "update my company name")
+    assert result.decision == "CLARIFY" and result.message == "To do that I need: The field to change (field), value."
+
+
+async def test_retrieve_with_nothing_found_asks_instead_of_answering(make_engine: EngineFactory) -> None:
+    """Issue 22: an empty knowledge base gave RETRIEVE 0.78, high band, sources=[]."""
+    engine = await _fitted(make_engine)
+    object.__setattr__(engine.routing.service.parts, "retriever", SpyRetriever(RetrievalResult()))
+    sid = await _session(engine, lead_context={"email": "a", "name": "b", "company": "c", "status": "d"})
+    result = await engine.route(sid, "how much does the pro plan cost")
+    assert result.decision == "CLARIFY" and result.sources == []
+    assert result.message is not None and "could not find" in result.message
+    assert result.band != "high"
+
+
+def _exemplars(label: str, decision: str, *texts: str) -> list[Exemplar]:
+    variants = [f"{t}{suffix}" for t in texts for suffix in ("", " please", " now", " for me", " today", " asap")]
+    return [Exemplar(text=text, label=label, decision=decision) for text in variants]  # type: ignore[arg-type]

@@ -44,6 +44,8 @@ class EscalationReason(StrEnum):
     REPEATED_CLARIFICATION = "repeated_clarification"
     EXPLICIT = "explicit"
     REQUESTED = "requested_by_caller"
+    NO_SUITABLE_TOOL = "no_suitable_tool"
+    """USE_TOOL, but no registered tool does what was asked: a person can."""
 
 
 FALLBACK_CONFIDENCE = 0.1

@@ -21,11 +21,12 @@ from typing import Any
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
-from phronesis.embeddings.types import Embedder
+from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import EmbeddingError
 from phronesis.faults import Fault
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
+from phronesis.routing import questions
 from phronesis.routing.composite import (
     CompositeConfidence,
     compose,
@@ -48,6 +49,7 @@ from phronesis.routing.routers import RouterResolver
 from phronesis.routing.sensitive import TopicMatcher
 from phronesis.routing.session_repository import SessionRepository
 from phronesis.routing.sessions import MessageIn, Session
+from phronesis.routing.tool_choice import ToolChooser
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
 from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
@@ -62,6 +64,13 @@ _ERROR_REASONS = {
     EscalationReason.TOOL_FAILURE.value,
     EscalationReason.INTERNAL_ERROR.value,
 }
+
+
+def _gist(tool: Tool) -> str:
+    """A tool's description as the start of a question: "book, reschedule or cancel meetings"."""
+    text = tool.description.strip().rstrip(".")
+    first = text.split(". ")[0].split(":")[0]
+    return first[:1].lower() + first[1:80]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +98,8 @@ class _Turn:
     router_confidence: float | None = None
     reason: str | None = None
     local: LocalPrediction | None = None
+    query_vector: Vectors | None = None
+    """The query's embedding, once the local router computed it (tool choice reuses it)."""
     router_source: str | None = None
     prompt: str | None = None
     raw_output: str | None = None
@@ -114,6 +125,7 @@ class RoutingService:
         self._sensitive = TopicMatcher(settings.sensitive_topics)
         self._critical_topics = TopicMatcher(settings.critical_topics)
         self._local_fault = Fault("routing's local router", log)
+        self._tools = ToolChooser(settings.tool_min_similarity, settings.tool_margin)
         """An embedder that fails fails every turn: logged once per streak, with its cause."""
         self._llm_router = (
             None
@@ -132,9 +144,10 @@ class RoutingService:
         router, source = await self.parts.routers.for_tenant(tenant)
         turn.router_source = source
         with self._local_fault.watching(EmbeddingError):
-            predictions = await router.predict(
-                [turn.query], self.parts.embedder, ambiguity_margin=self.settings.ambiguity_margin
-            )
+            turn.query_vector = await self.parts.embedder.embed([turn.query])
+        predictions = router.predict_vectors(
+            turn.query_vector, [turn.query], ambiguity_margin=self.settings.ambiguity_margin
+        )
         turn.local = predictions[0]
         return turn.local
 
@@ -146,6 +159,9 @@ class RoutingService:
         and the user's message kept, with what failed (issue 22: the error escaped ``route()``)."""
         try:
             prediction = await self._local(tenant, turn)
+            output = self._from_local(prediction)
+            if output.decision is Decision.USE_TOOL:
+                output = await self._choose_tool(turn, output, prediction, tools)
         except EmbeddingError as exc:
             turn.notes["internal_error"] = f"local router: {exc}"[:500]
             if llm_may_help and self._llm_router is not None:
@@ -161,9 +177,37 @@ class RoutingService:
                 escalation_reason=EscalationReason.INTERNAL_ERROR.value,
             )
         turn.path = "local"
-        return self._from_local(prediction, tools)
+        return output
 
-    def _from_local(self, prediction: LocalPrediction, tools: list[Tool]) -> DecisionOutput:
+    async def _choose_tool(
+        self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
+    ) -> DecisionOutput:
+        """Seed 002 "map to available tools": the router's intent when it names a tool, else the tool
+        whose description and examples the query is closest to (``tool_choice``)."""
+        if prediction.label in {t.name for t in tools}:
+            return output.model_copy(update={"required_tools": [prediction.label]})
+        assert turn.query_vector is not None  # the local router embedded the query
+        with self._local_fault.watching(EmbeddingError):
+            choice = await self._tools.choose(self.parts.embedder, turn.query_vector, tools)
+        turn.notes["tool_choice"] = choice.explain()
+        if choice.chosen is not None:
+            return output.model_copy(
+                update={"required_tools": [choice.chosen], "reasoning": f"{output.reasoning}; tool: {choice.reason}"}
+            )
+        by_name = {t.name: t for t in tools}
+        if choice.close is not None:
+            first, second = (by_name[name] for name in choice.close)
+            question = f"Should I {_gist(first)} ({first.name}) or {_gist(second)} ({second.name})?"
+            return output.model_copy(
+                update={
+                    "decision": Decision.CLARIFY,
+                    "reasoning": f"{output.reasoning}; which tool is meant is not clear: {choice.reason}",
+                    "clarifying_question": question,
+                }
+            )
+        return self._escalate(output, EscalationReason.NO_SUITABLE_TOOL, choice.reason)
+
+    def _from_local(self, prediction: LocalPrediction) -> DecisionOutput:
         s = self.settings
         if prediction.abstained == "out_of_scope":
             decision = Decision(s.out_of_scope_decision)
@@ -181,7 +225,7 @@ class RoutingService:
                 confidence=prediction.probability,
                 reasoning="local router: ambiguous between "
                 f"{first[0]} ({first[1]:.2f}) and {second[0]} ({second[1]:.2f})",
-                clarifying_question="Could you say a little more so I can help with the right thing?",
+                clarifying_question=questions.between_decisions(first[0], second[0]),
             )
         output = DecisionOutput(
             decision=prediction.decision,
@@ -192,26 +236,6 @@ class RoutingService:
         )
         if prediction.decision is Decision.ESCALATE:
             output = output.model_copy(update={"escalation_reason": EscalationReason.EXPLICIT.value})
-        if prediction.decision is Decision.USE_TOOL:
-            names = {t.name for t in tools}
-            chosen = (
-                [prediction.label]
-                if prediction.label in names
-                else [t.name for t in tools][:1]
-                if len(tools) == 1
-                else []
-            )
-            if not chosen:
-                return output.model_copy(
-                    update={
-                        "decision": Decision.CLARIFY,
-                        "reasoning": f"{output.reasoning}; which tool is meant is not clear",
-                        "clarifying_question": "Which of these should I do: " + ", ".join(sorted(names)) + "?"
-                        if names
-                        else "What would you like me to do exactly?",
-                    }
-                )
-            output = output.model_copy(update={"required_tools": chosen})
         return output
 
     async def _ask_llm(self, tenant: str, turn: _Turn, tools: list[Tool], *, fallback: bool = True) -> DecisionOutput:
@@ -382,9 +406,7 @@ class RoutingService:
                     update={
                         "decision": Decision.CLARIFY,
                         "reasoning": f"{output.reasoning}; missing or invalid tool arguments: {fields}",
-                        "clarifying_question": "To do that I need: "
-                        + ", ".join(sorted({p.field for p in turn.missing}))
-                        + ".",
+                        "clarifying_question": questions.for_arguments(turn.missing, tools),
                     }
                 )
         turn.router_confidence = router_confidence
@@ -401,7 +423,8 @@ class RoutingService:
         if output.decision is Decision.CLARIFY:
             return self._clarify_or_hand_off(turn, output, confidence)
         band = self._band(confidence)
-        if band == "medium" and output.decision is Decision.RETRIEVE and turn.retrieval is not None:
+        empty = turn.retrieval is not None and not turn.retrieval.sources
+        if (band == "medium" or empty) and output.decision is Decision.RETRIEVE and turn.retrieval is not None:
             # seed 002's "retrieve more": a wider search with the conversation's last user turn
             earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
             query = " ".join([*earlier, output.retrieval_query or turn.query])
@@ -410,6 +433,17 @@ class RoutingService:
                 turn.composite = self._composite(turn)
                 confidence = self._blend(turn.router_confidence or 0.0, turn.composite)
                 band = self._band(confidence)
+        if output.decision is Decision.RETRIEVE and turn.retrieval is not None and not turn.retrieval.sources:
+            # nothing to answer from (issue 22: it proceeded, high band, sources=[]): ask, and after
+            # max_clarifications in a row the two-stage fallback hands over
+            clarify = output.model_copy(
+                update={
+                    "decision": Decision.CLARIFY,
+                    "reasoning": f"{output.reasoning}; retrieval found nothing to answer from",
+                    "clarifying_question": questions.nothing_found(),
+                }
+            )
+            return self._clarify_or_hand_off(turn, clarify, min(confidence, s.high_threshold - 0.01))
         if band == "low":
             return self._escalate(
                 output,
@@ -417,12 +451,12 @@ class RoutingService:
                 f"confidence {confidence:.2f} below {s.low_threshold}",
             ), confidence
         if band == "medium" and output.decision in (Decision.RETRIEVE, Decision.USE_TOOL):
-            what = "the sources found" if output.decision is Decision.RETRIEVE else "the action"
+            sources = turn.retrieval.sources if turn.retrieval is not None else []
             clarify = output.model_copy(
                 update={
                     "decision": Decision.CLARIFY,
                     "reasoning": f"{output.reasoning}; medium confidence {confidence:.2f}: confirm before acting",
-                    "clarifying_question": f"Before I go ahead — can you confirm or add detail about {what}?",
+                    "clarifying_question": questions.before_acting(sources, output.required_tools),
                 }
             )
             return self._clarify_or_hand_off(turn, clarify, confidence)

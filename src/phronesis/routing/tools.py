@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -32,6 +32,11 @@ class ToolIn(BaseModel):
     description: str = Field(min_length=1, max_length=2000)
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """A JSON Schema (2020-12) for the tool's arguments."""
+    examples: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]] = Field(
+        default_factory=list, max_length=50
+    )
+    """Requests this tool serves ("Book a meeting with me"): with the description, what a USE_TOOL
+    query is matched against to choose the tool (``routing.tool_choice``)."""
     critical: bool = False
     """Seed 002: a critical tool that fails after its retries escalates; others proceed without it."""
     retry_allowed: bool = True
@@ -78,6 +83,7 @@ def argument_problems(tool: Tool, arguments: Mapping[str, Any]) -> list[Argument
 def _tool(row: Mapping[str, Any]) -> Tool:
     data = dict(row)
     data.pop("tenant", None)
+    data["examples"] = data.get("examples") or []  # tools registered before examples existed
     return Tool.model_validate(data)
 
 

@@ -276,6 +276,7 @@ routing_tools = Table(
     Column("name", String(64), primary_key=True),
     Column("description", Text, nullable=False),
     Column("parameters", JSON, nullable=False),
+    Column("examples", JSON, nullable=True),  # (0011) requests the tool serves, to choose it by
     Column("critical", Boolean, nullable=False, server_default="0"),
     Column("retry_allowed", Boolean, nullable=False, server_default="1"),
     Column("created_at", UTCDateTime, nullable=False),

@@ -1,0 +1,104 @@
+"""Which registered tool a USE_TOOL query means (seed 002: "Map to available tools").
+
+Before, the local router's USE_TOOL named the only tool registered whatever was asked ("Update
+my company name" → calendar, asking for a time), and with two tools or more it could only ask
+"Which of these should I do: calendar, crm, email?". Here each tool is described by its name
+and description and the example requests registered with it, embedded once per definition;
+a query's score for a tool is its best cosine similarity to any of them. The best tool is
+chosen when it scores at least ``tool_min_similarity`` and leads the runner-up by
+``tool_margin``; when the two best are genuinely close the user is asked between those two
+only; when no tool scores enough, none is chosen (nothing registered can do it).
+
+Measured with all-MiniLM-L6-v2 on the seed's three actions (calendar, CRM, email with three
+examples each): the right tool scores 0.74–0.94, the others ≤ 0.34; a description alone
+scores 0.48–0.50, which is why examples are worth registering.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.routing.tools import Tool
+
+__all__ = ["ToolChoice", "ToolChooser"]
+
+_CACHE_SIZE = 512
+
+
+@dataclass(frozen=True, slots=True)
+class ToolChoice:
+    scores: dict[str, float]
+    """Each tool's best similarity to the query, best first."""
+    chosen: str | None
+    """The tool meant, if one is clearly meant."""
+    close: tuple[str, str] | None = None
+    """The two best tools, when neither clearly wins."""
+    reason: str = ""
+
+    def explain(self) -> dict[str, object]:
+        return {
+            "scores": {name: round(score, 4) for name, score in self.scores.items()},
+            "chosen": self.chosen,
+            "close": list(self.close) if self.close else None,
+            "reason": self.reason,
+        }
+
+
+def describe(tool: Tool) -> list[str]:
+    """The texts a tool is matched by: its name and description, then each example request."""
+    return [f"{tool.name.replace('_', ' ')}: {tool.description}", *tool.examples]
+
+
+@dataclass
+class ToolChooser:
+    min_similarity: float
+    margin: float
+    _vectors: OrderedDict[str, Vectors] = field(default_factory=OrderedDict, repr=False)
+    """Embedded tool texts by a digest of the texts and the model: a re-registered tool with other
+    texts misses, so nothing here can be older than the tool definitions read for the turn."""
+
+    async def _tool_vectors(self, embedder: Embedder, tool: Tool) -> Vectors:
+        texts = describe(tool)
+        key = hashlib.blake2b("\x1f".join([embedder.model_name, *texts]).encode(), digest_size=16).hexdigest()
+        cached = self._vectors.get(key)
+        if cached is None:
+            cached = await embedder.embed(texts)
+            self._vectors[key] = cached
+            while len(self._vectors) > _CACHE_SIZE:
+                self._vectors.popitem(last=False)
+        else:
+            self._vectors.move_to_end(key)
+        return cached
+
+    async def choose(self, embedder: Embedder, query_vector: Vectors, tools: Sequence[Tool]) -> ToolChoice:
+        """``query_vector``: the query's normalised embedding (1 × d), as the local router computed it."""
+        if not tools:
+            return ToolChoice(scores={}, chosen=None, reason="no tool is registered")
+        query = np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        scores = {}
+        for tool in tools:
+            vectors = np.asarray(await self._tool_vectors(embedder, tool), dtype=np.float32)
+            scores[tool.name] = float(np.max(vectors @ query))
+        ranked = dict(sorted(scores.items(), key=lambda kv: -kv[1]))
+        names = list(ranked)
+        best = names[0]
+        if ranked[best] < self.min_similarity:
+            return ToolChoice(
+                scores=ranked,
+                chosen=None,
+                reason=f"no registered tool fits (best: {best} at {ranked[best]:.2f} < {self.min_similarity})",
+            )
+        if len(names) > 1 and ranked[best] - ranked[names[1]] < self.margin:
+            return ToolChoice(
+                scores=ranked,
+                chosen=None,
+                close=(best, names[1]),
+                reason=f"{best} ({ranked[best]:.2f}) and {names[1]} ({ranked[names[1]]:.2f}) are too close",
+            )
+        return ToolChoice(scores=ranked, chosen=best, reason=f"{best} at {ranked[best]:.2f}")

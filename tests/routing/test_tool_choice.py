@@ -1,0 +1,82 @@
+"""Choosing the tool a USE_TOOL query means: by description and examples, never by default."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import pytest
+
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.embeddings.types import Vectors
+from phronesis.routing.tool_choice import ToolChoice, ToolChooser
+from phronesis.routing.tools import Tool
+
+NOW = datetime(2026, 11, 25, tzinfo=UTC)
+
+
+class CountingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__(384)
+        self.calls: list[list[str]] = []
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append(list(texts))
+        return self.embed_sync(texts)
+
+
+def _tool(name: str, description: str, *examples: str) -> Tool:
+    return Tool(name=name, description=description, examples=list(examples), created_at=NOW, updated_at=NOW)
+
+
+CALENDAR = _tool("calendar", "book meetings", "book a meeting with me", "schedule a demo call")
+CRM = _tool("crm", "update the lead record", "update my company name", "change my phone number")
+EMAIL = _tool("email", "send emails", "send me a follow-up email", "email me the pricing sheet")
+
+
+async def _choose(embedder: CountingEmbedder, query: str, tools: list[Tool], **settings: float) -> ToolChoice:
+    chooser = ToolChooser(settings.get("min_similarity", 0.4), settings.get("margin", 0.08))
+    return await chooser.choose(embedder, embedder.embed_sync([query]), tools)
+
+
+@pytest.mark.parametrize(
+    ("query", "tool"),
+    [
+        ("book a meeting with me", "calendar"),
+        ("update my company name to acme", "crm"),
+        ("send me a follow-up email please", "email"),
+    ],
+)
+async def test_the_tool_the_query_describes_is_chosen(query: str, tool: str) -> None:
+    choice = await _choose(CountingEmbedder(), query, [CALENDAR, CRM, EMAIL])
+    assert choice.chosen == tool and list(choice.scores)[0] == tool
+
+
+async def test_no_tool_is_chosen_when_none_fits() -> None:
+    """Only a calendar registered, and the user wants their company name changed: not the calendar."""
+    choice = await _choose(CountingEmbedder(), "update my company name to acme", [CALENDAR])
+    assert choice.chosen is None and choice.close is None
+    assert "no registered tool fits" in choice.reason
+
+
+async def test_two_close_tools_are_named_and_no_other() -> None:
+    calendar_too = _tool("bookings", "book meetings", "book a meeting with me")
+    choice = await _choose(CountingEmbedder(), "book a meeting with me", [CALENDAR, calendar_too, EMAIL])
+    assert choice.chosen is None and set(choice.close) == {"calendar", "bookings"}
+
+
+async def test_tool_texts_are_embedded_once_per_definition() -> None:
+    embedder = CountingEmbedder()
+    chooser = ToolChooser(0.4, 0.08)
+    query = embedder.embed_sync(["book a meeting with me"])
+    await chooser.choose(embedder, query, [CALENDAR, CRM])
+    await chooser.choose(embedder, query, [CALENDAR, CRM])
+    assert len(embedder.calls) == 2  # one per tool, the first time only
+    changed = _tool("calendar", "book meetings", "set up a call")  # re-registered with other examples
+    await chooser.choose(embedder, query, [changed, CRM])
+    assert embedder.calls[-1] == ["calendar: book meetings", "set up a call"]
+
+
+async def test_no_tools_registered() -> None:
+    choice = await _choose(CountingEmbedder(), "book a meeting", [])
+    assert choice.chosen is None and choice.reason == "no tool is registered"

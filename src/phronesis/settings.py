@@ -307,6 +307,9 @@ class RoutingSettings(BaseModel):
     """Below this: escalate. Between the two: clarify or retrieve more."""
     ambiguity_margin: Probability = 0.1
     """Rasa's ambiguity test: the top two decisions within this margin → CLARIFY."""
+    clarify_min_score: Probability = 0.35
+    """A CLARIFY without a question offers the documents scoring at least this (below the answering floor:
+    they are options to choose from, not sources to answer with)."""
     tool_min_similarity: Probability = 0.4
     """USE_TOOL: a tool is meant only if the query is at least this similar to its description or one
     of its examples (all-MiniLM-L6-v2: the right tool 0.74–0.94, the others ≤ 0.34)."""

@@ -44,6 +44,11 @@ def test_tools_and_documents(live_server: LiveServer, unique: str) -> None:
     with live_server.client() as client:
         assert client.put(f"/v1/tools/{name}", json=tool).status_code == 200
         assert name in [t["name"] for t in client.get("/v1/tools").json()]
+        # the path names the tool: the body need not repeat it, and its examples are kept
+        unnamed = {k: v for k, v in tool.items() if k != "name"} | {"examples": ["set my company to Acme"]}
+        registered = client.put(f"/v1/tools/{name}", json=unnamed)
+        assert registered.status_code == 200 and registered.json()["examples"] == ["set my company to Acme"]
+        assert registered.json()["name"] == name
         sid = client.post("/v1/sessions", json={}).json()["id"]
         outcome = client.post(f"/v1/sessions/{sid}/tool-outcomes", json={"tool": name, "success": False, "attempt": 4})
         assert outcome.json()["next_action"] == "proceed_without_tool"
@@ -68,6 +73,8 @@ def test_bad_routing_input_is_a_problem_naming_the_field(live_server: LiveServer
             ("post", "/v1/sessions", {"id": "bad id!"}, 422, "id"),
             ("put", "/v1/tools/t1", {"name": "t1", "description": "d", "parameters": {"type": 5}}, 422, "parameters"),
             ("put", "/v1/tools/t1", {"name": "t2", "description": "d"}, 422, "name"),
+            ("put", "/v1/tools/1bad", {"description": "d"}, 422, "name"),
+            ("put", "/v1/tools/t1", {"description": "d", "examples": [""]}, 422, "examples.0"),
             ("post", f"/v1/sessions/{sid}/tool-outcomes", {"tool": "ghost", "success": True}, 404, None),
             ("post", "/v1/documents", [{"text": ""}], 422, "text"),
         ]

@@ -55,7 +55,7 @@ class SpyRetriever:
         self.result = result
         self.queries: list[str] = []
 
-    async def retrieve(self, tenant: str, query: str, *, top_k: int) -> RetrievalResult:
+    async def retrieve(self, tenant: str, query: str, *, top_k: int, min_score: float | None = None) -> RetrievalResult:
         self.queries.append(query)
         if isinstance(self.result, Exception):
             raise self.result

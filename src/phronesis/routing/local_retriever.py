@@ -41,7 +41,7 @@ class LocalRetriever:
         table = self._settings.doc_type_quality
         return table.get(doc_type, table.get("general", 0.7))
 
-    async def retrieve(self, tenant: str, query: str, *, top_k: int) -> RetrievalResult:
+    async def retrieve(self, tenant: str, query: str, *, top_k: int, min_score: float | None = None) -> RetrievalResult:
         try:
             query_vector = (await self._embedder.embed([query]))[0]
             hits = await self._documents.search(tenant, query_vector, top_k * 3)  # rerank a wider shortlist
@@ -70,7 +70,8 @@ class LocalRetriever:
             )
             scored.append((source, i))
         scored.sort(key=lambda pair: -pair[0].score)
-        kept = [(src, i) for src, i in scored[:top_k] if src.score >= s.retrieval_min_score]
+        floor = s.retrieval_min_score if min_score is None else min_score
+        kept = [(src, i) for src, i in scored[:top_k] if src.score >= floor]
         sources = [src for src, _ in kept]
         conflicts = (
             find_conflicts(sources, np.stack([hits[i].vector for _, i in kept]), similarity=s.conflict_similarity)

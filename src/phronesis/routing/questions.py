@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from phronesis.routing.retrieval import RetrievedSource
 from phronesis.routing.tools import ArgumentProblem, Tool
 
-__all__ = ["before_acting", "between_decisions", "for_arguments", "nothing_found"]
+__all__ = ["before_acting", "between_decisions", "for_arguments", "nothing_found", "which_one"]
 
 _DECISION_WORDS = {
     "RETRIEVE": "look something up in our documentation",
@@ -60,6 +60,18 @@ def before_acting(sources: Sequence[RetrievedSource], tools: Sequence[str]) -> s
     if tools:
         return f"Before I go ahead with {' and '.join(tools)}: is that what you want me to do?"
     return "Before I go ahead: can you confirm or add a detail?"
+
+
+def which_one(titles: Sequence[str], actions: Sequence[str]) -> str:
+    """The query is too vague (the seed: "How much does it cost?" — which plan?): offer what the
+    knowledge base has on it, else what the agent can do."""
+    if len(titles) >= 2:
+        return f"Could you tell me which you mean: {', '.join(titles[:-1])} or {titles[-1]}?"
+    if titles:
+        return f"Is your question about {titles[0]}, or something else?"
+    if actions:
+        return f"What can I help you with? I can answer questions about our products, or {', '.join(actions)}."
+    return "What can I help you with? Could you tell me a little more about what you need?"
 
 
 def nothing_found() -> str:

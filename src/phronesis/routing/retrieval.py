@@ -54,4 +54,6 @@ class RetrievalResult(BaseModel):
 
 @runtime_checkable
 class Retriever(Protocol):
-    async def retrieve(self, tenant: str, query: str, *, top_k: int) -> RetrievalResult: ...
+    async def retrieve(self, tenant: str, query: str, *, top_k: int, min_score: float | None = None) -> RetrievalResult:
+        """The ``top_k`` best sources scoring at least ``min_score`` (None: the configured floor)."""
+        ...

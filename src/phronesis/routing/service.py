@@ -328,6 +328,18 @@ class RoutingService:
             return False
         return True
 
+    async def _what_to_ask(self, tenant: str, turn: _Turn, tools: list[Tool]) -> str:
+        """A router's CLARIFY came without a question: offer the documents closest to the query (not
+        recorded as the turn's sources: nothing was answered from them), else what the tools do."""
+        try:
+            found = await self.parts.retriever.retrieve(
+                tenant, turn.query, top_k=3, min_score=self.settings.clarify_min_score
+            )
+        except RetrievalError:
+            found = RetrievalResult()
+        titles = list(dict.fromkeys(s.title for s in found.sources if s.title))
+        return questions.which_one(titles, [_gist(t) for t in tools[:3]])
+
     def _critical(self, request: RouteRequest, query: str) -> bool:
         return request.critical if request.critical is not None else bool(self._critical_topics.find(query))
 
@@ -409,6 +421,9 @@ class RoutingService:
                         "clarifying_question": questions.for_arguments(turn.missing, tools),
                     }
                 )
+        if output.decision is Decision.CLARIFY and not output.clarifying_question:
+            question = await self._what_to_ask(tenant, turn, list(tools.values()))
+            output = output.model_copy(update={"clarifying_question": question})
         turn.router_confidence = router_confidence
         turn.composite = self._composite(turn)
         confidence = self._blend(router_confidence, turn.composite)

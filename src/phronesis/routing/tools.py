@@ -22,13 +22,27 @@ from phronesis.exceptions import NotFoundError
 from phronesis.storage.database import Database
 from phronesis.storage.tables import routing_tools
 
-__all__ = ["ArgumentProblem", "Tool", "ToolIn", "ToolRepository", "argument_problems"]
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "ArgumentProblem",
+    "Tool",
+    "ToolIn",
+    "ToolPut",
+    "ToolRepository",
+    "ToolSpec",
+    "argument_problems",
+]
 
 
-class ToolIn(BaseModel):
+TOOL_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]*$"
+ToolName = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=TOOL_NAME_PATTERN)]
+
+
+class ToolSpec(BaseModel):
+    """A tool's definition apart from its name (``PUT /v1/tools/{name}`` takes the name from the path)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z][A-Za-z0-9_.-]*$")
     description: str = Field(min_length=1, max_length=2000)
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """A JSON Schema (2020-12) for the tool's arguments."""
@@ -49,6 +63,16 @@ class ToolIn(BaseModel):
         except SchemaError as exc:
             raise ValueError(f"not a valid JSON Schema: {exc.message}") from None
         return schema
+
+
+class ToolIn(ToolSpec):
+    name: ToolName
+
+
+class ToolPut(ToolSpec):
+    """The body of ``PUT /v1/tools/{name}``: the name may be repeated, and must then agree."""
+
+    name: ToolName | None = None
 
 
 class Tool(ToolIn):

@@ -11,12 +11,13 @@ from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.documents import Document, DocumentIn
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.sessions import ID_PATTERN, MessageIn, NewSession, Session
-from phronesis.routing.tools import Tool, ToolIn
+from phronesis.routing.tools import TOOL_NAME_PATTERN, Tool, ToolIn, ToolPut
 
 router = APIRouter(tags=["routing"])
 
 SessionIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
 NamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
+ToolNamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=TOOL_NAME_PATTERN)]
 
 
 @router.post("/v1/sessions", status_code=201, summary="Start a conversation (optionally with CRM context and turns)")
@@ -63,10 +64,10 @@ async def tool_outcome(
 
 
 @router.put("/v1/tools/{name}", summary="Register or replace a tool (JSON Schema parameters)")
-async def put_tool(name: NamePath, body: ToolIn, engine: EngineDep, tenant: TenantDep) -> Tool:
-    if body.name != name:
+async def put_tool(name: ToolNamePath, body: ToolPut, engine: EngineDep, tenant: TenantDep) -> Tool:
+    if body.name is not None and body.name != name:
         raise InvalidInputError("name", f"the body names {body.name!r} but the path names {name!r}")
-    return await engine.routing.put_tool(tenant, body)
+    return await engine.routing.put_tool(tenant, ToolIn.model_validate(body.model_dump() | {"name": name}))
 
 
 @router.get("/v1/tools", summary="The tenant's registered tools")

@@ -1,0 +1,162 @@
+"""Sales conversations (seed 002) through a real server with the real sentence model, as a fresh
+install decides them: the bundled router, no LLM, the documents and tools a user registers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.journeys.conftest import Journeys, Tenant, start
+
+DOCUMENTS = [
+    {
+        "id": "pricing",
+        "doc_type": "pricing",
+        "title": "Plans and pricing",
+        "text": "Starter costs $29 per month for up to 3 users. Pro costs $79 per month for up to 20 users.",
+    },
+    {
+        "id": "refunds",
+        "doc_type": "policy",
+        "title": "Refund policy",
+        "text": "Monthly plans can be cancelled at any time. Annual plans are refundable within 30 days of purchase.",
+    },
+    {
+        "id": "salesforce",
+        "doc_type": "sop",
+        "title": "Salesforce integration",
+        "text": "To integrate with Salesforce, open Settings, Integrations, Salesforce, and sign in as an admin.",
+    },
+]
+TOOLS = {
+    "calendar": {
+        "description": "Book, reschedule or cancel meetings and demos",
+        "examples": ["Book a meeting with me", "Schedule a demo next week", "Can we set up a call?"],
+        "parameters": {
+            "type": "object",
+            "required": ["email", "time"],
+            "properties": {
+                "email": {"type": "string", "description": "Your email address"},
+                "time": {"type": "string", "description": "When you would like to meet"},
+            },
+        },
+    },
+    "crm": {
+        "description": "Update the lead record: company name, contact details, status",
+        "examples": ["Update my company name to Acme Corp.", "Change my phone number"],
+        "critical": True,
+    },
+    "email": {
+        "description": "Send the lead an email: follow-ups, summaries, documents",
+        "examples": ["Send me a follow-up email.", "Email me the pricing sheet"],
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def sales(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Journeys]:
+    yield from start(tmp_path_factory.mktemp("sales"), PHRONESIS_LLM__SPEC="none")
+
+
+class Agent:
+    """A sales agent's calls: one tenant with the documents and tools registered."""
+
+    def __init__(self, tenant: Tenant) -> None:
+        self.http = tenant.http
+        assert self.http.post("/v1/documents", json=DOCUMENTS).status_code == 201
+        for name, tool in TOOLS.items():
+            assert self.http.put(f"/v1/tools/{name}", json=tool).status_code == 200
+
+    def session(self, **lead: str) -> str:
+        created = self.http.post("/v1/sessions", json={"lead_context": lead})
+        assert created.status_code == 201, created.text
+        return str(created.json()["id"])
+
+    def route(self, session_id: str, query: str, **more: Any) -> dict[str, Any]:
+        routed = self.http.post(f"/v1/sessions/{session_id}/route", json={"query": query} | more)
+        assert routed.status_code == 200, routed.text
+        result: dict[str, Any] = routed.json()
+        return result
+
+
+@pytest.fixture
+def agent(sales: Journeys) -> Agent:
+    return Agent(sales.tenant())
+
+
+def test_a_prospect_asking_pricing_gets_an_answer_from_the_pricing_sheet(agent: Agent) -> None:
+    sid = agent.session(email="ann@acme.io", name="Ann")
+    for query in ("What is your Starter plan pricing?", "How much does Pro cost per month?"):
+        answer = agent.route(sid, query)
+        assert (answer["decision"], answer["band"]) == ("RETRIEVE", "high"), answer
+        assert [source["id"] for source in answer["sources"]] == ["pricing"]
+        assert answer["conflicts"] == []
+    policy = agent.route(sid, "What's your refund policy?")  # a question about a policy, not a demand
+    assert policy["decision"] == "RETRIEVE" and [s["id"] for s in policy["sources"]] == ["refunds"]
+
+
+def test_booking_a_meeting_with_three_tools_registered(agent: Agent) -> None:
+    sid = agent.session(email="ann@acme.io", name="Ann")
+    asked = agent.route(sid, "Book a meeting with me")
+    assert (asked["decision"], asked["required_tools"]) == ("CLARIFY", ["calendar"])
+    assert asked["message"] == "To do that I need: When you would like to meet (time)."
+    assert asked["tool_arguments"]["calendar"] == {"email": "ann@acme.io"}  # from the lead context
+
+    booked = agent.route(sid, "Book a meeting with me", tool_arguments={"calendar": {"time": "Friday 3pm"}})
+    assert (booked["decision"], booked["required_tools"]) == ("USE_TOOL", ["calendar"])
+    other = agent.route(sid, "Please change our company name to Globex")
+    assert (other["decision"], other["required_tools"]) == ("USE_TOOL", ["crm"])
+    mail = agent.route(sid, "Send me a follow-up email.")
+    assert (mail["decision"], mail["required_tools"]) == ("USE_TOOL", ["email"])
+
+
+def test_a_failing_critical_crm_tool_escalates_and_a_human_hands_back(agent: Agent) -> None:
+    sid = agent.session(email="bob@globex.io", name="Bob")
+    update = agent.route(sid, "Update my company name to Globex Corp.")
+    assert update["required_tools"] == ["crm"]
+    actions = []
+    for attempt in range(1, 5):
+        outcome = agent.http.post(
+            f"/v1/sessions/{sid}/tool-outcomes",
+            json={"tool": "crm", "success": False, "attempt": attempt, "error": "503 from the CRM"},
+        ).json()
+        actions.append(outcome["next_action"])
+    assert actions == ["retry", "retry", "retry", "escalate"]
+    waiting = agent.route(sid, "hello? is anyone there?")
+    assert waiting["status"] == "human_owned" and waiting["decision"] is None  # stored, not routed
+
+    assert agent.http.post(f"/v1/sessions/{sid}/handback", json={"note": "name updated by hand"}).status_code == 200
+    after = agent.route(sid, "Thanks, that helps!")
+    assert (after["status"], after["decision"]) == ("routed", "REASON_ONLY")
+
+
+@pytest.mark.parametrize(
+    ("query", "topic"),
+    [
+        ("My lawyer will be in touch about this.", "legal"),
+        ("I want a refund for the entire year.", "refund"),
+        ("Can I get a custom contract with special terms?", "custom"),
+        ("I want to complain about your support", "complaint"),
+    ],
+)
+def test_sensitive_requests_go_to_a_person_at_once(agent: Agent, query: str, topic: str) -> None:
+    sid = agent.session()
+    answer = agent.route(sid, query)
+    assert (answer["decision"], answer["escalation_reason"], answer["path"]) == (
+        "ESCALATE",
+        "sensitive_topic_detected",
+        "rule",
+    )
+    record = agent.http.get(f"/v1/decisions/{answer['decision_id']}").json()
+    assert record["attributes"]["sensitive_topics"] == [topic]
+
+
+def test_a_vague_question_is_clarified_then_answered(agent: Agent) -> None:
+    sid = agent.session(email="cy@initech.io", name="Cy")
+    vague = agent.route(sid, "How much does it cost?")
+    assert vague["decision"] == "CLARIFY"
+    assert "Plans and pricing" in vague["message"]  # it asks about what the knowledge base has
+    answered = agent.route(sid, "The Pro plan, for 10 users")
+    assert answered["decision"] == "RETRIEVE" and [s["id"] for s in answered["sources"]] == ["pricing"]

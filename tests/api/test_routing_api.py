@@ -77,6 +77,15 @@ def test_bad_routing_input_is_a_problem_naming_the_field(live_server: LiveServer
             ("put", "/v1/tools/t1", {"description": "d", "examples": [""]}, 422, "examples.0"),
             ("post", f"/v1/sessions/{sid}/tool-outcomes", {"tool": "ghost", "success": True}, 404, None),
             ("post", "/v1/documents", [{"text": ""}], 422, "text"),
+            ("post", f"/v1/sessions/{sid}/route-feedback", {"decision_id": "nope", "correct": True}, 404, None),
+            ("post", f"/v1/sessions/{sid}/route-feedback", {"decision_id": "d"}, 422, "correct"),
+            (
+                "post",
+                f"/v1/sessions/{sid}/route-feedback",
+                {"decision_id": "d", "correct": False, "expected_decision": "MAYBE"},
+                422,
+                "expected_decision",
+            ),
         ]
         for method, path, body, status, field in cases:
             response = client.request(method, path, json=body)
@@ -86,3 +95,17 @@ def test_bad_routing_input_is_a_problem_naming_the_field(live_server: LiveServer
                 assert field in str(response.json()), response.json()
         assert client.post("/v1/sessions", json={"id": f"dup-{unique}"}).status_code == 201
         assert client.post("/v1/sessions", json={"id": f"dup-{unique}"}).status_code == 409
+
+
+def test_route_feedback_is_recorded_on_the_decision(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        sid = client.post("/v1/sessions", json={}).json()["id"]
+        routed = client.post(f"/v1/sessions/{sid}/route", json={"query": "Thanks, that helps!"}).json()
+        body = {"decision_id": routed["decision_id"], "correct": False, "expected_decision": "RETRIEVE", "note": "x"}
+        rated = client.post(f"/v1/sessions/{sid}/route-feedback", json=body)
+        assert rated.status_code == 200 and rated.json()["outcome"] == "incorrect"
+        record = client.get(f"/v1/decisions/{routed['decision_id']}").json()
+        assert record["outcome"] == "incorrect"
+        assert record["attributes"]["route_feedback"]["expected_decision"] == "RETRIEVE"
+        other = client.post("/v1/sessions", json={}).json()["id"]  # another session's decision: not found
+        assert client.post(f"/v1/sessions/{other}/route-feedback", json=body).status_code == 404

@@ -50,3 +50,27 @@ def test_bad_exemplar_file_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
     wrong = cli.invoke(app, ["route", "hi", "--session", "s1", "--router", "magic"])
     assert wrong.exit_code == 2 and "router" in wrong.stderr
+
+
+def test_feedback_then_fit_from_feedback(cli: CliRunner, tmp_path: Path) -> None:
+    train = _jsonl(tmp_path / "train.jsonl", [e.model_dump(mode="json", exclude_none=True) for e in exemplars()])
+    assert cli.invoke(app, ["routing", "fit", str(train)]).exit_code == 0
+    routed = json.loads(cli.invoke(app, ["route", "thanks that helps", "--session", "s9", "--json"]).stdout)
+
+    rated = cli.invoke(
+        app, ["routing", "feedback", routed["decision_id"], "--session", "s9", "--wrong", "--expected", "RETRIEVE"]
+    )
+    assert rated.exit_code == 0 and rated.stdout.strip().endswith(f"{routed['decision']} is incorrect")
+
+    refit = cli.invoke(app, ["routing", "fit", str(train), "--from-feedback"])
+    assert refit.exit_code == 0, refit.output
+    assert json.loads(refit.stdout)["from_feedback"] == 1
+
+    rate = ["routing", "feedback", routed["decision_id"], "--session", "s9"]
+    for args, message in (
+        ([*rate, "--correct", "--expected", "CLARIFY"], "expected"),
+        (["routing", "feedback", "nope", "--session", "s9", "--correct"], "not found"),
+        ([*rate, "--wrong", "--expected", "MAYBE"], "expected_decision"),
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and message in result.stderr and result.stderr.count("\n") <= 1, result.output

@@ -1,4 +1,4 @@
-"""``phronesis route`` and ``phronesis routing fit|evaluate`` (seed 002)."""
+"""``phronesis route`` and ``phronesis routing feedback|fit|evaluate`` (seed 002)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from phronesis.cli.app import TenantOption, app, fail, routing_app, with_engine
@@ -14,6 +15,7 @@ from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult
+from phronesis.routing.route_feedback import RouteFeedbackIn
 from phronesis.routing.sessions import NewSession
 
 JsonlPath = Annotated[
@@ -57,11 +59,43 @@ def route(
     typer.echo(f"decision id: {result.decision_id}")
 
 
+@routing_app.command("feedback")
+def feedback(
+    decision_id: Annotated[str, typer.Argument(help="The routing decision (its id is printed by phronesis route).")],
+    session: Annotated[str, typer.Option("--session", help="The session it was decided in.")],
+    correct: Annotated[bool, typer.Option("--correct/--wrong", help="Was the decision right?")],
+    expected: Annotated[
+        str | None, typer.Option("--expected", help="What it should have been (with --wrong): RETRIEVE, USE_TOOL, …")
+    ] = None,
+    tool: Annotated[str | None, typer.Option("--tool", help="The tool it should have used (USE_TOOL).")] = None,
+    note: Annotated[str | None, typer.Option(help="Why.")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Say whether a routing decision was right; the last rating wins. ``fit --from-feedback`` learns from it."""
+    fields = {"decision_id": decision_id, "correct": correct, "expected_tool": tool, "note": note}
+    try:
+        body = RouteFeedbackIn.model_validate(fields | {"expected_decision": expected and expected.upper()})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        raise fail(f"{where}: {error['msg'].removeprefix('Value error, ')}" if where else error["msg"]) from None
+    rated = with_engine(lambda engine: engine.routing.feedback.rate(tenant, session, body))
+    typer.echo(f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
+
+
 @routing_app.command("fit")
 def fit(
     exemplars: JsonlPath,
     oos: Annotated[Path | None, typer.Option("--oos", help="Out-of-scope examples (JSONL).")] = None,
     val: Annotated[Path | None, typer.Option("--val", help="Validation examples to calibrate on (JSONL).")] = None,
+    from_feedback: Annotated[
+        bool,
+        typer.Option(
+            "--from-feedback",
+            help="Add the queries of rated routing decisions: right ones with their decision, wrong ones "
+            "with the decision they should have had (route-feedback).",
+        ),
+    ] = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Fit the tenant's local router on labelled exemplars and save it (replaces the previous one)."""
@@ -71,11 +105,17 @@ def fit(
     console = Console(stderr=True)
 
     async def work(engine: Engine) -> dict[str, object]:
+        taught = await engine.routing.feedback.exemplars(tenant) if from_feedback else []
         with console.status("fitting") as status:
             router, version = await engine.routing.fit(
-                tenant, train, oos=oos_lines, validation=val_lines, progress=lambda m: status.update(m)
+                tenant, [*train, *taught], oos=oos_lines, validation=val_lines, progress=lambda m: status.update(m)
             )
-        return {"tenant": tenant, "version": version, "labels": len(router.labels)} | router.calibration
+        return {
+            "tenant": tenant,
+            "version": version,
+            "labels": len(router.labels),
+            "from_feedback": len(taught),
+        } | router.calibration
 
     typer.echo(json.dumps(with_engine(work), indent=2))
 

@@ -16,6 +16,7 @@ from phronesis.routing.local_retriever import LocalRetriever
 from phronesis.routing.local_router import LocalRouter, RouterFitOptions
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.retrieval import Retriever
+from phronesis.routing.route_feedback import RouteFeedbackStore
 from phronesis.routing.router_store import RouterStore
 from phronesis.routing.routers import RouterResolver
 from phronesis.routing.service import RoutingParts, RoutingService
@@ -67,6 +68,7 @@ class RoutingModule:
             clock=clock,
         )
         self.service = RoutingService(settings, parts)
+        self.feedback = RouteFeedbackStore(database, decisions, clock)
         self.tool_outcomes = ToolOutcomes(settings, parts)
         self._database = database
 

@@ -10,6 +10,7 @@ from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.documents import Document, DocumentIn
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
+from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
 from phronesis.routing.sessions import ID_PATTERN, MessageIn, NewSession, Session
 from phronesis.routing.tools import TOOL_NAME_PATTERN, Tool, ToolIn, ToolPut
 
@@ -51,6 +52,16 @@ async def add_message(session_id: SessionIdPath, body: MessageIn, engine: Engine
 @router.post("/v1/sessions/{session_id}/handback", summary="A human hands the session back to automatic routing")
 async def handback(session_id: SessionIdPath, engine: EngineDep, tenant: TenantDep) -> Session:
     return await engine.routing.handback(tenant, session_id)
+
+
+@router.post(
+    "/v1/sessions/{session_id}/route-feedback",
+    summary="Was a routing decision right, and what should it have been (the last rating wins)",
+)
+async def route_feedback(
+    session_id: SessionIdPath, body: RouteFeedbackIn, engine: EngineDep, tenant: TenantDep
+) -> RouteFeedback:
+    return await engine.routing.feedback.rate(tenant, session_id, body)
 
 
 @router.post(

@@ -1,0 +1,118 @@
+"""Was a routing decision right? Feedback on it, and the exemplars it teaches (issue 22, item 9).
+
+Seed 002's roadmap: "Track decision outcomes … Learn from escalations". A routing decision is
+rated on its own record, in one transaction: ``outcome`` becomes ``correct`` or
+``incorrect`` and ``attributes.route_feedback`` says what it should have been; a later rating
+replaces an earlier one (the last click wins, as everywhere in phronesis). Confirmed
+decisions then become exemplars for the next fit (``phronesis routing fit --from-feedback``):
+the query labelled with the decision taken when it was right, or with the decision (and tool)
+it should have been when it was wrong; a wrong decision without a correction teaches nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+from sqlalchemy import select
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.routing.decisions import Decision
+from phronesis.routing.exemplars import Exemplar
+from phronesis.storage.database import Database
+from phronesis.storage.tables import decision_records
+
+__all__ = ["RouteFeedback", "RouteFeedbackIn", "RouteFeedbackStore"]
+
+OUTCOMES = ("correct", "incorrect")
+
+
+class RouteFeedbackIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    correct: bool
+    expected_decision: Decision | None = None
+    """What it should have been (only when not correct)."""
+    expected_tool: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    """The tool it should have used (with ``expected_decision`` USE_TOOL)."""
+    note: Annotated[str, StringConstraints(max_length=2000)] | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RouteFeedbackIn:
+        if self.correct and (self.expected_decision is not None or self.expected_tool is not None):
+            raise ValueError("a correct decision has no expected_decision or expected_tool")
+        if self.expected_tool is not None and self.expected_decision not in (None, Decision.USE_TOOL):
+            raise ValueError("expected_tool goes with expected_decision USE_TOOL")
+        return self
+
+
+class RouteFeedback(BaseModel):
+    decision_id: str
+    session_id: str
+    decided: str | None
+    outcome: str
+    route_feedback: dict[str, Any]
+
+
+class RouteFeedbackStore:
+    def __init__(self, database: Database, decisions: DecisionRecordRepository, clock: Clock) -> None:
+        self._db = database
+        self._decisions = decisions
+        self._clock = clock
+
+    async def rate(self, tenant: str, session_id: str, body: RouteFeedbackIn) -> RouteFeedback:
+        """Record the rating on the decision's record; 404 unless it is a routing decision of this session."""
+        record = await self._decisions.get(tenant, body.decision_id)
+        if record.kind != "routing" or record.subject_id != session_id:
+            raise NotFoundError("routing decision", body.decision_id)
+        if record.action is None:
+            raise InvalidInputError("decision_id", "that turn was not routed (a human owned the session)")
+        feedback = {
+            "correct": body.correct,
+            "expected_decision": body.expected_decision.value if body.expected_decision else None,
+            "expected_tool": body.expected_tool,
+            "note": body.note,
+            "at": self._clock.now().isoformat(),
+        }
+        outcome = "correct" if body.correct else "incorrect"
+        async with self._db.transaction() as conn:
+            await self._decisions.merge_attributes(tenant, record.id, {"route_feedback": feedback}, connection=conn)
+            await self._decisions.set_outcome(tenant, record.id, outcome, connection=conn)
+        return RouteFeedback(
+            decision_id=record.id,
+            session_id=session_id,
+            decided=record.action,
+            outcome=outcome,
+            route_feedback=feedback,
+        )
+
+    async def exemplars(self, tenant: str, *, limit: int = 100_000) -> list[Exemplar]:
+        """What rated decisions teach, oldest first (see the module docstring)."""
+        c = decision_records.c
+        query = (
+            select(c.inputs, c.action, c.outcome, c.attributes)
+            .where(c.tenant == tenant, c.kind == "routing", c.outcome.in_(OUTCOMES))
+            .order_by(c.created_at, c.id)
+            .limit(limit)
+        )
+        taught: list[Exemplar] = []
+        async with self._db.connect() as conn:
+            for inputs, action, outcome, attributes in await conn.execute(query):
+                feedback = (attributes or {}).get("route_feedback") or {}
+                text = str((inputs or {}).get("query", "")).strip()
+                if not text:
+                    continue
+                if outcome == "correct" and action:
+                    tools = (attributes or {}).get("required_tools") or []
+                    taught.append(_exemplar(text, action, tools[0] if action == "USE_TOOL" and tools else None))
+                elif outcome == "incorrect" and feedback.get("expected_decision"):
+                    taught.append(_exemplar(text, feedback["expected_decision"], feedback.get("expected_tool")))
+        return taught
+
+
+def _exemplar(text: str, decision: str, tool: str | None) -> Exemplar:
+    """Labelled with the tool's name when there is one, so the router names the tool itself."""
+    return Exemplar(text=text[:2000], label=tool or decision, decision=Decision(decision))

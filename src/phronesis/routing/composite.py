@@ -2,8 +2,10 @@
 
 ``0.3·source_quality + 0.2·(1 − query_complexity) + 0.3·context_completeness +
 0.2·tool_success_rate``, × 0.5 when sources conflict. The original computes this and never
-calls it (ORIGINS §2); here it is blended with the router's own confidence and decides the
-band (proceed / clarify-or-retrieve-more / escalate).
+calls it (ORIGINS §2); here it is blended with the router's own confidence, the seed's
+penalties (conflict × 0.5, retrieval failure × 0.7) multiply the blend, and a composite in
+the escalation band escalates whatever the router says (issue 22: with a sure router the
+blend never fell below 0.5, so four failed tool calls never escalated).
 
 Source quality is only a factor when sources are in play: a decision that retrieves (or a
 session that retrieved before). For "Thanks, that helps!" there is nothing to grade, and
@@ -62,15 +64,23 @@ def query_complexity(query: str) -> tuple[float, dict[str, Any]]:
     }
 
 
-def context_completeness(session: Session, lead_fields: Sequence[str]) -> tuple[float, dict[str, Any]]:
-    """0.7 × the share of the CRM fields the seed's prompt uses that are known, 0.3 × conversation
-    depth (prior turns, saturating at 4): 0 for a first, anonymous message; 0.7 for a first message
-    from a known lead (the seed's examples put that at 0.6–0.8); 1 with a full lead and history."""
+def context_completeness(
+    session: Session, lead_fields: Sequence[str], intent_clarity: float = 0.0
+) -> tuple[float, dict[str, Any]]:
+    """Seed 002: "1.0 = full context (lead history, past interactions, clear intent)". 0.5 × the share
+    of the CRM fields the seed's prompt uses that are known, 0.2 × conversation depth (prior turns,
+    saturating at 4), 0.3 × how clear the intent is (the router's confidence in its decision).
+
+    A first, anonymous but clear message is 0.3, not 0 (issue 22: an LLM sure of RETRIEVE with an
+    exact document found could not reach the high band on a first turn); a known lead's first clear
+    message 0.8 (the seed's examples put that at 0.6–0.8); 1 with a full lead, history and a clear intent."""
     known = [f for f in lead_fields if session.lead_context.get(f) not in (None, "", [], {})]
     lead = len(known) / len(lead_fields) if lead_fields else 1.0
     prior_turns = session.message_count  # the current query is stored only when the turn commits
     history = min(1.0, prior_turns / 4)
-    return 0.7 * lead + 0.3 * history, {"lead_fields_known": known, "prior_turns": prior_turns}
+    intent = min(1.0, max(0.0, intent_clarity))
+    value = 0.5 * lead + 0.2 * history + 0.3 * intent
+    return value, {"lead_fields_known": known, "prior_turns": prior_turns, "intent_clarity": round(intent, 4)}
 
 
 def source_quality(sources: Sequence[RetrievedSource]) -> tuple[float, dict[str, Any]]:
@@ -87,6 +97,10 @@ def source_quality(sources: Sequence[RetrievedSource]) -> tuple[float, dict[str,
 
 class CompositeConfidence(BaseModel):
     value: float
+    """The seed's composite: the weighted factors, × the conflict penalty when sources conflict."""
+    base: float = 0.0
+    """The weighted factors alone (the routing service blends this with the router's confidence and
+    applies the penalties to the blend, so a penalty acts on the final confidence as the seed says)."""
     factors: dict[str, float | None]
     """Each factor's value; None where it did not apply."""
     weights: dict[str, float]
@@ -126,11 +140,11 @@ def compose(
     applicable = {k: w for k, w in base_weights.items() if terms[k] is not None}
     total = sum(applicable.values()) or 1.0
     weights = {k: w / total for k, w in applicable.items()}
-    value = sum(weights[k] * float(terms[k] or 0.0) for k in weights)
-    if conflict:
-        value *= settings.conflict_penalty
+    base = max(0.0, min(1.0, sum(weights[k] * float(terms[k] or 0.0) for k in weights)))
+    value = base * settings.conflict_penalty if conflict else base
     return CompositeConfidence(
-        value=max(0.0, min(1.0, value)),
+        value=value,
+        base=base,
         factors=factors,
         weights={k: round(w, 4) for k, w in weights.items()},
         conflict=conflict,

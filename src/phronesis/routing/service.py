@@ -109,6 +109,8 @@ class _Turn:
     llm_latency_ms: float | None = None
     retrieval: RetrievalResult | None = None
     retrieval_error: str | None = None
+    escalated_on_failure: bool = False
+    """A failed retrieval on a critical query escalated (so no answer is penalised for it)."""
     retrieved_more: bool = False
     composite: CompositeConfidence | None = None
     missing: list[ArgumentProblem] = field(default_factory=list)
@@ -346,7 +348,9 @@ class RoutingService:
     def _composite(self, turn: _Turn) -> CompositeConfidence:
         s = self.settings
         complexity, complexity_details = query_complexity(turn.query)
-        completeness, completeness_details = context_completeness(turn.session, s.lead_context_fields)
+        completeness, completeness_details = context_completeness(
+            turn.session, s.lead_context_fields, turn.router_confidence or 0.0
+        )
         quality: float | None = None
         quality_details: dict[str, Any] = {"applicable": False}
         if turn.retrieval is not None:
@@ -365,9 +369,22 @@ class RoutingService:
             },
         )
 
-    def _blend(self, router_confidence: float, composite: CompositeConfidence) -> float:
-        w = self.settings.router_weight
-        return max(0.0, min(1.0, w * router_confidence + (1 - w) * composite.value))
+    def _blend(self, turn: _Turn) -> float:
+        """The final confidence: router and composite blended, then the seed's penalties on the whole
+        (conflicting sources × 0.5, a failed retrieval answered from context × 0.7)."""
+        s = self.settings
+        assert turn.composite is not None
+        w = s.router_weight
+        value = w * (turn.router_confidence or 0.0) + (1 - w) * turn.composite.base
+        penalties: dict[str, float] = {}
+        if turn.composite.conflict:
+            penalties["conflict"] = s.conflict_penalty
+        if turn.retrieval_error is not None and not turn.escalated_on_failure:
+            penalties["retrieval_failure"] = s.retrieval_failure_penalty
+        for factor in penalties.values():
+            value *= factor
+        turn.notes["penalties"] = penalties
+        return max(0.0, min(1.0, value))
 
     def _band(self, confidence: float) -> Band:
         if confidence >= self.settings.high_threshold:
@@ -398,11 +415,11 @@ class RoutingService:
             query = output.retrieval_query or turn.query
             if not await self._retrieve(tenant, turn, query=query, top_k=s.retrieval_top_k):
                 if self._critical(request, turn.query):
+                    turn.escalated_on_failure = True
                     output = self._escalate(
                         output, EscalationReason.RETRIEVAL_FAILURE, "retrieval failed on a critical query"
                     )
-                else:  # seed 002: answer without retrieval, confidence × 0.7
-                    router_confidence *= s.retrieval_failure_penalty
+                else:  # seed 002: answer without retrieval, confidence × 0.7 (``_blend``)
                     output = output.model_copy(
                         update={
                             "decision": Decision.REASON_ONLY,
@@ -426,7 +443,7 @@ class RoutingService:
             output = output.model_copy(update={"clarifying_question": question})
         turn.router_confidence = router_confidence
         turn.composite = self._composite(turn)
-        confidence = self._blend(router_confidence, turn.composite)
+        confidence = self._blend(turn)
         return await self._apply_bands(tenant, turn, output, confidence)
 
     async def _apply_bands(
@@ -446,7 +463,7 @@ class RoutingService:
             if await self._retrieve(tenant, turn, query=query, top_k=2 * s.retrieval_top_k):
                 turn.retrieved_more = True
                 turn.composite = self._composite(turn)
-                confidence = self._blend(turn.router_confidence or 0.0, turn.composite)
+                confidence = self._blend(turn)
                 band = self._band(confidence)
         if output.decision is Decision.RETRIEVE and turn.retrieval is not None and not turn.retrieval.sources:
             # nothing to answer from (issue 22: it proceeded, high band, sources=[]): ask, and after
@@ -459,6 +476,15 @@ class RoutingService:
                 }
             )
             return self._clarify_or_hand_off(turn, clarify, min(confidence, s.high_threshold - 0.01))
+        composite = turn.composite.value if turn.composite is not None else 1.0
+        if band != "low" and composite < s.low_threshold:
+            # the seed's confidence is the composite: in its escalation band (every tool failing, a
+            # vague first message with nothing found) the router's certainty does not carry the turn
+            return self._escalate(
+                output,
+                EscalationReason.CONFIDENCE_BELOW_THRESHOLD,
+                f"composite confidence {composite:.2f} below {s.low_threshold}",
+            ), min(confidence, s.low_threshold - 0.01)
         if band == "low":
             return self._escalate(
                 output,

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from dotenv import dotenv_values
-from pydantic import BaseModel, BeforeValidator, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -267,10 +267,34 @@ class LearningSettings(BaseModel):
     channel_prior: dict[str, tuple[Probability, Probability]] = Field(
         default_factory=lambda: dict(_default_channel_prior())
     )
-    """``calibrated``: per implicit outcome, P(outcome | the fire helped) and P(outcome | it did not),
-    before rated fires teach the tenant's own (``heuristics.channel``)."""
-    channel_prior_strength: float = Field(default=20.0, gt=0.0, le=1e6)  # heuristics.channel's default
+    """``calibrated``: per implicit outcome (``implicit_timeout``, ``implicit_undo``, ``implicit_ignored``,
+    ``user_implicit``), P(outcome | the fire helped) and P(outcome | it did not), before rated fires teach
+    the tenant's own (``heuristics.channel``). Outcomes left out keep their default; each column is
+    normalised to sum to 1."""
+    channel_prior_strength: float = Field(default=20.0, gt=0.0, le=1e6, allow_inf_nan=False)  # channel.py's default
     """``calibrated``: the prior weighs as much as this many rated fires of each kind."""
+
+    @field_validator("channel_prior")
+    @classmethod
+    def _a_channel_prior(cls, given: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        """Outcomes left out keep their default (a prior for one outcome does not zero the others);
+        unknown outcomes and an empty column are refused, naming the outcomes that exist."""
+        from phronesis.heuristics.channel import Channel
+
+        merged = {**_default_channel_prior(), **given}
+        Channel.prior(merged, 1.0)
+        return merged
+
+    @field_validator("strategy")
+    @classmethod
+    def _a_strategy(cls, name: str) -> str:
+        from phronesis.learning.factory import LEARNING_STRATEGIES
+
+        if name not in LEARNING_STRATEGIES:
+            known = ", ".join(sorted(LEARNING_STRATEGIES))
+            raise ValueError(f"unknown learning strategy {name!r}; expected one of {known}")
+        return name
+
     bounds_enabled: bool = False
     """F-05: keep every confidence within [min_confidence, max_confidence] (off by default, as in GLADyS)."""
     min_confidence: Probability = 0.05
@@ -286,9 +310,6 @@ class LearningSettings(BaseModel):
     def _bounds_ordered(self) -> LearningSettings:
         if self.min_confidence >= self.max_confidence:
             raise ValueError("min_confidence must be below max_confidence")
-        from phronesis.heuristics.channel import Channel
-
-        Channel.prior(self.channel_prior, self.channel_prior_strength)  # unknown outcomes, empty columns
         return self
 
 
@@ -683,7 +704,10 @@ def load_settings(warn_unknown: bool = True, /, **overrides: Any) -> Settings:
     try:
         return Settings(**overrides)
     except ValidationError as exc:
-        problems = "; ".join(f"{_variable_name(err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False))
+        problems = "; ".join(
+            f"{_variable_name(err['loc'])}: {err['msg'].removeprefix('Value error, ')}"
+            for err in exc.errors(include_url=False)
+        )
         raise ConfigurationError(f"invalid configuration: {problems}") from None
     except SettingsError as exc:  # a JSON-valued variable that is not JSON (pydantic-settings decodes it first)
         raise ConfigurationError(f"invalid configuration: {_undecodable(exc)}") from None

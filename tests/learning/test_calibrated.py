@@ -49,6 +49,7 @@ async def test_a_timeout_is_soft_evidence_for_success(make_engine: EngineFactory
     assert await _confidence(engine, h.id) == pytest.approx((1 + share) / 3)
     (step,) = await engine.learning.history("default", h.id)
     assert step.source == "implicit_timeout" and step.positive
+    assert step.helped_share == pytest.approx(share, abs=1e-6)  # history shows how it counted
 
 
 async def test_every_ignore_is_weak_evidence_against(make_engine: EngineFactory) -> None:

@@ -239,3 +239,39 @@ async def test_signals_from_outside_are_applied_and_neutral_ones_skipped(
     assert [o.effect for o in outcomes] == ["neutral", "updated", "missing"]
     history = await engine.learning.history("default", h.id)
     assert [(e.source, e.positive, e.event_id) for e in history] == [("user_implicit", True, "e2")]
+
+
+async def test_a_rating_can_return_to_an_earlier_value(make_engine: EngineFactory, learning_strategy: str) -> None:
+    """Last click wins, whichever it is: 👍 👎 👍 ends on 👍 (the third was refused as a duplicate)."""
+    engine = await _engine(make_engine, learning_strategy)
+    h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.6)
+    fire = await engine.record_fire(h.id, event_id="e1", source="home")
+    await engine.feedback(fire.id, rating="positive")
+    await engine.feedback(fire.id, rating="negative")
+    back = await engine.feedback(fire.id, rating="positive")
+    with pytest.raises(ConflictError, match="already stands"):
+        await engine.feedback(fire.id, rating="positive")
+
+    twin_engine = await make_engine(learning={"strategy": learning_strategy})
+    twin = await add_heuristic(twin_engine, "it is dim", "turn on a lamp", 0.6)
+    reference = await twin_engine.feedback(
+        (await twin_engine.record_fire(twin.id, event_id="e9", source="home")).id, rating="positive"
+    )
+    assert back.new_confidence == pytest.approx(reference.new_confidence)
+    stored = await engine.heuristics.repository.get("default", h.id)
+    assert (stored.success_count, stored.failure_count) == (1, 0)
+
+
+async def test_a_neutral_score_takes_the_standing_rating_back(
+    make_engine: EngineFactory, learning_strategy: str
+) -> None:
+    engine = await _engine(make_engine, learning_strategy)
+    h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.6)
+    fire = await engine.record_fire(h.id, event_id="e1", source="home")
+    await engine.feedback(fire.id, rating="positive")
+    neutral = await engine.feedback(fire.id, user_score=2)
+    assert neutral.effect == "withdrawn" and neutral.new_confidence == pytest.approx(0.6)
+    stored = await engine.heuristics.repository.get("default", h.id)
+    assert (stored.confidence, stored.success_count, stored.failure_count) == (pytest.approx(0.6), 0, 0)
+    again = await engine.feedback(fire.id, rating="negative")  # and a later click still counts
+    assert again.new_confidence is not None and again.new_confidence < 0.6

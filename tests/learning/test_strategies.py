@@ -141,12 +141,47 @@ def test_the_factory_reads_settings_and_refuses_unknown_names() -> None:
 
 
 def test_the_factory_builds_calibrated_from_settings() -> None:
-    prior = {"implicit_timeout": (0.9, 0.1), "implicit_undo": (0.1, 0.9)}
+    prior = {
+        "implicit_timeout": (0.9, 0.1),
+        "implicit_undo": (0.1, 0.9),
+        "implicit_ignored": (0, 0),
+        "user_implicit": (0, 0),
+    }
     settings = LearningSettings(strategy="calibrated", channel_prior=prior, channel_prior_strength=4, half_life_sec=60)
     strategy = create_learning_strategy(settings)
     assert strategy.channel is not None
     assert strategy.channel.likelihoods("implicit_timeout") == pytest.approx((0.9, 0.1))
     assert strategy.config["channel_prior_strength"] == 4 and strategy.config["half_life_s"] == 60
+
+
+def test_a_partial_channel_prior_keeps_the_other_outcomes_defaults() -> None:
+    """Giving one outcome's likelihoods must not zero the others (silence would count as failure)."""
+    from phronesis.heuristics.channel import DEFAULT_CHANNEL_PRIOR
+
+    settings = LearningSettings(strategy="calibrated", channel_prior={"implicit_undo": (0.01, 0.5)})
+    assert settings.channel_prior == {**DEFAULT_CHANNEL_PRIOR, "implicit_undo": (0.01, 0.5)}
+
+
+@pytest.mark.parametrize(
+    ("variables", "message"),
+    [
+        (
+            {"PHRONESIS_LEARNING__CHANNEL_PRIOR": '{"implicit_lol": [0.5, 0.5]}'},
+            "PHRONESIS_LEARNING__CHANNEL_PRIOR: unknown",
+        ),
+        ({"PHRONESIS_LEARNING__CHANNEL_PRIOR_STRENGTH": "nan"}, "PHRONESIS_LEARNING__CHANNEL_PRIOR_STRENGTH"),
+        ({"PHRONESIS_LEARNING__STRATEGY": "nonsense"}, "PHRONESIS_LEARNING__STRATEGY: unknown learning strategy"),
+    ],
+)
+def test_bad_learning_settings_name_their_variable(
+    monkeypatch: pytest.MonkeyPatch, variables: dict[str, str], message: str
+) -> None:
+    from phronesis.settings import load_settings
+
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(ConfigurationError, match=message):
+        load_settings()
 
 
 def test_seed_environment_names_choose_the_strategy(monkeypatch: pytest.MonkeyPatch) -> None:

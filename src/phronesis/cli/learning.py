@@ -34,6 +34,8 @@ def history(
     entries = with_engine(lambda engine: engine.learning.history(tenant, heuristic_id, limit=limit))
     for entry in entries:
         sign = "+" if entry.positive else "-"
+        if entry.helped_share is not None:  # soft: part for, part against
+            sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of "
         typer.echo(
             f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
             f"\t{sign}{entry.magnitude:g}\t{entry.source}"
@@ -62,7 +64,7 @@ def observe(
 
 @learning_app.command("sweep")
 def sweep() -> None:
-    """Give fires older than the undo window their timeout positive (the service does this on its own)."""
+    """Give fires older than the undo window their timeout signal (the service does this on its own)."""
     applied = with_engine(lambda engine: engine.learning.sweep())
     typer.echo(f"{applied} timeout signals applied")
 

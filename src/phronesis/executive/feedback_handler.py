@@ -67,7 +67,7 @@ class ExecutiveFeedback:
         trace = await self._service.get_trace(tenant, feedback.response_id)
         if trace is None:
             raise NotFoundError("decision", feedback.response_id)
-        await self._ledger.ensure_new(tenant, feedback.key)
+        feedback = await self._ledger.resolve(tenant, feedback)
         signed = self._scores.signed_magnitude(feedback)
         signal: Signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
         magnitude = abs(signed)
@@ -120,6 +120,8 @@ class ExecutiveFeedback:
             # the outcome counters, ignore streak reset)
             update = await parts.rate_fire(conn, tenant, feedback.response_id, feedback, signed)
         rated_fire = update is not NOT_A_FIRE
+        if not rated_fire and signed == 0:
+            return {}, "recorded"  # a neutral score on a decision with no fire record moves nothing
         if not rated_fire:
             # a reinforcement keyed by the feedback, so a later rating can take exactly it back
             key = f"taught:{feedback.key}" if plan.effect == "reinforced" else None
@@ -127,6 +129,8 @@ class ExecutiveFeedback:
             (update,) = await repository.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if not isinstance(update, ConfidenceUpdate):
             return {}, "recorded"
+        if signed == 0:
+            return {"old_confidence": update.old_confidence, "new_confidence": update.new_confidence}, "withdrawn"
         if plan.effect == "updated" and not rated_fire:
             # a decision with no fire record (made before fires were recorded): counted per rating
             await repository.record_outcome(tenant, plan.heuristic_id, success=signed > 0, connection=conn)
@@ -167,8 +171,8 @@ class ExecutiveFeedback:
     async def _plan(
         self, tenant: str, trace: ReasoningTrace, signal: Signal, lesson: Lesson | None, *, learn: bool = True
     ) -> _Plan:
-        if trace.fired_heuristic_id is not None:
-            return _Plan("recorded") if signal == "neutral" else _Plan("updated", heuristic_id=trace.fired_heuristic_id)
+        if trace.fired_heuristic_id is not None:  # a neutral takes a standing rating of the fire back
+            return _Plan("updated", heuristic_id=trace.fired_heuristic_id)
         if lesson is not None:
             if signal == "positive":
                 detail = "this decision already taught this heuristic; a rating teaches once (last click wins)"

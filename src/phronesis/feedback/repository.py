@@ -16,6 +16,9 @@ from phronesis.storage.tables import feedback as feedback_table
 
 __all__ = ["TEACHING_EFFECTS", "FeedbackRepository", "Lesson"]
 
+_FIELD = {"binary": "rating", "user": "user_score", "dev": "dev_score"}
+"""The request field each scale is given in (a refusal names it)."""
+
 TEACHING_EFFECTS = ("created", "reinforced", "withdrawn")
 """Ledger effects that change what an LLM-path decision taught: its last one stands."""
 
@@ -42,6 +45,28 @@ class FeedbackRepository:
             row = (await conn.execute(select(c.id).where(c.tenant == tenant, c.idempotency_key == key))).one_or_none()
         if row is not None:
             raise ConflictError("idempotency_key", f"feedback {key!r} was already recorded")
+
+    async def resolve(self, tenant: str, feedback: Feedback, *, connection: AsyncConnection | None = None) -> Feedback:
+        """The feedback with the idempotency key it is recorded under, refused if it is a duplicate.
+
+        A caller's own key is used as given (a retry with it counts once). Without one, the last
+        click wins (F-11): the same rating as the one standing is the same click twice and is
+        refused; any other is accepted, even one given before and since replaced (👍 👎 👍 ends on
+        👍). Each gets the response, scale and score as its key, numbered after the first."""
+        if feedback.idempotency_key is not None:
+            await self.ensure_new(tenant, feedback.idempotency_key, connection=connection)
+            return feedback
+        c = feedback_table.c
+        query = select(c.scale, c.score).where(c.tenant == tenant, c.response_id == feedback.response_id).order_by(c.id)
+        async with self._db.joined(connection) as conn:
+            earlier = (await conn.execute(query)).all()
+        if earlier and (earlier[-1].scale, earlier[-1].score) == (feedback.scale, feedback.score):
+            raise ConflictError(
+                _FIELD[feedback.scale], f"this rating already stands on {feedback.response_id!r} (the same click twice)"
+            )
+        key = feedback.key if not earlier else f"{feedback.key}:{len(earlier)}"
+        await self.ensure_new(tenant, key, connection=connection)
+        return feedback.model_copy(update={"idempotency_key": key})
 
     async def standing_lesson(self, tenant: str, response_id: str, *, connection: AsyncConnection) -> Lesson | None:
         """The lesson this decision's ratings teach now: the last teaching row, unless it withdrew one."""

@@ -400,7 +400,7 @@ class HeuristicRepository:
         tenant: str,
         heuristic_id: str,
         *,
-        success: bool,
+        success: bool | None,
         replaces: bool | None = None,
         connection: AsyncConnection | None = None,
     ) -> None:
@@ -412,8 +412,9 @@ class HeuristicRepository:
         h = heuristics.c
         changes: dict[str, Any] = {}
         if replaces is not success:
-            counter = h.success_count if success else h.failure_count
-            changes[counter.name] = counter + 1
+            if success is not None:  # None: a neutral rating, which counts as neither
+                counter = h.success_count if success else h.failure_count
+                changes[counter.name] = counter + 1
             if replaces is not None:
                 previous = h.success_count if replaces else h.failure_count
                 changes[previous.name] = previous - 1

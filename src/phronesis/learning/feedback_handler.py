@@ -23,14 +23,16 @@ class LearningFeedback:
         self._scores = scores
 
     async def handle(self, tenant: str, feedback: Feedback, fire: StoredFire) -> FeedbackReceipt:
-        await self._ledger.ensure_new(tenant, feedback.key)
+        feedback = await self._ledger.resolve(tenant, feedback)
         signed = self._scores.signed_magnitude(feedback)
         signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
         effect, update = "recorded", None
         async with self._module.database.transaction() as conn:
-            if signed != 0:
+            if signed != 0 or fire.explicit_positive is not None:  # a neutral click replaces a standing one
                 update = await self._module.rate(conn, tenant, fire, feedback, signed)
                 effect = "recorded" if update is None else update.effect
+                if signed == 0 and update is not None and update.applied:
+                    effect = "withdrawn"
             await self._ledger.add(
                 tenant, feedback, magnitude=signed, effect=effect, heuristic_id=fire.heuristic_id, connection=conn
             )

@@ -160,6 +160,14 @@ class FireRepository:
             .values(explicit_source=source, explicit_positive=positive, explicit_weight=weight, explicit_at=at)
         )
 
+    async def clear_explicit(self, conn: AsyncConnection, fire_id: str) -> None:
+        """No rating stands on the fire any more (a neutral click replaced it)."""
+        await conn.execute(
+            update(heuristic_fires)
+            .where(_f.id == fire_id)
+            .values(explicit_source=None, explicit_positive=None, explicit_weight=None, explicit_at=None)
+        )
+
     async def bump_ignore_streak(self, conn: AsyncConnection, tenant: str, heuristic_id: str) -> int:
         h = heuristics.c
         result = await conn.execute(

@@ -77,6 +77,9 @@ class HistoryEntry(BaseModel):
     new_confidence: float
     event_id: str | None
     fire_id: str | None
+    helped_share: float | None = None
+    """A soft signal (``calibrated``): the part of its weight that counted for success, P(helped | outcome);
+    the rest counted against. None for a signal that counted wholly one way."""
 
 
 class ChannelOutcome(BaseModel):

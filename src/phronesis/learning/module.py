@@ -281,10 +281,35 @@ class LearningModule:
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update
 
+    async def withdraw(
+        self, conn: AsyncConnection, tenant: str, fire: StoredFire, *, key: str
+    ) -> ConfidenceUpdate | None:
+        """A neutral rating after a positive or negative one: the last click wins, and it says nothing,
+        so the standing rating's evidence, outcome count and channel observation are taken back."""
+        if fire.explicit_positive is None or fire.explicit_at is None or fire.explicit_source is None:
+            return None
+        retract = Retraction(fire.explicit_positive, fire.explicit_weight or 0.0, fire.explicit_at)
+        item = EvidenceItem(
+            fire.heuristic_id, fire.explicit_positive, 0.0, fire.explicit_source, key=key, event_id=fire.event_id,
+            fire_id=fire.id, retract=retract, details={"withdrawn": True},
+        )  # fmt: skip
+        (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
+        if update is not None and update.applied:
+            await self.fires.clear_explicit(conn, fire.id)
+            await self.heuristics.record_outcome(
+                tenant, fire.heuristic_id, success=None, replaces=fire.explicit_positive, connection=conn
+            )
+            if fire.implicit_source is not None:
+                await count_observation(conn, tenant, [(fire.implicit_source, fire.explicit_positive, -1.0)])
+        return update
+
     async def rate(
         self, conn: AsyncConnection, tenant: str, fire: StoredFire, feedback: Feedback, signed: float
     ) -> ConfidenceUpdate | None:
-        """An explicit rating of a fire: binary through the strategy (seed: 0.8), scores by the F-23 mapping."""
+        """An explicit rating of a fire: binary through the strategy (seed: 0.8), scores by the F-23 mapping;
+        a neutral score (magnitude 0) takes the standing rating back (``withdraw``)."""
+        if signed == 0:
+            return await self.withdraw(conn, tenant, fire, key=f"explicit:{feedback.key}")
         positive = signed > 0
         if feedback.scale == "binary":
             signal = self.strategy.interpret_explicit_feedback(
@@ -389,6 +414,7 @@ class LearningModule:
                 new_confidence=row["new_confidence"],
                 event_id=row["event_id"],
                 fire_id=row["fire_id"],
+                helped_share=(row["details"] or {}).get("helped_share"),
             )
             for row in reversed(rows)  # stored newest first
         ]

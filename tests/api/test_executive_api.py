@@ -32,7 +32,7 @@ def test_decide_read_rate_and_report(live_server: LiveServer, unique: str) -> No
         assert changed.json()["new_confidence"] > heuristic["confidence"] > lowered
         again = client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
         assert again.status_code == 409 and again.headers["content-type"] == PROBLEM
-        assert again.json()["errors"][0]["field"] == "idempotency_key"
+        assert again.json()["errors"][0]["field"] == "rating"
 
         report = {r["strategy"]: r for r in client.get("/v1/executive/report").json()}
         assert report["heuristic_first"]["positive"] >= 1

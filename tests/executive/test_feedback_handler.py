@@ -113,7 +113,7 @@ class TestRefusals:
         with pytest.raises(ConflictError) as error:
             await engine.feedback(decision.response_id, rating="positive")
 
-        assert error.value.field == "idempotency_key"
+        assert error.value.field == "rating"  # the click they sent again (no key of their own)
         assert (await engine.heuristics.repository.get("default", heuristic.id)).confidence == before.confidence
         assert await feedback_rows(engine) == 1
         assert (await engine.decisions.get("default", decision.response_id)).outcome == "positive"

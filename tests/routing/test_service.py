@@ -17,7 +17,7 @@ from phronesis.exceptions import EmbeddingError, LLMConnectionError, LLMServerEr
 from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
 from phronesis.routing.exemplars import Exemplar
-from phronesis.routing.models import ToolOutcomeIn
+from phronesis.routing.models import RouteResult, ToolOutcomeIn
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import ToolIn
@@ -341,23 +341,23 @@ async def test_with_three_tools_the_one_meant_is_chosen(make_engine: EngineFacto
     assert record.attributes["tool_choice"]["chosen"] == "calendar"  # explained on the record
 
 
-async def test_an_action_no_registered_tool_does_is_handed_to_a_person(make_engine: EngineFactory) -> None:
-    """Only a calendar: "book a meeting" uses it; an unrelated action does not borrow it (and ask for a time)."""
+async def _change_company_name(make_engine: EngineFactory, tool: ToolIn) -> RouteResult:
+    """ "update my company name" (an action the router knows) with only ``tool`` registered."""
     engine: Engine = await make_engine()
     await engine.routing.fit(T, [*exemplars(), *_exemplars("change", "USE_TOOL", "update my company name")])
-    await engine.routing.put_tool(T, CALENDAR)
-    sid = await _session(engine)
-    result = await engine.route(sid, "update my company name")
+    await engine.routing.put_tool(T, tool)
+    return await engine.route(await _session(engine), "update my company name")
+
+
+async def test_an_action_no_registered_tool_does_is_handed_to_a_person(make_engine: EngineFactory) -> None:
+    """Only a calendar: "book a meeting" uses it; an unrelated action does not borrow it (and ask for a time)."""
+    result = await _change_company_name(make_engine, CALENDAR)
     assert (result.decision, result.escalation_reason) == ("ESCALATE", "no_suitable_tool")
     assert result.required_tools == [] and not result.missing_parameters
 
 
 async def test_missing_arguments_are_asked_for_by_their_descriptions(make_engine: EngineFactory) -> None:
-    engine: Engine = await make_engine()
-    await engine.routing.fit(T, [*exemplars(), *_exemplars("change", "USE_TOOL", "update my company name")])
-    await engine.routing.put_tool(T, CRM)
-    sid = await _session(engine)
-    result = await engine.route(sid, "update my company name")
+    result = await _change_company_name(make_engine, CRM)
     assert result.decision == "CLARIFY" and result.message == "To do that I need: The field to change (field), value."
 
 

@@ -1,0 +1,207 @@
+"""Routing on the labelled sales set (issue 22): decisions and tools a sales agent should get.
+
+``benchmarks/data/routing_sales.jsonl`` (written by ``routing_sales_source.py``): every line a
+query with the decision seed 002's table says is right (and the tool for USE_TOOL), its lead
+context, earlier turns and tool arguments, and a ``dev`` / ``test`` split. Each line is routed
+in its own session by ``Engine.route`` in process, on SQLite, with the real all-MiniLM-L6-v2,
+no LLM (the local router alone), the tools and documents below registered. Two routers:
+
+- **bundled**: a fresh install's router, built from the seed's examples (nothing fitted);
+- **fitted on dev**: ``routing fit`` on the dev half (labelled with the tool for USE_TOOL, as
+  ``fit --from-feedback`` does), then measured on the test half.
+
+Prints per-decision precision / recall, accuracy, the escalation rate, and tool-choice accuracy
+on the USE_TOOL lines (the tool named, whether or not arguments were missing).
+
+    python benchmarks/bench_routing_sales.py [--split test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from phronesis.engine import Engine
+from phronesis.routing.documents import DocumentIn
+from phronesis.routing.exemplars import Exemplar
+from phronesis.routing.sessions import MessageIn, NewSession
+from phronesis.routing.tools import ToolIn
+from phronesis.settings import Settings
+
+DATA = Path(__file__).with_name("data") / "routing_sales.jsonl"
+DECISIONS = ("RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE")
+T = "sales"
+
+SALES_DOCUMENTS = [
+    DocumentIn(
+        id="pricing",
+        doc_type="pricing",
+        title="Plans and pricing",
+        text="Starter costs $29 per month for up to 3 users. Team costs $49 per month per 10 users. Pro costs $79 "
+        "per month for up to 20 users, $15 per extra seat. Enterprise pricing is quoted per contract. Annual "
+        "billing saves 15%. Nonprofits get 30% off. Prices exclude VAT; we bill in USD, EUR and GBP.",
+    ),
+    DocumentIn(
+        id="refunds",
+        doc_type="policy",
+        title="Refund and cancellation policy",
+        text="Monthly plans can be cancelled at any time and end with the billing period. Annual plans are "
+        "refundable within 30 days of purchase. Subscriptions can be paused for up to 3 months.",
+    ),
+    DocumentIn(
+        id="security",
+        doc_type="policy",
+        title="Security and compliance",
+        text="We are SOC 2 Type II compliant and GDPR ready. Data is encrypted at rest and in transit and stored "
+        "in the EU or US. Single sign-on and two-factor authentication are available; Enterprise has an audit log.",
+    ),
+    DocumentIn(
+        id="salesforce",
+        doc_type="sop",
+        title="Salesforce integration",
+        text="To integrate with Salesforce, open Settings, Integrations, Salesforce, and sign in as an admin. "
+        "The sync runs both ways every 15 minutes.",
+    ),
+    DocumentIn(
+        id="hubspot",
+        doc_type="sop",
+        title="HubSpot and Slack integrations",
+        text="HubSpot syncs contacts hourly. Connect Slack from Settings, Integrations, Slack, to get alerts.",
+    ),
+    DocumentIn(
+        id="api",
+        doc_type="faq",
+        title="API and webhooks",
+        text="The REST API is documented at docs.example.com; the rate limit is 100 requests per minute. "
+        "Webhooks post events to your URL.",
+    ),
+    DocumentIn(
+        id="trial",
+        doc_type="faq",
+        title="Free trial and onboarding",
+        text="The free trial lasts 14 days, needs no credit card and includes all Pro features. Onboarding "
+        "includes a kickoff call and training for new teams. Support runs 9 to 5 on weekdays; Pro adds phone "
+        "support. SLA: 99.9% uptime on Enterprise.",
+    ),
+]
+SALES_TOOLS = [
+    ToolIn(name="calendar", description="Book, reschedule or cancel meetings and demos",
+           examples=["Book a meeting with me", "Schedule a demo next week", "Can we set up a call?"],
+           parameters={"type": "object", "required": ["email", "time"], "properties": {
+               "email": {"type": "string", "description": "Your email address"},
+               "time": {"type": "string", "description": "When you would like to meet"}}}),
+    ToolIn(name="crm", description="Update the lead record: company name, contact details, status",
+           examples=["Update my company name to Acme Corp.", "Change my phone number"]),
+    ToolIn(name="email", description="Send the lead an email: follow-ups, summaries, documents",
+           examples=["Send me a follow-up email.", "Email me the pricing sheet"]),
+]  # fmt: skip
+
+
+def _lines(split: str | None) -> list[dict[str, Any]]:
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row for row in rows if split is None or row["split"] == split]
+
+
+def _exemplars(rows: list[dict[str, Any]]) -> tuple[list[Exemplar], list[Exemplar]]:
+    train, oos = [], []
+    for row in rows:
+        if row.get("out_of_scope"):
+            oos.append(Exemplar(text=row["text"], label="oos"))
+        else:
+            decision = "USE_TOOL" if row.get("tool") else row["decision"]
+            train.append(Exemplar(text=row["text"], label=row.get("tool") or decision, decision=decision))
+    return train, oos
+
+
+async def _engine(tmp: Path, routing: dict[str, Any]) -> Engine:
+    settings = Settings(data_dir=tmp, embeddings={"spec": "local:all-MiniLM-L6-v2"}, llm={"spec": "none"},
+                        routing={"router": "local", "router_name": "default"} | routing)  # fmt: skip
+    engine = Engine(settings)
+    await engine.start()
+    await engine.routing.add_documents(T, SALES_DOCUMENTS)
+    for tool in SALES_TOOLS:
+        await engine.routing.put_tool(T, tool)
+    return engine
+
+
+async def _route_all(engine: Engine, rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any], Any]]:
+    results = []
+    for row in rows:
+        session = await engine.routing.create_session(T, NewSession(lead_context=row.get("lead_context", {})))
+        for earlier in row.get("history", []):
+            await engine.routing.add_message(T, session.id, MessageIn(role="user", text=earlier))
+        result = await engine.route(session.id, row["text"], tenant=T, tool_arguments=row.get("tool_arguments", {}))
+        results.append((row, result))
+    return results
+
+
+def _table(label: str, results: list[tuple[dict[str, Any], Any]]) -> list[str]:
+    predicted = Counter(str(result.decision) for _, result in results)
+    truth = Counter(row["decision"] for row, _ in results)
+    hits = Counter(row["decision"] for row, result in results if str(result.decision) == row["decision"])
+    lines = [f"\n{label}: {len(results)} queries\n", "| decision | true | predicted | precision | recall |",
+             "|---|---:|---:|---:|---:|"]  # fmt: skip
+    for decision in DECISIONS:
+        precision = hits[decision] / predicted[decision] if predicted[decision] else float("nan")
+        recall = hits[decision] / truth[decision] if truth[decision] else float("nan")
+        lines.append(f"| {decision} | {truth[decision]} | {predicted[decision]} | {precision:.2f} | {recall:.2f} |")
+    accuracy = sum(hits.values()) / len(results)
+    escalated = predicted["ESCALATE"] / len(results)
+    tool_rows = [(row, result) for row, result in results if row.get("tool")]
+    tool_hits = sum(1 for row, result in tool_rows if result.required_tools[:1] == [row["tool"]])
+    named = [(row, result) for row, result in tool_rows if result.required_tools]
+    named_hits = sum(1 for row, result in named if result.required_tools[:1] == [row["tool"]])
+    lines.append(
+        f"\naccuracy {accuracy:.1%}, escalation rate {escalated:.1%} (true {truth['ESCALATE'] / len(results):.1%}), "
+        f"tool chosen right on {tool_hits}/{len(tool_rows)} USE_TOOL lines ({tool_hits / max(1, len(tool_rows)):.1%}); "
+        f"right on {named_hits}/{len(named)} where a tool was named ({named_hits / max(1, len(named)):.1%})"
+    )
+    return lines
+
+
+def _misses(results: list[tuple[dict[str, Any], Any]], limit: int) -> list[str]:
+    wrong = [(row, result) for row, result in results if str(result.decision) != row["decision"]]
+    return [f"  {row['decision']:>11} → {result.decision!s:11} {row['text']!r}" for row, result in wrong[:limit]]
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    print(f"machine: {os.cpu_count()} cores; {DATA.name}: {len(_lines(None))} lines")
+    with tempfile.TemporaryDirectory() as tmp:
+        overrides = {"retrieval_min_score": args.retrieval_min_score} if args.retrieval_min_score is not None else {}
+        engine = await _engine(Path(tmp), overrides)
+        try:
+            test = _lines(args.split)
+            started = time.perf_counter()
+            bundled = await _route_all(engine, test)
+            print("\n".join(_table(f"bundled router, {args.split}", bundled)))
+            print(f"({(time.perf_counter() - started) / len(test) * 1000:.1f} ms per route in process)")
+            if args.show_misses:
+                print("\n".join(_misses(bundled, args.show_misses)))
+            train, oos = _exemplars(_lines("dev"))
+            await engine.routing.fit(T, train, oos=oos)
+            fitted = await _route_all(engine, test)
+            label = f"router fitted on dev ({len(train)} exemplars, {len(oos)} out of scope), {args.split}"
+            print("\n".join(_table(label, fitted)))
+            if args.show_misses:
+                print("\n".join(_misses(fitted, args.show_misses)))
+        finally:
+            await engine.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--split", default="test", choices=["dev", "test"])
+    parser.add_argument("--show-misses", type=int, default=0, help="print this many wrong decisions per router")
+    parser.add_argument("--retrieval-min-score", type=float, help="routing.retrieval_min_score (tune on --split dev)")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -174,7 +174,9 @@ def _misses(results: list[tuple[dict[str, Any], Any]], limit: int) -> list[str]:
 async def main_async(args: argparse.Namespace) -> None:
     print(f"machine: {os.cpu_count()} cores; {DATA.name}: {len(_lines(None))} lines")
     with tempfile.TemporaryDirectory() as tmp:
-        overrides = {"retrieval_min_score": args.retrieval_min_score} if args.retrieval_min_score is not None else {}
+        overrides: dict[str, Any] = dict(item.split("=", 1) for item in args.set)
+        if args.retrieval_min_score is not None:
+            overrides["retrieval_min_score"] = args.retrieval_min_score
         engine = await _engine(Path(tmp), overrides)
         try:
             test = _lines(args.split)
@@ -200,6 +202,7 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--show-misses", type=int, default=0, help="print this many wrong decisions per router")
     parser.add_argument("--retrieval-min-score", type=float, help="routing.retrieval_min_score (tune on --split dev)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="another routing setting")
     asyncio.run(main_async(parser.parse_args()))
 
 

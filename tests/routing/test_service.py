@@ -405,3 +405,24 @@ async def test_conflicting_sources_halve_the_final_confidence(make_engine: Engin
     record = await engine.decisions.get(T, result.decision_id)
     assert result.conflicts and record.attributes["penalties"] == {"conflict": 0.5}
     assert result.confidence is not None and result.confidence < 0.5 and result.decision == "ESCALATE"
+
+
+async def test_what_the_tenant_registered_is_in_scope_after_all(make_engine: EngineFactory) -> None:
+    """The router knows only its exemplars: a query it finds out of scope that a registered tool does,
+    or that the knowledge base answers, is routed there; other chatter still escalates as out of scope."""
+    engine = await _fitted(make_engine, retrieval_min_score=0.3)
+    music = ToolIn(name="music", description="play music", examples=["play some jazz music"])
+    await engine.routing.put_tool(T, music)
+    await engine.routing.add_documents(
+        T, [DocumentIn(id="everest", doc_type="faq", title="Everest", text="how tall is mount everest: 8849 m")]
+    )
+    sid = await _session(engine, lead_context={"email": "a", "name": "b", "company": "c", "status": "d"})
+
+    played = await engine.route(sid, "play some jazz music")
+    assert (played.decision, played.required_tools) == ("USE_TOOL", ["music"])
+    answered = await engine.route(sid, "how tall is mount everest")
+    assert answered.decision == "RETRIEVE" and [s["id"] for s in answered.sources] == ["everest"]
+    record = await engine.decisions.get(T, answered.decision_id)
+    assert record.attributes["local"]["abstained"] == "out_of_scope"  # what the router alone said
+    chatter = await engine.route(await _session(engine), "sing a song about the sea")
+    assert (chatter.decision, chatter.escalation_reason) == ("ESCALATE", "out_of_scope")

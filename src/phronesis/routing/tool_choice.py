@@ -84,7 +84,7 @@ class ToolChooser:
         scores = {}
         for tool in tools:
             vectors = np.asarray(await self._tool_vectors(embedder, tool), dtype=np.float32)
-            scores[tool.name] = float(np.max(vectors @ query))
+            scores[tool.name] = min(1.0, float(np.max(vectors @ query)))  # float32 can overshoot 1 by an ulp
         ranked = dict(sorted(scores.items(), key=lambda kv: -kv[1]))
         names = list(ranked)
         best = names[0]

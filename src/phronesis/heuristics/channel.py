@@ -25,10 +25,11 @@ is counted as a timeout unless undone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Select, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.storage.inserts import increment
@@ -39,7 +40,9 @@ __all__ = [
     "DEFAULT_CHANNEL_PRIOR_STRENGTH",
     "OUTCOMES",
     "Channel",
+    "as_counts",
     "count_observation",
+    "counts_query",
     "read_counts",
 ]
 
@@ -111,11 +114,19 @@ class Channel:
         return helped / (helped + given_failed * (1.0 - p))
 
 
-def read_counts(conn: Connection, tenant: str) -> list[tuple[str, bool, float]]:
-    """The tenant's learned observations, ``(outcome, helped, count)``."""
+def counts_query(tenant: str) -> Select[tuple[str, bool, float]]:
+    """The tenant's learned observations: ``(outcome, helped, count)`` rows."""
     c = learning_channel.c
-    rows = conn.execute(select(c.outcome, c.helped, c.count).where(c.tenant == tenant))
+    return select(c.outcome, c.helped, c.count).where(c.tenant == tenant)
+
+
+def as_counts(rows: Iterable[Sequence[Any]]) -> list[tuple[str, bool, float]]:
     return [(str(outcome), bool(helped), float(count)) for outcome, helped, count in rows]
+
+
+def read_counts(conn: Connection, tenant: str) -> list[tuple[str, bool, float]]:
+    """The tenant's learned observations, ``(outcome, helped, count)``, inside a batch's transaction."""
+    return as_counts(conn.execute(counts_query(tenant)))
 
 
 async def count_observation(conn: AsyncConnection, tenant: str, changes: Iterable[tuple[str, bool, float]]) -> None:

@@ -58,15 +58,8 @@ class CalibratedStrategy(DiscountedBetaStrategy):
 
     def interpret_ignore(self, heuristic_id: str, consecutive_count: int) -> FeedbackSignal:
         """Every ignore is an observation (the channel says how little one is worth), not only the third."""
-        return FeedbackSignal(
-            signal_type=SignalType.NEGATIVE,
-            heuristic_id=heuristic_id,
-            event_id="",
-            source="implicit_ignored",
-            magnitude=self._config.implicit_magnitude,
-            metadata={"consecutive_count": consecutive_count},
-            soft=True,
-        )
+        seed = super().interpret_ignore(heuristic_id, consecutive_count)
+        return replace(seed, signal_type=SignalType.NEGATIVE, magnitude=self._config.implicit_magnitude, soft=True)
 
     @property
     def config(self) -> dict[str, Any]:

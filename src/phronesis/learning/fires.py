@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.heuristics.evidence_writer import Retraction
 from phronesis.learning.types import FireRecord
 from phronesis.storage.database import Database
 from phronesis.storage.tables import heuristic_fires, heuristics
@@ -34,6 +35,13 @@ class StoredFire(FireRecord):
     explicit_positive: bool | None = None
     explicit_weight: float | None = None
     explicit_at: datetime | None = None
+
+    @property
+    def standing(self) -> Retraction | None:
+        """The explicit rating standing on this fire, as the evidence that would take it back."""
+        if self.explicit_source is None or self.explicit_positive is None or self.explicit_at is None:
+            return None
+        return Retraction(self.explicit_positive, self.explicit_weight or 0.0, self.explicit_at)
 
     @classmethod
     def from_row(cls, row: Any) -> StoredFire:

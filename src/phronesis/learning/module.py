@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -37,9 +36,11 @@ from phronesis.heuristics.channel import (
     DEFAULT_CHANNEL_PRIOR_STRENGTH,
     OUTCOMES,
     Channel,
+    as_counts,
     count_observation,
+    counts_query,
 )
-from phronesis.heuristics.evidence_writer import EvidenceItem, Retraction
+from phronesis.heuristics.evidence_writer import EvidenceItem
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.fires import FireRepository, StoredFire
@@ -54,7 +55,6 @@ from phronesis.learning.models import (
 )
 from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
 from phronesis.storage.database import Database
-from phronesis.storage.tables import learning_channel
 
 __all__ = ["LearningModule"]
 
@@ -226,7 +226,6 @@ class LearningModule:
                     by_tenant[fire.tenant].append(fire)
             for tenant, fires in by_tenant.items():
                 await count_observation(conn, tenant, _observed(fires, "implicit_timeout"))
-            for tenant, fires in by_tenant.items():
                 signals = [
                     self.strategy.interpret_timeout(
                         fire.heuristic_id, fire.event_id, (now - fire.fired_at).total_seconds()
@@ -252,9 +251,7 @@ class LearningModule:
         key: str,
     ) -> ConfidenceUpdate | None:
         """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins)."""
-        retract = None
-        if fire.explicit_source is not None and fire.explicit_positive is not None and fire.explicit_at is not None:
-            retract = Retraction(fire.explicit_positive, fire.explicit_weight or 0.0, fire.explicit_at)
+        retract = fire.standing
         item = EvidenceItem(
             fire.heuristic_id, positive, magnitude, source, key=key, event_id=fire.event_id, fire_id=fire.id,
             retract=retract,
@@ -264,20 +261,7 @@ class LearningModule:
             await self.fires.set_explicit(
                 conn, fire.id, source=source, positive=positive, weight=update.weight, at=self.clock.now()
             )
-            # the channel learns what the fire's outcome meant: helped as rated (last click wins)
-            if fire.implicit_source is not None:
-                observed = [(fire.implicit_source, positive, 1.0)]
-                if retract is not None:
-                    observed.append((fire.implicit_source, retract.positive, -1.0))
-                await count_observation(conn, tenant, observed)
-            # the outcome counters follow the standing rating too: a fire counts once, as rated last
-            await self.heuristics.record_outcome(
-                tenant,
-                fire.heuristic_id,
-                success=positive,
-                replaces=None if retract is None else retract.positive,
-                connection=conn,
-            )
+            await self._rerated(conn, tenant, fire, positive, None if retract is None else retract.positive)
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update
 
@@ -286,22 +270,32 @@ class LearningModule:
     ) -> ConfidenceUpdate | None:
         """A neutral rating after a positive or negative one: the last click wins, and it says nothing,
         so the standing rating's evidence, outcome count and channel observation are taken back."""
-        if fire.explicit_positive is None or fire.explicit_at is None or fire.explicit_source is None:
+        retract = fire.standing
+        if retract is None:
             return None
-        retract = Retraction(fire.explicit_positive, fire.explicit_weight or 0.0, fire.explicit_at)
         item = EvidenceItem(
-            fire.heuristic_id, fire.explicit_positive, 0.0, fire.explicit_source, key=key, event_id=fire.event_id,
+            fire.heuristic_id, retract.positive, 0.0, str(fire.explicit_source), key=key, event_id=fire.event_id,
             fire_id=fire.id, retract=retract, details={"withdrawn": True},
         )  # fmt: skip
         (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if update is not None and update.applied:
             await self.fires.clear_explicit(conn, fire.id)
-            await self.heuristics.record_outcome(
-                tenant, fire.heuristic_id, success=None, replaces=fire.explicit_positive, connection=conn
-            )
-            if fire.implicit_source is not None:
-                await count_observation(conn, tenant, [(fire.implicit_source, fire.explicit_positive, -1.0)])
+            await self._rerated(conn, tenant, fire, None, retract.positive)
         return update
+
+    async def _rerated(
+        self, conn: AsyncConnection, tenant: str, fire: StoredFire, positive: bool | None, before: bool | None
+    ) -> None:
+        """The standing rating of ``fire`` went from ``before`` to ``positive`` (None: none stands). The
+        channel learns what the fire's outcome meant (helped as rated), and the outcome counters count
+        the fire once, as rated last: one rule for every click (last click wins)."""
+        if fire.implicit_source is not None:
+            changes = ((positive, 1.0), (before, -1.0))
+            observed = [(fire.implicit_source, helped, delta) for helped, delta in changes if helped is not None]
+            await count_observation(conn, tenant, observed)
+        await self.heuristics.record_outcome(
+            tenant, fire.heuristic_id, success=positive, replaces=before, connection=conn
+        )
 
     async def rate(
         self, conn: AsyncConnection, tenant: str, fire: StoredFire, feedback: Feedback, signed: float
@@ -375,9 +369,7 @@ class LearningModule:
     async def channel(self, tenant: str) -> ChannelReport:
         """The tenant's channel: learned counts over the strategy's prior (the default prior for a
         strategy that does not weigh outcomes, to show what switching to ``calibrated`` would use)."""
-        c = learning_channel.c
-        rows = await self.database.read(select(c.outcome, c.helped, c.count).where(c.tenant == tenant), {})
-        counts = [(str(outcome), bool(helped), float(count)) for outcome, helped, count in rows]
+        counts = as_counts(await self.database.read(counts_query(tenant), {}))
         prior = self.strategy.channel or Channel.prior(DEFAULT_CHANNEL_PRIOR, DEFAULT_CHANNEL_PRIOR_STRENGTH)
         learned = prior.plus(counts)
         observed = {(outcome, helped): count for outcome, helped, count in counts}

@@ -49,7 +49,7 @@ from phronesis.routing.routers import RouterResolver
 from phronesis.routing.sensitive import TopicMatcher
 from phronesis.routing.session_repository import SessionRepository
 from phronesis.routing.sessions import MessageIn, Session
-from phronesis.routing.tool_choice import ToolChooser
+from phronesis.routing.tool_choice import ToolChoice, ToolChooser
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
 from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
@@ -71,6 +71,16 @@ def _gist(tool: Tool) -> str:
     text = tool.description.strip().rstrip(".")
     first = text.split(". ")[0].split(":")[0]
     return first[:1].lower() + first[1:80]
+
+
+def _nothing_decided(why: str) -> DecisionOutput:
+    """Seed 002's ``internal_error``: no router could decide the turn."""
+    return DecisionOutput(
+        decision=Decision.ESCALATE,
+        confidence=FALLBACK_CONFIDENCE,
+        reasoning=f"nothing could decide: {why}",
+        escalation_reason=EscalationReason.INTERNAL_ERROR.value,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +137,8 @@ class RoutingService:
         self._sensitive = TopicMatcher(settings.sensitive_topics)
         self._critical_topics = TopicMatcher(settings.critical_topics)
         self._local_fault = Fault("routing's local router", log)
-        self._tools = ToolChooser(settings.tool_min_similarity, settings.tool_margin)
         """An embedder that fails fails every turn: logged once per streak, with its cause."""
+        self._tools = ToolChooser(settings.tool_min_similarity, settings.tool_margin)
         self._llm_router = (
             None
             if parts.llm is None
@@ -162,7 +172,8 @@ class RoutingService:
         try:
             prediction = await self._local(tenant, turn)
             output = self._from_local(prediction)
-            if prediction.abstained == "out_of_scope":
+            # an abstention in cascade goes to the LLM: the second opinion is for turns the router decides
+            if prediction.abstained == "out_of_scope" and not (llm_may_help and self._llm_router is not None):
                 output = await self._in_scope_after_all(tenant, turn, tools) or output
             if output.decision is Decision.USE_TOOL and not output.required_tools:
                 output = await self._choose_tool(turn, output, prediction, tools)
@@ -174,12 +185,7 @@ class RoutingService:
             turn.path = "fallback"
             failed = f"the local router failed: {str(exc)[:200]}"
             turn.degraded = f"{turn.degraded}; {failed}" if turn.degraded else failed
-            return DecisionOutput(
-                decision=Decision.ESCALATE,
-                confidence=FALLBACK_CONFIDENCE,
-                reasoning="nothing could decide: the local router failed and no LLM could answer",
-                escalation_reason=EscalationReason.INTERNAL_ERROR.value,
-            )
+            return _nothing_decided("the local router failed and no LLM could answer")
         turn.path = "local"
         return output
 
@@ -188,9 +194,7 @@ class RoutingService:
         what a registered tool does, or the knowledge base has a source for it. The router knows only
         its exemplars; what the tenant registered is in scope by definition (sales set, dev half:
         the bundled router escalated 41 % of queries where 24 % should be)."""
-        assert turn.query_vector is not None
-        with self._local_fault.watching(EmbeddingError):
-            choice = await self._tools.choose(self.parts.embedder, turn.query_vector, tools)
+        choice = await self._tool_choice(turn, tools)
         if choice.chosen is not None:
             turn.notes["in_scope_after_all"] = {"tool": choice.explain()}
             return DecisionOutput(
@@ -214,6 +218,12 @@ class RoutingService:
             retrieval_needed=True,
         )
 
+    async def _tool_choice(self, turn: _Turn, tools: list[Tool]) -> ToolChoice:
+        """The registered tool the query is closest to, scored on the vector the local router computed."""
+        assert turn.query_vector is not None  # the local router embedded the query
+        with self._local_fault.watching(EmbeddingError):
+            return await self._tools.choose(self.parts.embedder, turn.query_vector, tools)
+
     async def _choose_tool(
         self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
     ) -> DecisionOutput:
@@ -221,9 +231,7 @@ class RoutingService:
         whose description and examples the query is closest to (``tool_choice``)."""
         if prediction.label in {t.name for t in tools}:
             return output.model_copy(update={"required_tools": [prediction.label]})
-        assert turn.query_vector is not None  # the local router embedded the query
-        with self._local_fault.watching(EmbeddingError):
-            choice = await self._tools.choose(self.parts.embedder, turn.query_vector, tools)
+        choice = await self._tool_choice(turn, tools)
         turn.notes["tool_choice"] = choice.explain()
         if choice.chosen is not None:
             return output.model_copy(
@@ -292,12 +300,7 @@ class RoutingService:
                 return await self._local_decision(tenant, turn, tools, llm_may_help=False)
             if result.reason == "llm_error":  # the local router already failed: nothing can decide
                 turn.degraded = f"{turn.degraded}; the LLM failed too: {result.detail[:200]}"
-                return DecisionOutput(
-                    decision=Decision.ESCALATE,
-                    confidence=FALLBACK_CONFIDENCE,
-                    reasoning="nothing could decide: the local router and the LLM both failed",
-                    escalation_reason=EscalationReason.INTERNAL_ERROR.value,
-                )
+                return _nothing_decided("the local router and the LLM both failed")
             return DecisionOutput(  # seed 002: invalid decisions → ESCALATE with low confidence
                 decision=Decision.ESCALATE,
                 confidence=FALLBACK_CONFIDENCE,

@@ -288,11 +288,10 @@ class LearningSettings(BaseModel):
     @field_validator("strategy")
     @classmethod
     def _a_strategy(cls, name: str) -> str:
-        from phronesis.learning.factory import LEARNING_STRATEGIES
+        from phronesis.learning.factory import LEARNING_STRATEGIES, unknown_strategy
 
         if name not in LEARNING_STRATEGIES:
-            known = ", ".join(sorted(LEARNING_STRATEGIES))
-            raise ValueError(f"unknown learning strategy {name!r}; expected one of {known}")
+            raise ValueError(unknown_strategy(name))
         return name
 
     bounds_enabled: bool = False

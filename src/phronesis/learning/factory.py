@@ -11,7 +11,7 @@ from phronesis.learning.discounted import DiscountedBetaStrategy
 from phronesis.learning.types import LearningStrategy
 from phronesis.settings import LearningSettings
 
-__all__ = ["LEARNING_STRATEGIES", "create_learning_strategy"]
+__all__ = ["LEARNING_STRATEGIES", "create_learning_strategy", "unknown_strategy"]
 
 LEARNING_STRATEGIES: dict[str, Callable[[LearningSettings, BayesianStrategyConfig], LearningStrategy]] = {
     "bayesian": lambda _settings, config: BayesianStrategy(config),
@@ -25,14 +25,17 @@ LEARNING_STRATEGIES: dict[str, Callable[[LearningSettings, BayesianStrategyConfi
 }
 
 
+def unknown_strategy(name: str) -> str:
+    """What to say about a strategy name that is not one (settings validation and the factory alike)."""
+    return f"unknown learning strategy {name!r}; expected one of {', '.join(sorted(LEARNING_STRATEGIES))}"
+
+
 def create_learning_strategy(settings: LearningSettings | None = None, *, name: str | None = None) -> LearningStrategy:
     settings = settings or LearningSettings()
     chosen = name or settings.strategy
     build = LEARNING_STRATEGIES.get(chosen)
     if build is None:
-        raise ConfigurationError(
-            f"unknown learning strategy {chosen!r}; expected one of {', '.join(sorted(LEARNING_STRATEGIES))}"
-        )
+        raise ConfigurationError(unknown_strategy(chosen))
     config = BayesianStrategyConfig(
         undo_window_sec=settings.undo_window_sec,
         ignored_threshold=settings.ignored_threshold,

@@ -118,7 +118,11 @@ async def quality(args: argparse.Namespace, splits: dict[str, list[Exemplar]], e
 
 async def latency(router: LocalRouter, model: LocalSentenceEmbedder, texts: list[str]) -> None:
     single: list[float] = []
-    for text in texts[:500]:
+    bare: list[float] = []
+    for text in texts[:500]:  # interleaved, so both see the same machine
+        started = time.perf_counter()
+        model.embed_sync([text])
+        bare.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         vectors = model.embed_sync([text])
         router.predict_vectors(vectors, [text], ambiguity_margin=0.1)
@@ -141,12 +145,18 @@ async def latency(router: LocalRouter, model: LocalSentenceEmbedder, texts: list
         f"| one query (embedding included) | {len(single)} | {1000 / np.mean(single):.0f} | "
         f"{percentile(single, 50):.2f} | {percentile(single, 99):.2f} |"
     )
+    print(
+        f"| the bare embedding, same queries | {len(bare)} | {1000 / np.mean(bare):.0f} | "
+        f"{percentile(bare, 50):.2f} | {percentile(bare, 99):.2f} |"
+    )
     print(f"| batches of 64 (embedding included) | {len(batch_texts)} | {batch_rate:.0f} | - | - |")
     print(
         f"| classifier + kNN alone (embedding excluded) | {len(alone)} | {1000 / np.mean(alone):.0f} | "
         f"{percentile(alone, 50):.3f} | {percentile(alone, 99):.3f} |"
     )
-    print(f"\nprocess RSS with the model and the 150-intent router loaded: {rss_mb():.0f} MB\n")
+    ratio = percentile(single, 50) / percentile(bare, 50)
+    print(f"\none routed query / the bare embedding at p50: {ratio:.2f}")
+    print(f"process RSS with the model and the 150-intent router loaded: {rss_mb():.0f} MB\n")
 
 
 def settings_for(db_path: Path) -> Settings:

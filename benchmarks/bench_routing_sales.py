@@ -10,10 +10,18 @@ no LLM (the local router alone), the tools and documents below registered. Two r
 - **fitted on dev**: ``routing fit`` on the dev half (labelled with the tool for USE_TOOL, as
   ``fit --from-feedback`` does), then measured on the test half.
 
+Then the same lines with an LLM, routed by the fitted router's cascade (``routing.router=cascade``:
+the LLM only where the local router abstains) and by the LLM alone (``router=llm``). No paid API
+runs here, so the LLM is *simulated* by a ``ScriptedLLM`` that reads the query out of the real
+prompt and answers the labelled decision (with the tool and its known arguments, confidence 0.9)
+with a fixed accuracy (``--llm-accuracy``, default 0.9), else another decision at random: the
+figures show what phronesis's checks, bands and penalties make of an LLM that good, and how many
+calls the cascade avoids, not how good any real LLM is.
+
 Prints per-decision precision / recall, accuracy, the escalation rate, and tool-choice accuracy
 on the USE_TOOL lines (the tool named, whether or not arguments were missing).
 
-    python benchmarks/bench_routing_sales.py [--split test]
+    python benchmarks/bench_routing_sales.py [--split test] [--llm-accuracy 0.9]
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import argparse
 import asyncio
 import json
 import os
+import random
+import re
 import tempfile
 import time
 from collections import Counter
@@ -29,11 +39,13 @@ from pathlib import Path
 from typing import Any
 
 from phronesis.engine import Engine
+from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
 from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.sessions import MessageIn, NewSession
 from phronesis.routing.tools import ToolIn
 from phronesis.settings import Settings
+from phronesis.testing import ScriptedLLM
 
 DATA = Path(__file__).with_name("data") / "routing_sales.jsonl"
 DECISIONS = ("RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE")
@@ -120,10 +132,43 @@ def _exemplars(rows: list[dict[str, Any]]) -> tuple[list[Exemplar], list[Exempla
     return train, oos
 
 
-async def _engine(tmp: Path, routing: dict[str, Any]) -> Engine:
+class SimulatedLLM:
+    """Answers seed 002's routing prompt with the labelled decision ``accuracy`` of the time."""
+
+    QUERY = re.compile(r"<query>\n(.*?)\n</query>", re.DOTALL)
+
+    def __init__(self, rows: list[dict[str, Any]], accuracy: float, seed: int = 7) -> None:
+        self._rows = {row["text"]: row for row in rows}
+        self._accuracy = accuracy
+        self._rng = random.Random(seed)
+        self.calls = 0
+
+    def __call__(self, request: LLMRequest) -> str:
+        self.calls += 1
+        match = self.QUERY.search(request.prompt)
+        row = self._rows[match.group(1)] if match else None
+        if row is None:
+            raise ValueError("the simulated LLM was asked about a query that is not in the labelled set")
+        decision = row["decision"]
+        if self._rng.random() >= self._accuracy:
+            decision = self._rng.choice([d for d in DECISIONS if d != decision])
+        answer: dict[str, Any] = {"decision": decision, "confidence": 0.9, "reasoning": "simulated"}
+        if decision == "USE_TOOL":
+            tool = row.get("tool") or SALES_TOOLS[0].name
+            answer |= {"required_tools": [tool], "tool_arguments": {tool: row.get("tool_arguments", {})}}
+        elif decision == "RETRIEVE":
+            answer |= {"retrieval_needed": True, "retrieval_query": row["text"]}
+        elif decision == "CLARIFY":
+            answer["clarifying_question"] = "Could you say a little more about what you need?"
+        elif decision == "ESCALATE":
+            answer["escalation_reason"] = "needs a person"
+        return json.dumps(answer)
+
+
+async def _engine(tmp: Path, routing: dict[str, Any], llm: SimulatedLLM | None = None) -> Engine:
     settings = Settings(data_dir=tmp, embeddings={"spec": "local:all-MiniLM-L6-v2"}, llm={"spec": "none"},
                         routing={"router": "local", "router_name": "default"} | routing)  # fmt: skip
-    engine = Engine(settings)
+    engine = Engine(settings, llm=None if llm is None else ScriptedLLM(llm, model_name="simulated"))
     await engine.start()
     await engine.routing.add_documents(T, SALES_DOCUMENTS)
     for tool in SALES_TOOLS:
@@ -195,6 +240,21 @@ async def main_async(args: argparse.Namespace) -> None:
                 print("\n".join(_misses(fitted, args.show_misses)))
         finally:
             await engine.close()
+    for mode in ("cascade", "llm"):
+        with tempfile.TemporaryDirectory() as tmp:
+            llm = SimulatedLLM(test, args.llm_accuracy)
+            engine = await _engine(Path(tmp), overrides | {"router": mode}, llm)
+            try:
+                await engine.routing.fit(T, train, oos=oos)
+                results = await _route_all(engine, test)
+                who = "cascade (router fitted on dev)" if mode == "cascade" else "LLM alone"
+                label = f"{who}, simulated LLM {args.llm_accuracy:.0%} accurate, {args.split}"
+                print("\n".join(_table(label, results)))
+                print(f"LLM calls: {llm.calls} for {len(test)} queries ({1 - llm.calls / len(test):.1%} avoided)")
+                if args.show_misses:
+                    print("\n".join(_misses(results, args.show_misses)))
+            finally:
+                await engine.close()
 
 
 def main() -> None:
@@ -202,6 +262,7 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--show-misses", type=int, default=0, help="print this many wrong decisions per router")
     parser.add_argument("--retrieval-min-score", type=float, help="routing.retrieval_min_score (tune on --split dev)")
+    parser.add_argument("--llm-accuracy", type=float, default=0.9, help="the simulated LLM's accuracy")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="another routing setting")
     asyncio.run(main_async(parser.parse_args()))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -19,9 +21,10 @@ from tests.routing.conftest import exemplars, out_of_scope
 OPTIONS = RouterFitOptions(lexical_width=2**10, holdout_fraction=0.34, knn_k=1, refit=True)
 
 
-@pytest.fixture
-async def router(embedder: HashingEmbedder) -> LocalRouter:
-    return await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=OPTIONS)
+@pytest.fixture(params=["energy_knn", "maxp_knn"])
+async def router(embedder: HashingEmbedder, request: pytest.FixtureRequest) -> LocalRouter:
+    options = replace(OPTIONS, in_scope_score=request.param)
+    return await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=options)
 
 
 async def test_labels_route_to_their_decisions_with_probabilities(
@@ -56,6 +59,45 @@ async def test_a_stored_router_predicts_like_the_fitted_one(router: LocalRouter,
     b = await restored.predict(texts, embedder, ambiguity_margin=0.1)
     assert [x.label for x in a] == [y.label for y in b]
     assert [x.probability for x in a] == pytest.approx([y.probability for y in b], abs=1e-4)
+    # exemplars are stored as float16: the neighbour part of the in-scope score moves a hair
+    assert [x.support for x in a] == pytest.approx([y.support for y in b], abs=1e-2)
+    assert restored.scoring.method == router.scoring.method
+
+
+async def test_the_energy_score_is_a_share_centred_on_a_typical_in_scope_query(embedder: HashingEmbedder) -> None:
+    router = await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=OPTIONS)
+    assert router.scoring.method == "energy_knn"
+    assert router.scoring.energy_scale > 0 and router.scoring.knn_scale > 0
+    texts = ["how much does the pro plan cost", "quantum chromodynamics lattice gauge theory"]
+    known, far = await router.predict(texts, embedder, ambiguity_margin=0.1)
+    assert 0.0 < far.support < known.support < 1.0
+
+
+async def test_a_router_stored_before_the_energy_score_keeps_its_blend(embedder: HashingEmbedder) -> None:
+    """Routers saved by an earlier release have no ``method``: they answer with the blend they
+    were fitted with (top probability and neighbour mean), not with statistics they never had."""
+    fitted = await LocalRouter.fit(
+        exemplars(), embedder, oos=out_of_scope(), options=replace(OPTIONS, in_scope_score="maxp_knn")
+    )
+    metadata = fitted.metadata()
+    for key in ("method", "energy_mean", "energy_scale", "knn_mean", "knn_scale"):
+        del metadata["scoring"][key]
+    restored = LocalRouter.restore(metadata, fitted.weights())
+    assert restored.scoring.method == "maxp_knn"
+    texts = ["book me a demo", "quantum chromodynamics lattice gauge theory"]
+    a = await fitted.predict(texts, embedder, ambiguity_margin=0.1)
+    b = await restored.predict(texts, embedder, ambiguity_margin=0.1)
+    assert [x.support for x in a] == pytest.approx([y.support for y in b], abs=1e-2)
+    assert [x.abstained for x in a] == [y.abstained for y in b]
+
+
+async def test_without_held_out_lines_the_training_lines_standardise_the_score(embedder: HashingEmbedder) -> None:
+    two = [Exemplar(text="price of the pro plan", label="pricing"), Exemplar(text="book a call", label="booking")]
+    router = await LocalRouter.fit(two, embedder)
+    assert router.calibration["threshold_rule"] == "no_validation_data"
+    assert router.scoring.energy_scale > 1e-5 and router.scoring.knn_mean > 0
+    [p] = await router.predict(["price of the pro plan"], embedder, ambiguity_margin=0.1)
+    assert 0.0 < p.support < 1.0 and p.abstained is None
 
 
 async def test_evaluation_reports_the_clinc_figures(router: LocalRouter, embedder: HashingEmbedder) -> None:

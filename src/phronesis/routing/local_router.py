@@ -21,6 +21,7 @@ out-of-scope recall (``benchmarks/bench_routing.py`` prints the current figures)
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import ThreadpoolController
 
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import InvalidInputError
@@ -41,16 +43,21 @@ from phronesis.routing.lexical import LexicalFeatures
 __all__ = ["LocalPrediction", "LocalRouter", "RouterFitOptions", "Scoring"]
 
 Abstention = Literal["ambiguous", "out_of_scope"]
+InScopeScore = Literal["energy_knn", "maxp_knn"]
 
 
 @dataclass(frozen=True, slots=True)
 class RouterFitOptions:
     holdout_fraction: float = 0.1
     """Share of each label's exemplars held out to calibrate, when no validation set is given."""
-    max_accuracy_loss: float = 0.01
-    """How much held-out in-scope accuracy the out-of-scope threshold may cost."""
+    max_accuracy_loss: float = 0.015
+    """How much held-out in-scope accuracy the out-of-scope threshold may cost. On CLINC150 the
+    out-of-scope recall measured on validation overstated the held-out test's by 11 points at
+    1 %; 1.5 % buys validation recall 93 % for 0.4 point of in-scope accuracy, so the
+    unseen figure stays above 80 %."""
+    in_scope_score: InScopeScore = "energy_knn"
     knn_k: int = 5
-    knn_weight: float = 0.7
+    knn_weight: float = 0.3
     lexical_width: int = 2**14
     """Hashed n-gram buckets; 0 uses the embedding alone."""
     default_decision: Decision = Decision.RETRIEVE
@@ -63,13 +70,33 @@ class RouterFitOptions:
 
 @dataclass(frozen=True, slots=True)
 class Scoring:
-    """What a fitted router needs at prediction time beside its weights."""
+    """What a fitted router needs at prediction time beside its weights.
+
+    The in-scope score (``support``) blends how strongly the classifier answers with how
+    close the query lies to the exemplars (mean cosine to the ``knn_k`` nearest):
+
+    - ``energy_knn`` (the default): the free energy ``T·logsumexp(logits/T)`` (Liu et al.,
+      "Energy-based out-of-distribution detection", 2020) and the neighbour mean, each
+      standardised on the in-scope calibration lines, blended and put through a logistic,
+      so 0.5 is a typical in-scope query. The top softmax probability throws away how large
+      the logits are: on CLINC150 validation the energy separates in-scope from
+      out-of-scope lines better (AUROC 0.987 against 0.968 for the top probability; 0.990
+      blended with the neighbours against 0.984 for the older blend), which at 92 %
+      out-of-scope recall keeps one point more in-scope accuracy.
+    - ``maxp_knn``: the calibrated top probability and the raw neighbour mean; what routers
+      fitted before the energy score store, so they keep answering as they were fitted.
+    """
 
     temperature: float
     threshold: float
     knn_k: int
     knn_weight: float
     lexical_width: int
+    method: InScopeScore = "maxp_knn"
+    energy_mean: float = 0.0
+    energy_scale: float = 1.0
+    knn_mean: float = 0.0
+    knn_scale: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +127,12 @@ class LocalPrediction:
             "candidates": [[name, round(p, 4)] for name, p in self.candidates],
             "abstained": self.abstained,
         }
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    """numpy's BLAS, found once (finding it costs milliseconds; limiting it, microseconds)."""
+    return ThreadpoolController()
 
 
 def _decision_map(exemplars: Sequence[Exemplar], default: Decision) -> dict[str, Decision]:
@@ -146,7 +179,7 @@ class LocalRouter:
         self.labels = labels
         self.decisions = dict(decisions)
         self.classifier = classifier
-        self.exemplar_vectors = exemplar_vectors
+        self.exemplar_vectors = exemplar_vectors  # float32, contiguous: see the setter
         self.scoring = scoring
         self.embedding_model = embedding_model
         self.calibration = calibration or {}
@@ -156,6 +189,16 @@ class LocalRouter:
         for i, label in enumerate(labels):
             columns[i, self._decision_names.index(self.decisions[label].value)] = 1.0
         self._to_decisions = columns
+
+    @property
+    def exemplar_vectors(self) -> Vectors:
+        return self._exemplar_vectors
+
+    @exemplar_vectors.setter
+    def exemplar_vectors(self, vectors: Vectors) -> None:
+        # converted once here: a per-query ``astype`` copied 20 MB for CLINC150's 13,500
+        # exemplars and cost 1.5 ms of every prediction
+        self._exemplar_vectors: Vectors = np.ascontiguousarray(vectors, dtype=np.float32)
 
     # -- fitting -------------------------------------------------------------------------
 
@@ -212,7 +255,9 @@ class LocalRouter:
             len(labels),
             options.classifier,
         )
-        scoring = Scoring(1.0, 0.0, options.knn_k, options.knn_weight, options.lexical_width)
+        scoring = Scoring(
+            1.0, 0.0, options.knn_k, options.knn_weight, options.lexical_width, method=options.in_scope_score
+        )
         router = cls(
             labels=labels,
             decisions=decisions,
@@ -221,6 +266,8 @@ class LocalRouter:
             scoring=scoring,
             embedding_model=embedder.model_name,
         )
+        if len(y_val) < 2:  # nothing held out: the training lines are the only in-scope statistics there are
+            router.scoring = router._standardised(router.scoring, train_vectors, train_texts)
         say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
         router._calibrate(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
         if options.refit and held_out:
@@ -248,8 +295,7 @@ class LocalRouter:
         choice = ThresholdChoice(0.0, "no_validation_data", float("nan"), None)
         if len(labels):
             temperature = fit_temperature(self._logits(vectors, texts), labels)
-            calibrated = replace(self.scoring, temperature=temperature)
-            self.scoring = calibrated
+            self.scoring = self._standardised(replace(self.scoring, temperature=temperature), vectors, texts)
             probs, support = self._scores(vectors, texts)
             oos_support = self._scores(oos_vectors, oos_texts)[1] if len(oos_texts) else None
             choice = choose_threshold(
@@ -268,7 +314,34 @@ class LocalRouter:
             "refit_on_all": options.refit,
         }
 
+    def _standardised(self, scoring: Scoring, vectors: Vectors, texts: Sequence[str]) -> Scoring:
+        """``scoring`` with the energy and neighbour statistics of the in-scope calibration lines."""
+        if scoring.method != "energy_knn" or len(vectors) < 2:
+            return scoring
+        energy = self._energy(self._logits(vectors, texts), scoring.temperature)
+        nearest = self._nearest(vectors, scoring.knn_k)
+        return replace(
+            scoring,
+            energy_mean=float(energy.mean()),
+            energy_scale=max(float(energy.std()), 1e-6),
+            knn_mean=float(nearest.mean()),
+            knn_scale=max(float(nearest.std()), 1e-6),
+        )
+
     # -- predicting ----------------------------------------------------------------------
+
+    @staticmethod
+    def _energy(logits: npt.NDArray[np.float32], temperature: float) -> npt.NDArray[np.float32]:
+        scaled = logits / temperature
+        top = scaled.max(axis=1)
+        energy: npt.NDArray[np.float32] = temperature * (top + np.log(np.exp(scaled - top[:, None]).sum(axis=1)))
+        return energy.astype(np.float32, copy=False)
+
+    def _nearest(self, vectors: Vectors, k: int) -> npt.NDArray[np.float32]:
+        k = min(k, len(self.exemplar_vectors))
+        similarity = vectors @ self.exemplar_vectors.T
+        nearest: npt.NDArray[np.float32] = np.partition(similarity, -k, axis=1)[:, -k:].mean(axis=1)
+        return nearest
 
     def _logits(self, vectors: Vectors, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         lexical = self._lexical.transform(texts) if self._lexical else None
@@ -277,18 +350,28 @@ class LocalRouter:
     def _scores(
         self, vectors: Vectors, texts: Sequence[str]
     ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        probs = softmax(self._logits(vectors, texts), self.scoring.temperature)
-        k = min(self.scoring.knn_k, len(self.exemplar_vectors))
-        similarity = vectors @ self.exemplar_vectors.T.astype(np.float32)
-        nearest = np.partition(similarity, -k, axis=1)[:, -k:].mean(axis=1)
-        w = self.scoring.knn_weight
-        support = ((1 - w) * probs.max(axis=1) + w * nearest).astype(np.float32)
+        scoring = self.scoring
+        logits = self._logits(vectors, texts)
+        probs = softmax(logits, scoring.temperature)
+        nearest = self._nearest(vectors, scoring.knn_k)
+        w = scoring.knn_weight
+        if scoring.method == "energy_knn":
+            energy = (self._energy(logits, scoring.temperature) - scoring.energy_mean) / scoring.energy_scale
+            blended = (1 - w) * energy + w * (nearest - scoring.knn_mean) / scoring.knn_scale
+            support = (1.0 / (1.0 + np.exp(-blended))).astype(np.float32)
+        else:
+            support = ((1 - w) * probs.max(axis=1) + w * nearest).astype(np.float32)
         return probs, support
 
     def predict_vectors(
         self, vectors: Vectors, texts: Sequence[str], *, ambiguity_margin: float, top: int = 5
     ) -> list[LocalPrediction]:
-        probs, support = self._scores(vectors, texts)
+        # One query's products are too small to share: OpenBLAS's second thread waits for a
+        # core that torch's threads still spin on after the embedding. Measured with the
+        # 150-intent CLINC150 router on 2 cores: 16-20 ms per routed query (embedding
+        # included) with two BLAS threads, 10 ms with one.
+        with _blas().limit(limits=1, user_api="blas"):
+            probs, support = self._scores(vectors, texts)
         by_decision = probs @ self._to_decisions
         out: list[LocalPrediction] = []
         for row, decision_row, score in zip(probs, by_decision, support, strict=True):
@@ -339,6 +422,11 @@ class LocalRouter:
                 "knn_k": self.scoring.knn_k,
                 "knn_weight": self.scoring.knn_weight,
                 "lexical_width": self.scoring.lexical_width,
+                "method": self.scoring.method,
+                "energy_mean": self.scoring.energy_mean,
+                "energy_scale": self.scoring.energy_scale,
+                "knn_mean": self.scoring.knn_mean,
+                "knn_scale": self.scoring.knn_scale,
             },
             "embedding_model": self.embedding_model,
             "calibration": self.calibration,
@@ -367,6 +455,12 @@ class LocalRouter:
                 int(scoring["knn_k"]),
                 float(scoring["knn_weight"]),
                 int(scoring["lexical_width"]),
+                # routers stored before the energy score keep the blend they were fitted with
+                method=scoring.get("method", "maxp_knn"),
+                energy_mean=float(scoring.get("energy_mean", 0.0)),
+                energy_scale=float(scoring.get("energy_scale", 1.0)),
+                knn_mean=float(scoring.get("knn_mean", 0.0)),
+                knn_scale=float(scoring.get("knn_scale", 1.0)),
             ),
             embedding_model=str(metadata["embedding_model"]),
             calibration=dict(metadata.get("calibration", {})),

@@ -102,6 +102,54 @@ SALES_DOCUMENTS = [
         "includes a kickoff call and training for new teams. Support runs 9 to 5 on weekdays; Pro adds phone "
         "support. SLA: 99.9% uptime on Enterprise.",
     ),
+    # What else a sales agent's knowledge base holds (written for the topics the dev half asks about;
+    # a RETRIEVE label presumes an authoritative source exists)
+    DocumentIn(
+        id="billing",
+        doc_type="policy",
+        title="Billing, invoices and payment methods",
+        text="We accept credit cards and, on annual plans, payment by invoice (bank transfer, 30 days). Add or "
+        "change a payment card under Settings, Billing. Past invoices are under Settings, Billing, Invoices. "
+        "Read-only users are free. Going over your seat limit adds the extra seats to the next invoice. "
+        "Volume discounts start at 50 seats.",
+    ),
+    DocumentIn(
+        id="enterprise",
+        doc_type="pricing",
+        title="Enterprise plan",
+        text="Enterprise includes everything in Pro plus SSO, an audit log, a 99.9% uptime SLA, a dedicated "
+        "success manager and 24/7 support. Contracts are annual, with custom terms and volume pricing. An "
+        "on-premise deployment is available on Enterprise only.",
+    ),
+    DocumentIn(
+        id="data",
+        doc_type="policy",
+        title="Your data: export, retention and deletion",
+        text="Export all your data as CSV or JSON from Settings, Data, Export. After you cancel or stop paying, "
+        "data is kept for 90 days, then deleted. Delete your account from Settings, Account; deletion is final "
+        "after 30 days. Choose EU or US data residency when you sign up.",
+    ),
+    DocumentIn(
+        id="limits",
+        doc_type="faq",
+        title="Storage and upload limits",
+        text="Each workspace stores up to 100 GB on Pro and 20 GB on Starter. The maximum file upload size is 2 GB.",
+    ),
+    DocumentIn(
+        id="features",
+        doc_type="faq",
+        title="Product features: languages, offline mode, custom fields",
+        text="The app is available in English, German, French and Spanish. The mobile apps work offline and "
+        "sync when back online. Custom fields are included from the Pro plan. Starter includes the Slack and "
+        "HubSpot integrations.",
+    ),
+    DocumentIn(
+        id="migration",
+        doc_type="sop",
+        title="Migrating from another tool, and Zapier",
+        text="To migrate from a competitor's tool, use the importer under Settings, Import: it reads CSV exports "
+        "and the common tools' formats. A Zapier integration connects 5,000 other apps.",
+    ),
 ]
 SALES_TOOLS = [
     ToolIn(name="calendar", description="Book, reschedule or cancel meetings and demos",

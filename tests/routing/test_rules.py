@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from phronesis.routing.composite import compose, context_completeness, query_complexity, source_quality
+from phronesis.routing.composite import (
+    compose,
+    context_completeness,
+    query_complexity,
+    relevance,
+    source_quality,
+)
 from phronesis.routing.conflicts import find_conflicts
 from phronesis.routing.decisions import Decision, DecisionOutput, EscalationReason, validate_output
 from phronesis.routing.retrieval import RetrievedSource
@@ -119,8 +125,8 @@ def test_context_completeness_grows_with_lead_history_and_a_clear_intent() -> No
     fields = ["email", "name", "company", "status"]
     lead = {f: "x" for f in fields}
     assert context_completeness(_session(), fields)[0] == 0.0  # anonymous, first, vague
-    assert context_completeness(_session(), fields, 1.0)[0] == pytest.approx(0.3)  # anonymous but clear
-    assert context_completeness(_session(lead_context=lead), fields, 1.0)[0] == pytest.approx(0.8)  # seed: 0.6–0.8
+    assert context_completeness(_session(), fields, 1.0)[0] == pytest.approx(0.45)  # seed: 0.6
+    assert context_completeness(_session(lead_context=lead), fields, 1.0)[0] == pytest.approx(0.85)  # seed: 0.8
     assert context_completeness(_session(lead_context=lead, message_count=6), fields, 1.0)[0] == pytest.approx(1.0)
 
 
@@ -204,6 +210,16 @@ def test_source_quality_rewards_authoritative_close_matches() -> None:
     strong = source_quality([_source("a", "x", similarity=0.95)])[0]
     weak = source_quality([_source("a", "x", similarity=0.4)])[0]
     assert strong > weak
+
+
+def test_an_exact_match_is_not_diluted_by_weaker_sources_beside_it() -> None:
+    """all-MiniLM-L6-v2 scores a question against the paragraph that answers it about 0.65: on the
+    seed's scale that is an exact match, and two loosely related FAQs kept beside it do not lower it."""
+    exact = _source("pricing", "x", similarity=0.68)
+    alone = source_quality([exact])[0]
+    assert alone == pytest.approx(exact.quality * relevance(0.68)) and relevance(0.68) > 0.95
+    assert source_quality([exact, _source("b", "y", similarity=0.3), _source("c", "z", similarity=0.25)])[0] == alone
+    assert relevance(0.15) == 0.0 and relevance(0.95) == 1.0
 
 
 @pytest.mark.parametrize(

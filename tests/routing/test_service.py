@@ -228,6 +228,23 @@ async def test_two_clarifications_then_the_next_escalates(make_engine: EngineFac
     assert third.escalation_reason == "repeated_clarification"
 
 
+async def test_the_medium_band_answers_from_what_it_retrieved_more_but_confirms_a_tool(
+    make_engine: EngineFactory,
+) -> None:
+    """Seed 002's medium band: "ask a clarifying question or retrieve more". A RETRIEVE retrieves more
+    and answers from the sources it has; a tool call, which acts, is confirmed first."""
+    engine = await _fitted(make_engine, high_threshold=0.99, retrieval_min_score=0.0)  # every turn medium
+    await engine.routing.add_documents(T, [DocumentIn(id="a", doc_type="pricing", text="The pro plan price is $49.")])
+    answered = await engine.route(await _session(engine), "price of the pro plan")
+    assert (answered.decision, answered.band) == ("RETRIEVE", "medium") and answered.sources
+    assert "retrieved more" in answered.reasoning
+    record = await engine.decisions.get(T, answered.decision_id)
+    assert record.attributes["retrieved_more"] is True
+    args = {"calendar": {"email": "a@b.c", "time": "friday 3pm"}}
+    booked = await engine.route(await _session(engine), "book a meeting on friday", tool_arguments=args)
+    assert (booked.decision, booked.band) == ("CLARIFY", "medium") and "confirm" in booked.reasoning
+
+
 async def test_tool_failures_retry_then_escalate_a_critical_tool(make_engine: EngineFactory) -> None:
     engine = await _fitted(make_engine)
     sid = await _session(engine)
@@ -387,7 +404,19 @@ async def test_failing_tools_escalate_even_with_a_sure_router(make_engine: Engin
     result = await engine.route(sid, "thanks that helps")
     assert result.composite is not None and result.composite.value < 0.5
     assert (result.decision, result.escalation_reason) == ("ESCALATE", "confidence_below_threshold")
-    assert "composite confidence" in result.reasoning
+    assert "below 0.5" in result.reasoning
+
+
+async def test_a_blend_with_the_router_still_lets_the_composite_escalate(make_engine: EngineFactory) -> None:
+    """With ``router_weight`` > 0 a sure router lifts the blend out of the escalation band; a composite
+    in that band escalates all the same."""
+    engine = await _fitted(make_engine, router_weight=0.5)
+    sid = await _session(engine)
+    for attempt in range(1, 4):
+        await engine.routing.report_tool_outcome(T, sid, ToolOutcomeIn(tool="calendar", success=False, attempt=attempt))
+    result = await engine.route(sid, "thanks that helps")
+    assert result.composite is not None and result.composite.value < 0.5
+    assert result.decision == "ESCALATE" and "composite confidence" in result.reasoning
 
 
 async def test_conflicting_sources_halve_the_final_confidence(make_engine: EngineFactory) -> None:

@@ -2,10 +2,11 @@
 
 ``0.3·source_quality + 0.2·(1 − query_complexity) + 0.3·context_completeness +
 0.2·tool_success_rate``, × 0.5 when sources conflict. The original computes this and never
-calls it (ORIGINS §2); here it is blended with the router's own confidence, the seed's
-penalties (conflict × 0.5, retrieval failure × 0.7) multiply the blend, and a composite in
-the escalation band escalates whatever the router says (issue 22: with a sure router the
-blend never fell below 0.5, so four failed tool calls never escalated).
+calls it (ORIGINS §2); here it is the decision's confidence, as in the seed (the router's
+confidence is its intent clarity; ``routing.router_weight`` blends the router in), the seed's
+penalties (conflict × 0.5, retrieval failure × 0.7) multiply it, and a composite in the
+escalation band escalates whatever a blend says (issue 22: a 50/50 blend with a sure router
+never fell below 0.5, so four failed tool calls never escalated).
 
 Source quality is only a factor when sources are in play: a decision that retrieves (or a
 session that retrieved before). For "Thanks, that helps!" there is nothing to grade, and
@@ -31,6 +32,7 @@ __all__ = [
     "compose",
     "context_completeness",
     "query_complexity",
+    "relevance",
     "source_quality",
 ]
 
@@ -67,32 +69,49 @@ def query_complexity(query: str) -> tuple[float, dict[str, Any]]:
 def context_completeness(
     session: Session, lead_fields: Sequence[str], intent_clarity: float = 0.0
 ) -> tuple[float, dict[str, Any]]:
-    """Seed 002: "1.0 = full context (lead history, past interactions, clear intent)". 0.5 × the share
-    of the CRM fields the seed's prompt uses that are known, 0.2 × conversation depth (prior turns,
-    saturating at 4), 0.3 × how clear the intent is (the router's confidence in its decision).
+    """Seed 002: "1.0 = full context (lead history, past interactions, clear intent)". 0.4 × the share
+    of the CRM fields the seed's prompt uses that are known, 0.15 × conversation depth (prior turns,
+    saturating at 4), 0.45 × how clear the intent is (the router's confidence in its decision).
 
-    A first, anonymous but clear message is 0.3, not 0 (issue 22: an LLM sure of RETRIEVE with an
-    exact document found could not reach the high band on a first turn); a known lead's first clear
-    message 0.8 (the seed's examples put that at 0.6–0.8); 1 with a full lead, history and a clear intent."""
+    The seed puts a first interaction with a clear request at 0.6 and one with lead context at 0.8:
+    here a clear anonymous first message is 0.45, a known lead's 0.85, 1 with a full lead, history
+    and a clear intent, a vague anonymous first message near 0. (Issue 22: at 0.5 × lead + 0.3 ×
+    intent a first anonymous turn scored 0.24, and an LLM sure of RETRIEVE with the pricing page
+    found ended in CLARIFY. 0.6 for intent decided a little better on the sales set's dev half,
+    but then a session whose every tool call failed no longer reached the escalation band.)"""
     known = [f for f in lead_fields if session.lead_context.get(f) not in (None, "", [], {})]
     lead = len(known) / len(lead_fields) if lead_fields else 1.0
     prior_turns = session.message_count  # the current query is stored only when the turn commits
     history = min(1.0, prior_turns / 4)
     intent = min(1.0, max(0.0, intent_clarity))
-    value = 0.5 * lead + 0.2 * history + 0.3 * intent
+    value = 0.4 * lead + 0.15 * history + 0.45 * intent
     return value, {"lead_fields_known": known, "prior_turns": prior_turns, "intent_clarity": round(intent, 4)}
 
 
-def source_quality(sources: Sequence[RetrievedSource]) -> tuple[float, dict[str, Any]]:
-    """Seed 002: 1.0 = perfect match from a high-authority source, 0 = nothing relevant.
+UNRELATED_SIMILARITY = 0.2
+"""all-MiniLM-L6-v2's cosine between a question and a paragraph on another subject."""
+EXACT_SIMILARITY = 0.7
+"""… and between a question and the paragraph that answers it word for word: the model's cosines
+between a short question and a document never approach 1, so a raw cosine of 0.64 for "What is
+your Starter plan pricing?" against the pricing page is an exact match, not a mediocre one."""
 
-    The best kept source's similarity × its doc type's quality, averaged with the next two
-    (a single lucky hit is weaker evidence than three agreeing ones)."""
+
+def relevance(similarity: float) -> float:
+    """A source's cosine on the seed's scale: 0 unrelated, 1 an exact match."""
+    return min(1.0, max(0.0, (similarity - UNRELATED_SIMILARITY) / (EXACT_SIMILARITY - UNRELATED_SIMILARITY)))
+
+
+def source_quality(sources: Sequence[RetrievedSource]) -> tuple[float, dict[str, Any]]:
+    """Seed 002: 1.0 = perfect match from a high-authority source, 0.5 a decent match from a medium
+    one, 0 = nothing relevant.
+
+    The best kept source's relevance × its doc type's quality. Weaker sources kept beside it do not
+    lower it (an exact pricing page with two loosely related FAQs is still an exact match); they
+    are recorded."""
     if not sources:
         return 0.0, {"sources": 0}
-    graded = sorted((max(0.0, s.similarity) * s.quality for s in sources), reverse=True)[:3]
-    value = 0.5 * graded[0] + 0.5 * (sum(graded) / len(graded))
-    return min(1.0, value), {"sources": len(sources), "graded": [round(g, 4) for g in graded]}
+    graded = sorted((relevance(s.similarity) * s.quality for s in sources), reverse=True)[:3]
+    return min(1.0, graded[0]), {"sources": len(sources), "graded": [round(g, 4) for g in graded]}
 
 
 class CompositeConfidence(BaseModel):

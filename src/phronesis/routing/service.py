@@ -527,6 +527,14 @@ class RoutingService:
                 EscalationReason.CONFIDENCE_BELOW_THRESHOLD,
                 f"confidence {confidence:.2f} below {s.low_threshold}",
             ), confidence
+        if band == "medium" and output.decision is Decision.RETRIEVE and turn.retrieved_more and turn.retrieval:
+            # seed 002's medium band: "ask a clarifying question or retrieve more". More was retrieved
+            # and there are sources to answer from: answering from them is read-only and cites them,
+            # so it is not worth a question. A tool call in the medium band is still confirmed first.
+            # (Sales set, dev half: answering instead of asking took an LLM 90 % right from 74.1 % of
+            # decisions right to 90.7 %, the bundled local router from 72.2 % to 73.7 %.)
+            more = f"medium confidence {confidence:.2f}: retrieved more, {len(turn.retrieval.sources)} sources"
+            return output.model_copy(update={"reasoning": f"{output.reasoning}; {more}"}), confidence
         if band == "medium" and output.decision in (Decision.RETRIEVE, Decision.USE_TOOL):
             sources = turn.retrieval.sources if turn.retrieval is not None else []
             clarify = output.model_copy(

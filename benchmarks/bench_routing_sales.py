@@ -42,6 +42,7 @@ from phronesis.engine import Engine
 from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
 from phronesis.routing.exemplars import Exemplar
+from phronesis.routing.local_router import RouterFitOptions
 from phronesis.routing.sessions import MessageIn, NewSession
 from phronesis.routing.tools import ToolIn
 from phronesis.settings import Settings
@@ -259,6 +260,20 @@ def _table(label: str, results: list[tuple[dict[str, Any], Any]]) -> list[str]:
     return lines
 
 
+def _fit_options(items: list[str]) -> RouterFitOptions:
+    """``--fit KEY=VALUE`` pairs as the router's fit options (numbers and true/false parsed)."""
+    given: dict[str, Any] = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        given[key] = {"true": True, "false": False}.get(value.lower(), value)
+        if isinstance(given[key], str):
+            try:
+                given[key] = json.loads(value)
+            except ValueError:
+                pass
+    return RouterFitOptions(**given)
+
+
 def _misses(results: list[tuple[dict[str, Any], Any]], limit: int) -> list[str]:
     wrong = [(row, result) for row, result in results if str(result.decision) != row["decision"]]
     return [f"  {row['decision']:>11} → {result.decision!s:11} {row['text']!r}" for row, result in wrong[:limit]]
@@ -280,9 +295,19 @@ async def main_async(args: argparse.Namespace) -> None:
             if args.show_misses:
                 print("\n".join(_misses(bundled, args.show_misses)))
             train, oos = _exemplars(_lines("dev"))
-            await engine.routing.fit(T, train, oos=oos)
-            fitted = await _route_all(engine, test)
-            label = f"router fitted on dev ({len(train)} exemplars, {len(oos)} out of scope), {args.split}"
+            fit_options = _fit_options(args.fit)
+            if args.split == "dev":  # a router measured on its own exemplars says nothing: two folds
+                fitted = []
+                for fold in (0, 1):
+                    held = [row for i, row in enumerate(test) if i % 2 == fold]
+                    fold_train, fold_oos = _exemplars([row for i, row in enumerate(test) if i % 2 != fold])
+                    await engine.routing.fit(T, fold_train, oos=fold_oos, options=fit_options)
+                    fitted += await _route_all(engine, held)
+                label = "router fitted on one half of dev, measured on the other (two folds), dev"
+            else:
+                await engine.routing.fit(T, train, oos=oos, options=fit_options)
+                fitted = await _route_all(engine, test)
+                label = f"router fitted on dev ({len(train)} exemplars, {len(oos)} out of scope), {args.split}"
             print("\n".join(_table(label, fitted)))
             if args.show_misses:
                 print("\n".join(_misses(fitted, args.show_misses)))
@@ -293,7 +318,7 @@ async def main_async(args: argparse.Namespace) -> None:
             llm = SimulatedLLM(test, args.llm_accuracy)
             engine = await _engine(Path(tmp), overrides | {"router": mode}, llm)
             try:
-                await engine.routing.fit(T, train, oos=oos)
+                await engine.routing.fit(T, train, oos=oos, options=fit_options)
                 results = await _route_all(engine, test)
                 who = "cascade (router fitted on dev)" if mode == "cascade" else "LLM alone"
                 label = f"{who}, simulated LLM {args.llm_accuracy:.0%} accurate, {args.split}"
@@ -310,6 +335,7 @@ def main() -> None:
     parser.add_argument("--split", default="test", choices=["dev", "test"])
     parser.add_argument("--show-misses", type=int, default=0, help="print this many wrong decisions per router")
     parser.add_argument("--retrieval-min-score", type=float, help="routing.retrieval_min_score (tune on --split dev)")
+    parser.add_argument("--fit", action="append", default=[], metavar="KEY=VALUE", help="a router fit option")
     parser.add_argument("--llm-accuracy", type=float, default=0.9, help="the simulated LLM's accuracy")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="another routing setting")
     asyncio.run(main_async(parser.parse_args()))

@@ -65,8 +65,9 @@ async def test_a_stored_router_predicts_like_the_fitted_one(router: LocalRouter,
 
 
 async def test_the_energy_score_is_a_share_centred_on_a_typical_in_scope_query(embedder: HashingEmbedder) -> None:
-    router = await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=OPTIONS)
-    assert router.scoring.method == "energy_knn"
+    options = replace(OPTIONS, in_scope_score="energy_knn")
+    router = await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=options)
+    assert router.scoring.method == "energy_knn" and router.scoring.knn_weight == 0.3
     assert router.scoring.energy_scale > 0 and router.scoring.knn_scale > 0
     texts = ["how much does the pro plan cost", "quantum chromodynamics lattice gauge theory"]
     known, far = await router.predict(texts, embedder, ambiguity_margin=0.1)
@@ -93,7 +94,7 @@ async def test_a_router_stored_before_the_energy_score_keeps_its_blend(embedder:
 
 async def test_without_held_out_lines_the_training_lines_standardise_the_score(embedder: HashingEmbedder) -> None:
     two = [Exemplar(text="price of the pro plan", label="pricing"), Exemplar(text="book a call", label="booking")]
-    router = await LocalRouter.fit(two, embedder)
+    router = await LocalRouter.fit(two, embedder, options=RouterFitOptions(in_scope_score="energy_knn"))
     assert router.calibration["threshold_rule"] == "no_validation_data"
     assert router.scoring.energy_scale > 1e-5 and router.scoring.knn_mean > 0
     [p] = await router.predict(["price of the pro plan"], embedder, ambiguity_margin=0.1)
@@ -179,3 +180,12 @@ def test_probabilities_never_leave_zero_one(logits: list[float]) -> None:
     )
     [p] = router.predict_vectors(np.asarray([[1.0, 0.0]], dtype=np.float32), ["x"], ambiguity_margin=0.0)
     assert 0.0 <= p.probability <= 1.0 and 0.0 <= p.label_probability <= 1.0
+
+
+@pytest.mark.parametrize(("minimum", "method", "weight"), [(10_000, "maxp_knn", 0.8), (1, "energy_knn", 0.3)])
+async def test_auto_uses_the_energy_score_only_with_enough_lines_to_standardise_it(
+    embedder: HashingEmbedder, minimum: int, method: str, weight: float
+) -> None:
+    options = replace(OPTIONS, energy_min_calibration=minimum)
+    router = await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=options)
+    assert (router.scoring.method, router.scoring.knn_weight) == (method, weight)

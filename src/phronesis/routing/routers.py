@@ -39,11 +39,8 @@ class RouterResolver:
                 text = resources.files("phronesis.routing").joinpath("exemplars", "default.jsonl").read_text("utf-8")
                 exemplars = parse_exemplar_lines(text.splitlines(), source="default.jsonl")
                 # small data: fewer lexical buckets, the single nearest exemplar (five neighbours
-                # would reach into other decisions) weighing more than the classifier's energy
-                # (0.8: tuned on the sales set's dev half), two per decision held out to
-                # calibrate, then refit on all
-                options = RouterFitOptions(
-                    lexical_width=2**12, holdout_fraction=0.2, knn_k=1, knn_weight=0.8, refit=True
-                )
+                # would reach into other decisions), two per decision held out to calibrate, then
+                # refit on all
+                options = RouterFitOptions(lexical_width=2**12, holdout_fraction=0.2, knn_k=1, refit=True)
                 self._default = await LocalRouter.fit(exemplars, self._embedder, options=options)
             return self._default

@@ -261,16 +261,14 @@ def _table(label: str, results: list[tuple[dict[str, Any], Any]]) -> list[str]:
 
 
 def _fit_options(items: list[str]) -> RouterFitOptions:
-    """``--fit KEY=VALUE`` pairs as the router's fit options (numbers and true/false parsed)."""
+    """``--fit KEY=VALUE`` pairs as the router's fit options (JSON values: numbers, true/false; else text)."""
     given: dict[str, Any] = {}
     for item in items:
         key, _, value = item.partition("=")
-        given[key] = {"true": True, "false": False}.get(value.lower(), value)
-        if isinstance(given[key], str):
-            try:
-                given[key] = json.loads(value)
-            except ValueError:
-                pass
+        try:
+            given[key] = json.loads(value)
+        except ValueError:
+            given[key] = value
     return RouterFitOptions(**given)
 
 

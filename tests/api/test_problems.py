@@ -61,3 +61,23 @@ def test_json_with_a_charset_or_a_json_suffix_is_accepted(live_server: LiveServe
                 "/v1/heuristics/match", content='{"text": "a parcel"}', headers={"content-type": content_type}
             )
             assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize(
+    ("method", "route", "field", "payload"),
+    [
+        ("GET", "/v1/decisions", "until", {"until": "0001-01-01T00:00:00+01:01"}),
+        ("GET", "/v1/memory-decisions", "since", {"since": "9999-12-31T23:59:59-01:00"}),
+        ("POST", "/v1/documents", "published_at", [{"text": "x", "published_at": "0001-01-01T00:00:00+05:00"}]),
+    ],
+)
+def test_a_time_utc_cannot_hold_is_422_naming_the_field(
+    live_server: LiveServer, method: str, route: str, field: str, payload: object
+) -> None:
+    """Found by the OpenAPI fuzz test: year 1 at a positive offset overflowed on the way to the
+    database and answered 500."""
+    with live_server.client() as client:
+        response = client.request(method, route, **({"params": payload} if method == "GET" else {"json": payload}))
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    assert field in response.text and "out of range once converted to UTC" in response.text

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, StringConstraints
+from pydantic import BaseModel, ConfigDict, StringConstraints
+
+from phronesis.clock import AwareInstant
 
 __all__ = ["FireRequest", "HistoryEntry", "ObservedEvent", "Observation", "SignalOutcome"]
 
@@ -20,7 +22,7 @@ class FireRequest(BaseModel):
 
     event_id: EventId
     source: Source = ""
-    fired_at: AwareDatetime | None = None
+    fired_at: AwareInstant | None = None
     """When it fired (default: now); a time in the future is refused."""
     response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
 
@@ -33,7 +35,7 @@ class ObservedEvent(BaseModel):
     event_id: EventId
     text: Annotated[str, StringConstraints(min_length=1, max_length=4000)]
     source: Source = ""
-    occurred_at: AwareDatetime | None = None
+    occurred_at: AwareInstant | None = None
 
 
 class SignalOutcome(BaseModel):

@@ -10,7 +10,9 @@ from datetime import datetime, time
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from phronesis.clock import AwareInstant
 
 __all__ = [
     "ACTION_TYPES",
@@ -94,12 +96,12 @@ class UserIn(BaseModel):
     wake_time: str | None = Field(default=None, pattern=CLOCK_PATTERN)
     """Local HH:MM; quiet hours run from ``sleep_time`` to ``wake_time``. None: the settings' default."""
     sleep_time: str | None = Field(default=None, pattern=CLOCK_PATTERN)
-    created_at: AwareDatetime | None = None
+    created_at: AwareInstant | None = None
     """When the relationship started (trust counts days from it). None: now."""
     interaction_count: int | None = Field(default=None, ge=0)
     """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one.
     None: 0 for a new user, unchanged for a known one (an update never resets what was counted)."""
-    last_active_at: AwareDatetime | None = None
+    last_active_at: AwareInstant | None = None
     """None: unchanged for a known user (replies keep it current)."""
     channel: Literal["console", "webhook", "whatsapp"] | None = None
     address: str | None = Field(default=None, max_length=512)
@@ -162,7 +164,7 @@ class SignalIn(BaseModel):
     """Background for the LLM (e.g. the weather); context-only signals alone never start a cycle."""
     dedup_key: str | None = Field(default=None, min_length=1, max_length=256)
     """The same key again for the same user replaces nothing and is not stored twice. None: type + data."""
-    expires_at: AwareDatetime | None = None
+    expires_at: AwareInstant | None = None
     """After it the signal is ignored. None: one day after it arrives."""
 
     @field_validator("data")

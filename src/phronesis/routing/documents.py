@@ -19,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Row, delete, func, select, tuple_
 
-from phronesis.clock import Clock
+from phronesis.clock import Clock, Instant
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.storage.change_feed import ChangeLog
@@ -43,7 +43,7 @@ class DocumentIn(BaseModel):
     doc_type: str = Field(default="general", min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")
     title: str = Field(default="", max_length=300)
     text: str = Field(min_length=1, max_length=20000)
-    published_at: datetime | None = None
+    published_at: Instant | None = None
     """When the content was last true; recency decays from here (None: the default recency)."""
     attributes: dict[str, Any] = Field(default_factory=dict)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
@@ -19,6 +18,7 @@ from phronesis.admission.models import (
     SearchHit,
 )
 from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.clock import Instant
 
 router = APIRouter(tags=["admission"])
 
@@ -114,8 +114,8 @@ async def memory_decisions(
     agent_id: OptionalId = None,
     user_id: Annotated[str | None, Query(max_length=64, pattern=SCOPE_PATTERN)] = None,
     batch_id: OptionalId = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: Instant | None = None,
+    until: Instant | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> MemoryDecisionPage:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
@@ -10,6 +9,7 @@ from pydantic import BaseModel
 
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.audit.models import DecisionKind, DecisionRecord
+from phronesis.clock import Instant
 
 router = APIRouter(prefix="/v1/decisions", tags=["decisions"])
 
@@ -28,8 +28,8 @@ async def list_decisions(
     strategy: Annotated[str | None, Query(max_length=64)] = None,
     path: Annotated[str | None, Query(max_length=32)] = None,
     subject_id: Annotated[str | None, Query(max_length=256)] = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
+    since: Instant | None = None,
+    until: Instant | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
 ) -> DecisionPage:

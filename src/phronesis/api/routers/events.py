@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from fastapi import APIRouter
 
 from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.clock import Instant
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.report import StrategyReport, build_report
 
@@ -19,5 +18,5 @@ async def decide_event(request: EventRequest, engine: EngineDep, tenant: TenantD
 
 
 @router.get("/v1/executive/report", summary="Per strategy: decisions by path, LLM calls, predicted and rated success")
-async def executive_report(engine: EngineDep, tenant: TenantDep, since: datetime | None = None) -> list[StrategyReport]:
+async def executive_report(engine: EngineDep, tenant: TenantDep, since: Instant | None = None) -> list[StrategyReport]:
     return build_report(await engine.decisions.summarize(tenant, kind="executive", since=since))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.clock import Instant
 from phronesis.proactive.models import (
     ID_PATTERN,
     CycleResult,
@@ -132,7 +132,7 @@ async def list_feedback(
     user_id: Annotated[str | None, Query(min_length=1, max_length=64, pattern=ID_PATTERN)] = None,
     outcome: FeedbackOutcome | None = None,
     category: Annotated[str | None, Query(max_length=32)] = None,
-    since: datetime | None = None,
+    since: Instant | None = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> list[ProactiveFeedback]:

@@ -25,9 +25,13 @@ boundary with ``raise ... from``; none escapes the public API.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import ValidationError
 
 __all__ = [
+    "validation_message",
     "ConfigurationError",
     "ConflictError",
     "EmbeddingError",
@@ -146,3 +150,9 @@ class LLMRequestError(LLMError):
 
 class LLMResponseError(LLMError):
     reason = "llm_bad_response"
+
+
+def validation_message(error: Mapping[str, Any]) -> str:
+    """A pydantic error's message as a person reads it: without the "Value error, " pydantic puts
+    before a validator's own words (``the time is out of range…``, not ``Value error, the time…``)."""
+    return str(error.get("msg", "invalid")).removeprefix("Value error, ")

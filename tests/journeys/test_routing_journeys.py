@@ -63,11 +63,11 @@ def sales(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Journeys]:
 class Agent:
     """A sales agent's calls: one tenant with the documents and tools registered."""
 
-    def __init__(self, tenant: Tenant) -> None:
+    def __init__(self, tenant: Tenant, tools: tuple[str, ...] = tuple(TOOLS)) -> None:
         self.http = tenant.http
         assert self.http.post("/v1/documents", json=DOCUMENTS).status_code == 201
-        for name, tool in TOOLS.items():
-            assert self.http.put(f"/v1/tools/{name}", json=tool).status_code == 200
+        for name in tools:
+            assert self.http.put(f"/v1/tools/{name}", json=TOOLS[name]).status_code == 200
 
     def session(self, **lead: str) -> str:
         created = self.http.post("/v1/sessions", json={"lead_context": lead})
@@ -95,6 +95,26 @@ def test_a_prospect_asking_pricing_gets_an_answer_from_the_pricing_sheet(agent: 
         assert answer["conflicts"] == []
     policy = agent.route(sid, "What's your refund policy?")  # a question about a policy, not a demand
     assert policy["decision"] == "RETRIEVE" and [s["id"] for s in policy["sources"]] == ["refunds"]
+
+
+@pytest.mark.parametrize(
+    ("tools", "query"),
+    [
+        (("calendar",), "Send me a follow-up email."),
+        (("calendar",), "Update my company name to Acme Corp."),
+        (("calendar", "crm"), "Send me a follow-up email."),
+    ],
+)
+def test_a_request_no_registered_tool_does_goes_to_a_person(
+    sales: Journeys, tools: tuple[str, ...], query: str
+) -> None:
+    """Issue 22's first reproduction: with only the calendar registered, an email or a CRM change
+    asked for a "time" to book. Nothing registered does it: a person takes it, no tool is named,
+    and the user is not asked to choose between tools that do something else."""
+    agent = Agent(sales.tenant(), tools)
+    answer = agent.route(agent.session(email="ann@acme.io", name="Ann"), query)
+    assert (answer["decision"], answer["escalation_reason"]) == ("ESCALATE", "no_suitable_tool"), answer
+    assert answer["required_tools"] == []
 
 
 def test_booking_a_meeting_with_three_tools_registered(agent: Agent) -> None:

@@ -23,6 +23,7 @@ from phronesis.exceptions import (
     NotFoundError,
     PhronesisError,
     StorageUnavailable,
+    validation_message,
 )
 
 __all__ = ["RETRY_AFTER_S", "install_problem_handlers", "problem_response"]
@@ -56,7 +57,7 @@ def _field_error(error: dict[str, Any]) -> dict[str, Any]:
     loc = [str(part) for part in error.get("loc", ())]
     where = loc[0] if loc and loc[0] in _LOCATIONS else None
     path = loc[1:] if where else loc
-    return {"field": ".".join(path) or where or "(request)", "in": where, "message": error.get("msg", "invalid")}
+    return {"field": ".".join(path) or where or "(request)", "in": where, "message": validation_message(error)}
 
 
 async def _validation_error(request: Request, exc: Exception) -> JSONResponse:

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from phronesis.cli.app import TenantOption, app, fail, routing_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
-from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.exceptions import InvalidInputError, NotFoundError, validation_message
 from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult
 from phronesis.routing.route_feedback import RouteFeedbackIn
@@ -78,7 +78,7 @@ def feedback(
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
-        raise fail(f"{where}: {error['msg'].removeprefix('Value error, ')}" if where else error["msg"]) from None
+        raise fail(f"{where}: {validation_message(error)}" if where else validation_message(error)) from None
     rated = with_engine(lambda engine: engine.routing.feedback.rate(tenant, session, body))
     typer.echo(f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 

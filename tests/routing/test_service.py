@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -449,8 +450,17 @@ async def test_what_the_tenant_registered_is_in_scope_after_all(make_engine: Eng
 
     played = await engine.route(sid, "play some jazz music")
     assert (played.decision, played.required_tools) == ("USE_TOOL", ["music"])
+    real = engine.routing.service.parts.retriever
+    searches: list[str] = []
+
+    async def counted(tenant: str, query: str, *, top_k: int, min_score: float | None = None) -> RetrievalResult:
+        searches.append(query)
+        return await real.retrieve(tenant, query, top_k=top_k, min_score=min_score)
+
+    object.__setattr__(engine.routing.service.parts, "retriever", SimpleNamespace(retrieve=counted))
     answered = await engine.route(sid, "how tall is mount everest")
     assert answered.decision == "RETRIEVE" and [s["id"] for s in answered.sources] == ["everest"]
+    assert searches == ["how tall is mount everest"]  # the second opinion's search is the answer's
     record = await engine.decisions.get(T, answered.decision_id)
     assert record.attributes["local"]["abstained"] == "out_of_scope"  # what the router alone said
     chatter = await engine.route(await _session(engine), "sing a song about the sea")

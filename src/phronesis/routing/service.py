@@ -203,12 +203,14 @@ class RoutingService:
                 reasoning=f"local router: out of scope, but it is what {choice.chosen} does ({choice.reason})",
                 required_tools=[choice.chosen],
             )
-        try:
-            found = await self.parts.retriever.retrieve(tenant, turn.query, top_k=1)
-        except RetrievalError:
+        if not await self._retrieve(tenant, turn, query=turn.query, top_k=self.settings.retrieval_top_k):
+            turn.retrieval_error = None  # the router's out-of-scope answer stands; nothing was answered
             return None
-        if not found.sources:
+        found = turn.retrieval
+        if found is None or not found.sources:
+            turn.retrieval = None
             return None
+        # kept as the turn's retrieval: the RETRIEVE it becomes answers from it, not from a second search
         best = found.sources[0]
         turn.notes["in_scope_after_all"] = {"source": best.summary()}
         return DecisionOutput(
@@ -449,7 +451,8 @@ class RoutingService:
         router_confidence = output.confidence
         if output.decision is Decision.RETRIEVE:
             query = output.retrieval_query or turn.query
-            if not await self._retrieve(tenant, turn, query=query, top_k=s.retrieval_top_k):
+            searched = turn.retrieval is not None  # the out-of-scope second opinion searched already
+            if not searched and not await self._retrieve(tenant, turn, query=query, top_k=s.retrieval_top_k):
                 if self._critical(request, turn.query):
                     turn.escalated_on_failure = True
                     output = self._escalate(

@@ -9,7 +9,7 @@ import pytest
 
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.embeddings.types import Vectors
-from phronesis.routing.tool_choice import ToolChoice, ToolChooser
+from phronesis.routing.tool_choice import ToolChoice, ToolChooser, content_words, word_overlap
 from phronesis.routing.tools import Tool
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
@@ -35,8 +35,10 @@ EMAIL = _tool("email", "send emails", "send me a follow-up email", "email me the
 
 
 async def _choose(embedder: CountingEmbedder, query: str, tools: list[Tool], **settings: float) -> ToolChoice:
-    chooser = ToolChooser(settings.get("min_similarity", 0.4), settings.get("margin", 0.08))
-    return await chooser.choose(embedder, embedder.embed_sync([query]), tools)
+    chooser = ToolChooser(
+        settings.get("min_similarity", 0.4), settings.get("margin", 0.08), settings.get("lexical_weight", 0.0)
+    )
+    return await chooser.choose(embedder, embedder.embed_sync([query]), tools, query_text=query)
 
 
 @pytest.mark.parametrize(
@@ -80,3 +82,22 @@ async def test_tool_texts_are_embedded_once_per_definition() -> None:
 async def test_no_tools_registered() -> None:
     choice = await _choose(CountingEmbedder(), "book a meeting", [])
     assert choice.chosen is None and choice.reason == "no tool is registered"
+
+
+def test_content_words_leave_out_function_words_and_plurals() -> None:
+    assert content_words("Update my company's names, please, and the records") == {
+        "update",
+        "company",
+        "name",
+        "record",
+    }
+
+
+async def test_words_a_query_shares_with_a_tool_add_to_its_score_and_only_to_its() -> None:
+    query = "the lead record, please"
+    assert word_overlap(query, CRM) == 1.0 and word_overlap(query, EMAIL) == word_overlap(query, CALENDAR) == 0.0
+    without = await _choose(CountingEmbedder(), query, [CALENDAR, CRM, EMAIL], min_similarity=0.0)
+    weighed = await _choose(CountingEmbedder(), query, [CALENDAR, CRM, EMAIL], min_similarity=0.0, lexical_weight=0.2)
+    assert weighed.scores["crm"] == pytest.approx(min(1.0, without.scores["crm"] + 0.2), abs=1e-6)
+    assert weighed.scores["email"] == pytest.approx(without.scores["email"], abs=1e-6)
+    assert weighed.chosen == "crm"

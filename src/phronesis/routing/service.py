@@ -138,7 +138,7 @@ class RoutingService:
         self._critical_topics = TopicMatcher(settings.critical_topics)
         self._local_fault = Fault("routing's local router", log)
         """An embedder that fails fails every turn: logged once per streak, with its cause."""
-        self._tools = ToolChooser(settings.tool_min_similarity, settings.tool_margin)
+        self._tools = ToolChooser(settings.tool_min_similarity, settings.tool_margin, settings.tool_lexical_weight)
         self._llm_router = (
             None
             if parts.llm is None
@@ -224,7 +224,7 @@ class RoutingService:
         """The registered tool the query is closest to, scored on the vector the local router computed."""
         assert turn.query_vector is not None  # the local router embedded the query
         with self._local_fault.watching(EmbeddingError):
-            return await self._tools.choose(self.parts.embedder, turn.query_vector, tools)
+            return await self._tools.choose(self.parts.embedder, turn.query_vector, tools, query_text=turn.query)
 
     async def _choose_tool(
         self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]

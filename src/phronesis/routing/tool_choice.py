@@ -12,11 +12,22 @@ only; when no tool scores enough, none is chosen (nothing registered can do it).
 Measured with all-MiniLM-L6-v2 on the seed's three actions (calendar, CRM, email with three
 examples each): the right tool scores 0.74–0.94, the others ≤ 0.34; a description alone
 scores 0.48–0.50, which is why examples are worth registering.
+
+A request phrased unlike every example ("Add my colleague Dana as a contact") scores low
+against all of them (0.33 for calendar, less for the CRM). The words it shares with a tool's
+texts are evidence the embedding blurs, so a tool's score adds ``lexical_weight`` × the share
+of the query's content words found in its name, description and examples (a little stemming:
+a trailing "s" is dropped). On the sales set's dev half (48 requests for the three tools,
+examples as registered, the bundled router) 0.2 named the right tool 26 times and the wrong
+one twice, against 20 and 3 on similarity alone (decisions right: 72.2 % → 74.6 %); a request
+no registered tool does shares no words with the others, so it still falls below
+``min_similarity`` (journey: an email request with only a calendar registered).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,7 +37,7 @@ import numpy as np
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.routing.tools import Tool
 
-__all__ = ["ToolChoice", "ToolChooser"]
+__all__ = ["ToolChoice", "ToolChooser", "content_words", "word_overlap"]
 
 _CACHE_SIZE = 512
 
@@ -34,7 +45,7 @@ _CACHE_SIZE = 512
 @dataclass(frozen=True, slots=True)
 class ToolChoice:
     scores: dict[str, float]
-    """Each tool's best similarity to the query, best first."""
+    """Each tool's score, best first: its best similarity to the query plus the shared-words bonus."""
     chosen: str | None
     """The tool meant, if one is clearly meant."""
     close: tuple[str, str] | None = None
@@ -55,10 +66,59 @@ def describe(tool: Tool) -> list[str]:
     return [f"{tool.name.replace('_', ' ')}: {tool.description}", *tool.examples]
 
 
+_WORD = re.compile(r"[a-z]+")
+_FUNCTION_WORDS = frozenset(
+    {
+        "the",
+        "and",
+        "you",
+        "your",
+        "our",
+        "for",
+        "with",
+        "can",
+        "could",
+        "would",
+        "will",
+        "please",
+        "this",
+        "that",
+        "from",
+        "into",
+        "about",
+        "are",
+        "was",
+        "were",
+        "have",
+        "has",
+        "had",
+        "not",
+        "but",
+        "all",
+        "any",
+        "some",
+    }
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words of three letters or more, function words left out, a trailing "s" dropped."""
+    return {w.removesuffix("s") for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _FUNCTION_WORDS}
+
+
+def word_overlap(query: str, tool: Tool) -> float:
+    """The share of the query's content words that the tool's texts use."""
+    asked = content_words(query)
+    if not asked:
+        return 0.0
+    return len(asked & content_words(" ".join(describe(tool)))) / len(asked)
+
+
 @dataclass
 class ToolChooser:
     min_similarity: float
     margin: float
+    lexical_weight: float = 0.0
     _vectors: OrderedDict[str, Vectors] = field(default_factory=OrderedDict, repr=False)
     """Embedded tool texts by a digest of the texts and the model: a re-registered tool with other
     texts misses, so nothing here can be older than the tool definitions read for the turn."""
@@ -76,15 +136,20 @@ class ToolChooser:
             self._vectors.move_to_end(key)
         return cached
 
-    async def choose(self, embedder: Embedder, query_vector: Vectors, tools: Sequence[Tool]) -> ToolChoice:
-        """``query_vector``: the query's normalised embedding (1 × d), as the local router computed it."""
+    async def choose(
+        self, embedder: Embedder, query_vector: Vectors, tools: Sequence[Tool], *, query_text: str = ""
+    ) -> ToolChoice:
+        """``query_vector``: the query's normalised embedding (1 × d), as the local router computed it;
+        ``query_text``: the query, for the words it shares with each tool (none: similarity alone)."""
         if not tools:
             return ToolChoice(scores={}, chosen=None, reason="no tool is registered")
         query = np.asarray(query_vector, dtype=np.float32).reshape(-1)
         scores = {}
         for tool in tools:
             vectors = np.asarray(await self._tool_vectors(embedder, tool), dtype=np.float32)
-            scores[tool.name] = min(1.0, float(np.max(vectors @ query)))  # float32 can overshoot 1 by an ulp
+            similarity = float(np.max(vectors @ query))
+            lexical = self.lexical_weight * word_overlap(query_text, tool) if query_text else 0.0
+            scores[tool.name] = min(1.0, similarity + lexical)  # float32 can overshoot 1 by an ulp
         ranked = dict(sorted(scores.items(), key=lambda kv: -kv[1]))
         names = list(ranked)
         best = names[0]

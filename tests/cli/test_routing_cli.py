@@ -50,6 +50,9 @@ def test_bad_exemplar_file_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path
     assert missing.exit_code == 2 and "cannot read" in missing.stderr
     wrong = cli.invoke(app, ["route", "hi", "--session", "s1", "--router", "magic"])
     assert wrong.exit_code == 2 and "router" in wrong.stderr
+    spaced = cli.invoke(app, ["route", "hi", "--session", "has space"])  # was a pydantic traceback
+    assert spaced.exit_code == 2 and spaced.stderr.startswith("error: --session: ")
+    assert spaced.stderr.strip().count("\n") == 0 and "Traceback" not in spaced.output
 
 
 def test_feedback_then_fit_from_feedback(cli: CliRunner, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.embeddings.types import Vectors
 from phronesis.routing.tool_choice import ToolChoice, ToolChooser, content_words, word_overlap
-from phronesis.routing.tools import Tool
+from phronesis.routing.tools import Tool, argument_problems
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
 
@@ -101,3 +101,17 @@ async def test_words_a_query_shares_with_a_tool_add_to_its_score_and_only_to_its
     assert weighed.scores["crm"] == pytest.approx(min(1.0, without.scores["crm"] + 0.2), abs=1e-6)
     assert weighed.scores["email"] == pytest.approx(without.scores["email"], abs=1e-6)
     assert weighed.chosen == "crm"
+
+
+def test_each_missing_argument_is_named_once() -> None:
+    """jsonschema reports one "required" error per missing field, each with the whole list: two missing
+    fields were listed four times ("calendar.email, calendar.time, calendar.email, calendar.time")."""
+    booking = Tool(
+        name="calendar",
+        description="book meetings",
+        parameters={"type": "object", "required": ["email", "time"], "properties": {"email": {}, "time": {}}},
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    assert [(p.field, p.problem) for p in argument_problems(booking, {})] == [("email", "missing"), ("time", "missing")]
+    assert [p.field for p in argument_problems(booking, {"email": "a@b.c"})] == ["time"]

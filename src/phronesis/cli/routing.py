@@ -23,6 +23,13 @@ JsonlPath = Annotated[
 ]
 
 
+def _invalid(exc: ValidationError, *, option: str | None = None) -> typer.Exit:
+    """A validation error as the CLI's one line: the option (or field) and what is wrong with it."""
+    error = exc.errors()[0]
+    where = option or ".".join(str(part) for part in error["loc"])
+    return fail(f"{where}: {validation_message(error)}" if where else validation_message(error))
+
+
 def _read(path: Path) -> list[Exemplar]:
     try:
         return read_exemplars(path)
@@ -39,12 +46,16 @@ def route(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Route one query: RETRIEVE, REASON_ONLY, USE_TOOL, CLARIFY or ESCALATE, and why."""
+    try:
+        new = NewSession(id=session)
+    except ValidationError as exc:
+        raise _invalid(exc, option="--session") from None
 
     async def work(engine: Engine) -> RouteResult:
         try:
             await engine.routing.session(tenant, session, turns=0)
         except NotFoundError:
-            await engine.routing.create_session(tenant, NewSession(id=session))
+            await engine.routing.create_session(tenant, new)
         return await engine.route(session, query, tenant=tenant, router=router)
 
     result = with_engine(work)
@@ -76,9 +87,7 @@ def feedback(
     try:
         body = RouteFeedbackIn.model_validate(fields | {"expected_decision": expected and expected.upper()})
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"])
-        raise fail(f"{where}: {validation_message(error)}" if where else validation_message(error)) from None
+        raise _invalid(exc) from None
     rated = with_engine(lambda engine: engine.routing.feedback.rate(tenant, session, body))
     typer.echo(f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 

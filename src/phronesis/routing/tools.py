@@ -91,17 +91,21 @@ class ArgumentProblem(BaseModel):
 def argument_problems(tool: Tool, arguments: Mapping[str, Any]) -> list[ArgumentProblem]:
     """Every way ``arguments`` fail the tool's schema; missing required fields come first."""
     validator = Draft202012Validator(tool.parameters)
-    problems: list[ArgumentProblem] = []
+    problems: dict[tuple[str, str], ArgumentProblem] = {}
     for error in sorted(validator.iter_errors(dict(arguments)), key=lambda e: (e.validator != "required", e.path)):
         if error.validator == "required" and isinstance(error.instance, dict):
+            # jsonschema reports one "required" error per missing field, each carrying the whole list
             required = error.validator_value if isinstance(error.validator_value, list) else []
             for name in required:
                 if name not in error.instance:
-                    problems.append(ArgumentProblem(tool=tool.name, field=str(name), problem="missing"))
+                    problems.setdefault(
+                        (str(name), "missing"), ArgumentProblem(tool=tool.name, field=str(name), problem="missing")
+                    )
         else:
             field = ".".join(str(p) for p in error.absolute_path) or "(arguments)"
-            problems.append(ArgumentProblem(tool=tool.name, field=field, problem=error.message[:200]))
-    return problems
+            problem = ArgumentProblem(tool=tool.name, field=field, problem=error.message[:200])
+            problems.setdefault((field, problem.problem), problem)
+    return list(problems.values())
 
 
 def _tool(row: Mapping[str, Any]) -> Tool:

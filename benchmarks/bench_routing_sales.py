@@ -260,8 +260,8 @@ def _table(label: str, results: list[tuple[dict[str, Any], Any]]) -> list[str]:
     return lines
 
 
-def _fit_options(items: list[str]) -> RouterFitOptions:
-    """``--fit KEY=VALUE`` pairs as the router's fit options (JSON values: numbers, true/false; else text)."""
+def _pairs(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs (``--set``, ``--fit``), each value read as JSON (numbers, true/false), else as text."""
     given: dict[str, Any] = {}
     for item in items:
         key, _, value = item.partition("=")
@@ -269,7 +269,7 @@ def _fit_options(items: list[str]) -> RouterFitOptions:
             given[key] = json.loads(value)
         except ValueError:
             given[key] = value
-    return RouterFitOptions(**given)
+    return given
 
 
 def _misses(results: list[tuple[dict[str, Any], Any]], limit: int) -> list[str]:
@@ -280,7 +280,7 @@ def _misses(results: list[tuple[dict[str, Any], Any]], limit: int) -> list[str]:
 async def main_async(args: argparse.Namespace) -> None:
     print(f"machine: {os.cpu_count()} cores; {DATA.name}: {len(_lines(None))} lines")
     with tempfile.TemporaryDirectory() as tmp:
-        overrides: dict[str, Any] = dict(item.split("=", 1) for item in args.set)
+        overrides = _pairs(args.set)
         if args.retrieval_min_score is not None:
             overrides["retrieval_min_score"] = args.retrieval_min_score
         engine = await _engine(Path(tmp), overrides)
@@ -293,7 +293,7 @@ async def main_async(args: argparse.Namespace) -> None:
             if args.show_misses:
                 print("\n".join(_misses(bundled, args.show_misses)))
             train, oos = _exemplars(_lines("dev"))
-            fit_options = _fit_options(args.fit)
+            fit_options = RouterFitOptions(**_pairs(args.fit))
             if args.split == "dev":  # a router measured on its own exemplars says nothing: two folds
                 fitted = []
                 for fold in (0, 1):

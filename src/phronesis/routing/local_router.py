@@ -28,7 +28,7 @@ import functools
 import io
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -87,7 +87,7 @@ class Scoring:
     The in-scope score (``support``) blends how strongly the classifier answers with how
     close the query lies to the exemplars (mean cosine to the ``knn_k`` nearest):
 
-    - ``energy_knn`` (the default): the free energy ``T·logsumexp(logits/T)`` (Liu et al.,
+    - ``energy_knn`` (``auto`` where enough lines calibrate it): the free energy ``T·logsumexp(logits/T)`` (Liu et al.,
       "Energy-based out-of-distribution detection", 2020) and the neighbour mean, each
       standardised on the in-scope calibration lines, blended and put through a logistic,
       so 0.5 is a typical in-scope query. The top softmax probability throws away how large
@@ -434,18 +434,7 @@ class LocalRouter:
         return {
             "labels": self.labels,
             "decisions": {label: d.value for label, d in self.decisions.items()},
-            "scoring": {
-                "temperature": self.scoring.temperature,
-                "threshold": self.scoring.threshold,
-                "knn_k": self.scoring.knn_k,
-                "knn_weight": self.scoring.knn_weight,
-                "lexical_width": self.scoring.lexical_width,
-                "method": self.scoring.method,
-                "energy_mean": self.scoring.energy_mean,
-                "energy_scale": self.scoring.energy_scale,
-                "knn_mean": self.scoring.knn_mean,
-                "knn_scale": self.scoring.knn_scale,
-            },
+            "scoring": asdict(self.scoring),
             "embedding_model": self.embedding_model,
             "calibration": self.calibration,
         }
@@ -467,19 +456,9 @@ class LocalRouter:
             decisions={label: Decision(d) for label, d in metadata["decisions"].items()},
             classifier=SoftmaxClassifier.from_arrays(loaded),
             exemplar_vectors=np.ascontiguousarray(loaded["exemplar_vectors"], dtype=np.float32),
-            scoring=Scoring(
-                float(scoring["temperature"]),
-                float(scoring["threshold"]),
-                int(scoring["knn_k"]),
-                float(scoring["knn_weight"]),
-                int(scoring["lexical_width"]),
-                # routers stored before the energy score keep the blend they were fitted with
-                method=scoring.get("method", "maxp_knn"),
-                energy_mean=float(scoring.get("energy_mean", 0.0)),
-                energy_scale=float(scoring.get("energy_scale", 1.0)),
-                knn_mean=float(scoring.get("knn_mean", 0.0)),
-                knn_scale=float(scoring.get("knn_scale", 1.0)),
-            ),
+            # routers stored before the energy score have no method or statistics: the defaults
+            # keep the blend they were fitted with
+            scoring=Scoring(**{f.name: scoring[f.name] for f in fields(Scoring) if f.name in scoring}),
             embedding_model=str(metadata["embedding_model"]),
             calibration=dict(metadata.get("calibration", {})),
         )

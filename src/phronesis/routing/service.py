@@ -203,14 +203,13 @@ class RoutingService:
                 reasoning=f"local router: out of scope, but it is what {choice.chosen} does ({choice.reason})",
                 required_tools=[choice.chosen],
             )
-        if not await self._retrieve(tenant, turn, query=turn.query, top_k=self.settings.retrieval_top_k):
-            turn.retrieval_error = None  # the router's out-of-scope answer stands; nothing was answered
+        try:
+            found = await self.parts.retriever.retrieve(tenant, turn.query, top_k=self.settings.retrieval_top_k)
+        except RetrievalError:
+            return None  # the router's out-of-scope answer stands
+        if not found.sources:
             return None
-        found = turn.retrieval
-        if found is None or not found.sources:
-            turn.retrieval = None
-            return None
-        # kept as the turn's retrieval: the RETRIEVE it becomes answers from it, not from a second search
+        turn.retrieval = found  # the RETRIEVE it becomes answers from this search, not from a second one
         best = found.sources[0]
         turn.notes["in_scope_after_all"] = {"source": best.summary()}
         return DecisionOutput(

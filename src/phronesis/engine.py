@@ -218,6 +218,7 @@ class Engine:
         if load_index:
             await self.heuristics.load_index(progress)
             await self.admission.load_index(progress)
+            await self.routing.documents.embed_missing()
         self.started = load_index
 
     async def _choose_backend(self) -> None:
@@ -235,7 +236,7 @@ class Engine:
             self.index_backend = "hnsw"
         if state is None:
             self.heuristics.repository.vector_column = PgVectorColumn.of("heuristics")
-            self.routing.documents.vector_column = PgVectorColumn.of("routing_documents")
+            self.routing.documents.vector_column = PgVectorColumn.of("routing_passages")
             self.admission.runs.vector_column = PgVectorColumn.of("admission_runs")
         if self.index_backend == "pgvector":
             self.heuristics.use_pgvector(self.database)

@@ -180,3 +180,46 @@ def test_a_vague_question_is_clarified_then_answered(agent: Agent) -> None:
     assert "Plans and pricing" in vague["message"]  # it asks about what the knowledge base has
     answered = agent.route(sid, "The Pro plan, for 10 users")
     assert answered["decision"] == "RETRIEVE" and answered["sources"][0]["id"] == "pricing"  # the best source
+
+
+HANDBOOK = " ".join(
+    [
+        "This handbook explains how our customer success team works with new accounts.",
+        "Every new account is assigned a success manager within two working days of signing.",
+        "The success manager runs a kickoff call that covers goals, timelines and the people involved.",
+        "During the first month we meet weekly to review adoption and answer open questions.",
+        "Training sessions are recorded and shared with everyone who was invited.",
+        "Administrators can invite colleagues from the members page at any time.",
+        "We recommend naming one internal champion who collects feedback from the team.",
+        "Quarterly business reviews look back at usage, outcomes and the plan for the next quarter.",
+        "Feature requests are collected in the portal and reviewed by the product team every month.",
+        "Status updates about incidents are posted on the status page and sent by email.",
+        "Our offices are closed on public holidays, when the on-call team answers urgent tickets.",
+        "Tickets are answered in the order they arrive, with urgent ones first.",
+        "Health scores combine logins, active users and the number of workflows automated.",
+        "When a health score drops, the success manager reaches out to understand why.",
+        "Renewal conversations start ninety days before the end of the contract.",
+        "Customers can request a new success manager if the relationship is not working.",
+        "We publish a newsletter each month with tips, webinars and product news.",
+        "Community meetups happen twice a year in London, Berlin and New York.",
+        "Case studies are written together with the customer and approved before publication.",
+        "Enterprise customers get an audit log that records every change made by every user.",
+    ]
+)
+
+
+def test_a_sentence_deep_in_a_long_document_is_found(agent: Agent) -> None:
+    """The model reads a document's first 256 word pieces: a handbook embedded whole was searched
+    by its first paragraph only, and the audit log in its last sentence was invisible (issue 22).
+    Documents are searched by passage, and the source says which sentence answered."""
+    added = agent.http.post(
+        "/v1/documents",
+        json=[{"id": "handbook", "doc_type": "sop", "title": "Customer success handbook", "text": HANDBOOK}],
+    )
+    assert added.status_code == 201, added.text
+    sid = agent.session(email="dee@umbrella.io", name="Dee")
+    answer = agent.route(sid, "Is there an audit log?")
+    assert answer["decision"] == "RETRIEVE", answer
+    source = answer["sources"][0]
+    assert source["id"] == "handbook"
+    assert source["passage"] == "Customer success handbook: " + HANDBOOK.rsplit(". ", 1)[1]

@@ -1,39 +1,48 @@
-"""The knowledge base the local retriever searches: documents with a type, a date and an embedding.
+"""The knowledge base the local retriever searches: documents with a type, a date and passages.
 
-Their vectors are searched in an in-process index that follows the database's change feed
-(``storage.followed_index``), like heuristics and runs: a document added or deleted by
-another process is found (or no longer found) by the next retrieval, without re-reading
-the tenant's documents.
+A document is searched by its passages (``routing.passages``: the whole document, then each
+sentence), held in an in-process index that follows the database's change feed
+(``storage.followed_index``), like heuristics and runs, or searched in PostgreSQL with pgvector:
+a document added or deleted by another process is found (or no longer found) by the next
+retrieval, without re-reading the tenant's documents.
 """
 
 from __future__ import annotations
 
 import builtins
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import Row, delete, func, select, tuple_
+from sqlalchemy import delete, select
 
 from phronesis.clock import Clock, Instant
-from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.routing.passages import (
+    PARTITION,
+    PassageSource,
+    document_of,
+    passage_key,
+    passage_rows,
+    split_passages,
+)
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, IndexedRow, SnapshotPolicy
+from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
-from phronesis.storage.reembedding import store_embeddings
-from phronesis.storage.tables import routing_documents
+from phronesis.storage.tables import routing_documents, routing_passages
 
 __all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository"]
 
-_PARTITION = ""
-"""A tenant's documents are one partition: retrieval has no hard filter below the tenant."""
+PASSAGES_PER_DOCUMENT = 4
+"""How many passages are searched for each document asked for: several sentences of one document
+may lead, and a document is counted once (at its best passage)."""
 
 
 class DocumentIn(BaseModel):
@@ -64,23 +73,18 @@ class Document(BaseModel):
 class DocumentHit:
     document: Document
     similarity: float
+    """The best passage's cosine similarity to the query."""
     vector: Vectors
+    """The whole document's vector (passage 0, as the model in use embedded it): retrieval
+    compares the sources it keeps with each other by it."""
+    passage: str | None = None
+    """The sentence that matched best, when it was not the whole document."""
 
 
 def _document(values: Mapping[str, Any]) -> Document:
     """A stored row (or the values just inserted) without the columns callers never see."""
     hidden = ("tenant", "embedding", "embedding_model")
     return Document.model_validate({k: v for k, v in values.items() if k not in hidden})
-
-
-def _embedded_text(title: str, text: str) -> str:
-    return f"{title}\n{text}".strip()
-
-
-def _indexed(row: Row[Any, Any, Any, Any, Any, Any]) -> IndexedRow:
-    return IndexedRow(
-        row.tenant, row.id, _PARTITION, _embedded_text(row.title, row.text), row.embedding, row.embedding_model
-    )
 
 
 class DocumentRepository:
@@ -97,38 +101,48 @@ class DocumentRepository:
         self._db = database
         self._embedder = embedder
         self._clock = clock
-        self.changes = ChangeLog(database, "documents")
-        self.vector_column: PgVectorColumn | None = None
-        """Set where the database has pgvector's columns: every write of an embedding fills it too."""
+        self.changes = ChangeLog(database, "passages")
+        self.passages = PassageSource(database, self.changes, clock)
         self.vectors: CollectionIndex = FollowedIndex(
             index or PartitionedIndex(embedder.dimension),
-            self,
+            self.passages,
             self.changes,
             embedder,
             interval_s=follow_interval_s,
             snapshot=snapshot,
         )
 
+    @property
+    def vector_column(self) -> PgVectorColumn | None:
+        """Set where the database has pgvector's columns: every write of a passage's vector fills it too."""
+        return self.passages.vector_column
+
+    @vector_column.setter
+    def vector_column(self, column: PgVectorColumn | None) -> None:
+        self.passages.vector_column = column
+
     async def add(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
-        """Embed and store ``documents`` in one transaction; an existing id is a conflict, nothing stored."""
+        """Embed and store ``documents`` with their passages in one transaction; an existing id is
+        a conflict, nothing stored."""
         if not documents:
             raise InvalidInputError("documents", "at least one document is required")
         ids = [d.id or uuid.uuid4().hex for d in documents]
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
-        vectors = await self._embedder.embed([_embedded_text(d.title, d.text) for d in documents])
+        texts = [split_passages(d.title, d.text) for d in documents]
+        flat = await embed_in_chunks(self._embedder, [t for passages in texts for t in passages])
+        model = self._embedder.model_name
         now = self._clock.now()
-        rows = [
-            d.model_dump(exclude={"id"})
-            | {
-                "tenant": tenant,
-                "id": doc_id,
-                "embedding": vector,
-                "embedding_model": self._embedder.model_name,
-                "created_at": now,
-            }
-            for d, doc_id, vector in zip(documents, ids, vectors, strict=True)
-        ]
+        rows, passages, at = [], [], 0
+        for d, doc_id, own in zip(documents, ids, texts, strict=True):
+            vectors = list(flat[at : at + len(own)])
+            at += len(own)
+            rows.append(
+                d.model_dump(exclude={"id"})
+                | {"tenant": tenant, "id": doc_id, "embedding": vectors[0], "embedding_model": model, "created_at": now}
+            )
+            passages += passage_rows(tenant, doc_id, own, vectors, model)
+        keys = [p["id"] for p in passages]
         async with self._db.transaction() as conn:
             taken = (
                 (
@@ -144,10 +158,11 @@ class DocumentRepository:
             if taken:
                 raise ConflictError("id", f"document {taken[0]!r} already exists")
             await conn.execute(routing_documents.insert(), rows)
-            await self.changes.append(conn, tenant, (("add", doc_id) for doc_id in ids), now)
+            await conn.execute(routing_passages.insert(), passages)
+            await self.changes.append(conn, tenant, (("add", key) for key in keys), now)
             if self.vector_column is not None:
-                await self.vector_column.write(conn, tenant, list(zip(ids, vectors, strict=True)))
-        self.vectors.applied(tenant, _PARTITION, ids, vectors)
+                await self.vector_column.write(conn, tenant, [(p["id"], p["embedding"]) for p in passages])
+        self.vectors.applied(tenant, PARTITION, keys, np.stack([p["embedding"] for p in passages]))
         return [_document(r) for r in rows]
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
@@ -158,76 +173,78 @@ class DocumentRepository:
             return [_document(dict(r._mapping)) for r in rows]
 
     async def delete(self, tenant: str, document_id: str) -> bool:
+        """Delete a document and its passages in one transaction; False if there was none."""
+        p = routing_passages.c
         async with self._db.transaction() as conn:
             result = await conn.execute(
                 delete(routing_documents).where(
                     routing_documents.c.tenant == tenant, routing_documents.c.id == document_id
                 )
             )
+            keys: builtins.list[str] = []
             if result.rowcount:
-                await self.changes.append(conn, tenant, [("remove", document_id)], self._clock.now())
+                keys = list(
+                    (await conn.execute(select(p.id).where(p.tenant == tenant, p.document_id == document_id)))
+                    .scalars()
+                    .all()
+                )
+                await conn.execute(delete(routing_passages).where(p.tenant == tenant, p.document_id == document_id))
+                await self.changes.append(conn, tenant, [("remove", key) for key in keys], self._clock.now())
         if not result.rowcount:
             return False
-        self.vectors.removed(tenant, document_id)
+        for key in keys:
+            self.vectors.removed(tenant, key)
         return True
 
     async def search(self, tenant: str, vector: Vectors, k: int) -> builtins.list[DocumentHit]:
-        """The ``k`` documents most similar to ``vector``, most similar first, with their vectors
-        (retrieval compares the ones it keeps with each other)."""
-        hits = await self.vectors.search(tenant, vector, k)
-        if not hits:
+        """The ``k`` documents whose best passage is most similar to ``vector``, most similar first,
+        with their whole vectors (retrieval compares the ones it keeps with each other) and the
+        sentence that matched."""
+        passages = await self.vectors.search(tenant, vector, k * PASSAGES_PER_DOCUMENT)
+        best: dict[str, tuple[str, float]] = {}
+        for _, key, score in passages:  # most similar first: a document's first passage is its best
+            best.setdefault(document_of(key), (key, score))
+        chosen = list(best.items())[:k]
+        if not chosen:
             return []
-        c = routing_documents.c
+        c, p = routing_documents.c, routing_passages.c
+        wanted = [passage_key(doc_id, 0) for doc_id, _ in chosen] + [key for _, (key, _) in chosen]
         async with self._db.connect() as conn:
-            rows = await conn.execute(
-                select(routing_documents).where(c.tenant == tenant, c.id.in_([h[1] for h in hits]))
-            )
+            rows = await conn.execute(select(routing_documents).where(c.tenant == tenant, c.id.in_(best)))
             found = {row.id: row for row in rows}
-        return [
-            DocumentHit(_document(dict(found[key]._mapping)), score, np.asarray(found[key].embedding, dtype=np.float32))
-            for _, key, score in hits
-            if key in found  # deleted since the index last followed the feed
-        ]
-
-    # ---- what the followed index reads (IndexSource) ---------------------------------------
-
-    async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
-        c = routing_documents.c
-        columns = (c.tenant, c.id, c.title, c.text, c.embedding, c.embedding_model)
-        after: tuple[str, str] = ("", "")
-        while True:
-            async with self._db.connect() as conn:
-                query = select(*columns).where(tuple_(c.tenant, c.id) > after).order_by(c.tenant, c.id)
-                rows = (await conn.execute(query.limit(batch_size))).all()
-            if not rows:
-                return
-            yield [_indexed(r) for r in rows]
-            after = (rows[-1].tenant, rows[-1].id)
-
-    async def rows(self, tenant: str, keys: Sequence[str]) -> builtins.list[IndexedRow]:
-        c = routing_documents.c
-        columns = (c.tenant, c.id, c.title, c.text, c.embedding, c.embedding_model)
-        async with self._db.connect() as conn:
-            rows = await conn.execute(select(*columns).where(c.tenant == tenant, c.id.in_(list(keys))))
-            return [_indexed(r) for r in rows]
-
-    async def count(self) -> int:
-        async with self._db.connect() as conn:
-            return int((await conn.execute(select(func.count()).select_from(routing_documents))).scalar_one())
-
-    async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
-        """Store vectors computed again for documents embedded by another model."""
-        async with self._db.transaction() as conn:
-            await store_embeddings(
-                conn,
-                routing_documents,
-                items,
-                embedding_model,
-                at=self._clock.now(),
-                changes=self.changes,
-                vector_column=self.vector_column,
+            rows = await conn.execute(
+                select(p.id, p.text, p.embedding).where(p.tenant == tenant, p.id.in_(set(wanted)))
             )
+            stored = {row.id: row for row in rows}
+        hits: builtins.list[DocumentHit] = []
+        for doc_id, (key, score) in chosen:
+            whole = stored.get(passage_key(doc_id, 0))
+            if doc_id not in found or whole is None or whole.embedding is None:
+                continue  # deleted since the index last followed the feed
+            matched = stored.get(key)
+            hits.append(
+                DocumentHit(
+                    _document(dict(found[doc_id]._mapping)),
+                    score,
+                    np.asarray(whole.embedding, dtype=np.float32),
+                    matched.text if matched is not None and key != whole.id else None,
+                )
+            )
+        return hits
+
+    async def embed_missing(self, batch: int = 1000) -> int:
+        """Embed the passages that have no vector yet (those of documents stored before passages
+        existed: migration 0012), so pgvector, which loads nothing, searches them too. The
+        in-process index embeds them when it loads; this does it at start-up for every backend."""
+        done = 0
+        while rows := await self.passages.unembedded(batch):
+            vectors = await embed_in_chunks(self._embedder, [row.text for row in rows])
+            await self.passages.set_embeddings(
+                [(row.tenant, row.key, v) for row, v in zip(rows, vectors, strict=True)], self._embedder.model_name
+            )
+            done += len(rows)
+        return done
 
     def use_pgvector(self) -> None:
-        """Search documents with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
-        self.vectors = PgVectorCollection(self._db, PgVectorColumn.of("routing_documents"), partition=None)
+        """Search passages with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
+        self.vectors = PgVectorCollection(self._db, PgVectorColumn.of("routing_passages"), partition=None)

@@ -63,6 +63,7 @@ class LocalRetriever:
                 doc_type=document.doc_type,
                 title=document.title,
                 text=document.text,
+                passage=hit.passage,
                 similarity=sim,
                 recency=recency,
                 quality=quality,

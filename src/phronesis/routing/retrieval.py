@@ -25,6 +25,8 @@ class RetrievedSource(BaseModel):
     doc_type: str
     title: str = ""
     text: str
+    passage: str | None = None
+    """The sentence that matched best (``routing.passages``); None when the whole document did."""
     similarity: float
     recency: float
     quality: float
@@ -32,7 +34,8 @@ class RetrievedSource(BaseModel):
     """Seed 002 rerank: 0.6·similarity + 0.2·recency + 0.2·quality (weights configurable)."""
 
     def summary(self) -> dict[str, Any]:
-        return {"id": self.id, "doc_type": self.doc_type, "title": self.title, "score": round(self.score, 4)}
+        found = {"id": self.id, "doc_type": self.doc_type, "title": self.title, "score": round(self.score, 4)}
+        return found | ({"passage": self.passage} if self.passage else {})
 
 
 class Conflict(BaseModel):

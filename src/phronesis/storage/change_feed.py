@@ -29,7 +29,7 @@ from phronesis.storage.tables import index_changes
 
 __all__ = ["INSERT_CHANGES", "Change", "ChangeCursor", "ChangeLog", "Collection", "FeedReads", "Op", "change_rows"]
 
-Collection = Literal["heuristics", "runs", "documents"]
+Collection = Literal["heuristics", "runs", "passages"]
 Op = Literal["add", "remove"]
 
 LOAD_REPLAY: Final = 1000

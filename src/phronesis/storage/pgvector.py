@@ -56,7 +56,10 @@ true neighbours whatever ``ef_search`` was (recall of matches >= 0.7: 0.985). m=
 the in-process index uses, reach 0.993 at ef_search 100 (benchmarks/bench_index.py); the build
 takes 4.5 times as long (2,152 s at 1M on 2 cores)."""
 
-TABLES: Final = ("heuristics", "admission_runs", "routing_documents")
+TABLES: Final = ("heuristics", "admission_runs", "routing_passages")
+"""The tables searched in PostgreSQL. Routing documents were searched whole until migration 0012
+(``routing.passages``): their passages are searched now, and that migration drops the documents'
+column."""
 
 
 def vector_text(vector: Vectors) -> str:
@@ -119,7 +122,7 @@ class PgVectorColumn:
                 Column("user_id", String(64)),
                 Column("status", String(16)),
             ),
-            "routing_documents": (),
+            "routing_passages": (Column("document_id", String(64)),),
         }
         return cls(_table(name, *extra[name]))
 
@@ -193,9 +196,10 @@ def require(state: str | None) -> None:
         raise ConfigurationError(f"PHRONESIS_INDEX__BACKEND=pgvector: {state}")
 
 
-def ensure_schema(connection: Connection) -> bool:
-    """Add the vector columns and their HNSW indexes, filled from the stored embeddings, if this is
-    PostgreSQL with pgvector available; idempotent. False (nothing done) otherwise."""
+def ensure_schema(connection: Connection, tables: Sequence[str] = TABLES) -> bool:
+    """Add the vector columns and their HNSW indexes to ``tables``, filled from the stored
+    embeddings, if this is PostgreSQL with pgvector available; idempotent. False (nothing done)
+    otherwise. A migration names the tables that exist at its revision."""
     if connection.dialect.name != "postgresql":
         return False
     if connection.execute(text("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")).first() is None:
@@ -205,12 +209,12 @@ def ensure_schema(connection: Connection) -> bool:
             "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() "
             "AND column_name = :column AND table_name = ANY(:tables)"
         ),
-        {"column": COLUMN, "tables": list(TABLES)},
+        {"column": COLUMN, "tables": list(tables)},
     ).scalar_one()
-    if present == len(TABLES):
+    if present == len(tables):
         return True  # every write fills them from here on (see PgVectorColumn.write)
     connection.execute(text("CREATE EXTENSION IF NOT EXISTS vector"))
-    for name in TABLES:
+    for name in tables:
         connection.execute(text(f"ALTER TABLE {name} ADD COLUMN IF NOT EXISTS {COLUMN} vector({DIMENSION})"))
         _backfill(connection, name)
         connection.execute(

@@ -45,6 +45,7 @@ __all__ = [
     "proactive_suppressions",
     "proactive_users",
     "routing_documents",
+    "routing_passages",
     "routing_messages",
     "routing_routers",
     "routing_sessions",
@@ -297,6 +298,19 @@ routing_documents = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("attributes", JSON, nullable=False),
     Index("ix_routing_documents_tenant_created", "tenant", "created_at"),
+)
+
+routing_passages = Table(
+    "routing_passages",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(80), primary_key=True),  # DOCUMENT_ID#N (routing.passages)
+    Column("document_id", String(64), nullable=False),
+    Column("n", Integer, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("embedding", EmbeddingBytes, nullable=True),  # None: not embedded yet (migrated documents)
+    Column("embedding_model", String(128), nullable=True),
+    Index("ix_routing_passages_tenant_document", "tenant", "document_id"),
 )
 
 routing_routers = Table(

@@ -12,16 +12,19 @@ Create Date: 2026-11-25
 
 from alembic import op
 
-from phronesis.storage.pgvector import COLUMN, TABLES, ensure_schema
+from phronesis.storage.pgvector import COLUMN, ensure_schema
 
 revision = "0008"
 down_revision = "0007"
 branch_labels = None
 depends_on = None
 
+TABLES = ("heuristics", "admission_runs", "routing_documents")
+"""The searched tables at this revision (0012 moves routing's search to its passages)."""
+
 
 def upgrade() -> None:
-    ensure_schema(op.get_bind())
+    ensure_schema(op.get_bind(), TABLES)
 
 
 def downgrade() -> None:

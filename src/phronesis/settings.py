@@ -149,10 +149,12 @@ class IndexSettings(BaseModel):
     instead of rebuilding them (then the change feed after them)."""
     snapshot_min_size: int = Field(default=20_000, ge=0)
     """Vectors from which an index is saved (a smaller one is rebuilt from its table in ~1 s)."""
-    pgvector_ef_search: int = Field(default=100, ge=1, le=1000)
+    pgvector_ef_search: int = Field(default=50, ge=1, le=1000)
     """pgvector's ``hnsw.ef_search`` on every connection: search breadth against time. At 1M
-    vectors recall of matches >= 0.7 is 0.984 / 0.993 / 0.996 / 1.0 at 40 / 100 / 128 / 200, for
-    a p50 of 2.4 / 4.4 / 5.8 / 9.9 ms (benchmarks/bench_index.py)."""
+    vectors, on the m=24 graph ``db upgrade`` builds, recall of matches >= 0.7 is 0.988 / 0.992 /
+    0.995 / 0.995 at 30 / 40 / 50 / 100, for a p99 of 5.6 / 6.6-8.9 / 7.1-8.6 / 10.4-13.8 ms
+    (``storage.pgvector.HNSW_M``). A search asking for more rows than this still gets them
+    (pgvector's iterative scan)."""
 
 
 class ApiSettings(BaseModel):

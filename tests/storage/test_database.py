@@ -81,3 +81,38 @@ async def test_the_pgvector_search_breadth_is_a_setting(pgvector_url: str) -> No
             assert (await conn.execute(text("SHOW hnsw.ef_search"))).scalar() == "77"
     finally:
         await database.dispose()
+
+
+async def _graph(database: Database, table: str) -> list[str]:
+    async with database.connect() as conn:
+        found = await conn.execute(
+            text("SELECT reloptions FROM pg_class WHERE relname = :index"), {"index": f"ix_{table}_{PGVECTOR_COLUMN}"}
+        )
+        return list(found.scalar_one())
+
+
+@pytest.mark.pgvector
+async def test_an_index_built_with_other_graph_parameters_is_rebuilt(
+    pgvector_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The default ef_search (50) was measured on the m=24 graph: an m=32 index built by an earlier
+    version would find fewer matches with it, so ``db upgrade`` rebuilds it (migration 0013)."""
+    database = Database(pgvector_url)
+    try:
+        await upgrade(database, "0012")
+        async with database.transaction() as conn:
+            await conn.execute(text(f"DROP INDEX ix_heuristics_{PGVECTOR_COLUMN}"))
+            await conn.execute(
+                text(
+                    f"CREATE INDEX ix_heuristics_{PGVECTOR_COLUMN} ON heuristics USING hnsw "
+                    f"({PGVECTOR_COLUMN} vector_cosine_ops) WITH (m = 32, ef_construction = 128)"
+                )
+            )
+        caplog.set_level("WARNING", logger="phronesis.storage")
+        await upgrade(database)
+        assert await _graph(database, "heuristics") == ["m=24", "ef_construction=128"]
+        assert await _graph(database, "admission_runs") == ["m=24", "ef_construction=128"]  # built so by 0008
+        rebuilt = [r.getMessage() for r in caplog.records if "rebuilding" in r.getMessage()]
+        assert len(rebuilt) == 1 and "heuristics" in rebuilt[0] and "was m=32" in rebuilt[0]
+    finally:
+        await database.dispose()

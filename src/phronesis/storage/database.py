@@ -120,7 +120,7 @@ class Database:
         echo: bool = False,
         pool_size: int = 5,
         search_path: str | None = None,
-        hnsw_ef_search: int = 100,
+        hnsw_ef_search: int = 50,
     ) -> None:
         try:
             parsed = make_url(url)

@@ -115,9 +115,11 @@ async def test_success_stays_canonical_over_a_newer_failure(engine: Engine) -> N
 
 
 async def test_a_worse_run_with_nothing_new_is_not(engine: Engine) -> None:
-    await admit(engine, summary=SUMMARY)
+    success = await admit(engine, summary=SUMMARY)
     worse = await admit(engine, outcome="failure", summary=SUMMARY)
     assert (worse.decision, worse.rule, worse.stored) == ("NOT", "worse_and_nothing_new", False)
+    # a failure is not one more use of the success (issue 23: it inflated the group's usage)
+    assert (await engine.admission.run(T, success.run_id)).duplicate_count == 0
 
 
 async def test_runs_only_meet_runs_of_their_own_scope_and_tenant(engine: Engine) -> None:

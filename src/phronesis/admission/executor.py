@@ -6,7 +6,7 @@ must still be active, and the unique content key refuses a second copy of the sa
 re-plans the batch against fresh state. Seed 003's effects:
 
 - ADD creates the run (task, references and artifacts as related rows);
-- NOT stores nothing but the decision (a duplicate counts one more use of the stored run);
+- NOT stores nothing but the decision (a repeat counts one more use of the stored run, a worse run does not);
 - REPLACE creates the run and marks the old one superseded with ``superseded_by`` and a
   timestamp. Never a delete (Mem0 #1674, #4536: LLM-judged deletes lost data);
 - MERGE creates the run and keeps both active in one merge group whose canonical run is
@@ -127,7 +127,7 @@ class Executor:
         now = self._clock.now()
         run: Run | None = None
         if verdict.decision == "NOT":
-            if verdict.target is not None and not plan.resent:
+            if plan.counts_as_use and verdict.target is not None:
                 await writes.flush(tx)  # the duplicated run may be one this batch has just queued
                 await self._runs.count_duplicate(tx, tenant, verdict.target, now)
         else:

@@ -93,6 +93,16 @@ class Plan:
     def stores(self) -> bool:
         return self.verdict.decision != "NOT"
 
+    @property
+    def counts_as_use(self) -> bool:
+        """A NOT counts one more use of its target only when it repeats it: the same content, or a
+        run at least as good. A failed run decided NOT against a success is not a use of the
+        success (issue 23: it inflated the group's ``usage_count``)."""
+        if self.verdict.decision != "NOT" or self.verdict.target is None or self.resent:
+            return False
+        target = next((c for c in self.nearest if c.run_id == self.verdict.target), None)
+        return target is None or self.prepared.incoming.rank >= target.rank  # None: the same content
+
 
 @dataclass
 class View:

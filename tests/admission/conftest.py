@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from phronesis.admission.judgement import Candidate, Incoming
+from phronesis.admission.task_values import same_values
 
 
 def incoming(
@@ -40,4 +41,6 @@ def candidate(
         references=frozenset(refs),
         artifacts=frozenset(arts),
         same_task=task_id == "t1",
+        task=extra.get("task", "Generate schema"),
+        same_values=same_values(extra.get("task", "Generate schema"), "Generate schema"),
     )

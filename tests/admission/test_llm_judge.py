@@ -12,6 +12,7 @@ from tests.admission.conftest import candidate, incoming
 CANDIDATES = [
     candidate("run-aaa", 0.93, "failure"),
     candidate("run-bbb", 0.9, "success", task_id="t2", refs=("A",)),
+    candidate("run-ccc", 0.96, "success", task_id="t3", task="Generate schema for Globex"),
 ]
 
 
@@ -44,6 +45,8 @@ async def test_the_number_the_llm_names_maps_back_to_the_run_id() -> None:
         ('{"decision": "MERGE", "target_run_id": "run-bbb", "reason": "x"}', "schema_mismatch"),
         ('{"decision": "REPLACE", "reason": "x"}', "missing_target"),
         ('{"decision": "REPLACE", "target_run_id": 2, "reason": "other task"}', "replace_other_task"),
+        ('{"decision": "MERGE", "target_run_id": 3, "reason": "similar"}', "other_task_values"),
+        ('{"decision": "NOT", "target_run_id": 3, "reason": "redundant"}', "other_task_values"),
         ("", "empty_output"),
     ],
 )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from phronesis.admission.models import RunIn
 from phronesis.embeddings.local import LocalSentenceEmbedder
 from phronesis.engine import Engine
 from phronesis.settings import Settings
@@ -35,5 +37,28 @@ async def test_the_seed_scenarios_with_the_real_model(tmp_path: Path) -> None:
         assert (merged.decision, merged.rule) == ("MERGE", "complementary")
         hits = await engine.admission.search("default", "create a database schema", agent_id="s3")
         assert [h.run.id for h in hits] == [better.run_id]
+    finally:
+        await engine.close()
+
+
+@pytest.mark.model
+async def test_templated_tasks_that_differ_only_in_their_values_are_each_added(tmp_path: Path) -> None:
+    """Issue 23: a batch of different invoice runs gave 228 MERGEs of 300 (cosine >= 0.95 between
+    "Process invoice 29 for customer 44" and "… invoice 26 for customer 23"). Each is its own task;
+    the same invoice again is still a duplicate, alone or in a batch."""
+    engine = Engine(Settings(data_dir=tmp_path), embedder=LocalSentenceEmbedder(), llm=None, clock=FixedClock())
+    await engine.start()
+    try:
+        tasks = [f"Process invoice {i} for customer {(i * 7) % 50}" for i in range(1, 61)]
+        runs = [
+            RunIn(task=task, outcome="success", agent_id="billing", steps=["Read the invoice", "Post it"])
+            for task in tasks
+        ]
+        results = await engine.admission.admit_many("default", runs[:30])
+        results += [await engine.admission.admit("default", run) for run in runs[30:]]
+        assert Counter(r.decision for r in results) == {"ADD": 60}, Counter((r.decision, r.rule) for r in results)
+        assert sum(r.rule == "other_values" for r in results) > 0  # they were near-duplicates to the model
+        again = await engine.admission.admit("default", runs[4].model_copy(update={"steps": ["Read it", "Post it"]}))
+        assert (again.decision, again.target_run_id) == ("NOT", results[4].run_id)
     finally:
         await engine.close()

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from phronesis.admission.judgement import Candidate, Incoming
 from phronesis.admission.rule_judge import RuleJudge
+from phronesis.admission.task_values import same_values
 from tests.admission.conftest import candidate, incoming
 
 judge = RuleJudge()
@@ -90,3 +94,21 @@ def test_invariants(new_outcome: str, new_refs: tuple[str, ...], pool: list, thr
         assert target.same_task and target.rank < incoming(new_outcome).rank  # only a worse run of the same task
     if verdict.decision == "ADD":
         assert verdict.target is None
+
+
+def test_a_near_duplicate_of_another_task_naming_other_values_is_add() -> None:
+    """Issue 23: 228 of 300 different invoice runs were merged at cosine >= 0.95 (and one with the
+    same structure would have been dropped as redundant). Another task naming other values is
+    another task, whatever the embedding says."""
+    run = replace(incoming(), task="Process invoice 29 for customer 44", task_id="t9")
+    other = stored_task("Process invoice 26 for customer 23", run)
+    verdict = judge.judge(run, [other], duplicate_threshold=0.95)
+    assert (verdict.decision, verdict.rule) == ("ADD", "other_values")
+    assert "23, 26, 29, 44" in verdict.reason
+    same = stored_task("process invoice 29 for customer 44", run)
+    assert judge.judge(run, [same], duplicate_threshold=0.95).rule == "near_duplicate"
+
+
+def stored_task(task: str, run: Incoming) -> Candidate:
+    """A stored run of another task, as the planner sees it against ``run``."""
+    return replace(candidate(similarity=0.98, task_id="t2"), task=task, same_values=same_values(task, run.task))

@@ -41,6 +41,16 @@ class Candidate:
     same_task: bool
     described: bool = True
     """False for a run below the low threshold whose references and artifacts were not read (no judge sees it)."""
+    task: str = ""
+    """Its task text."""
+    same_values: bool = False
+    """Its task text names the same values as the incoming run's (``task_values``): only then may a
+    run of another task be its duplicate or merge with it."""
+
+    @property
+    def kin(self) -> bool:
+        """The same task, or another task text naming the same values (``task_values``)."""
+        return self.same_task or self.same_values
 
     @property
     def rank(self) -> int:

@@ -139,6 +139,13 @@ class LLMJudge:
         if answer.decision == "REPLACE" and target is not None and not target.same_task:
             # structural guard (Graphiti #1728): only a run of the same task and scope is replaced
             return JudgeFailure("replace_other_task", f"run [{answer.target_run_id}] is another task's", trace)
+        if answer.decision in ("MERGE", "NOT") and target is not None and not target.kin:
+            # the rule judge's rule (task_values): another task naming other values is not this run
+            return JudgeFailure(
+                "other_task_values",
+                f"{answer.decision} with run [{answer.target_run_id}], another task naming other values",
+                trace,
+            )
         reason = " ".join(answer.reason.split())[:1000] or "(no reason given)"
         return Verdict(
             answer.decision,

@@ -22,6 +22,7 @@ from phronesis.admission.rule_judge import RuleJudge
 from phronesis.admission.run_repository import RunRepository, StoredRun
 from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.summaries import Summary
+from phronesis.admission.task_values import same_values
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.settings import AdmissionSettings
@@ -115,7 +116,7 @@ class View:
     retired: set[str] = field(default_factory=set)
 
 
-def _candidate(stored: StoredRun, similarity: float, task_id: str) -> Candidate:
+def _candidate(stored: StoredRun, similarity: float, task_id: str, task: str) -> Candidate:
     return Candidate(
         run_id=stored.id,
         similarity=similarity,
@@ -126,6 +127,8 @@ def _candidate(stored: StoredRun, similarity: float, task_id: str) -> Candidate:
         artifacts=stored.artifacts,
         same_task=stored.task_id == task_id,
         described=stored.described,
+        task=stored.task,
+        same_values=same_values(stored.task, task),
     )
 
 
@@ -235,10 +238,15 @@ class Planner:
             stored = view.stored.get(key)
             if stored is None or stored.status != "active" or key in view.retired:
                 continue
-            out[key] = _candidate(stored, score, p.task_id)
+            out[key] = _candidate(stored, score, p.task_id, p.data.task)
         assert p.vector is not None  # a run left unembedded is an exact duplicate: never searched (see unprepared)
         for candidate, similarity in view.pending.nearest(p.scope, p.vector, self._settings.top_k, skip=view.retired):
-            out[candidate.run_id] = replace(candidate, similarity=similarity, same_task=candidate.task_id == p.task_id)
+            out[candidate.run_id] = replace(
+                candidate,
+                similarity=similarity,
+                same_task=candidate.task_id == p.task_id,
+                same_values=same_values(candidate.task, p.data.task),
+            )
         return sorted(out.values(), key=lambda c: -c.similarity)[: self._settings.top_k]
 
     async def _plan_one(
@@ -321,6 +329,7 @@ class Planner:
             references=run.references,
             artifacts=run.artifacts,
             same_task=True,
+            task=run.task,
         )
         assert p.vector is not None  # a run to be stored was embedded (see unprepared)
         view.pending.add(p.scope, candidate, p.vector)

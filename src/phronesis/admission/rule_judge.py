@@ -2,13 +2,15 @@
 
 Rules, first match wins (candidates are best-first):
 
-1. a candidate with the same structure at or above the duplicate threshold → NOT (scenario 2);
+1. a candidate with the same structure at or above the duplicate threshold → NOT (scenario 2),
+   if it is the same task or another task text naming the same values (``task_values``);
 2. a candidate of the same task with a worse outcome → REPLACE it (scenario 3). REPLACE is
    structural, never on similarity alone: Graphiti #1728 retired 41% of its facts that way;
 3. the best candidate of the same task: the same outcome → MERGE (scenario 4, complementary
    approaches); a worse outcome that brings new references or artifacts → MERGE, the stored
    run stays canonical; a worse outcome with nothing new → NOT;
-4. a near-duplicate of another task's run (≥ the duplicate threshold) → MERGE;
+4. a near-duplicate of another task's run (≥ the duplicate threshold) whose task names the same
+   values → MERGE; naming other values ("invoice 29" / "invoice 26") → ADD (``other_values``);
 5. otherwise the similar runs are other tasks' → ADD (scenario 1 past the pre-filter).
 """
 
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 
 from phronesis.admission.judgement import Candidate, Incoming, Verdict, same_structure
 from phronesis.admission.models import AdmissionDecision
+from phronesis.admission.task_values import task_values
 
 __all__ = ["RuleJudge"]
 
@@ -34,7 +37,7 @@ class RuleJudge:
             return Verdict(decision, target.run_id if target else None, reason, "judge", rule, judge="rules")
 
         for c in candidates:
-            if c.similarity >= duplicate_threshold and same_structure(run, c):
+            if c.similarity >= duplicate_threshold and same_structure(run, c) and c.kin:
                 return verdict(
                     "NOT",
                     c,
@@ -77,12 +80,20 @@ class RuleJudge:
                 "worse_and_nothing_new",
             )
         best = candidates[0] if candidates else None
-        if best is not None and best.similarity >= duplicate_threshold:
+        if best is not None and best.similarity >= duplicate_threshold and best.same_values:
             return verdict(
                 "MERGE",
                 best,
                 f"Near-duplicate of {best.run_id} (similarity {best.similarity:.2f}) with a different task "
                 "text or structure",
                 "near_duplicate_other_task",
+            )
+        if best is not None and best.similarity >= duplicate_threshold:
+            return verdict(
+                "ADD",
+                None,
+                f"The most similar run ({best.run_id}, {best.similarity:.3f}) is another task: its task names "
+                f"other values ({', '.join(sorted(task_values(best.task) ^ task_values(run.task))) or 'none'})",
+                "other_values",
             )
         return verdict("ADD", None, "The similar runs are for other tasks", "different_task")

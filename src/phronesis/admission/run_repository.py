@@ -53,6 +53,7 @@ class StoredRun:
     agent_id: str
     user_id: str
     task_id: str
+    task: str
     summary: str
     outcome: str
     status: str
@@ -105,13 +106,14 @@ _STORED = union_all(
         runs.agent_id,
         runs.user_id,
         runs.task_id,
+        runs.task,
         runs.summary,
         runs.outcome,
         runs.status,
         runs.content_hash,
     ).where(runs.tenant == bindparam("tenant"), runs.id.in_(bindparam("ids", expanding=True))),
     *(
-        select(literal(kind), table.c.run_id, table.c.value, *(null() for _ in range(6))).where(
+        select(literal(kind), table.c.run_id, table.c.value, *(null() for _ in range(7))).where(
             table.c.tenant == bindparam("tenant"), table.c.run_id.in_(bindparam("described", expanding=True))
         )
         for kind, table in (("r", admission_run_references), ("a", admission_run_artifacts))
@@ -264,6 +266,7 @@ class RunRepository:
                 agent_id=agent_id,
                 user_id=user_id,
                 task_id=task_id,
+                task=task,
                 summary=summary,
                 outcome=outcome,
                 status=status,
@@ -272,7 +275,7 @@ class RunRepository:
                 artifacts=frozenset(arts.get(run_id, ())),
                 described=wanted is None or run_id in wanted,
             )
-            for _, run_id, agent_id, user_id, task_id, summary, outcome, status, digest in rows
+            for _, run_id, agent_id, user_id, task_id, task, summary, outcome, status, digest in rows
         }
 
     async def by_content(

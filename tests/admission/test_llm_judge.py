@@ -72,3 +72,15 @@ async def test_run_text_cannot_close_its_delimiter() -> None:
     prompt = llm.requests[0].prompt
     assert prompt.count("</existing_run>") == 1  # only the real closing tag
     assert "likely NOT or MERGE" in prompt
+
+
+async def test_a_cut_off_answer_keeps_its_whole_fields_and_says_so() -> None:
+    """Issue 23: a truncated JSON answer became ADD with no repair attempt."""
+    judge, _ = judge_answering('{"decision": "REPLACE", "target_run_id": 1, "reason": "the new run succe')
+    verdict = await judge.judge(incoming(), CANDIDATES, likely_duplicate=False)
+    assert not isinstance(verdict, JudgeFailure)
+    assert (verdict.decision, verdict.target, verdict.rule) == ("REPLACE", "run-aaa", "repaired_output")
+    assert verdict.reason == "the new run succe (the answer was cut off and closed)"
+    judge, _ = judge_answering('{"decision": "MERGE", "target_ru')  # cut before its target: unusable
+    failure = await judge.judge(incoming(), CANDIDATES, likely_duplicate=False)
+    assert isinstance(failure, JudgeFailure) and failure.reason == "missing_target"

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
+
+from phronesis.api.app import create_app
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.engine import Engine
+from phronesis.settings import Settings
+from phronesis.testing import ScriptedLLM
 from tests.api.conftest import OTHER_KEY, LiveServer
+from tests.loopback import serving_app
 
 PROBLEM = "application/problem+json"
 
@@ -71,3 +81,29 @@ def test_bad_runs_get_problem_details_naming_the_field(live_server: LiveServer, 
         clash = client.post("/v1/runs", json={"id": theirs["run_id"], "task": "T", "outcome": "success"})
         assert clash.status_code == 409
         assert client.post("/v1/runs", content=b"{" * 11 * 1024 * 1024).status_code == 413
+
+
+def test_the_judges_fallbacks_are_counted_in_metrics(tmp_path: Path) -> None:
+    """Issue 23: each fallback is recorded as what it is and counted in /metrics, from the
+    database (every worker reports the same counts)."""
+    answers = [
+        "I would merge these.",  # not JSON: the fail-safe decides
+        '{"decision": "MERGE", "target_run_id": 1, "reason": "both schemas wo',  # cut off: repaired
+        '{"decision": "REPLACE", "reason": "better"}',  # no target: the fail-safe decides
+    ]
+    settings = Settings(
+        data_dir=tmp_path, embeddings={"spec": "hashing:384"}, api={"dev_mode": True}, proactive={"scheduler": False}
+    )
+    engine = Engine(settings, embedder=HashingEmbedder(384), llm=ScriptedLLM(answers))
+    run = {"agent_id": "etl", "task": "Generate schema", "outcome": "success", "summary": "Generated the schema."}
+    with serving_app(create_app(engine, close_engine=True)) as base_url, httpx.Client(base_url=base_url) as client:
+        assert client.post("/v1/runs", json=run).json()["decision"] == "ADD"  # nothing similar: no LLM call
+        decided = [client.post("/v1/runs", json=run | {"references": [f"r{i}"]}).json() for i in range(3)]
+        assert [(d["decision"], d["stage"], d["rule"]) for d in decided] == [
+            ("ADD", "fail_safe", "not_json"),
+            ("MERGE", "judge", "repaired_output"),
+            ("ADD", "fail_safe", "missing_target"),
+        ]
+        metrics = client.get("/metrics").text
+    for reason in ("not_json", "repaired_output", "missing_target"):
+        assert f'phronesis_admission_fallbacks{{reason="{reason}"}} 1.0' in metrics

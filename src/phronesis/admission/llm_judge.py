@@ -10,7 +10,7 @@ the configured fail-safe, never a destructive action.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from string import Template
 from typing import Any
@@ -111,7 +111,7 @@ class LLMJudge:
         request = LLMRequest(
             prompt=prompt, system_prompt=self._system, max_tokens=self._max_tokens, temperature=self._temperature
         )
-        result = await generate_structured(self.llm, request, JudgeAnswer, include_schema=False)
+        result = await generate_structured(self.llm, request, JudgeAnswer, include_schema=False, repair_truncated=True)
         response = result.response
         trace = LLMTrace(
             prompt=prompt,
@@ -123,7 +123,13 @@ class LLMJudge:
         )
         if isinstance(result, StructuredFailure):
             return JudgeFailure(result.reason, result.detail, trace)
-        return self._validate(result.value, candidates, trace)
+        verdict = self._validate(result.value, candidates, trace)
+        if result.repaired and isinstance(verdict, Verdict):
+            # issue 23: a cut-off answer was ADDed with no repair; its whole fields stand, recorded so
+            return replace(
+                verdict, reason=f"{verdict.reason} (the answer was cut off and closed)", rule="repaired_output"
+            )
+        return verdict
 
     @staticmethod
     def _validate(answer: JudgeAnswer, candidates: Sequence[Candidate], trace: LLMTrace) -> Verdict | JudgeFailure:

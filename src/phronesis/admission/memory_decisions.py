@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, tuple_
+from sqlalchemy import func, insert, select, tuple_, union_all
 
 from phronesis.admission.models import AdmissionDecision, MemoryDecision
 from phronesis.storage.database import Database
@@ -80,3 +80,19 @@ class MemoryDecisionRepository:
                 return
             yield [_decision(row) for row in rows]
             after = (rows[-1].created_at, rows[-1].id)
+
+    async def fallbacks(self) -> dict[str, int]:
+        """How many decisions, across tenants, took a fallback or were made from a repaired answer,
+        by reason (``stage`` fail_safe: the LLM judge's answer was unusable, its reason before
+        ``->``; rule ``repaired_output``: a cut-off answer closed). Read from the database, so every
+        worker reports the same counts; the (stage, rule) index keeps it to those rows."""
+        statement = union_all(
+            select(c.rule, func.count()).where(c.stage == "fail_safe").group_by(c.rule),
+            select(c.rule, func.count()).where(c.stage == "judge", c.rule == "repaired_output").group_by(c.rule),
+        )
+        counts: dict[str, int] = {}
+        async with self._db.connect() as conn:
+            for rule, n in await conn.execute(statement):
+                reason = (rule or "unknown").split("->", 1)[0]
+                counts[reason] = counts.get(reason, 0) + int(n)
+        return counts

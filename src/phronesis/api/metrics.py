@@ -35,6 +35,13 @@ class Metrics:
         self.runs_indexed = Gauge(
             "phronesis_runs_indexed", "Active agent runs in the admission vector index", registry=self.registry
         )
+        self.admission_fallbacks = Gauge(
+            "phronesis_admission_fallbacks",
+            "Admissions whose LLM judge's answer was unusable (the fail-safe decided) or cut off and "
+            "repaired (reason repaired_output), by reason; counted in the database, the same on every worker",
+            ["reason"],
+            registry=self.registry,
+        )
         self.loop_failures = Counter(
             "phronesis_background_loop_failures",
             "Failed steps of the server's background loops (each retried with backoff)",

@@ -39,6 +39,9 @@ class StructuredSuccess(Generic[T]):
     value: T
     raw_text: str
     response: LLMResponse
+    repaired: bool = False
+    """The output was cut off (``max_tokens``) and closed here before it validated: the fields it
+    had were whole, what was cut is missing. A decision point records it as such."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,23 +73,104 @@ def extract_json(text: str) -> str | None:
     return text[start : end + 1]
 
 
+@dataclass(slots=True)
+class _Scan:
+    """How far a JSON text got: the brackets still open, whether it stopped in a string, and where
+    it could be cut and closed (after a value or an opening bracket)."""
+
+    open: list[str]
+    in_string: bool = False
+    escaped: bool = False
+    last_complete: int = 0
+    closed: bool = False
+
+    def feed(self, i: int, ch: str) -> None:
+        if self.in_string:
+            if self.escaped:
+                self.escaped = False
+            elif ch == "\\":
+                self.escaped = True
+            elif ch == '"':
+                self.in_string, self.last_complete = False, i + 1
+        elif ch == '"':
+            self.in_string = True
+        elif ch in "{[":
+            self.open.append("}" if ch == "{" else "]")
+            self.last_complete = i + 1
+        elif ch in "}]":
+            if self.open:
+                self.open.pop()
+            self.closed = not self.open  # the outermost object closed (or a stray closing bracket)
+            self.last_complete = i + 1
+        elif ch not in " \t\r\n,:":
+            self.last_complete = i + 1
+
+
+def close_truncated(text: str) -> str | None:
+    """``text`` from its first ``{`` with what a cut-off answer left open closed: an unfinished
+    string, a key without its value, a value cut inside (``12`` of ``123``), a trailing comma,
+    open arrays and objects. None when there is no object, or it was not left open (a closed
+    object that does not parse is not repaired)."""
+    start = text.find("{")
+    if start == -1:
+        return None
+    body, scan = text[start:], _Scan([])
+    for i, ch in enumerate(body):
+        scan.feed(i, ch)
+        if scan.closed:
+            return None  # the object closed: nothing was cut off
+    if scan.in_string:
+        escape = re.search(r"(\\+)(u[0-9a-fA-F]{0,3})?$", body)
+        if escape and len(escape.group(1)) % 2:  # cut inside an escape: \ or \u00 is dropped
+            body = body[: escape.start(1)] + escape.group(1)[:-1]
+        if re.search(r"(?<!\\)(?:\\\\)*\\u[dD][89abAB][0-9a-fA-F]{2}$", body):  # half a surrogate pair
+            body = body[:-6]
+        body += '"'
+        scan.last_complete = len(body)
+    cut = body[: scan.last_complete].rstrip()
+    if not scan.in_string and cut == body.rstrip():  # it stopped inside a bare value (12 of 123, tr of true)
+        cut = re.sub(r"[-+\w.]+$", "", cut).rstrip()
+    # a key with no value yet, or a dangling comma, is dropped
+    cut = re.sub(r',\s*"(?:[^"\\]|\\.)*"\s*:?\s*$', "", cut)
+    cut = re.sub(r'([{,])\s*"(?:[^"\\]|\\.)*"\s*:?\s*$', r"\1", cut)
+    cut = cut.rstrip().rstrip(",")
+    return None if cut.endswith(":") else cut + "".join(reversed(scan.open))
+
+
 def parse_structured(text: str, output_type: type[T]) -> T | StructuredFailure:
     """Validate ``text`` as ``output_type``; a failure says which step broke."""
+    parsed = _parse(text, output_type, repair=False)
+    return parsed[0] if isinstance(parsed, tuple) else parsed
+
+
+def _parse(text: str, output_type: type[T], *, repair: bool) -> tuple[T, bool] | StructuredFailure:
+    """The value and whether a cut-off answer had to be closed first (``close_truncated``, with
+    ``repair``)."""
     if not text.strip():
         return StructuredFailure("empty_output", "the LLM returned no text", raw_text=text)
     candidate = extract_json(text)
-    if candidate is None:
-        return StructuredFailure("not_json", "no JSON object in the output", raw_text=text)
+    repaired = False
     try:
+        if candidate is None:
+            raise json.JSONDecodeError("no JSON object in the output", text, 0)
         data = json.loads(candidate)
     except json.JSONDecodeError as exc:
-        return StructuredFailure("not_json", f"invalid JSON: {exc.msg}", raw_text=text)
+        closed = close_truncated(text) if repair else None
+        if closed is None:
+            detail = "no JSON object in the output" if candidate is None else f"invalid JSON: {exc.msg}"
+            return StructuredFailure("not_json", detail, raw_text=text)
+        try:
+            data = json.loads(closed)
+        except json.JSONDecodeError:
+            return StructuredFailure("not_json", f"cut off, and not repairable: {exc.msg}", raw_text=text)
+        repaired = True
     try:
-        return output_type.model_validate(data)
+        return output_type.model_validate(data), repaired
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(p) for p in first["loc"]) or "(root)"
-        return StructuredFailure("schema_mismatch", f"{where}: {first['msg']}", raw_text=text)
+        cut = " (in an answer that was cut off)" if repaired else ""
+        return StructuredFailure("schema_mismatch", f"{where}: {first['msg']}{cut}", raw_text=text)
 
 
 def schema_instruction(output_type: type[BaseModel]) -> str:
@@ -100,8 +184,11 @@ async def generate_structured(
     output_type: type[T],
     *,
     include_schema: bool = True,
+    repair_truncated: bool = False,
 ) -> StructuredSuccess[T] | StructuredFailure:
-    """Call ``llm`` asking for JSON and validate the answer into ``output_type``."""
+    """Call ``llm`` asking for JSON and validate the answer into ``output_type``. With
+    ``repair_truncated``, an answer cut off before its object closed is closed and validated
+    (``StructuredSuccess.repaired``): a caller that asks for it records it."""
     prompt = request.prompt
     if include_schema:
         prompt = f"{prompt}\n\n{schema_instruction(output_type)}"
@@ -116,7 +203,7 @@ async def generate_structured(
         response = await llm.generate(json_request)
     except LLMError as exc:
         return StructuredFailure("llm_error", f"{exc.reason}: {exc}", error=exc)
-    parsed = parse_structured(response.text, output_type)
+    parsed = _parse(response.text, output_type, repair=repair_truncated)
     if isinstance(parsed, StructuredFailure):
         return StructuredFailure(parsed.reason, parsed.detail, raw_text=response.text, response=response)
-    return StructuredSuccess(value=parsed, raw_text=response.text, response=response)
+    return StructuredSuccess(value=parsed[0], raw_text=response.text, response=response, repaired=parsed[1])

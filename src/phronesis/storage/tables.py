@@ -416,6 +416,7 @@ admission_memory_decisions = Table(
     CheckConstraint("decision IN ('ADD', 'NOT', 'REPLACE', 'MERGE')", name="decision"),
     Index("ix_admission_memory_decisions_created", "tenant", "created_at"),
     Index("ix_admission_memory_decisions_run", "tenant", "run_id"),
+    Index("ix_admission_memory_decisions_stage", "stage", "rule"),
 )
 
 admission_calibrations = Table(

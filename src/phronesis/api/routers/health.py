@@ -48,4 +48,6 @@ async def metrics(request: Request, engine: EngineDep) -> Response:
     registry: Metrics = request.app.state.metrics
     registry.heuristics_indexed.set(len(engine.heuristics.vectors))
     registry.runs_indexed.set(len(engine.admission.index))
+    for reason, count in (await engine.admission.memory_decisions.fallbacks()).items():
+        registry.admission_fallbacks.labels(reason).set(count)
     return Response(generate_latest(registry.registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,19 +1,29 @@
-"""A tenant's calibrated duplicate threshold (``phronesis admission calibrate``), read by every admission."""
+"""A tenant's calibrated duplicate threshold and pair judge (``phronesis admission calibrate``),
+read by every admission (re-read at most every ``cache_s``: another process may calibrate)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.admission.pair_judge import PairJudge
 from phronesis.clock import Clock
 from phronesis.storage.database import Database
 from phronesis.storage.tables import admission_calibrations
 
-__all__ = ["CalibrationStore"]
+__all__ = ["Calibration", "CalibrationStore"]
 
 c = admission_calibrations.c
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    duplicate_threshold: float
+    pair_judge: PairJudge | None
+    """None where it was calibrated before pair judges existed, or with other features."""
 
 
 class CalibrationStore:
@@ -21,23 +31,31 @@ class CalibrationStore:
         self._db = database
         self._clock = clock
         self._cache_s = cache_s
-        self._cache: dict[str, tuple[float, float | None]] = {}
+        self._cache: dict[str, tuple[float, Calibration | None]] = {}
 
-    async def duplicate_threshold(self, tenant: str, *, connection: AsyncConnection | None = None) -> float | None:
-        """The tenant's threshold, re-read at most every ``cache_s`` (another process may calibrate)."""
+    async def current(self, tenant: str, *, connection: AsyncConnection | None = None) -> Calibration | None:
+        """The tenant's calibration, re-read at most every ``cache_s`` (another process may calibrate)."""
         cached = self._cache.get(tenant)
         now = self._clock.monotonic()
         if cached is not None and now - cached[0] < self._cache_s:
             return cached[1]
-        query = select(c.duplicate_threshold).where(c.tenant == tenant)
+        query = select(c.duplicate_threshold, c.details).where(c.tenant == tenant)
         if connection is not None:
-            value = (await connection.execute(query)).scalar_one_or_none()
+            row = (await connection.execute(query)).one_or_none()
         else:
             async with self._db.connect() as conn:
-                value = (await conn.execute(query)).scalar_one_or_none()
-        threshold = None if value is None else float(value)
-        self._cache[tenant] = (now, threshold)
-        return threshold
+                row = (await conn.execute(query)).one_or_none()
+        calibration = None
+        if row is not None:
+            stored = (row.details or {}).get("pair_judge")
+            judge = PairJudge.from_json(stored) if isinstance(stored, dict) else None
+            calibration = Calibration(float(row.duplicate_threshold), judge)
+        self._cache[tenant] = (now, calibration)
+        return calibration
+
+    async def duplicate_threshold(self, tenant: str, *, connection: AsyncConnection | None = None) -> float | None:
+        calibration = await self.current(tenant, connection=connection)
+        return None if calibration is None else calibration.duplicate_threshold
 
     async def get(self, tenant: str) -> dict[str, Any] | None:
         async with self._db.connect() as conn:
@@ -58,7 +76,9 @@ class CalibrationStore:
         async with self._db.transaction() as conn:
             await conn.execute(delete(admission_calibrations).where(c.tenant == tenant))
             await conn.execute(insert(admission_calibrations), values)
-        self._cache[tenant] = (self._clock.monotonic(), threshold)
+        stored = details.get("pair_judge")
+        judge = PairJudge.from_json(stored) if isinstance(stored, dict) else None
+        self._cache[tenant] = (self._clock.monotonic(), Calibration(threshold, judge))
 
     async def clear(self, tenant: str) -> bool:
         async with self._db.transaction() as conn:

@@ -47,6 +47,10 @@ class Candidate:
     """Its task text names the same values as the incoming run's (``task_values``): only then may a
     run of another task be its duplicate or merge with it."""
 
+    duplicate: bool | None = None
+    """The tenant's pair judge's verdict on this pair (``pair_judge``); None where there is none,
+    and the cosine threshold decides (``is_duplicate``)."""
+
     @property
     def kin(self) -> bool:
         """The same task, or another task text naming the same values (``task_values``)."""
@@ -96,3 +100,11 @@ class Verdict:
     rule: str | None
     judge: Literal["llm", "rules"] | None = None
     llm: LLMTrace | None = None
+
+
+def is_duplicate(candidate: Candidate, duplicate_threshold: float) -> bool:
+    """Whether a candidate says what the incoming run says: the tenant's pair judge where one is
+    fitted (``admission calibrate``), else its cosine at or above the duplicate threshold."""
+    if candidate.duplicate is not None:
+        return candidate.duplicate
+    return candidate.similarity >= duplicate_threshold

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ from phronesis.admission.graph_export import ExportFormat, TextSink, export_grap
 from phronesis.admission.llm_judge import LLMJudge
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import AdmissionDecision, AdmissionResult, MemoryDecision, Run, RunIn, SearchHit
+from phronesis.admission.pair_judge import fit_pair_judge
 from phronesis.admission.pairs import LabelledPair, Objective, calibrate_threshold, pair_metrics, pair_similarities
 from phronesis.admission.planner import Planner
 from phronesis.admission.run_index import RunIndex
@@ -147,17 +149,28 @@ class AdmissionModule:
         min_precision: float = 0.9,
         save: bool = True,
     ) -> dict[str, Any]:
-        """Pick the tenant's duplicate threshold from labelled pairs (and keep it, unless ``save`` is off)."""
+        """Fit the tenant's duplicate decision on labelled pairs (and keep it, unless ``save`` is off):
+        the cosine threshold (``objective``), and the pair judge (``pair_judge``) that admissions
+        use in its place. The metrics are on the pairs it was fitted on: measure on others with
+        ``evaluate_pairs``."""
         similarity = await pair_similarities(pairs, self.embedder)
         truth = [p.duplicate for p in pairs]
         threshold = calibrate_threshold(similarity, truth, objective=objective, min_precision=min_precision)
         metrics = pair_metrics(similarity, truth, threshold)
+        texts = [(p.first, p.second) for p in pairs]
+        judge = await asyncio.to_thread(fit_pair_judge, texts, similarity, truth)
+        judged = judge.probabilities(texts, similarity)
+        judge_metrics = pair_metrics(judged, truth, judge.threshold)
         details = {"objective": objective, "embedding_model": self.embedder.model_name} | (
             {"min_precision": min_precision} if objective == "precision" else {}
         )
         if save:
-            await self.calibrations.save(tenant, threshold, details | {"metrics": metrics})
-        return details | {"saved": save} | metrics
+            await self.calibrations.save(
+                tenant,
+                threshold,
+                details | {"metrics": metrics, "pair_judge": judge.to_json(), "pair_judge_metrics": judge_metrics},
+            )
+        return details | {"saved": save} | metrics | {"pair_judge": judge_metrics}
 
     async def evaluate_pairs(
         self, tenant: str, pairs: Sequence[LabelledPair], *, threshold: float | None = None
@@ -170,5 +183,17 @@ class AdmissionModule:
                 (stored, "calibrated") if stored is not None else (self.settings.duplicate_threshold, "settings")
             )
         similarity = await pair_similarities(pairs, self.embedder)
-        metrics = pair_metrics(similarity, [p.duplicate for p in pairs], threshold)
-        return {"threshold_source": source, "embedding_model": self.embedder.model_name} | metrics
+        truth = [p.duplicate for p in pairs]
+        metrics = pair_metrics(similarity, truth, threshold)
+        calibration = await self.calibrations.current(tenant)
+        judge = None if calibration is None else calibration.pair_judge
+        judged = (
+            None
+            if judge is None
+            else pair_metrics(
+                judge.probabilities([(p.first, p.second) for p in pairs], similarity), truth, judge.threshold
+            )
+        )
+        return (
+            {"threshold_source": source, "embedding_model": self.embedder.model_name} | metrics | {"pair_judge": judged}
+        )

@@ -16,6 +16,7 @@ import numpy as np
 from phronesis.admission.judgement import Candidate, Incoming, Verdict
 from phronesis.admission.llm_judge import JudgeFailure, LLMJudge
 from phronesis.admission.models import RunIn
+from phronesis.admission.pair_judge import PairJudge
 from phronesis.admission.pending_runs import PendingRuns
 from phronesis.admission.prefilter import Screening, prefilter
 from phronesis.admission.rule_judge import RuleJudge
@@ -192,11 +193,15 @@ class Planner:
             self._check_explicit(p, view)
         return view
 
-    async def decide(self, batch: Sequence[Prepared], view: View, *, duplicate_threshold: float) -> list[Plan]:
-        """Plan each run in order; a run sees the runs planned before it (the batch deduplicates itself)."""
+    async def decide(
+        self, batch: Sequence[Prepared], view: View, *, duplicate_threshold: float, pair_judge: PairJudge | None = None
+    ) -> list[Plan]:
+        """Plan each run in order; a run sees the runs planned before it (the batch deduplicates
+        itself). With the tenant's ``pair_judge``, it decides which candidates are duplicates
+        (``judgement.is_duplicate``); without one, the cosine threshold does."""
         plans = []
         for p in batch:
-            plan = await self._plan_one(p, view.hits[p.position], view, duplicate_threshold)
+            plan = await self._plan_one(p, view.hits[p.position], view, duplicate_threshold, pair_judge)
             plans.append(plan)
             self._remember(plan, view)
         return plans
@@ -249,8 +254,24 @@ class Planner:
             )
         return sorted(out.values(), key=lambda c: -c.similarity)[: self._settings.top_k]
 
+    def _judged(self, p: Prepared, nearest: list[Candidate], judge: PairJudge) -> list[Candidate]:
+        """The candidates a judge will see (at or above the low threshold), with the pair judge's
+        verdict on each: does it say what this run says?"""
+        low = self._settings.low_similarity
+        seen = [c for c in nearest if c.similarity >= low]
+        if not seen:
+            return nearest
+        said = judge.duplicates([(p.summary.text, c.summary) for c in seen], [c.similarity for c in seen])
+        verdicts = {c.run_id: duplicate for c, duplicate in zip(seen, said, strict=True)}
+        return [replace(c, duplicate=verdicts[c.run_id]) if c.run_id in verdicts else c for c in nearest]
+
     async def _plan_one(
-        self, p: Prepared, found: list[tuple[str, float]], view: View, duplicate_threshold: float
+        self,
+        p: Prepared,
+        found: list[tuple[str, float]],
+        view: View,
+        duplicate_threshold: float,
+        pair_judge: PairJudge | None = None,
     ) -> Plan:
         s = self._settings
         stored = view.stored.get(p.run_id)
@@ -261,6 +282,8 @@ class Planner:
             return Plan(p, verdict, [], duplicate_threshold, resent=True)
         exact = view.hashes.get((*p.scope, p.content_hash))
         nearest = [] if exact is not None else self._nearest(p, found, view)
+        if pair_judge is not None and nearest:
+            nearest = self._judged(p, nearest, pair_judge)
         if exact is None and p.data.replaces is not None:
             target = p.data.replaces
             verdict = Verdict(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from phronesis.admission.judgement import Candidate, Incoming, Verdict, same_structure
+from phronesis.admission.judgement import Candidate, Incoming, Verdict, is_duplicate, same_structure
 
 __all__ = ["Screening", "prefilter"]
 
@@ -52,4 +52,4 @@ def prefilter(
             "below_low_similarity",
         )
     candidates = [c for c in nearest if c.similarity >= low_similarity]
-    return Screening(candidates, best.similarity >= duplicate_threshold and same_structure(run, best))
+    return Screening(candidates, is_duplicate(best, duplicate_threshold) and same_structure(run, best))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from phronesis.admission.judgement import Candidate, Incoming, Verdict, same_structure
+from phronesis.admission.judgement import Candidate, Incoming, Verdict, is_duplicate, same_structure
 from phronesis.admission.models import AdmissionDecision
 from phronesis.admission.task_values import task_values
 
@@ -37,7 +37,7 @@ class RuleJudge:
             return Verdict(decision, target.run_id if target else None, reason, "judge", rule, judge="rules")
 
         for c in candidates:
-            if c.similarity >= duplicate_threshold and same_structure(run, c) and c.kin:
+            if is_duplicate(c, duplicate_threshold) and same_structure(run, c) and c.kin:
                 return verdict(
                     "NOT",
                     c,
@@ -80,7 +80,7 @@ class RuleJudge:
                 "worse_and_nothing_new",
             )
         best = candidates[0] if candidates else None
-        if best is not None and best.similarity >= duplicate_threshold and best.same_values:
+        if best is not None and is_duplicate(best, duplicate_threshold) and best.same_values:
             return verdict(
                 "MERGE",
                 best,
@@ -88,7 +88,7 @@ class RuleJudge:
                 "text or structure",
                 "near_duplicate_other_task",
             )
-        if best is not None and best.similarity >= duplicate_threshold:
+        if best is not None and is_duplicate(best, duplicate_threshold):
             return verdict(
                 "ADD",
                 None,

@@ -85,7 +85,7 @@ class AdmissionService:
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
         known: Mapping[tuple[str, str, str], tuple[str, str]] | None = lookup
         for attempt in range(1, self._settings.max_attempts + 1):
-            calibrated = await parts.calibrations.duplicate_threshold(tenant)  # cached: rarely a read
+            calibrated = await parts.calibrations.current(tenant)  # cached: rarely a read
             while True:
                 view = await parts.planner.load(tenant, prepared, hashes=known)
                 known = None
@@ -96,8 +96,9 @@ class AdmissionService:
                 again = [Identified(p.position, p.data, p.run_id, p.task_id, p.content_hash) for p in missing]
                 redone = {p.position: p for p in await self._prepare(again, {}, batch=batch)}
                 prepared = [redone.get(p.position, p) for p in prepared]
-            threshold = self._settings.duplicate_threshold if calibrated is None else calibrated
-            plans = await parts.planner.decide(prepared, view, duplicate_threshold=threshold)
+            threshold = self._settings.duplicate_threshold if calibrated is None else calibrated.duplicate_threshold
+            judge = None if calibrated is None else calibrated.pair_judge
+            plans = await parts.planner.decide(prepared, view, duplicate_threshold=threshold, pair_judge=judge)
             try:
                 return await parts.executor.execute(tenant, plans, batch_id=batch_id)
             except (StalePlan, ConflictError) as exc:

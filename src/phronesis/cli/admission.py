@@ -191,7 +191,8 @@ def calibrate(
     save: Annotated[bool, typer.Option("--save/--no-save", help="Keep it as the tenant's threshold.")] = True,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Pick the duplicate threshold from labelled pairs; print JSON with its precision, recall, F1, accuracy."""
+    """Fit the duplicate decision on labelled pairs: the cosine threshold, and the pair judge that
+    admissions use in its place. Prints JSON with precision, recall, F1 and accuracy of both."""
     if objective not in ("accuracy", "f1", "precision"):
         raise fail(f"--objective must be accuracy, f1 or precision, not {objective!r}")
     chosen: Literal["accuracy", "f1", "precision"] = objective  # type: ignore[assignment]  # checked above
@@ -215,7 +216,8 @@ def evaluate_pairs(
     ] = None,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Print JSON: precision, recall, F1 and accuracy of "is this a duplicate" on labelled pairs."""
+    """Print JSON: precision, recall, F1 and accuracy of "is this a duplicate" on labelled pairs,
+    for the threshold and (under "pair_judge") the tenant's pair judge, if it has one."""
     try:
         labelled = read_pairs(pairs)
     except InvalidInputError as exc:

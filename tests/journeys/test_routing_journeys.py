@@ -223,3 +223,24 @@ def test_a_sentence_deep_in_a_long_document_is_found(agent: Agent) -> None:
     source = answer["sources"][0]
     assert source["id"] == "handbook"
     assert source["passage"] == "Customer success handbook: " + HANDBOOK.rsplit(". ", 1)[1]
+
+
+def test_an_earlier_question_does_not_answer_the_next_one(agent: Agent) -> None:
+    """Found by a fresh-clone trial: after a pricing question, "How many vacation days do I get?"
+    searched "How much … cost? How many vacation days …" and was answered from the price list,
+    high band. A question that stands alone is searched alone; one that leans on the last turn
+    ("And for the Pro plan?") still gets it."""
+    handbook = {
+        "id": "leave",
+        "doc_type": "general",
+        "title": "Employee handbook",
+        "text": " ".join(HANDBOOK.split(". ")[:8])
+        + ". Requests for vacation should be submitted through the HR portal two weeks ahead.",
+    }
+    assert agent.http.post("/v1/documents", json=[handbook]).status_code == 201
+    sid = agent.session()
+    assert agent.route(sid, "How much does the Pro plan cost?")["sources"][0]["id"] == "pricing"
+    leave = agent.route(sid, "How many vacation days do I get?")
+    assert leave["decision"] == "RETRIEVE" and [s["id"] for s in leave["sources"]] == ["leave"], leave
+    unknown = agent.route(agent.session(), "What is your data retention policy?")
+    assert unknown["decision"] == "CLARIFY" and unknown["sources"] == [], unknown  # nothing says it

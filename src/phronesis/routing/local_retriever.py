@@ -72,7 +72,9 @@ class LocalRetriever:
             scored.append((source, i))
         scored.sort(key=lambda pair: -pair[0].score)
         floor = s.retrieval_min_score if min_score is None else min_score
-        kept = [(src, i) for src, i in scored[:top_k] if src.score >= floor]
+        kept = [
+            (src, i) for src, i in scored[:top_k] if src.score >= floor and src.similarity >= s.retrieval_min_similarity
+        ]
         sources = [src for src, _ in kept]
         conflicts = (
             find_conflicts(sources, np.stack([hits[i].vector for _, i in kept]), similarity=s.conflict_similarity)

@@ -9,6 +9,7 @@ confirm, or that nothing was found.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from phronesis.routing.retrieval import RetrievedSource
@@ -76,3 +77,16 @@ def which_one(titles: Sequence[str], actions: Sequence[str]) -> str:
 
 def nothing_found() -> str:
     return "I could not find that in our documentation. Could you rephrase it, or say which product or plan you mean?"
+
+
+_ANAPHORA = re.compile(
+    r"^\s*(and|or|but|also|so|then|what about|how about|same)\b|\b(it|its|that|this|these|those|they|them|one|ones)\b",
+    re.IGNORECASE,
+)
+
+
+def leans_on_history(query: str) -> bool:
+    """A query that cannot be searched alone: it continues the last turn ("And for the Pro
+    plan?", "What about annual?") or points back at it ("Is it encrypted?", "How much is that?").
+    Three words or fewer count too ("Team plan?")."""
+    return len(query.split()) <= 3 or _ANAPHORA.search(query) is not None

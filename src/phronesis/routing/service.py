@@ -44,6 +44,7 @@ from phronesis.routing.decisions import (
 from phronesis.routing.llm_router import LLMRouter, RouterHints
 from phronesis.routing.local_router import LocalPrediction
 from phronesis.routing.models import Band, RouteRequest, RouteResult, RouterPath
+from phronesis.routing.questions import leans_on_history
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult, Retriever
 from phronesis.routing.routers import RouterResolver
 from phronesis.routing.sensitive import TopicMatcher
@@ -495,11 +496,17 @@ class RoutingService:
         band = self._band(confidence)
         empty = turn.retrieval is not None and not turn.retrieval.sources
         if (band == "medium" or empty) and output.decision is Decision.RETRIEVE and turn.retrieval is not None:
-            # seed 002's "retrieve more": a wider search with the conversation's last user turn
+            # seed 002's "retrieve more": a wider search, with the conversation's last user turn when
+            # the query leans on it ("And for the Pro plan?"); a question that stands alone is searched
+            # alone (a fresh-clone trial: after a pricing question, "How many vacation days do I get?"
+            # was answered from the price list, high band)
+            base = output.retrieval_query or turn.query
             earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
-            query = " ".join([*earlier, output.retrieval_query or turn.query])
+            query = " ".join([*earlier, base]) if earlier and leans_on_history(base) else base
             if await self._retrieve(tenant, turn, query=query, top_k=2 * s.retrieval_top_k):
                 turn.retrieved_more = True
+                if query != base:  # the record says what was searched
+                    output = output.model_copy(update={"retrieval_query": query})
                 turn.composite = self._composite(turn)
                 confidence = self._blend(turn)
                 band = self._band(confidence)

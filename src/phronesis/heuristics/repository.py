@@ -34,7 +34,7 @@ from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
 from phronesis.storage.pgvector import PgVectorColumn
-from phronesis.storage.reembedding import store_embeddings
+from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import confidence_events, heuristics
 
 __all__ = ["HeuristicRepository"]
@@ -492,13 +492,12 @@ class HeuristicRepository:
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         """Store vectors computed again (another model): other processes re-read these rows."""
-        async with self._db.transaction() as conn:
-            await store_embeddings(
-                conn,
-                heuristics,
-                items,
-                embedding_model,
-                at=self._clock.now(),
-                changes=self.changes,
-                vector_column=self.vector_column,
-            )
+        await store_embeddings_now(
+            self._db,
+            heuristics,
+            items,
+            embedding_model,
+            at=self._clock.now(),
+            changes=self.changes,
+            vector_column=self.vector_column,
+        )

@@ -25,7 +25,7 @@ from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
 from phronesis.storage.pgvector import PgVectorColumn
-from phronesis.storage.reembedding import store_embeddings
+from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import routing_passages
 
 __all__ = ["PARTITION", "PassageSource", "document_of", "passage_key", "split_passages"]
@@ -143,16 +143,15 @@ class PassageSource:
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         """Store vectors computed for passages not embedded yet, or embedded by another model."""
-        async with self._db.transaction() as conn:
-            await store_embeddings(
-                conn,
-                routing_passages,
-                items,
-                embedding_model,
-                at=self._clock.now(),
-                changes=self._changes,
-                vector_column=self.vector_column,
-            )
+        await store_embeddings_now(
+            self._db,
+            routing_passages,
+            items,
+            embedding_model,
+            at=self._clock.now(),
+            changes=self._changes,
+            vector_column=self.vector_column,
+        )
 
     async def unembedded(self, limit: int = 1000) -> list[IndexedRow]:
         """Passages with no vector yet (written by the migration for documents stored before

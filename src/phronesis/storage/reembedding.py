@@ -11,9 +11,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Vectors
 from phronesis.storage.change_feed import ChangeLog
+from phronesis.storage.database import Database
 from phronesis.storage.pgvector import PgVectorColumn
 
-__all__ = ["store_embeddings"]
+__all__ = ["store_embeddings", "store_embeddings_now"]
 
 
 async def store_embeddings(
@@ -40,3 +41,18 @@ async def store_embeddings(
             await changes.append(connection, tenant, (("add", key) for key, _ in mine), at)
         if vector_column is not None:
             await vector_column.write(connection, tenant, mine)
+
+
+async def store_embeddings_now(
+    database: Database,
+    table: Table,
+    items: Sequence[tuple[str, str, Vectors]],
+    model: str,
+    *,
+    at: datetime,
+    changes: ChangeLog | None,
+    vector_column: PgVectorColumn | None,
+) -> None:
+    """``store_embeddings`` in a transaction of its own (what a followed index's source does)."""
+    async with database.transaction() as connection:
+        await store_embeddings(connection, table, items, model, at=at, changes=changes, vector_column=vector_column)

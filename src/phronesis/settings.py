@@ -453,6 +453,9 @@ class AdmissionSettings(BaseModel):
     max_batch: int = Field(default=1000, ge=1, le=100_000)
     """Most runs one batch admits (one transaction)."""
     calibration_cache_sec: float = Field(default=5.0, ge=0.0, le=3600.0)
+    superseded_retention_days: float | None = Field(default=None, gt=0.0, le=36_500.0)
+    """Delete runs superseded longer ago than this (the server's hourly purge, ``phronesis
+    admission purge``). None (the default): keep them, as seed 003 does (REPLACE never deletes)."""
     """How long a process trusts the tenant's calibrated threshold before re-reading it."""
     max_attempts: int = Field(default=3, ge=1, le=10)
     """A batch that meets a concurrent writer's change (target superseded, same run stored) is re-decided."""

@@ -107,3 +107,15 @@ def test_the_judges_fallbacks_are_counted_in_metrics(tmp_path: Path) -> None:
         metrics = client.get("/metrics").text
     for reason in ("not_json", "repaired_output", "missing_target"):
         assert f'phronesis_admission_fallbacks{{reason="{reason}"}} 1.0' in metrics
+
+
+def test_a_run_is_deleted_once(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        run = {"agent_id": f"del-{unique}", "task": "Generate schema", "outcome": "failure", "summary": "Tried."}
+        failed = client.post("/v1/runs", json=run).json()
+        better = client.post("/v1/runs", json=run | {"outcome": "success"}).json()
+        assert better["decision"] == "REPLACE"
+        assert client.delete(f"/v1/runs/{better['run_id']}").status_code == 204
+        assert client.get(f"/v1/runs/{failed['run_id']}").json()["status"] == "active"
+        again = client.delete(f"/v1/runs/{better['run_id']}")
+        assert again.status_code == 404 and again.headers["content-type"] == PROBLEM

@@ -61,6 +61,7 @@ def test_user_errors_are_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> 
         ["admission", "export", "--format", "dot"],
         ["admission", "calibrate", str(pairs)],
         ["admission", "calibrate", str(tmp_path / "missing.tsv")],
+        ["admission", "delete", "no-such-run"],
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
@@ -80,3 +81,16 @@ def test_calibrate_then_evaluate_pairs(cli: CliRunner, tmp_path: Path) -> None:
     assert {"precision", "recall", "f1", "accuracy"} <= set(evaluated)
     fixed = json.loads(cli.invoke(app, ["admission", "evaluate-pairs", str(pairs), "--threshold", "1.0"]).stdout)
     assert (fixed["threshold_source"], fixed["recall"]) == ("argument", 0.0)
+
+
+def test_delete_and_purge(cli: CliRunner) -> None:
+    base = ["admission", "admit", "--task", "Generate schema", "--json"]
+    failed = json.loads(cli.invoke(app, [*base, "--outcome", "failure"]).stdout)
+    better = json.loads(cli.invoke(app, [*base, "--outcome", "success"]).stdout)
+    assert better["decision"] == "REPLACE"
+    deleted = cli.invoke(app, ["admission", "delete", better["run_id"]])
+    assert (
+        deleted.exit_code == 0
+        and deleted.stdout.strip() == f"deleted {better['run_id']}; active again: {failed['run_id']}"
+    )
+    assert cli.invoke(app, ["admission", "purge"]).stdout.strip() == "purged 0 superseded run(s)"  # retention is off

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any
 
 from phronesis.admission.calibration_store import CalibrationStore
@@ -15,6 +16,7 @@ from phronesis.admission.models import AdmissionDecision, AdmissionResult, Memor
 from phronesis.admission.pair_judge import fit_pair_judge
 from phronesis.admission.pairs import LabelledPair, Objective, calibrate_threshold, pair_metrics, pair_similarities
 from phronesis.admission.planner import Planner
+from phronesis.admission.removal import DeletedRun, RunRemoval
 from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.run_vectors import PgVectorRuns, RunVectors
@@ -93,6 +95,7 @@ class AdmissionModule:
             ),
         )
         self._search = RunSearch(self.runs, index, self.embedder)
+        self.removal = RunRemoval(self._database, self._clock, index)
 
     def use_pgvector(self) -> None:
         """Search runs with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
@@ -128,6 +131,18 @@ class AdmissionModule:
 
     async def run(self, tenant: str, run_id: str) -> Run:
         return await self.runs.get(tenant, run_id)
+
+    async def delete_run(self, tenant: str, run_id: str) -> DeletedRun:
+        """Delete a run: what it superseded is active again, its group re-elects (``removal``)."""
+        return await self.removal.delete(tenant, run_id)
+
+    async def purge_superseded(self, older_than: timedelta | None = None) -> int:
+        """Delete runs superseded longer ago than ``older_than`` (default: the retention setting;
+        0 when it is off)."""
+        days = self.settings.superseded_retention_days
+        if older_than is None and days is None:
+            return 0
+        return await self.removal.purge_superseded(older_than if older_than is not None else timedelta(days=days or 0))
 
     async def list_runs(self, tenant: str, **filters: Any) -> list[Run]:
         return await self.runs.list(tenant, **filters)

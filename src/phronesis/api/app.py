@@ -40,10 +40,15 @@ PURGE_INTERVAL_S = 3600.0
 
 
 async def _purge(engine: Engine) -> None:
-    """Time-based retention (``audit.retention_days``), whatever the table size."""
+    """Time-based retention (``audit.retention_days``; superseded runs after
+    ``admission.superseded_retention_days`` where it is set), whatever the table size."""
     purged = await engine.purge_decisions()
     if purged:
         log.info("purged %d decision records older than %g days", purged, engine.settings.audit.retention_days)
+    runs = await engine.admission.purge_superseded()
+    if runs:
+        days = engine.settings.admission.superseded_retention_days
+        log.info("purged %d runs superseded more than %g days ago", runs, days)
 
 
 async def _proactive_tick(engine: Engine) -> None:

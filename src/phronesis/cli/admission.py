@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -113,6 +114,31 @@ def admit(
         raise fail(str(invalid_input(exc))) from None
     result = with_engine(lambda engine: engine.admission.admit(tenant, run))
     typer.echo(result.model_dump_json(indent=2) if as_json else _describe(result))
+
+
+@admission_app.command("delete")
+def delete_run(
+    run_id: Annotated[str, typer.Argument(help="The run to delete.")],
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Delete a run. Runs it had replaced are active again; its merge group chooses its canonical run again."""
+    deleted = with_engine(lambda engine: engine.admission.delete_run(tenant, run_id))
+    again = f"; active again: {', '.join(deleted.restored)}" if deleted.restored else ""
+    group = f"; its group's canonical run: {deleted.canonical}" if deleted.canonical else ""
+    typer.echo(f"deleted {deleted.run_id}{again}{group}")
+
+
+@admission_app.command("purge")
+def purge(
+    older_than_days: Annotated[
+        float | None,
+        typer.Option(min=0.0, help="Default: PHRONESIS_ADMISSION__SUPERSEDED_RETENTION_DAYS (off: nothing purged)."),
+    ] = None,
+) -> None:
+    """Delete runs superseded longer ago than --older-than-days, with their references and artifacts."""
+    older = None if older_than_days is None else timedelta(days=older_than_days)
+    purged = with_engine(lambda engine: engine.admission.purge_superseded(older))
+    typer.echo(f"purged {purged} superseded run(s)")
 
 
 @admission_app.command("search")

@@ -367,6 +367,8 @@ admission_runs = Table(
     UniqueConstraint("tenant", "agent_id", "user_id", "content_hash", name="uq_admission_runs_content"),
     Index("ix_admission_runs_scope_task", "tenant", "agent_id", "user_id", "task_id"),
     Index("ix_admission_runs_group", "tenant", "merge_group"),
+    Index("ix_admission_runs_superseded_by", "tenant", "superseded_by"),
+    Index("ix_admission_runs_superseded_at", "status", "superseded_at"),
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from phronesis.admission.models import (
@@ -102,6 +102,17 @@ async def list_runs(
 @router.get("/v1/runs/{run_id}", summary="One run, superseded or not")
 async def get_run(run_id: RunIdPath, engine: EngineDep, tenant: TenantDep) -> Run:
     return await engine.admission.run(tenant, run_id)
+
+
+@router.delete(
+    "/v1/runs/{run_id}",
+    status_code=204,
+    response_class=Response,
+    summary="Delete a run: the runs it superseded are active again, its merge group chooses its canonical run again",
+)
+async def delete_run(run_id: RunIdPath, engine: EngineDep, tenant: TenantDep) -> Response:
+    await engine.admission.delete_run(tenant, run_id)
+    return Response(status_code=204)
 
 
 @router.get("/v1/memory-decisions", summary="Seed 003's MemoryDecision records, newest first")

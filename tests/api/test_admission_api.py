@@ -119,3 +119,19 @@ def test_a_run_is_deleted_once(live_server: LiveServer, unique: str) -> None:
         assert client.get(f"/v1/runs/{failed['run_id']}").json()["status"] == "active"
         again = client.delete(f"/v1/runs/{better['run_id']}")
         assert again.status_code == 404 and again.headers["content-type"] == PROBLEM
+
+
+def test_a_decision_is_undone_once(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        run = {"agent_id": f"undo-{unique}", "task": "Generate schema", "outcome": "failure", "summary": "Tried."}
+        failed = client.post("/v1/runs", json=run).json()
+        better = client.post("/v1/runs", json=run | {"outcome": "success"}).json()
+        undone = client.post(f"/v1/memory-decisions/{better['decision_id']}/undo")
+        assert undone.status_code == 200, undone.text
+        assert (undone.json()["deleted_run_id"], undone.json()["restored"]) == (better["run_id"], [failed["run_id"]])
+        assert client.get(f"/v1/runs/{failed['run_id']}").json()["status"] == "active"
+        again = client.post(f"/v1/memory-decisions/{better['decision_id']}/undo")
+        assert again.status_code == 409 and again.headers["content-type"] == PROBLEM
+        assert again.json()["field"] == "decision_id"
+        record = client.get(f"/v1/decisions/{undone.json()['undo_id']}").json()
+        assert (record["path"], record["action"]) == ("undo", "UNDO")

@@ -42,6 +42,22 @@ class StalePlan(Exception):
     """A plan's precondition no longer holds: another writer changed memory since it was planned."""
 
 
+class _Prior:
+    """What an admission changed in runs other than its own, as they were before (each field as
+    first seen): what ``POST /v1/memory-decisions/{id}/undo`` restores exactly (``removal``)."""
+
+    def __init__(self) -> None:
+        self.runs: dict[str, dict[str, Any]] = {}
+
+    def keep(self, run_id: str, **fields: Any) -> None:
+        before = self.runs.setdefault(run_id, {})
+        for name, value in fields.items():
+            before.setdefault(name, value)
+
+    def record(self, created: str | None, counted_use: str | None) -> dict[str, Any]:
+        return {"created": created, "runs": self.runs, "counted_use": counted_use}
+
+
 @dataclass(frozen=True, slots=True)
 class _Membership:
     merge_group: str | None
@@ -79,18 +95,21 @@ class Executor:
         self._index.committed(tenant, changes)  # on the index's own thread: the answer need not wait
         return results
 
-    async def _join_group(self, tx: PointTransaction, tenant: str, group: str, outcome: str, now: datetime) -> bool:
+    async def _join_group(
+        self, tx: PointTransaction, tenant: str, group: str, outcome: str, now: datetime, prior: _Prior
+    ) -> bool:
         """Is the joining run the group's canonical one? Success > failure, and newer > older on a tie."""
         current = await self._runs.group_canonical(tx, tenant, group)
         if current is None:
             return True
         if OUTCOME_RANK[outcome] >= OUTCOME_RANK[current.outcome]:
+            prior.keep(current.id, canonical=True)
             await self._runs.set_merge_state(tx, tenant, current.id, at=now, group=None, canonical=False)
             return True
         return False
 
     async def _membership(
-        self, tx: PointTransaction, writes: WriteBuffer, tenant: str, plan: Plan, now: datetime
+        self, tx: PointTransaction, writes: WriteBuffer, tenant: str, plan: Plan, now: datetime, prior: _Prior
     ) -> _Membership:
         verdict, p = plan.verdict, plan.prepared
         if verdict.decision == "ADD":
@@ -100,19 +119,22 @@ class Executor:
         target = await self._runs.active_for_update(tx, tenant, verdict.target)
         if target is None:
             raise StalePlan(f"run {verdict.target} is no longer active")
+        prior.keep(target.id, merge_group=target.merge_group, canonical=target.canonical)
         if verdict.decision == "REPLACE":
+            prior.keep(target.id, status="active", superseded_by=None, superseded_at=None)
             if not await self._runs.supersede(tx, tenant, verdict.target, p.run_id, now):
                 raise StalePlan(f"run {verdict.target} was superseded meanwhile")
             if target.merge_group is None:
                 return _Membership(None, True)
             # the better version takes the superseded run's place in its merge group
             return _Membership(
-                target.merge_group, await self._join_group(tx, tenant, target.merge_group, p.data.outcome, now)
+                target.merge_group,
+                await self._join_group(tx, tenant, target.merge_group, p.data.outcome, now, prior),
             )
         group = target.merge_group or target.id
         if target.merge_group is None:
             await self._runs.set_merge_state(tx, tenant, target.id, at=now, group=group, canonical=True)
-        return _Membership(group, await self._join_group(tx, tenant, group, p.data.outcome, now))
+        return _Membership(group, await self._join_group(tx, tenant, group, p.data.outcome, now, prior))
 
     async def _apply(
         self,
@@ -126,12 +148,14 @@ class Executor:
         p, verdict = plan.prepared, plan.verdict
         now = self._clock.now()
         run: Run | None = None
+        prior, counted_use = _Prior(), None
         if verdict.decision == "NOT":
             if plan.counts_as_use and verdict.target is not None:
                 await writes.flush(tx)  # the duplicated run may be one this batch has just queued
                 await self._runs.count_duplicate(tx, tenant, verdict.target, now)
+                counted_use = verdict.target
         else:
-            membership = await self._membership(tx, writes, tenant, plan, now)
+            membership = await self._membership(tx, writes, tenant, plan, now, prior)
             values = self._run_values(tenant, plan, membership, now)
             self._runs.insert_run(
                 writes, values, task_text=p.data.task, references=p.data.references, artifacts=p.data.artifacts
@@ -163,6 +187,7 @@ class Executor:
                 "similar_runs": similar_rows,
                 "batch_id": batch_id,
                 "created_at": now,
+                "prior": prior.record(None if run is None else p.run_id, counted_use),
             },
         )
         self._decisions.queue(self._record(tenant, decision_id, plan, similar_rows, batch_id), writes)

@@ -23,6 +23,7 @@ _INSERT = insert(admission_memory_decisions)
 def _decision(row: Any) -> MemoryDecision:
     values = dict(row._mapping)
     values.pop("tenant")
+    values.pop("prior", None)  # what undo restores: not part of the record a caller reads
     return MemoryDecision.model_validate(values)
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "RunIn",
     "SearchHit",
     "SimilarRun",
+    "UndoResult",
 ]
 
 ID_PATTERN = r"^[A-Za-z0-9._:@-]+$"
@@ -133,6 +134,25 @@ class MemoryDecision(BaseModel):
     similar_runs: list[SimilarRun]
     batch_id: str | None
     created_at: datetime
+    undone_at: datetime | None = None
+    """When ``POST /v1/memory-decisions/{id}/undo`` took it back (None: it stands)."""
+    undone_by: str | None = None
+    """The undo's own decision record."""
+
+
+class UndoResult(BaseModel):
+    """An admission decision taken back: memory as it was before it."""
+
+    undo_id: str
+    """The undo's decision record (``GET /v1/decisions/{id}``)."""
+    decision_id: str
+    decision: AdmissionDecision
+    deleted_run_id: str | None
+    """The run the decision had added (ADD, REPLACE, MERGE), now deleted."""
+    restored: list[str]
+    """Runs put back as they were (a replaced run active again, a group's canonical run again)."""
+    uncounted_use: str | None
+    """The run a NOT had counted one more use of, counted one less."""
 
 
 class AdmissionResult(BaseModel):

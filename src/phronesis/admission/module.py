@@ -12,7 +12,15 @@ from phronesis.admission.executor import Executor
 from phronesis.admission.graph_export import ExportFormat, TextSink, export_graph
 from phronesis.admission.llm_judge import LLMJudge
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
-from phronesis.admission.models import AdmissionDecision, AdmissionResult, MemoryDecision, Run, RunIn, SearchHit
+from phronesis.admission.models import (
+    AdmissionDecision,
+    AdmissionResult,
+    MemoryDecision,
+    Run,
+    RunIn,
+    SearchHit,
+    UndoResult,
+)
 from phronesis.admission.pair_judge import fit_pair_judge
 from phronesis.admission.pairs import LabelledPair, Objective, calibrate_threshold, pair_metrics, pair_similarities
 from phronesis.admission.planner import Planner
@@ -95,7 +103,7 @@ class AdmissionModule:
             ),
         )
         self._search = RunSearch(self.runs, index, self.embedder)
-        self.removal = RunRemoval(self._database, self._clock, index)
+        self.removal = RunRemoval(self._database, self._clock, index, self._decisions)
 
     def use_pgvector(self) -> None:
         """Search runs with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
@@ -135,6 +143,10 @@ class AdmissionModule:
     async def delete_run(self, tenant: str, run_id: str) -> DeletedRun:
         """Delete a run: what it superseded is active again, its group re-elects (``removal``)."""
         return await self.removal.delete(tenant, run_id)
+
+    async def undo(self, tenant: str, decision_id: str) -> UndoResult:
+        """Take an admission decision back: memory exactly as it was before it (``removal``)."""
+        return await self.removal.undo(tenant, decision_id)
 
     async def purge_superseded(self, older_than: timedelta | None = None) -> int:
         """Delete runs superseded longer ago than ``older_than`` (default: the retention setting;

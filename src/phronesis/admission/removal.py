@@ -13,28 +13,46 @@ transaction:
 
 Retention (``admission.superseded_retention_days``, off by default) deletes runs superseded for
 longer than that, with their references and artifacts; they are in no index and no group.
+
+Undoing a decision restores memory exactly as it was before it: each decision keeps what it
+changed in other runs as it was (``prior``: a replaced run's status, a group's canonical flag),
+and undo deletes the run it added and writes those fields back, or counts a NOT's use one less.
+It refuses (409) what later decisions built on: a run they replaced, merged with or counted,
+until those are undone first. The undo is a decision of its own (a decision record, path
+``undo``), and the undone decision says when and by which.
 """
 
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import and_, delete, literal, select, update
 
-from phronesis.admission.models import OUTCOME_RANK
+from phronesis.admission.models import OUTCOME_RANK, UndoResult
 from phronesis.admission.run_index import IndexChange
 from phronesis.admission.run_vectors import RunVectors
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Vectors
-from phronesis.exceptions import NotFoundError
+from phronesis.exceptions import ConflictError, NotFoundError
 from phronesis.storage.change_feed import INSERT_CHANGES, change_rows
 from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
-from phronesis.storage.tables import admission_run_artifacts, admission_run_references, admission_runs
+from phronesis.storage.tables import (
+    admission_memory_decisions,
+    admission_run_artifacts,
+    admission_run_references,
+    admission_runs,
+)
+from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["DeletedRun", "RunRemoval"]
+
 
 log = logging.getLogger("phronesis.admission")
 runs = admission_runs.c
@@ -50,10 +68,13 @@ class DeletedRun:
 
 
 class RunRemoval:
-    def __init__(self, database: Database, clock: Clock, index: RunVectors) -> None:
+    def __init__(
+        self, database: Database, clock: Clock, index: RunVectors, decisions: DecisionRecordRepository
+    ) -> None:
         self._db = database
         self._clock = clock
         self._index = index
+        self._decisions = decisions
 
     async def delete(self, tenant: str, run_id: str) -> DeletedRun:
         now = self._clock.now()
@@ -156,3 +177,136 @@ class RunRemoval:
                 )
             result = await conn.execute(delete(admission_runs).where(old))
         return int(result.rowcount or 0)
+
+    async def undo(self, tenant: str, decision_id: str) -> UndoResult:
+        now = self._clock.now()
+        md = admission_memory_decisions.c
+        async with self._db.point_transaction() as tx:
+            found, _ = await tx.execute(
+                select(md.run_id, md.decision, md.agent_id, md.user_id, md.prior, md.undone_at, md.created_at)
+                .where(md.tenant == tenant, md.id == decision_id)
+                .with_for_update(),
+                {},
+            )
+            if not found:
+                raise NotFoundError("memory decision", decision_id)
+            run_id, decision, agent_id, user_id, prior, undone_at, created_at = found[0]
+            if undone_at is not None:
+                raise ConflictError("decision_id", f"decision {decision_id} was undone already")
+            if prior is None:
+                raise ConflictError(
+                    "decision_id",
+                    f"decision {decision_id} was recorded before undo existed: delete its run instead",
+                )
+            created: str | None = prior.get("created")
+            before: dict[str, dict[str, Any]] = prior.get("runs") or {}
+            counted: str | None = prior.get("counted_use")
+            watched = [r for r in (created, *before, counted) if r is not None]
+            # lock what this undo changes before looking for later decisions: an admission that
+            # would build on them now waits, then finds them changed and plans again
+            await tx.execute(
+                select(runs.id).where(runs.tenant == tenant, runs.id.in_(watched)).order_by(runs.id).with_for_update(),
+                {},
+            )
+            await self._refuse_later(tx, tenant, decision_id, created_at, watched, created, list(before))
+            restored: list[str] = []
+            if created is not None:
+                for table in (admission_run_references, admission_run_artifacts):
+                    await tx.execute(delete(table).where(table.c.tenant == tenant, table.c.run_id == created), {})
+                await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == created), {})
+            for rid, fields in before.items():
+                values = dict(fields) | {"updated_at": now}  # JSON as kept: None, a bool, a string
+                result = await tx.execute(
+                    update(admission_runs).where(runs.tenant == tenant, runs.id == rid).values(**values), {}
+                )
+                if result[1]:
+                    restored.append(rid)
+            if counted is not None:
+                await tx.execute(
+                    update(admission_runs)
+                    .where(runs.tenant == tenant, runs.id == counted, runs.duplicate_count > 0)
+                    .values(duplicate_count=runs.duplicate_count - 1, updated_at=now),
+                    {},
+                )
+            reactivated = [rid for rid in restored if before[rid].get("status") == "active"]
+            ops = ([("remove", created)] if created else []) + [("add", rid) for rid in reactivated]
+            if ops:
+                await tx.execute(INSERT_CHANGES, change_rows("runs", tenant, ops, now))  # type: ignore[arg-type]
+            undo_id = uuid.uuid4().hex
+            await tx.execute(
+                update(admission_memory_decisions)
+                .where(md.tenant == tenant, md.id == decision_id)
+                .values(undone_at=now, undone_by=undo_id),
+                {},
+            )
+            writes = WriteBuffer()
+            self._decisions.queue(
+                NewDecisionRecord(
+                    id=undo_id,
+                    tenant=tenant,
+                    kind="admission",
+                    subject_id=decision_id,
+                    path="undo",
+                    action="UNDO",
+                    inputs={"decision_id": decision_id, "decision": decision, "run_id": run_id},
+                    reason=f"undid {decision} {decision_id}"[:256],
+                ),
+                writes,
+            )
+            await writes.flush(tx)
+            vectors = await self._vectors(tx, tenant, reactivated)
+        changes = ([IndexChange("remove", created, agent_id, user_id)] if created else []) + [
+            IndexChange("add", rid, agent_id, user_id, vectors[rid]) for rid in reactivated if rid in vectors
+        ]
+        self._index.committed(tenant, changes)
+        log.info("admission decision %s (%s) undone by %s (tenant %s)", decision_id, decision, undo_id, tenant)
+        return UndoResult(
+            undo_id=undo_id,
+            decision_id=decision_id,
+            decision=decision,
+            deleted_run_id=created,
+            restored=restored,
+            uncounted_use=counted,
+        )
+
+    @staticmethod
+    async def _refuse_later(
+        tx: PointTransaction,
+        tenant: str,
+        decision_id: str,
+        at: datetime,
+        watched: list[str],
+        created: str | None,
+        own: list[str],
+    ) -> None:
+        """A ConflictError if a decision that still stands, made since, targets a run this undo
+        would change, or replaced the run it would delete (``own``: the runs this decision itself
+        changed, superseded by it)."""
+        md = admission_memory_decisions.c
+        if not watched:
+            return
+        later, _ = await tx.execute(
+            select(md.id, md.decision, md.target_run_id)
+            .where(
+                md.tenant == tenant,
+                md.id != decision_id,
+                md.undone_at.is_(None),
+                md.created_at >= at,
+                md.target_run_id.in_(watched),
+            )
+            .limit(1),
+            {},
+        )
+        if created is not None and not later:
+            later, _ = await tx.execute(
+                select(runs.id, literal("REPLACE"), runs.superseded_by).where(
+                    runs.tenant == tenant, runs.superseded_by == created, runs.id.notin_(own)
+                ),
+                {},
+            )
+        if later:
+            other, kind, target = later[0]
+            raise ConflictError(
+                "decision_id",
+                f"a later decision ({kind} {other}) builds on run {target}: undo it first",
+            )

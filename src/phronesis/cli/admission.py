@@ -128,6 +128,16 @@ def delete_run(
     typer.echo(f"deleted {deleted.run_id}{again}{group}")
 
 
+@admission_app.command("undo")
+def undo(
+    decision_id: Annotated[str, typer.Argument(help="The admission decision to take back (its decision_id).")],
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Take an admission decision back: memory exactly as it was before it (refused while later ones build on it)."""
+    done = with_engine(lambda engine: engine.admission.undo(tenant, decision_id))
+    typer.echo(json.dumps(done.model_dump(mode="json"), indent=2))
+
+
 @admission_app.command("purge")
 def purge(
     older_than_days: Annotated[

@@ -415,6 +415,9 @@ admission_memory_decisions = Table(
     Column("similar_runs", JSON, nullable=False),
     Column("batch_id", String(64), nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
+    Column("prior", JSON, nullable=True),  # what undo restores (admission.removal); None before 0016
+    Column("undone_at", UTCDateTime, nullable=True),
+    Column("undone_by", String(64), nullable=True),
     CheckConstraint("decision IN ('ADD', 'NOT', 'REPLACE', 'MERGE')", name="decision"),
     Index("ix_admission_memory_decisions_created", "tenant", "created_at"),
     Index("ix_admission_memory_decisions_run", "tenant", "run_id"),

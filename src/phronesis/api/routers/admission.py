@@ -16,6 +16,7 @@ from phronesis.admission.models import (
     Run,
     RunIn,
     SearchHit,
+    UndoResult,
 )
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.clock import Instant
@@ -23,6 +24,7 @@ from phronesis.clock import Instant
 router = APIRouter(tags=["admission"])
 
 RunIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
+DecisionIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
 AgentQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=ID_PATTERN)]
 UserQuery = Annotated[str, Query(max_length=64, pattern=SCOPE_PATTERN)]
 OptionalId = Annotated[str | None, Query(min_length=1, max_length=64, pattern=ID_PATTERN)]
@@ -113,6 +115,14 @@ async def get_run(run_id: RunIdPath, engine: EngineDep, tenant: TenantDep) -> Ru
 async def delete_run(run_id: RunIdPath, engine: EngineDep, tenant: TenantDep) -> Response:
     await engine.admission.delete_run(tenant, run_id)
     return Response(status_code=204)
+
+
+@router.post(
+    "/v1/memory-decisions/{decision_id}/undo",
+    summary="Take an admission decision back: memory exactly as it was before it; the undo is recorded",
+)
+async def undo_decision(decision_id: DecisionIdPath, engine: EngineDep, tenant: TenantDep) -> UndoResult:
+    return await engine.admission.undo(tenant, decision_id)
 
 
 @router.get("/v1/memory-decisions", summary="Seed 003's MemoryDecision records, newest first")

@@ -46,7 +46,8 @@ async def test_the_number_the_llm_names_maps_back_to_the_run_id() -> None:
         ('{"decision": "REPLACE", "reason": "x"}', "missing_target"),
         ('{"decision": "REPLACE", "target_run_id": 2, "reason": "other task"}', "replace_other_task"),
         ('{"decision": "MERGE", "target_run_id": 3, "reason": "similar"}', "other_task_values"),
-        ('{"decision": "NOT", "target_run_id": 3, "reason": "redundant"}', "other_task_values"),
+        ('{"decision": "NOT", "target_run_id": 3, "reason": "redundant"}', "not_other_task"),
+        ('{"decision": "NOT", "target_run_id": 2, "reason": "redundant"}', "not_other_task"),
         ("", "empty_output"),
     ],
 )

@@ -106,7 +106,17 @@ def test_a_near_duplicate_of_another_task_naming_other_values_is_add() -> None:
     assert (verdict.decision, verdict.rule) == ("ADD", "other_values")
     assert "23, 26, 29, 44" in verdict.reason
     same = stored_task("process invoice 29 for customer 44", run)
-    assert judge.judge(run, [same], duplicate_threshold=0.95).rule == "near_duplicate"
+    assert judge.judge(run, [same], duplicate_threshold=0.95).rule == "near_duplicate_other_task"  # kept, grouped
+
+
+def test_a_run_is_never_dropped_on_another_tasks_account() -> None:
+    """A fresh-clone trial: "Turn off the kitchen lights" was NOT as a duplicate of "Turn on the
+    kitchen lights" (0.966, the same structure). Another task's near-duplicate is merged (both
+    kept, grouped), never a NOT."""
+    run = replace(incoming(), task="Turn off the kitchen lights", task_id="off")
+    on = stored_task("Turn on the kitchen lights", run)
+    verdict = judge.judge(run, [on], duplicate_threshold=0.95)
+    assert (verdict.decision, verdict.rule) == ("MERGE", "near_duplicate_other_task")
 
 
 def stored_task(task: str, run: Incoming) -> Candidate:

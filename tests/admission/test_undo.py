@@ -108,3 +108,25 @@ async def test_an_admission_racing_an_undo_never_builds_on_the_run_it_deletes(
     assert (result.decision, result.target_run_id) == ("ADD", None), result
     groups = {s[4] for s in await memory(undoer)}
     assert groups == {None}  # no run is left in a group with a deleted run
+
+
+async def test_a_replace_whose_replaced_run_was_deleted_is_not_undone(make_engine: EngineFactory) -> None:
+    """A fresh-clone trial: the undo deleted the new run and restored nothing, leaving the task
+    with no run at all. What cannot be put back as it was is refused."""
+    engine: Engine = await make_engine()
+    failed = await admit(engine, outcome="failure", summary=SUMMARY)
+    better = await admit(engine, summary=SUMMARY)
+    await engine.admission.delete_run(T, failed.run_id)
+    with pytest.raises(ConflictError, match="was deleted since"):
+        await engine.admission.undo(T, better.decision_id)
+    assert [s[0] for s in await memory(engine)] == [better.run_id]
+
+
+async def test_not_decisions_are_undone_in_any_order(make_engine: EngineFactory) -> None:
+    engine: Engine = await make_engine()
+    stored = await admit(engine, summary=SUMMARY)
+    repeats = [await admit(engine, summary=SUMMARY) for _ in range(3)]
+    assert {r.decision for r in repeats} == {"NOT"}
+    await engine.admission.undo(T, repeats[1].decision_id)  # the middle one first
+    await engine.admission.undo(T, repeats[0].decision_id)
+    assert (await engine.admission.run(T, stored.run_id)).duplicate_count == 1

@@ -145,7 +145,10 @@ class LLMJudge:
         if answer.decision == "REPLACE" and target is not None and not target.same_task:
             # structural guard (Graphiti #1728): only a run of the same task and scope is replaced
             return JudgeFailure("replace_other_task", f"run [{answer.target_run_id}] is another task's", trace)
-        if answer.decision in ("MERGE", "NOT") and target is not None and not target.kin:
+        if answer.decision == "NOT" and target is not None and not target.same_task:
+            # the rule judge's rule: a run is never dropped on another task's account
+            return JudgeFailure("not_other_task", f"NOT for run [{answer.target_run_id}], another task's", trace)
+        if answer.decision == "MERGE" and target is not None and not target.kin:
             # the rule judge's rule (task_values): another task naming other values is not this run
             return JudgeFailure(
                 "other_task_values",

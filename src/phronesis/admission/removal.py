@@ -202,18 +202,14 @@ class RunRemoval:
             before: dict[str, dict[str, Any]] = prior.get("runs") or {}
             counted: str | None = prior.get("counted_use")
             watched = [r for r in (created, *before, counted) if r is not None]
-            # lock what this undo changes before looking for later decisions: an admission that
-            # would build on them now waits, then finds them changed and plans again
-            await tx.execute(
-                select(runs.id).where(runs.tenant == tenant, runs.id.in_(watched)).order_by(runs.id).with_for_update(),
-                {},
-            )
-            await self._refuse_later(tx, tenant, decision_id, created_at, watched, created, list(before))
+            await self._lock_and_check(tx, tenant, decision_id, decision, created_at, watched, created, list(before))
             restored: list[str] = []
             if created is not None:
                 for table in (admission_run_references, admission_run_artifacts):
                     await tx.execute(delete(table).where(table.c.tenant == tenant, table.c.run_id == created), {})
-                await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == created), {})
+                deleted = await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == created), {})
+                if not deleted[1]:
+                    created = None  # deleted since (DELETE /v1/runs): nothing to take out
             for rid, fields in before.items():
                 values = dict(fields) | {"updated_at": now}  # JSON as kept: None, a bool, a string
                 result = await tx.execute(
@@ -268,6 +264,33 @@ class RunRemoval:
             restored=restored,
             uncounted_use=counted,
         )
+
+    async def _lock_and_check(
+        self,
+        tx: PointTransaction,
+        tenant: str,
+        decision_id: str,
+        decision: str,
+        at: datetime,
+        watched: list[str],
+        created: str | None,
+        before: list[str],
+    ) -> None:
+        """Lock what this undo changes before looking for what forbids it: an admission that would
+        build on those runs now waits, then finds them changed and plans again."""
+        present, _ = await tx.execute(
+            select(runs.id).where(runs.tenant == tenant, runs.id.in_(watched)).order_by(runs.id).with_for_update(),
+            {},
+        )
+        gone = [rid for rid in before if rid not in {row[0] for row in present}]
+        if gone:  # a fresh-clone trial: undoing a REPLACE whose replaced run was deleted left the task with none
+            raise ConflictError(
+                "decision_id",
+                f"run {gone[0]}, which decision {decision_id} changed, was deleted since: memory cannot be put "
+                "back as it was (delete the run it added instead)",
+            )
+        if decision != "NOT":  # a NOT's count is one less whatever came after it
+            await self._refuse_later(tx, tenant, decision_id, at, watched, created, before)
 
     @staticmethod
     async def _refuse_later(

@@ -34,13 +34,13 @@ from sqlalchemy import and_, delete, literal, select, update
 
 from phronesis.admission.models import OUTCOME_RANK, UndoResult
 from phronesis.admission.run_index import IndexChange
+from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.run_vectors import RunVectors
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, NotFoundError
-from phronesis.storage.change_feed import INSERT_CHANGES, change_rows
 from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import (
@@ -52,6 +52,14 @@ from phronesis.storage.tables import (
 from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["DeletedRun", "RunRemoval"]
+
+
+async def _delete_rows(tx: PointTransaction, tenant: str, run_id: str) -> bool:
+    """Delete a run with its references and artifacts; False if it was not there."""
+    for table in (admission_run_references, admission_run_artifacts):
+        await tx.execute(delete(table).where(table.c.tenant == tenant, table.c.run_id == run_id), {})
+    _, count = await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == run_id), {})
+    return bool(count)
 
 
 log = logging.getLogger("phronesis.admission")
@@ -69,9 +77,15 @@ class DeletedRun:
 
 class RunRemoval:
     def __init__(
-        self, database: Database, clock: Clock, index: RunVectors, decisions: DecisionRecordRepository
+        self,
+        database: Database,
+        runs: RunRepository,
+        clock: Clock,
+        index: RunVectors,
+        decisions: DecisionRecordRepository,
     ) -> None:
         self._db = database
+        self._runs = runs
         self._clock = clock
         self._index = index
         self._decisions = decisions
@@ -102,9 +116,7 @@ class RunRemoval:
                     .values(status="active", superseded_by=None, superseded_at=None, canonical=False, updated_at=now),
                     {},
                 )
-            for table in (admission_run_references, admission_run_artifacts):
-                await tx.execute(delete(table).where(table.c.tenant == tenant, table.c.run_id == run_id), {})
-            await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == run_id), {})
+            await _delete_rows(tx, tenant, run_id)
             groups = {g for g in [group, *(row[1] for row in restored_rows)] if g is not None}
             alone = [rid for rid, g in restored_rows if g is None]
             canonical = None
@@ -118,12 +130,7 @@ class RunRemoval:
                     .values(canonical=True, updated_at=now),
                     {},
                 )
-            ops = [("remove", run_id), *(("add", rid) for rid in restored)]
-            await tx.execute(INSERT_CHANGES, change_rows("runs", tenant, ops, now))  # type: ignore[arg-type]
-            vectors = await self._vectors(tx, tenant, restored)
-        changes = [IndexChange("remove", run_id, agent_id, user_id)] + [
-            IndexChange("add", rid, agent_id, user_id, vectors[rid]) for rid in restored if rid in vectors
-        ]
+            changes = await self._announce(tx, WriteBuffer(), tenant, (agent_id, user_id), [run_id], restored, now)
         self._index.committed(tenant, changes)
         log.info("run %s deleted (tenant %s); %d superseded run(s) active again", run_id, tenant, len(restored))
         return DeletedRun(run_id, restored, canonical)
@@ -157,11 +164,30 @@ class RunRemoval:
         )
         return best
 
-    async def _vectors(self, tx: PointTransaction, tenant: str, ids: list[str]) -> dict[str, Vectors]:
-        if not ids:
-            return {}
-        rows, _ = await tx.execute(select(runs.id, runs.embedding).where(runs.tenant == tenant, runs.id.in_(ids)), {})
-        return {str(row[0]): row[1] for row in rows if row[1] is not None}
+    async def _announce(
+        self,
+        tx: PointTransaction,
+        writes: WriteBuffer,
+        tenant: str,
+        scope: tuple[str, str],
+        removed: list[str],
+        added: list[str],
+        now: datetime,
+    ) -> list[IndexChange]:
+        """Queue the feed entries for runs taken out of and put back into the index (every other
+        process follows them), and return the same changes for this process's index (the vectors
+        of the runs put back read from their rows). ``writes`` is flushed here."""
+        self._runs.log(writes, tenant, [*(("remove", r) for r in removed), *(("add", r) for r in added)], now)
+        await writes.flush(tx)
+        vectors: dict[str, Vectors] = {}
+        if added:
+            rows, _ = await tx.execute(
+                select(runs.id, runs.embedding).where(runs.tenant == tenant, runs.id.in_(added)), {}
+            )
+            vectors = {str(row[0]): row[1] for row in rows if row[1] is not None}
+        return [IndexChange("remove", r, *scope) for r in removed] + [
+            IndexChange("add", r, *scope, vectors[r]) for r in added if r in vectors
+        ]
 
     async def purge_superseded(self, older_than: timedelta) -> int:
         """Delete runs superseded longer ago than ``older_than`` (retention), with their references
@@ -204,12 +230,8 @@ class RunRemoval:
             watched = [r for r in (created, *before, counted) if r is not None]
             await self._lock_and_check(tx, tenant, decision_id, decision, created_at, watched, created, list(before))
             restored: list[str] = []
-            if created is not None:
-                for table in (admission_run_references, admission_run_artifacts):
-                    await tx.execute(delete(table).where(table.c.tenant == tenant, table.c.run_id == created), {})
-                deleted = await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == created), {})
-                if not deleted[1]:
-                    created = None  # deleted since (DELETE /v1/runs): nothing to take out
+            if created is not None and not await _delete_rows(tx, tenant, created):
+                created = None  # deleted since (DELETE /v1/runs): nothing to take out
             for rid, fields in before.items():
                 values = dict(fields) | {"updated_at": now}  # JSON as kept: None, a bool, a string
                 result = await tx.execute(
@@ -225,9 +247,6 @@ class RunRemoval:
                     {},
                 )
             reactivated = [rid for rid in restored if before[rid].get("status") == "active"]
-            ops = ([("remove", created)] if created else []) + [("add", rid) for rid in reactivated]
-            if ops:
-                await tx.execute(INSERT_CHANGES, change_rows("runs", tenant, ops, now))  # type: ignore[arg-type]
             undo_id = uuid.uuid4().hex
             await tx.execute(
                 update(admission_memory_decisions)
@@ -236,6 +255,8 @@ class RunRemoval:
                 {},
             )
             writes = WriteBuffer()
+            removed = [created] if created else []
+            changes = await self._announce(tx, writes, tenant, (agent_id, user_id), removed, reactivated, now)
             self._decisions.queue(
                 NewDecisionRecord(
                     id=undo_id,
@@ -250,10 +271,6 @@ class RunRemoval:
                 writes,
             )
             await writes.flush(tx)
-            vectors = await self._vectors(tx, tenant, reactivated)
-        changes = ([IndexChange("remove", created, agent_id, user_id)] if created else []) + [
-            IndexChange("add", rid, agent_id, user_id, vectors[rid]) for rid in reactivated if rid in vectors
-        ]
         self._index.committed(tenant, changes)
         log.info("admission decision %s (%s) undone by %s (tenant %s)", decision_id, decision, undo_id, tenant)
         return UndoResult(

@@ -25,6 +25,12 @@ class Calibration:
     pair_judge: PairJudge | None
     """None where it was calibrated before pair judges existed, or with other features."""
 
+    @classmethod
+    def of(cls, threshold: float, details: dict[str, Any] | None) -> Calibration:
+        """A calibration as stored: its threshold and its details (where the judge is kept)."""
+        stored = (details or {}).get("pair_judge")
+        return cls(float(threshold), PairJudge.from_json(stored) if isinstance(stored, dict) else None)
+
 
 class CalibrationStore:
     def __init__(self, database: Database, clock: Clock, *, cache_s: float = 5.0) -> None:
@@ -45,11 +51,7 @@ class CalibrationStore:
         else:
             async with self._db.connect() as conn:
                 row = (await conn.execute(query)).one_or_none()
-        calibration = None
-        if row is not None:
-            stored = (row.details or {}).get("pair_judge")
-            judge = PairJudge.from_json(stored) if isinstance(stored, dict) else None
-            calibration = Calibration(float(row.duplicate_threshold), judge)
+        calibration = None if row is None else Calibration.of(row.duplicate_threshold, row.details)
         self._cache[tenant] = (now, calibration)
         return calibration
 
@@ -76,9 +78,7 @@ class CalibrationStore:
         async with self._db.transaction() as conn:
             await conn.execute(delete(admission_calibrations).where(c.tenant == tenant))
             await conn.execute(insert(admission_calibrations), values)
-        stored = details.get("pair_judge")
-        judge = PairJudge.from_json(stored) if isinstance(stored, dict) else None
-        self._cache[tenant] = (self._clock.monotonic(), Calibration(threshold, judge))
+        self._cache[tenant] = (self._clock.monotonic(), Calibration.of(threshold, details))
 
     async def clear(self, tenant: str) -> bool:
         async with self._db.transaction() as conn:

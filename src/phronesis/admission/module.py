@@ -21,7 +21,7 @@ from phronesis.admission.models import (
     SearchHit,
     UndoResult,
 )
-from phronesis.admission.pair_judge import fit_pair_judge
+from phronesis.admission.pair_judge import fit_and_score
 from phronesis.admission.pairs import LabelledPair, Objective, calibrate_threshold, pair_metrics, pair_similarities
 from phronesis.admission.planner import Planner
 from phronesis.admission.removal import DeletedRun, RunRemoval
@@ -103,7 +103,7 @@ class AdmissionModule:
             ),
         )
         self._search = RunSearch(self.runs, index, self.embedder)
-        self.removal = RunRemoval(self._database, self._clock, index, self._decisions)
+        self.removal = RunRemoval(self._database, self.runs, self._clock, index, self._decisions)
 
     def use_pgvector(self) -> None:
         """Search runs with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
@@ -185,8 +185,7 @@ class AdmissionModule:
         threshold = calibrate_threshold(similarity, truth, objective=objective, min_precision=min_precision)
         metrics = pair_metrics(similarity, truth, threshold)
         texts = [(p.first, p.second) for p in pairs]
-        judge = await asyncio.to_thread(fit_pair_judge, texts, similarity, truth)
-        judged = judge.probabilities(texts, similarity)
+        judge, judged = await asyncio.to_thread(fit_and_score, texts, similarity, truth)  # CPU: off the loop
         judge_metrics = pair_metrics(judged, truth, judge.threshold)
         details = {"objective": objective, "embedding_model": self.embedder.model_name} | (
             {"min_precision": min_precision} if objective == "precision" else {}
@@ -218,7 +217,9 @@ class AdmissionModule:
             None
             if judge is None
             else pair_metrics(
-                judge.probabilities([(p.first, p.second) for p in pairs], similarity), truth, judge.threshold
+                await asyncio.to_thread(judge.probabilities, [(p.first, p.second) for p in pairs], similarity),
+                truth,
+                judge.threshold,
             )
         )
         return (

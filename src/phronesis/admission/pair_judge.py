@@ -34,7 +34,7 @@ import numpy as np
 
 from phronesis.embeddings.types import Vectors
 
-__all__ = ["FEATURES", "PairJudge", "fit_pair_judge", "pair_features"]
+__all__ = ["FEATURES", "PairJudge", "fit_and_score", "fit_pair_judge", "pair_features"]
 
 _WORD: Final = re.compile(r"\w+(?:[.,']\w+)*|[$%]")
 _NEGATION: Final = frozenset(
@@ -165,10 +165,11 @@ class PairJudge:
 
     def probabilities(self, pairs: Sequence[tuple[str, str]], cosines: Sequence[float] | Vectors) -> np.ndarray:
         """P(duplicate) of each pair given its two texts and their cosine."""
-        rows = [
-            pair_features(a, b, float(c), self.idf, self.default_idf) for (a, b), c in zip(pairs, cosines, strict=True)
-        ]
-        z = (np.asarray(rows, dtype=np.float64) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return self.score(_matrix(pairs, cosines, self.idf, self.default_idf))
+
+    def score(self, features: np.ndarray) -> np.ndarray:
+        """P(duplicate) of each row of ``pair_features``."""
+        z = (features - np.asarray(self.mean)) / np.asarray(self.scale)
         logits = self.weights[0] + z @ np.asarray(self.weights[1:])
         result: np.ndarray = 1.0 / (1.0 + np.exp(-logits))
         return result
@@ -202,18 +203,32 @@ class PairJudge:
         )
 
 
+def _matrix(
+    pairs: Sequence[tuple[str, str]], cosines: Sequence[float] | Vectors, idf: dict[str, float], default_idf: float
+) -> np.ndarray:
+    return np.asarray(
+        [pair_features(a, b, float(c), idf, default_idf) for (a, b), c in zip(pairs, cosines, strict=True)],
+        dtype=np.float64,
+    )
+
+
 def fit_pair_judge(
     pairs: Sequence[tuple[str, str]], cosines: Sequence[float] | Vectors, truth: Sequence[bool], *, l2: float = L2
 ) -> PairJudge:
     """Fit the judge on labelled pairs (both kinds needed; the caller checks)."""
+    return fit_and_score(pairs, cosines, truth, l2=l2)[0]
+
+
+def fit_and_score(
+    pairs: Sequence[tuple[str, str]], cosines: Sequence[float] | Vectors, truth: Sequence[bool], *, l2: float = L2
+) -> tuple[PairJudge, np.ndarray]:
+    """The fitted judge and its P(duplicate) of the pairs it was fitted on (their features are
+    computed once: ``admission calibrate`` reports both)."""
     documents = Counter(word for a, b in pairs for text in (a, b) for word in set(_words(text)))
     n = 2 * len(pairs)
     idf = {w: math.log((n + 1) / (df + 1)) + 1 for w, df in documents.items() if df >= 2}
     default_idf = math.log((n + 1) / 2) + 1  # a word seen once or never
-    x = np.asarray(
-        [pair_features(a, b, float(c), idf, default_idf) for (a, b), c in zip(pairs, cosines, strict=True)],
-        dtype=np.float64,
-    )
+    x = _matrix(pairs, cosines, idf, default_idf)
     y = np.asarray(truth, dtype=np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
     z = np.c_[np.ones(len(x)), (x - mean) / scale]
@@ -227,10 +242,11 @@ def fit_pair_judge(
         w -= step
         if float(np.abs(step).max()) < 1e-8:
             break
-    return PairJudge(
+    judge = PairJudge(
         mean=[float(v) for v in mean],
         scale=[float(v) for v in scale],
         weights=[float(v) for v in w],
         idf={k: round(v, 4) for k, v in idf.items()},
         default_idf=default_idf,
     )
+    return judge, judge.score(x)

@@ -218,7 +218,8 @@ class Engine:
         if load_index:
             await self.heuristics.load_index(progress)
             await self.admission.load_index(progress)
-            await self.routing.documents.embed_missing()
+            if self.index_backend == "pgvector":  # an in-process index embeds them when it loads
+                await self.routing.documents.embed_missing()
         self.started = load_index
 
     async def _choose_backend(self) -> None:

@@ -109,13 +109,13 @@ async def test_documents_stored_before_passages_are_searched_by_passage(
 
     settings = Settings(data_dir=tmp_path, embeddings={"spec": "hashing:384"})
     engine = Engine(settings, database=before_passages, embedder=embedder, llm=None, clock=clock)
-    await engine.start(migrate=False)  # embeds what the migration could not
+    await engine.start(migrate=False)  # pgvector: embeds what the migration could not
     try:
+        sentence = "Security: Enterprise has an audit log of every change."
+        hits = await engine.routing.documents.search("t1", embedder.embed_sync([sentence])[0], 3)  # in-process: here
         async with before_passages.connect() as conn:
             missing = select(func.count()).select_from(routing_passages).where(routing_passages.c.embedding.is_(None))
             assert (await conn.execute(missing)).scalar_one() == 0
-        sentence = "Security: Enterprise has an audit log of every change."
-        hits = await engine.routing.documents.search("t1", embedder.embed_sync([sentence])[0], 3)
         assert [(hit.document.id, hit.passage) for hit in hits] == [("security", sentence)]
         assert hits[0].similarity == pytest.approx(1.0, abs=1e-5)
         assert np.allclose(hits[0].vector, embedder.embed_sync([whole])[0])  # the whole, for conflicts

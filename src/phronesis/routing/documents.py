@@ -234,8 +234,8 @@ class DocumentRepository:
 
     async def embed_missing(self, batch: int = 1000) -> int:
         """Embed the passages that have no vector yet (those of documents stored before passages
-        existed: migration 0012), so pgvector, which loads nothing, searches them too. The
-        in-process index embeds them when it loads; this does it at start-up for every backend."""
+        existed: migration 0012), so pgvector, which loads nothing, searches them too (at start-up,
+        ``Engine.start``). An in-process index embeds them itself when it loads."""
         done = 0
         while rows := await self.passages.unembedded(batch):
             vectors = await embed_in_chunks(self._embedder, [row.text for row in rows])

@@ -3,8 +3,8 @@
 The model reads a document's first 256 word pieces only, and a whole document blurs what each
 sentence says (``routing.passages``). Documents stored before this revision get their passages
 here: passage 0 keeps the document's stored vector (the same text); the sentences have none yet
-and are embedded by the next process that starts with the model (the in-process index embeds
-what it loads; with pgvector, ``Engine.start`` embeds them), so no model runs in a migration.
+and are embedded by the next process that uses the model (the in-process index embeds what it
+loads; with pgvector, ``Engine.start`` embeds them), so no model runs in a migration.
 On PostgreSQL with pgvector, the passages get the vector column and its HNSW index, and the
 documents' own column and index, no longer searched, are dropped.
 

@@ -89,6 +89,31 @@ def test_no_other_threshold_scores_better(rows: list[tuple[float, bool]], object
         assert pair_metrics(scores, truth, candidate)[objective] <= chosen[objective] + 1e-9
 
 
+@given(
+    st.lists(st.tuples(st.floats(-1, 1), st.booleans(), st.integers(1, 4)), min_size=2, max_size=30).filter(
+        lambda rows: len({t for _, t, _ in rows}) == 2
+    ),
+    st.sampled_from(["accuracy", "f1", "precision"]),
+)
+def test_a_pair_of_weight_n_counts_as_n_copies(rows: list[tuple[float, bool, int]], objective: str) -> None:
+    """Feedback pairs weigh more than a file's (``calibrate --feedback-weight``): exactly as repeats."""
+    weighted = calibrate_threshold(
+        np.array([s for s, _, _ in rows]),
+        [t for _, t, _ in rows],
+        objective=objective,  # type: ignore[arg-type]
+        min_precision=0.6,
+        weights=[w for _, _, w in rows],
+    )
+    repeated = [(s, t) for s, t, w in rows for _ in range(w)]
+    copies = calibrate_threshold(
+        np.array([s for s, _ in repeated]),
+        [t for _, t in repeated],
+        objective=objective,  # type: ignore[arg-type]
+        min_precision=0.6,
+    )
+    assert weighted == copies
+
+
 async def test_calibrate_saves_the_tenants_threshold_and_evaluate_uses_it(
     sqlite_engine: Engine, tmp_path: Path
 ) -> None:

@@ -135,3 +135,33 @@ def test_a_decision_is_undone_once(live_server: LiveServer, unique: str) -> None
         assert again.json()["field"] == "decision_id"
         record = client.get(f"/v1/decisions/{undone.json()['undo_id']}").json()
         assert (record["path"], record["action"]) == ("undo", "UNDO")
+
+
+def test_a_decision_is_rated_and_a_bad_rating_names_its_field(live_server: LiveServer, unique: str) -> None:
+    with live_server.client() as client:
+        run = {"agent_id": f"rate-{unique}", "task": "Generate schema", "outcome": "success", "summary": "Wrote it."}
+        first = client.post("/v1/runs", json=run).json()
+        again = client.post("/v1/runs", json=run).json()
+        assert again["decision"] == "NOT"
+        url = f"/v1/memory-decisions/{again['decision_id']}/feedback"
+        rated = client.post(url, json={"correct": False, "expected_decision": "MERGE", "note": "a second approach"})
+        assert rated.status_code == 200, rated.text
+        assert rated.json()["outcome"] == "incorrect"
+        assert rated.json()["teaches"] | {"first": "", "second": ""} == {
+            "duplicate": False,
+            "run_id": first["run_id"],
+            "first": "",
+            "second": "",
+        }
+        assert client.get(f"/v1/decisions/{again['decision_id']}").json()["outcome"] == "incorrect"
+        for body, field in (
+            ({"correct": True, "expected_decision": "ADD"}, "expected_decision"),
+            ({"correct": False, "expected_decision": "NOT"}, "expected_decision"),  # what it decided
+            ({"correct": False, "expected_decision": "KEEP"}, "expected_decision"),
+            ({"correct": "maybe"}, "correct"),
+        ):
+            refused = client.post(url, json=body)
+            assert refused.status_code == 422 and refused.headers["content-type"] == PROBLEM, refused.text
+            assert refused.json()["field"] == field, refused.json()
+        missing = client.post("/v1/memory-decisions/nope/feedback", json={"correct": True})
+        assert missing.status_code == 404 and missing.headers["content-type"] == PROBLEM

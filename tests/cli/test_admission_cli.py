@@ -62,6 +62,11 @@ def test_user_errors_are_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> 
         ["admission", "calibrate", str(pairs)],
         ["admission", "calibrate", str(tmp_path / "missing.tsv")],
         ["admission", "delete", "no-such-run"],
+        ["admission", "calibrate"],
+        ["admission", "calibrate", "--from-feedback"],
+        ["admission", "feedback", "no-such-decision", "--correct"],
+        ["admission", "feedback", "any", "--wrong", "--expected", "keep"],
+        ["admission", "feedback", "any", "--correct", "--expected", "ADD"],
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
@@ -81,6 +86,26 @@ def test_calibrate_then_evaluate_pairs(cli: CliRunner, tmp_path: Path) -> None:
     assert {"precision", "recall", "f1", "accuracy"} <= set(evaluated)
     fixed = json.loads(cli.invoke(app, ["admission", "evaluate-pairs", str(pairs), "--threshold", "1.0"]).stdout)
     assert (fixed["threshold_source"], fixed["recall"]) == ("argument", 0.0)
+
+
+def test_feedback_then_calibrate_from_it(cli: CliRunner) -> None:
+    base = ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--json"]
+    first = json.loads(cli.invoke(app, [*base, "--summary", "Read orders and wrote the schema."]).stdout)
+    again = json.loads(cli.invoke(app, [*base, "--summary", "Read orders and wrote the schema."]).stdout)
+    other = json.loads(cli.invoke(app, [*base, "--task", "Translate the guide", "--summary", "Translated it."]).stdout)
+    assert (again["decision"], other["decision"]) == ("NOT", "ADD")
+    rated = cli.invoke(app, ["admission", "feedback", again["decision_id"], "--correct"])
+    assert rated.exit_code == 0, rated.output
+    assert rated.stdout.strip() == f"{again['decision_id']}: NOT is correct; teaches: a duplicate of {first['run_id']}"
+    only_one_kind = cli.invoke(app, ["admission", "calibrate", "--from-feedback"])
+    assert only_one_kind.stderr.strip() == "error: pairs: calibration needs both duplicate and non-duplicate pairs"
+    right = cli.invoke(app, ["admission", "feedback", other["decision_id"], "--correct"])
+    assert right.stdout.strip().endswith(f"teaches: not a duplicate of {first['run_id']}"), right.output
+    fitted = cli.invoke(app, ["admission", "calibrate", "--from-feedback", "--feedback-weight", "2"])
+    assert fitted.exit_code == 0, fitted.output
+    result = json.loads(fitted.stdout)
+    assert (result["file_pairs"], result["feedback_pairs"], result["feedback_weight"]) == (0, 2, 2.0)
+    assert result["saved"] and result["pair_judge"] is None and "fewer than 100" in result["pair_judge_note"]
 
 
 def test_delete_and_purge(cli: CliRunner) -> None:

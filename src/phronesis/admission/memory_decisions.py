@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, tuple_, union_all
 
 from phronesis.admission.models import AdmissionDecision, MemoryDecision
+from phronesis.exceptions import NotFoundError
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.tables import admission_memory_decisions
@@ -34,6 +35,14 @@ class MemoryDecisionRepository:
     def add(self, writes: WriteBuffer, values: dict[str, Any]) -> None:
         """Queue the decision's row: it commits with the admission's effects."""
         writes.insert(_INSERT, values)
+
+    async def get(self, tenant: str, decision_id: str) -> MemoryDecision:
+        query = select(admission_memory_decisions).where(c.tenant == tenant, c.id == decision_id)
+        async with self._db.connect() as conn:
+            row = (await conn.execute(query)).one_or_none()
+        if row is None:
+            raise NotFoundError("memory decision", decision_id)
+        return _decision(row)
 
     async def query(
         self,

@@ -9,6 +9,7 @@ from typing import Any
 
 from phronesis.admission.calibration_store import CalibrationStore
 from phronesis.admission.executor import Executor
+from phronesis.admission.feedback import AdmissionFeedbackStore
 from phronesis.admission.graph_export import ExportFormat, TextSink, export_graph
 from phronesis.admission.llm_judge import LLMJudge
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
@@ -21,7 +22,7 @@ from phronesis.admission.models import (
     SearchHit,
     UndoResult,
 )
-from phronesis.admission.pair_judge import fit_and_score
+from phronesis.admission.pair_judge import MIN_JUDGE_PAIRS, fit_and_score
 from phronesis.admission.pairs import LabelledPair, Objective, calibrate_threshold, pair_metrics, pair_similarities
 from phronesis.admission.planner import Planner
 from phronesis.admission.removal import DeletedRun, RunRemoval
@@ -34,7 +35,7 @@ from phronesis.admission.summaries import ExtractiveSummariser, LLMSummariser, S
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
-from phronesis.exceptions import ConfigurationError
+from phronesis.exceptions import ConfigurationError, InvalidInputError
 from phronesis.llm.types import LLMProvider
 from phronesis.settings import AdmissionSettings
 from phronesis.storage.database import Database
@@ -67,6 +68,8 @@ class AdmissionModule:
         self.runs = RunRepository(database)
         self.memory_decisions = MemoryDecisionRepository(database)
         self.calibrations = CalibrationStore(database, clock, cache_s=settings.calibration_cache_sec)
+        self.feedback = AdmissionFeedbackStore(self.memory_decisions, self.runs, decisions, clock)
+        """Ratings of admission decisions, and the pairs they teach ``calibrate``."""
         self._database, self._decisions, self._clock = database, decisions, clock
         self.in_process = RunIndex(
             self.runs, embedder, index, interval_s=follow_interval_s, monotonic=clock.monotonic, snapshot=snapshot
@@ -170,33 +173,57 @@ class AdmissionModule:
     async def calibrate(
         self,
         tenant: str,
-        pairs: Sequence[LabelledPair],
+        pairs: Sequence[LabelledPair] = (),
         *,
         objective: Objective = "accuracy",
         min_precision: float = 0.9,
         save: bool = True,
+        from_feedback: bool = False,
+        feedback_weight: float = 1.0,
     ) -> dict[str, Any]:
         """Fit the tenant's duplicate decision on labelled pairs (and keep it, unless ``save`` is off):
         the cosine threshold (``objective``), and the pair judge (``pair_judge``) that admissions
-        use in its place. The metrics are on the pairs it was fitted on: measure on others with
-        ``evaluate_pairs``."""
-        similarity = await pair_similarities(pairs, self.embedder)
-        truth = [p.duplicate for p in pairs]
-        threshold = calibrate_threshold(similarity, truth, objective=objective, min_precision=min_precision)
-        metrics = pair_metrics(similarity, truth, threshold)
-        texts = [(p.first, p.second) for p in pairs]
-        judge, judged = await asyncio.to_thread(fit_and_score, texts, similarity, truth)  # CPU: off the loop
-        judge_metrics = pair_metrics(judged, truth, judge.threshold)
-        details = {"objective": objective, "embedding_model": self.embedder.model_name} | (
-            {"min_precision": min_precision} if objective == "precision" else {}
-        )
-        if save:
-            await self.calibrations.save(
-                tenant,
-                threshold,
-                details | {"metrics": metrics, "pair_judge": judge.to_json(), "pair_judge_metrics": judge_metrics},
+        use in its place. ``from_feedback`` adds the pairs the tenant's ratings of its decisions
+        teach (``feedback``), each counting ``feedback_weight`` times. The judge needs at least
+        ``MIN_JUDGE_PAIRS`` pairs; with fewer, the threshold decides alone. The metrics are on
+        the pairs it was fitted on: measure on others with ``evaluate_pairs``."""
+        if not 0 < feedback_weight <= 1000:
+            raise InvalidInputError("feedback_weight", "must be above 0 and at most 1000")
+        taught = await self.feedback.pairs(tenant) if from_feedback else []
+        every = [*pairs, *taught]
+        if not every:
+            raise InvalidInputError(
+                "pairs", "no labelled pairs: give a file, or rate decisions first" if from_feedback else "no pairs"
             )
-        return details | {"saved": save} | metrics | {"pair_judge": judge_metrics}
+        weights = [1.0] * len(pairs) + [feedback_weight] * len(taught)
+        similarity = await pair_similarities(every, self.embedder)
+        truth = [p.duplicate for p in every]
+        threshold = calibrate_threshold(
+            similarity, truth, objective=objective, min_precision=min_precision, weights=weights
+        )
+        metrics = pair_metrics(similarity, truth, threshold)
+        details: dict[str, Any] = {
+            "objective": objective,
+            "embedding_model": self.embedder.model_name,
+            "file_pairs": len(pairs),
+            "feedback_pairs": len(taught),
+        } | ({"min_precision": min_precision} if objective == "precision" else {})
+        if taught:
+            details["feedback_weight"] = feedback_weight
+        judge_metrics: dict[str, Any] | None = None
+        stored = details | {"metrics": metrics}
+        if len(every) >= MIN_JUDGE_PAIRS:
+            texts = [(p.first, p.second) for p in every]
+            judge, judged = await asyncio.to_thread(  # CPU: off the loop
+                fit_and_score, texts, similarity, truth, weights=weights
+            )
+            judge_metrics = pair_metrics(judged, truth, judge.threshold)
+            stored |= {"pair_judge": judge.to_json(), "pair_judge_metrics": judge_metrics}
+        if save:
+            await self.calibrations.save(tenant, threshold, stored)
+        few = f"fewer than {MIN_JUDGE_PAIRS} pairs: the threshold decides"
+        note = {} if judge_metrics else {"pair_judge_note": few}
+        return details | {"saved": save} | metrics | {"pair_judge": judge_metrics} | note
 
     async def evaluate_pairs(
         self, tenant: str, pairs: Sequence[LabelledPair], *, threshold: float | None = None

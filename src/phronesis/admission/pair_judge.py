@@ -34,7 +34,7 @@ import numpy as np
 
 from phronesis.embeddings.types import Vectors
 
-__all__ = ["FEATURES", "PairJudge", "fit_and_score", "fit_pair_judge", "pair_features"]
+__all__ = ["FEATURES", "MIN_JUDGE_PAIRS", "PairJudge", "fit_and_score", "fit_pair_judge", "pair_features"]
 
 _WORD: Final = re.compile(r"\w+(?:[.,']\w+)*|[$%]")
 _NEGATION: Final = frozenset(
@@ -55,6 +55,9 @@ FEATURES: Final = (
     "trigram_precision_max", "common_subsequence", "numbers_differ_count", "numbers_differ", "unshared_idf_share",
     "unshared_idf_max_share",
 )  # fmt: skip
+MIN_JUDGE_PAIRS: Final = 100
+"""Fewer labelled pairs than this (about four per feature) and a fit is noise: the threshold
+decides alone (``admission calibrate``)."""
 L2: Final = 10.0
 """The penalty: chosen by two-fold cross-validation on the training four fifths of MRPC train
 (0.3 to 30 within 0.003 accuracy of each other; 10 the best on the held-out fifth)."""
@@ -220,24 +223,31 @@ def fit_pair_judge(
 
 
 def fit_and_score(
-    pairs: Sequence[tuple[str, str]], cosines: Sequence[float] | Vectors, truth: Sequence[bool], *, l2: float = L2
+    pairs: Sequence[tuple[str, str]],
+    cosines: Sequence[float] | Vectors,
+    truth: Sequence[bool],
+    *,
+    l2: float = L2,
+    weights: Sequence[float] | Vectors | None = None,
 ) -> tuple[PairJudge, np.ndarray]:
     """The fitted judge and its P(duplicate) of the pairs it was fitted on (their features are
-    computed once: ``admission calibrate`` reports both)."""
+    computed once: ``admission calibrate`` reports both). ``weights``: how much each pair
+    counts in the fit (``calibrate_threshold``'s meaning)."""
     documents = Counter(word for a, b in pairs for text in (a, b) for word in set(_words(text)))
     n = 2 * len(pairs)
     idf = {w: math.log((n + 1) / (df + 1)) + 1 for w, df in documents.items() if df >= 2}
     default_idf = math.log((n + 1) / 2) + 1  # a word seen once or never
     x = _matrix(pairs, cosines, idf, default_idf)
     y = np.asarray(truth, dtype=np.float64)
+    s = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
     z = np.c_[np.ones(len(x)), (x - mean) / scale]
     w = np.zeros(z.shape[1])
     penalty = l2 * np.diag(np.r_[0.0, np.ones(z.shape[1] - 1)])
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-(z @ w)))
-        gradient = z.T @ (p - y) + penalty @ w
-        hessian = (z * (p * (1 - p))[:, None]).T @ z + penalty
+        gradient = z.T @ (s * (p - y)) + penalty @ w
+        hessian = (z * (s * p * (1 - p))[:, None]).T @ z + penalty
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if float(np.abs(step).max()) < 1e-8:

@@ -100,41 +100,50 @@ def pair_metrics(similarity: Vectors, truth: Sequence[bool], threshold: float) -
 
 
 def calibrate_threshold(
-    similarity: Vectors, truth: Sequence[bool], *, objective: Objective = "accuracy", min_precision: float = 0.9
+    similarity: Vectors,
+    truth: Sequence[bool],
+    *,
+    objective: Objective = "accuracy",
+    min_precision: float = 0.9,
+    weights: Sequence[float] | Vectors | None = None,
 ) -> float:
     """The threshold (a midpoint between two observed similarities) that maximises ``objective``.
 
     ``precision``: the lowest threshold whose precision is at least ``min_precision`` (the
     most recall under that floor); if none reaches it, nothing counts as a duplicate.
+    ``weights``: how much each pair counts (a pair of weight 3 counts as three copies of it;
+    feedback pairs may count more than a file's).
     """
     scores = np.asarray(similarity, dtype=np.float64)
     gold = np.asarray(truth, dtype=bool)
+    weight = np.ones(len(scores)) if weights is None else np.asarray(weights, dtype=np.float64)
     if len(scores) == 0:
         raise InvalidInputError("pairs", "no pairs to calibrate on")
     if gold.all() or not gold.any():
         raise InvalidInputError("pairs", "calibration needs both duplicate and non-duplicate pairs")
     order = np.argsort(-scores, kind="stable")
-    ranked, labels = scores[order], gold[order]
+    ranked, labels, counted = scores[order], gold[order], weight[order]
     # candidate k: "duplicate" for the top k pairs, k = 0 (none) and every k where the score changes
     cut = np.r_[ranked[1:] < ranked[:-1], True]
     k = np.r_[0, np.nonzero(cut)[0] + 1]
-    tp = np.r_[0, np.cumsum(labels)][k]
-    fp = k - tp
-    positives, total = int(gold.sum()), len(gold)
-    precision = np.where(k > 0, tp / np.maximum(k, 1), 1.0)
+    taken = np.r_[0.0, np.cumsum(counted)][k]
+    tp = np.r_[0.0, np.cumsum(counted * labels)][k]
+    fp = taken - tp
+    positives, total = float(counted[labels].sum()), float(counted.sum())
+    precision = np.where(k > 0, tp / np.maximum(taken, 1e-12), 1.0)
     recall = tp / positives
     if objective == "accuracy":
         score = (tp + (total - positives - fp)) / total
     elif objective == "f1":
         score = np.where(precision + recall > 0, 2 * precision * recall / np.maximum(precision + recall, 1e-12), 0)
     else:
-        meets = (precision >= min_precision) & (k > 0)
+        meets = (precision >= min_precision - 1e-12) & (k > 0)
         score = np.where(meets, recall, precision - 1.0)  # any threshold meeting the floor beats every other
-    best = int(k[int(np.argmax(score))])
+    best = int(k[int(np.argmax(np.round(score, 12)))])  # rounded: weighted sums tie exactly as counts do
     if best == 0:
         return float(np.nextafter(ranked[0], np.inf))  # nothing is a duplicate
     above = ranked[best - 1]
-    if best == total:
+    if best == len(ranked):
         return float(above)  # every pair is a duplicate: the lowest score itself is the cut
     below = ranked[best]
     middle = float((above + below) / 2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -17,7 +18,19 @@ from phronesis.storage.filters import where_given
 from phronesis.storage.tables import decision_records
 from phronesis.storage.write_buffer import WriteBuffer
 
-__all__ = ["DecisionRecordRepository"]
+__all__ = ["DecisionRecordRepository", "RatedRecord"]
+
+
+@dataclass(frozen=True, slots=True)
+class RatedRecord:
+    """A decision a user rated: what it was given, what it did, and the rating."""
+
+    id: str
+    inputs: dict[str, Any]
+    action: str | None
+    correct: bool
+    feedback: dict[str, Any]
+    attributes: dict[str, Any]
 
 
 # Built once, executed with parameters: a fresh ``insert().values()`` per decision cost more
@@ -212,6 +225,37 @@ class DecisionRecordRepository:
                 values["action"], values["reason"] = outcome
             await conn.execute(update(decision_records).where(*where).values(**values))
         return DecisionRecord.model_validate({**dict(row._mapping), **values})
+
+    async def rate(self, tenant: str, record_id: str, key: str, feedback: dict[str, Any], *, correct: bool) -> None:
+        """A user's rating of a decision, on its record in one transaction: ``outcome`` becomes
+        ``correct`` or ``incorrect`` and ``attributes[key]`` says what it should have been. A
+        later rating replaces an earlier one (the last click wins). Routing and admission
+        feedback (``route_feedback``, ``admission_feedback``) are both kept this way."""
+        async with self._db.transaction() as conn:
+            await self.merge_attributes(tenant, record_id, {key: feedback}, connection=conn)
+            await self.set_outcome(tenant, record_id, "correct" if correct else "incorrect", connection=conn)
+
+    async def rated(self, tenant: str, kind: DecisionKind, key: str, *, limit: int = 100_000) -> list[RatedRecord]:
+        """The records of ``kind`` a user rated (``rate``), oldest first: what feedback teaches."""
+        c = decision_records.c
+        query = (
+            select(c.id, c.inputs, c.action, c.outcome, c.attributes)
+            .where(c.tenant == tenant, c.kind == kind, c.outcome.in_(("correct", "incorrect")))
+            .order_by(c.created_at, c.id)
+            .limit(limit)
+        )
+        async with self._db.connect() as conn:
+            return [
+                RatedRecord(
+                    row.id,
+                    dict(row.inputs or {}),
+                    row.action,
+                    row.outcome == "correct",
+                    dict((row.attributes or {}).get(key) or {}),
+                    dict(row.attributes or {}),
+                )
+                for row in await conn.execute(query)
+            ]
 
     async def purge(self, retention: timedelta) -> int:
         """Delete records older than ``retention`` (time-based, whatever the table size)."""

@@ -1,4 +1,4 @@
-"""``phronesis admission admit|search|decisions|export|calibrate|evaluate-pairs`` (seed 003)."""
+"""``phronesis admission admit|search|decisions|export|undo|feedback|calibrate|evaluate-pairs`` (seed 003)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from phronesis.admission.feedback import AdmissionFeedbackIn
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.pairs import read_pairs
-from phronesis.cli.app import TenantOption, admission_app, fail, with_engine
+from phronesis.cli.app import TenantOption, admission_app, fail, invalid, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, invalid_input
 from phronesis.jsonlines import validated_file
@@ -138,6 +140,34 @@ def undo(
     typer.echo(json.dumps(done.model_dump(mode="json"), indent=2))
 
 
+@admission_app.command("feedback")
+def feedback(
+    decision_id: Annotated[str, typer.Argument(help="The admission decision (its decision_id).")],
+    correct: Annotated[bool, typer.Option("--correct/--wrong", help="Was the decision right?")],
+    expected: Annotated[
+        str | None,
+        typer.Option("--expected", help="What it should have been (with --wrong): ADD, NOT, REPLACE, MERGE."),
+    ] = None,
+    note: Annotated[str | None, typer.Option(help="Why.")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Say whether an admission decision was right; the last rating wins.
+    ``calibrate --from-feedback`` learns from it."""
+    fields = {"correct": correct, "expected_decision": expected and expected.upper(), "note": note}
+    try:
+        body = AdmissionFeedbackIn.model_validate(fields)
+    except ValidationError as exc:
+        raise invalid(exc) from None
+    rated = with_engine(lambda engine: engine.admission.feedback.rate(tenant, decision_id, body))
+    teaches = rated.teaches
+    taught = (
+        "teaches nothing about duplicates"
+        if teaches is None
+        else f"teaches: {'a duplicate' if teaches.duplicate else 'not a duplicate'} of {teaches.run_id}"
+    )
+    typer.echo(f"{rated.decision_id}: {rated.decision} is {rated.outcome}; {taught}")
+
+
 @admission_app.command("purge")
 def purge(
     older_than_days: Annotated[
@@ -219,26 +249,47 @@ def export(
 
 @admission_app.command("calibrate")
 def calibrate(
-    pairs: PairsPath,
+    pairs: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Labelled pairs, MRPC format: label<TAB>id1<TAB>id2<TAB>sentence1<TAB>sentence2, header line "
+            "(optional with --from-feedback)."
+        ),
+    ] = None,
     objective: Annotated[
         str, typer.Option(help="accuracy, f1, or precision (most recall at --min-precision).")
     ] = "accuracy",
     min_precision: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.9,
+    from_feedback: Annotated[
+        bool, typer.Option("--from-feedback", help="Also learn from the ratings of admission decisions.")
+    ] = False,
+    feedback_weight: Annotated[
+        float, typer.Option(min=0.01, max=1000.0, help="How many file pairs one rated decision counts as.")
+    ] = 1.0,
     save: Annotated[bool, typer.Option("--save/--no-save", help="Keep it as the tenant's threshold.")] = True,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Fit the duplicate decision on labelled pairs: the cosine threshold, and the pair judge that
-    admissions use in its place. Prints JSON with precision, recall, F1 and accuracy of both."""
+    """Fit the duplicate decision on labelled pairs and/or rated decisions: the cosine threshold,
+    and the pair judge that admissions use in its place (from 100 pairs). Prints JSON with
+    precision, recall, F1 and accuracy of both."""
     if objective not in ("accuracy", "f1", "precision"):
         raise fail(f"--objective must be accuracy, f1 or precision, not {objective!r}")
+    if pairs is None and not from_feedback:
+        raise fail("give a pairs file, --from-feedback, or both")
     chosen: Literal["accuracy", "f1", "precision"] = objective  # type: ignore[assignment]  # checked above
     try:
-        labelled = read_pairs(pairs)
+        labelled = [] if pairs is None else read_pairs(pairs)
     except InvalidInputError as exc:
         raise fail(str(exc)) from None
     result = with_engine(
         lambda engine: engine.admission.calibrate(
-            tenant, labelled, objective=chosen, min_precision=min_precision, save=save
+            tenant,
+            labelled,
+            objective=chosen,
+            min_precision=min_precision,
+            save=save,
+            from_feedback=from_feedback,
+            feedback_weight=feedback_weight,
         )
     )
     typer.echo(json.dumps(result, indent=2))

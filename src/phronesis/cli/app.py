@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
+from pydantic import ValidationError
 
-from phronesis.exceptions import PhronesisError
+from phronesis.exceptions import PhronesisError, validation_message
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -57,6 +58,13 @@ TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for."
 def fail(message: str) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(2)
+
+
+def invalid(exc: ValidationError, *, option: str | None = None) -> typer.Exit:
+    """A validation error as the CLI's one line: the option (or field) and what is wrong with it."""
+    error = exc.errors()[0]
+    where = option or ".".join(str(part) for part in error["loc"])
+    return fail(f"{where}: {validation_message(error)}" if where else validation_message(error))
 
 
 def run(coroutine_factory: Callable[[], Awaitable[T]]) -> T:

@@ -10,9 +10,9 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from phronesis.cli.app import TenantOption, app, fail, routing_app, with_engine
+from phronesis.cli.app import TenantOption, app, fail, invalid, routing_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
-from phronesis.exceptions import InvalidInputError, NotFoundError, validation_message
+from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult
 from phronesis.routing.route_feedback import RouteFeedbackIn
@@ -21,13 +21,6 @@ from phronesis.routing.sessions import NewSession
 JsonlPath = Annotated[
     Path, typer.Argument(help='JSONL: one {"text": …, "label": …} per line (label oos = out of scope).')
 ]
-
-
-def _invalid(exc: ValidationError, *, option: str | None = None) -> typer.Exit:
-    """A validation error as the CLI's one line: the option (or field) and what is wrong with it."""
-    error = exc.errors()[0]
-    where = option or ".".join(str(part) for part in error["loc"])
-    return fail(f"{where}: {validation_message(error)}" if where else validation_message(error))
 
 
 def _read(path: Path) -> list[Exemplar]:
@@ -49,7 +42,7 @@ def route(
     try:
         new = NewSession(id=session)
     except ValidationError as exc:
-        raise _invalid(exc, option="--session") from None
+        raise invalid(exc, option="--session") from None
 
     async def work(engine: Engine) -> RouteResult:
         try:
@@ -87,7 +80,7 @@ def feedback(
     try:
         body = RouteFeedbackIn.model_validate(fields | {"expected_decision": expected and expected.upper()})
     except ValidationError as exc:
-        raise _invalid(exc) from None
+        raise invalid(exc) from None
     rated = with_engine(lambda engine: engine.routing.feedback.rate(tenant, session, body))
     typer.echo(f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 

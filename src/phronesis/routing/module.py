@@ -68,7 +68,7 @@ class RoutingModule:
             clock=clock,
         )
         self.service = RoutingService(settings, parts)
-        self.feedback = RouteFeedbackStore(database, decisions, clock)
+        self.feedback = RouteFeedbackStore(decisions, clock)
         self.tool_outcomes = ToolOutcomes(settings, parts)
         self._database = database
 

@@ -14,19 +14,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
-from sqlalchemy import select
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
-from phronesis.storage.database import Database
-from phronesis.storage.tables import decision_records
 
 __all__ = ["RouteFeedback", "RouteFeedbackIn", "RouteFeedbackStore"]
-
-OUTCOMES = ("correct", "incorrect")
 
 
 class RouteFeedbackIn(BaseModel):
@@ -58,8 +53,7 @@ class RouteFeedback(BaseModel):
 
 
 class RouteFeedbackStore:
-    def __init__(self, database: Database, decisions: DecisionRecordRepository, clock: Clock) -> None:
-        self._db = database
+    def __init__(self, decisions: DecisionRecordRepository, clock: Clock) -> None:
         self._decisions = decisions
         self._clock = clock
 
@@ -77,10 +71,8 @@ class RouteFeedbackStore:
             "note": body.note,
             "at": self._clock.now().isoformat(),
         }
+        await self._decisions.rate(tenant, record.id, "route_feedback", feedback, correct=body.correct)
         outcome = "correct" if body.correct else "incorrect"
-        async with self._db.transaction() as conn:
-            await self._decisions.merge_attributes(tenant, record.id, {"route_feedback": feedback}, connection=conn)
-            await self._decisions.set_outcome(tenant, record.id, outcome, connection=conn)
         return RouteFeedback(
             decision_id=record.id,
             session_id=session_id,
@@ -91,25 +83,16 @@ class RouteFeedbackStore:
 
     async def exemplars(self, tenant: str, *, limit: int = 100_000) -> list[Exemplar]:
         """What rated decisions teach, oldest first (see the module docstring)."""
-        c = decision_records.c
-        query = (
-            select(c.inputs, c.action, c.outcome, c.attributes)
-            .where(c.tenant == tenant, c.kind == "routing", c.outcome.in_(OUTCOMES))
-            .order_by(c.created_at, c.id)
-            .limit(limit)
-        )
         taught: list[Exemplar] = []
-        async with self._db.connect() as conn:
-            for inputs, action, outcome, attributes in await conn.execute(query):
-                feedback = (attributes or {}).get("route_feedback") or {}
-                text = str((inputs or {}).get("query", "")).strip()
-                if not text:
-                    continue
-                if outcome == "correct" and action:
-                    tools = (attributes or {}).get("required_tools") or []
-                    taught.append(_exemplar(text, action, tools[0] if action == "USE_TOOL" and tools else None))
-                elif outcome == "incorrect" and feedback.get("expected_decision"):
-                    taught.append(_exemplar(text, feedback["expected_decision"], feedback.get("expected_tool")))
+        for rated in await self._decisions.rated(tenant, "routing", "route_feedback", limit=limit):
+            text = str(rated.inputs.get("query", "")).strip()
+            if not text:
+                continue
+            if rated.correct and rated.action:
+                tools = rated.attributes.get("required_tools") or []
+                taught.append(_exemplar(text, rated.action, tools[0] if rated.action == "USE_TOOL" and tools else None))
+            elif not rated.correct and rated.feedback.get("expected_decision"):
+                taught.append(_exemplar(text, rated.feedback["expected_decision"], rated.feedback.get("expected_tool")))
         return taught
 
 

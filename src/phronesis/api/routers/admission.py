@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from phronesis.admission.feedback import AdmissionFeedback, AdmissionFeedbackIn
 from phronesis.admission.models import (
     ID_PATTERN,
     SCOPE_PATTERN,
@@ -123,6 +124,16 @@ async def delete_run(run_id: RunIdPath, engine: EngineDep, tenant: TenantDep) ->
 )
 async def undo_decision(decision_id: DecisionIdPath, engine: EngineDep, tenant: TenantDep) -> UndoResult:
     return await engine.admission.undo(tenant, decision_id)
+
+
+@router.post(
+    "/v1/memory-decisions/{decision_id}/feedback",
+    summary="Was an admission decision right, and what should it have been (the last rating wins)",
+)
+async def decision_feedback(
+    decision_id: DecisionIdPath, body: AdmissionFeedbackIn, engine: EngineDep, tenant: TenantDep
+) -> AdmissionFeedback:
+    return await engine.admission.feedback.rate(tenant, decision_id, body)
 
 
 @router.get("/v1/memory-decisions", summary="Seed 003's MemoryDecision records, newest first")

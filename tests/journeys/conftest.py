@@ -28,7 +28,9 @@ TENANTS = 40
 class Tenant:
     """One story's view of the server: its own API key, the calls a user makes."""
 
-    def __init__(self, base: str, key: str) -> None:
+    def __init__(self, base: str, key: str, name: str) -> None:
+        self.name = name
+        """The tenant the key acts for (``--tenant`` of the CLI on the same database)."""
         self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60)
 
     def _ok(self, response: httpx.Response) -> Any:
@@ -81,14 +83,16 @@ class Tenant:
 class Journeys:
     """The module's server and a fresh tenant per story."""
 
-    def __init__(self, base: str, keys: list[str], llm: ChatServer) -> None:
+    def __init__(self, base: str, keys: dict[str, str], llm: ChatServer, env: dict[str, str]) -> None:
         self.base = base
         self.llm = llm
-        self._keys = iter(keys)
+        self.env = env
+        """The server's environment: a CLI run with it works on the same database."""
+        self._keys = iter(keys.items())
         self._tenants: list[Tenant] = []
 
     def tenant(self) -> Tenant:
-        tenant = Tenant(self.base, next(self._keys))
+        tenant = Tenant(self.base, *next(self._keys))
         self._tenants.append(tenant)  # kept until the module ends, then closed
         return tenant
 
@@ -117,19 +121,19 @@ def scripted_llm(prompt: str) -> str:
 
 
 def start(tmp_path: Path, **variables: str) -> Iterator[Journeys]:
-    keys = [f"journey-key-{n}" for n in range(TENANTS)]
+    keys = {f"journey-key-{n}": f"story-{n}" for n in range(TENANTS)}
     with running_chat_server(scripted_llm) as llm:
         settings = {
             "PHRONESIS_EMBEDDINGS__SPEC": REAL_MODEL,
             "PHRONESIS_LLM__SPEC": f"openai-compatible:{llm.base_url}#script",
-            "PHRONESIS_API__KEYS": json.dumps({key: f"story-{n}" for n, key in enumerate(keys)}),
+            "PHRONESIS_API__KEYS": json.dumps(keys),
             # short windows, so timeouts and ignores happen within a test
             "PHRONESIS_LEARNING__UNDO_WINDOW_SEC": "3",
             "PHRONESIS_LEARNING__SWEEP_INTERVAL_SEC": "0.5",
         }
         env = phronesis_env(tmp_path, **(settings | variables))
         with server(env, timeout_s=180) as base:
-            journeys = Journeys(base, keys, llm)
+            journeys = Journeys(base, keys, llm, env)
             try:
                 yield journeys
             finally:

@@ -56,3 +56,16 @@ async def test_cypher_escapes_every_string_and_merges_by_uid(sqlite_engine: Engi
     assert sum(line.startswith("MERGE (n:MemoryDecision ") for line in statements) == 5
     assert any("-[:SUPERSEDED_BY]->" in line for line in statements)
     assert all("MATCH (a:" in line for line in statements if line.startswith("MATCH"))
+
+
+async def test_graphml_holds_text_xml_cannot(sqlite_engine: Engine) -> None:
+    """A control character in a task or reference (a terminal's escape code, a NUL from a log)
+    is written as U+FFFD: the file stays XML that networkx reads."""
+    run = await sqlite_engine.admit_run(
+        "Tail the log \x1b[31mred\x1b[0m", outcome="success", references=["log\x00.txt"], summary="Tailed \x07 it"
+    )
+    out = io.StringIO()
+    await sqlite_engine.admission.export("default", out, "graphml")
+    graph = nx.read_graphml(io.StringIO(out.getvalue()))
+    assert graph.nodes[f"run:{run.run_id}"]["task"] == "Tail the log \ufffd[31mred\ufffd[0m"
+    assert "ref:log\ufffd.txt" in graph.nodes

@@ -165,3 +165,15 @@ def test_a_decision_is_rated_and_a_bad_rating_names_its_field(live_server: LiveS
             assert refused.json()["field"] == field, refused.json()
         missing = client.post("/v1/memory-decisions/nope/feedback", json={"correct": True})
         assert missing.status_code == 404 and missing.headers["content-type"] == PROBLEM
+
+
+def test_a_number_json_cannot_store_is_refused_not_nulled(live_server: LiveServer) -> None:
+    """Python reads NaN, Infinity and 1e400; stored they would come back null. 422 names the key."""
+    with live_server.client() as client:
+        for raw in ("1e400", "NaN", "-Infinity"):
+            body = '{"task": "Bill it", "outcome": "success", "attributes": {"cost": {"eur": [1, RAW]}}}'.replace(
+                "RAW", raw
+            )
+            refused = client.post("/v1/runs", content=body, headers={"content-type": "application/json"})
+            assert refused.status_code == 422 and refused.headers["content-type"] == PROBLEM, refused.text
+            assert refused.json()["field"] == "attributes" and "cost.eur[1]" in refused.json()["detail"]

@@ -118,4 +118,4 @@ def test_delete_and_purge(cli: CliRunner) -> None:
         deleted.exit_code == 0
         and deleted.stdout.strip() == f"deleted {better['run_id']}; active again: {failed['run_id']}"
     )
-    assert cli.invoke(app, ["admission", "purge"]).stdout.strip() == "purged 0 superseded run(s)"  # retention is off
+    assert cli.invoke(app, ["admission", "purge"]).stdout.startswith("retention is off")

@@ -12,6 +12,7 @@ Embeddings are not exported.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +24,15 @@ from phronesis.admission.models import MemoryDecision, Run
 from phronesis.admission.run_repository import RunRepository
 
 __all__ = ["ExportFormat", "GraphWriter", "export_graph"]
+
+_XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""What XML 1.0 cannot hold, even escaped (a control character in a run's summary): written as
+U+FFFD in GraphML, so the file stays readable by networkx, Gephi and yEd."""
+
+
+def _xml_text(text: str) -> str:
+    return _XML_INVALID.sub("\ufffd", text)
+
 
 ExportFormat = Literal["cypher", "graphml"]
 PAGE = 2000
@@ -158,20 +168,21 @@ class GraphMLWriter:
             text = value.isoformat()
         else:
             text = str(value)
-        return f'<data key="{key}">{escape(text)}</data>'
+        return f'<data key="{key}">{escape(_xml_text(text))}</data>'
 
     def nodes(self, nodes: Iterable[_Node]) -> None:
         for node in nodes:
             data = self._data("label", node.label) + "".join(
                 self._data(k, v) for k, v in node.properties.items() if k in _GRAPHML_KEYS
             )
-            self._out.write(f"    <node id={quoteattr(node.id)}>{data}</node>\n")
+            self._out.write(f"    <node id={quoteattr(_xml_text(node.id))}>{data}</node>\n")
 
     def edges(self, edges: Iterable[_Edge]) -> None:
         for edge in edges:
             self._edge += 1
+            source, target = quoteattr(_xml_text(edge.source)), quoteattr(_xml_text(edge.target))
             self._out.write(
-                f'    <edge id="e{self._edge}" source={quoteattr(edge.source)} target={quoteattr(edge.target)}>'
+                f'    <edge id="e{self._edge}" source={source} target={target}>'
                 f"{self._data('edge_label', edge.label)}</edge>\n"
             )
 

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from phronesis.json_values import JsonObject
+
 __all__ = [
     "ID_PATTERN",
     "AdmissionDecision",
@@ -63,7 +65,7 @@ class RunIn(BaseModel):
     usage_count: int = Field(default=1, ge=0, le=1_000_000_000)
     replaces: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
     """Explicit REPLACE: the caller knows this run supersedes that one (same task and scope, still active)."""
-    attributes: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    attributes: JsonObject = Field(default_factory=dict, max_length=64)
 
     @field_validator("task")
     @classmethod

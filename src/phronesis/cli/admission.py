@@ -177,8 +177,16 @@ def purge(
 ) -> None:
     """Delete runs superseded longer ago than --older-than-days, with their references and artifacts."""
     older = None if older_than_days is None else timedelta(days=older_than_days)
-    purged = with_engine(lambda engine: engine.admission.purge_superseded(older))
-    typer.echo(f"purged {purged} superseded run(s)")
+
+    async def work(engine: Engine) -> str:
+        if older is None and engine.admission.settings.superseded_retention_days is None:
+            return (
+                "retention is off (PHRONESIS_ADMISSION__SUPERSEDED_RETENTION_DAYS is not set): nothing purged; "
+                "give --older-than-days to purge once"
+            )
+        return f"purged {await engine.admission.purge_superseded(older)} superseded run(s)"
+
+    typer.echo(with_engine(work))
 
 
 @admission_app.command("search")

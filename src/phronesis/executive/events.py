@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from phronesis.executive.types import HeuristicCandidate, PersonalityBiases, Salience, Urgency
+from phronesis.json_values import JsonObject
 
 __all__ = ["EventDecision", "EventRequest"]
 
@@ -61,5 +62,5 @@ class EventDecision(BaseModel):
     strategy: str
     reason: str | None = None
     candidates: list[HeuristicCandidate] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
     latency_ms: float = 0.0

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Protocol
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from phronesis.executive.traces import ReasoningTrace
+from phronesis.json_values import JsonObject
 from phronesis.llm.types import LLMProvider
 
 __all__ = [
@@ -100,7 +101,7 @@ class DecisionResult(BaseModel):
     predicted_success: float
     prediction_confidence: float
     prompt_text: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)
     raw_llm_output: str | None = None
     model: str | None = None
     prompt_tokens: int = 0

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from phronesis.json_values import JsonObject
+
 __all__ = [
     "ConfidenceUpdate",
     "Heuristic",
@@ -53,7 +55,7 @@ class HeuristicCreate(_Bounds):
     floor: Unit = 0.0
     ceiling: Unit = 1.0
     feedback_weight: FeedbackWeight = 1.0
-    attributes: dict[str, Any] = Field(default_factory=dict)
+    attributes: JsonObject = Field(default_factory=dict)
 
 
 class HeuristicUpdate(_Bounds):

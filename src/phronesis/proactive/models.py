@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from phronesis.clock import AwareInstant
+from phronesis.json_values import JsonObject
 
 __all__ = [
     "ACTION_TYPES",
@@ -159,7 +160,7 @@ class SignalIn(BaseModel):
 
     type: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
     urgency_hint: int = Field(ge=1, le=10)
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: JsonObject = Field(default_factory=dict)
     context_only: bool = False
     """Background for the LLM (e.g. the weather); context-only signals alone never start a cycle."""
     dedup_key: str | None = Field(default=None, min_length=1, max_length=256)

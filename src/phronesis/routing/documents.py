@@ -23,6 +23,7 @@ from sqlalchemy import delete, select
 from phronesis.clock import Clock, Instant
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.json_values import JsonObject
 from phronesis.routing.passages import (
     PARTITION,
     PassageSource,
@@ -54,7 +55,7 @@ class DocumentIn(BaseModel):
     text: str = Field(min_length=1, max_length=20000)
     published_at: Instant | None = None
     """When the content was last true; recency decays from here (None: the default recency)."""
-    attributes: dict[str, Any] = Field(default_factory=dict)
+    attributes: JsonObject = Field(default_factory=dict)
 
 
 class Document(BaseModel):

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from phronesis.json_values import JsonObject
+
 __all__ = ["ID_PATTERN", "Message", "MessageIn", "NewSession", "Session", "SessionMode"]
 
 SessionMode = Literal["auto", "human"]
@@ -37,7 +39,7 @@ class NewSession(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
-    lead_context: dict[str, Any] = Field(default_factory=dict, max_length=64)
+    lead_context: JsonObject = Field(default_factory=dict, max_length=64)
     """CRM data (email, name, status, company, …): shown to the LLM router, counted in context completeness."""
     messages: list[MessageIn] = Field(default_factory=list, max_length=200)
     """Earlier turns, when a conversation started elsewhere."""

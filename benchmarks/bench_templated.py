@@ -2,8 +2,10 @@
 
 300 invoice runs, "Process invoice {n} for customer {m}" with random values, the same steps, as
 one batch (``POST /v1/runs/batch``) and one at a time, with the real local model and no LLM
-(the rule judge). Each invoice is its own task, so every run should be an ADD; the last rows
-re-send 30 of them with other steps, which should be NOTs (the same task, nothing new).
+(the rule judge). Each invoice is its own task, so every run should be an ADD. Then 30 of them
+are sent again with a shorter trace: the same task, another trace, so MERGE into its group
+(rule 3, complementary), or ADD where the two traces are below the low similarity (seed 003's
+pre-filter decides before any judge); never a MERGE with or NOT of another invoice.
 
     cd benchmarks && python bench_templated.py
 """
@@ -39,6 +41,10 @@ def invoices(n: int, seed: int) -> list[RunIn]:
     ]
 
 
+def rules(results: list[AdmissionResult]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in Counter(r.rule for r in results).most_common(3))
+
+
 def counted(results: list[AdmissionResult]) -> str:
     kinds = Counter(r.decision for r in results)
     return " / ".join(f"{kinds.get(k, 0)}" for k in ("ADD", "NOT", "REPLACE", "MERGE"))
@@ -48,8 +54,8 @@ async def main(n: int, seed: int) -> None:
     runs = invoices(n, seed)
     resent = [r.model_copy(update={"steps": ["Read it again", "Posted it"]}) for r in runs[:30]]
     print(f"{n} invoice runs, then 30 of them re-sent with other steps; decisions ADD / NOT / REPLACE / MERGE\n")
-    print("| how | the 300 | the 30 re-sent | rules of the 300 |")
-    print("|---|---|---|---|")
+    print("| how | the 300 | the 30 re-sent | rules of the 300 | rules of the 30 | merged into its own invoice |")
+    print("|---|---|---|---|---|---|")
     for how in ("one batch", "one at a time"):
         with tempfile.TemporaryDirectory() as tmp:
             engine = Engine(Settings(data_dir=Path(tmp)), embedder=LocalSentenceEmbedder(), llm=None)
@@ -62,8 +68,15 @@ async def main(n: int, seed: int) -> None:
                 again = [await engine.admission.admit("bench", run) for run in resent]
             finally:
                 await engine.close()
-        rules = Counter(r.rule for r in first).most_common(3)
-        print(f"| {how} | {counted(first)} | {counted(again)} | {', '.join(f'{k} {v}' for k, v in rules)} |")
+        own = {r.run_id for r in first[:30]}
+        merged = [r for r in again if r.decision == "MERGE"]
+        right = sum(
+            r.target_run_id in own and r.target_run_id == first[i].run_id for i, r in enumerate(again) if r in merged
+        )
+        print(
+            f"| {how} | {counted(first)} | {counted(again)} | {rules(first)} | {rules(again)} "
+            f"| {right} of {len(merged)} |"
+        )
 
 
 if __name__ == "__main__":

@@ -60,5 +60,11 @@ async def test_templated_tasks_that_differ_only_in_their_values_are_each_added(t
         assert sum(r.rule == "other_values" for r in results) > 0  # they were near-duplicates to the model
         again = await engine.admission.admit("default", runs[4].model_copy(update={"steps": ["Read it", "Post it"]}))
         assert (again.decision, again.target_run_id) == ("NOT", results[4].run_id)
+        # another trace of an invoice is judged against its own invoice's run, even where other
+        # invoices' runs are nearer than its own (they were the top 3, and it was ADDed apart)
+        shorter = {"steps": ["Checked the invoice total", "Posted it to the ledger"]}
+        resent = [await engine.admission.admit("default", run.model_copy(update=shorter)) for run in runs[10:30]]
+        assert [r.target_run_id for r in resent] == [r.run_id for r in results[10:30]], [r.rule for r in resent]
+        assert {r.decision for r in resent} <= {"MERGE", "NOT"}
     finally:
         await engine.close()

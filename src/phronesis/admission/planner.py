@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.judgement import Candidate, Incoming, Verdict
 from phronesis.admission.llm_judge import JudgeFailure, LLMJudge
@@ -182,6 +183,7 @@ class Planner:
                 breadth = s.top_k * OVERSAMPLE if len(group) > 1 else s.top_k + MARGIN
                 found = await self._index.find_many(tenant, agent_id, user_id, vectors, breadth)
                 hits.update(zip((p.position for p in group), found, strict=True))
+                await self._add_same_task(tenant, (agent_id, user_id), group, hits, connection)
             wanted = [key for found in hits.values() for key, _ in found] + explicit
             judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
             stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
@@ -192,6 +194,36 @@ class Planner:
         for p in batch:
             self._check_explicit(p, view)
         return view
+
+    async def _add_same_task(
+        self,
+        tenant: str,
+        scope: tuple[str, str],
+        group: Sequence[Prepared],
+        hits: dict[int, list[tuple[str, float]]],
+        connection: AsyncConnection | None,
+    ) -> None:
+        """Add each run's stored runs of the same task to its hits, with their similarity.
+
+        Templated tasks are close to each other: a re-sent "Process invoice 29" with a shorter
+        trace had its own invoice's run below the top 3, behind other invoices' runs (all ADDs
+        of other values), and was ADDed apart from its own task (``bench_templated.py``)."""
+        limit = self._settings.top_k * max(len(group), 1) * OVERSAMPLE
+        rows = await self._runs.same_task(tenant, scope, [p.task_id for p in group], limit=limit, connection=connection)
+        if not rows:
+            return
+        by_task: dict[str, list[tuple[str, Vectors]]] = {}
+        for run_id, task_id, vector in rows:
+            by_task.setdefault(task_id, []).append((run_id, vector))
+        for p in group:
+            mine = by_task.get(p.task_id)
+            if not mine or p.vector is None:
+                continue
+            known = {key for key, _ in hits[p.position]}
+            scores = np.stack([v for _, v in mine]) @ p.vector
+            extra = [(key, float(score)) for (key, _), score in zip(mine, scores, strict=True) if key not in known]
+            extra.sort(key=lambda hit: -hit[1])
+            hits[p.position] = hits[p.position] + extra[: self._settings.top_k]
 
     async def decide(
         self, batch: Sequence[Prepared], view: View, *, duplicate_threshold: float, pair_judge: PairJudge | None = None
@@ -252,7 +284,10 @@ class Planner:
                 same_task=candidate.task_id == p.task_id,
                 same_values=same_values(candidate.task, p.data.task),
             )
-        return sorted(out.values(), key=lambda c: -c.similarity)[: self._settings.top_k]
+        ranked = sorted(out.values(), key=lambda c: -c.similarity)
+        top = self._settings.top_k
+        # the same task's runs are judged even below the top k (``_add_same_task``)
+        return ranked[:top] + [c for c in ranked[top:] if c.same_task][:top]
 
     def _judged(self, p: Prepared, nearest: list[Candidate], judge: PairJudge) -> list[Candidate]:
         """The candidates a judge will see (at or above the low threshold), with the pair judge's

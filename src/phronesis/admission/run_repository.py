@@ -126,6 +126,19 @@ _BY_CONTENT = select(runs.content_hash, runs.id, runs.summary).where(
     runs.user_id == bindparam("user_id"),
     runs.content_hash.in_(bindparam("hashes", expanding=True)),
 )
+# the scope-and-task index (ix_admission_runs_scope_task); the newest first, a few per task
+_SAME_TASK = (
+    select(runs.id, runs.task_id, runs.embedding)
+    .where(
+        runs.tenant == bindparam("tenant"),
+        runs.agent_id == bindparam("agent_id"),
+        runs.user_id == bindparam("user_id"),
+        runs.task_id.in_(bindparam("task_ids", expanding=True)),
+        runs.status == "active",
+    )
+    .order_by(runs.created_at.desc())
+    .limit(bindparam("limit", type_=Integer))
+)
 _LOG_SINCE = (
     select(_log.id, _log.tenant, _log.key, _log.op, runs.agent_id, runs.user_id, runs.embedding)
     .select_from(index_changes.outerjoin(admission_runs, and_(runs.tenant == _log.tenant, runs.id == _log.key)))
@@ -277,6 +290,27 @@ class RunRepository:
             )
             for _, run_id, agent_id, user_id, task_id, task, summary, outcome, status, digest in rows
         }
+
+    async def same_task(
+        self,
+        tenant: str,
+        scope: tuple[str, str],
+        task_ids: Sequence[str],
+        *,
+        limit: int,
+        connection: AsyncConnection | None = None,
+    ) -> builtins.list[tuple[str, str, Vectors]]:
+        """(run id, task id, embedding) of the scope's active runs of these tasks, newest first,
+        at most ``limit``: the same task's runs are judged even when other tasks' runs are nearer."""
+        if not task_ids:
+            return []
+        agent_id, user_id = scope
+        out: builtins.list[tuple[str, str, Vectors]] = []
+        for chunk in _chunks(list(dict.fromkeys(task_ids))):
+            parameters = {"tenant": tenant, "agent_id": agent_id, "user_id": user_id, "task_ids": list(chunk)}
+            rows = await self._db.read(_SAME_TASK, parameters | {"limit": limit}, connection=connection)
+            out.extend((run_id, task_id, vector) for run_id, task_id, vector in rows if vector is not None)
+        return out
 
     async def by_content(
         self,

@@ -106,6 +106,24 @@ async def test_scenario_4_complementary_runs_merge_and_aggregate(engine: Engine,
     assert [h.run.id for h in collapsed] == [b.run_id]
 
 
+async def test_a_group_found_through_another_member_shows_its_canonical_run(engine: Engine, clock: FixedClock) -> None:
+    """The query matches only the older member; the group's slot still leads with its canonical
+    run, and ``collapse`` returns that one, not the member that matched."""
+    old = await admit(engine, references=["A"], summary="Parsed the orders CSV and inferred each column type")
+    clock.advance(seconds=1)
+    new = await admit(
+        engine, references=["B"], summary="Parsed the orders CSV and inferred each column type, then wrote schema.sql"
+    )
+    assert (new.decision, (await engine.admission.run(T, new.run_id)).canonical) == ("MERGE", True)
+    query = "Parsed the orders CSV and inferred each column type"
+    floor = (1.0 + max(h.similarity for h in await engine.admission.search(T, query) if h.run.id == new.run_id)) / 2
+    hits = await engine.admission.search(T, query, min_similarity=floor)
+    assert [h.run.id for h in hits] == [new.run_id, old.run_id]
+    assert hits[0].similarity < floor <= hits[1].similarity  # each with its own similarity
+    collapsed = await engine.admission.search(T, query, min_similarity=floor, collapse=True)
+    assert [h.run.id for h in collapsed] == [new.run_id]
+
+
 async def test_success_stays_canonical_over_a_newer_failure(engine: Engine) -> None:
     success = await admit(engine, references=["A"], summary=SUMMARY)
     failure = await admit(engine, outcome="failure", references=["A", "trace.log"], summary=SUMMARY)

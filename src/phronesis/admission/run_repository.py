@@ -291,6 +291,16 @@ class RunRepository:
             for _, run_id, agent_id, user_id, task_id, task, summary, outcome, status, digest in rows
         }
 
+    async def embeddings(self, tenant: str, ids: Sequence[str]) -> dict[str, Vectors]:
+        """The stored vectors of these runs (any status)."""
+        out: dict[str, Vectors] = {}
+        for chunk in _chunks(builtins.list(dict.fromkeys(ids))):
+            query = select(runs.id, runs.embedding).where(runs.tenant == tenant, runs.id.in_(chunk))
+            for run_id, vector in await self._db.read(query, {}):
+                if vector is not None:
+                    out[run_id] = vector
+        return out
+
     async def same_task(
         self,
         tenant: str,

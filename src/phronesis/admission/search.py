@@ -7,10 +7,10 @@ that one per group.
 
 from __future__ import annotations
 
-from phronesis.admission.models import SearchHit
+from phronesis.admission.models import GroupView, Run, SearchHit
 from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.run_vectors import RunVectors
-from phronesis.embeddings.types import Embedder
+from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import InvalidInputError
 
 __all__ = ["RunSearch"]
@@ -50,6 +50,7 @@ class RunSearch:
         stored = await self._runs.get_many(tenant, [key for key, _ in found])
         live = [(stored[key], score) for key, score in found if key in stored and stored[key].status == "active"]
         groups = await self._runs.groups(tenant, [r.merge_group for r, _ in live if r.merge_group])
+        live += await self._canonicals_not_found(tenant, vector, live, groups)
         order: list[str] = []  # one slot per group (or lone run), at its best hit
         members: dict[str, list[SearchHit]] = {}
         for run, score in live:
@@ -59,7 +60,27 @@ class RunSearch:
                 members[slot] = []
             members[slot].append(SearchHit(run=run, similarity=score, group=groups.get(run.merge_group or "")))
         hits: list[SearchHit] = []
-        for slot in order:
+        for slot in order:  # a canonical added below its group's best hit moves up to that slot
             ranked = sorted(members[slot], key=lambda h: (not h.run.canonical, -h.similarity))
             hits += ranked[:1] if collapse else ranked
         return hits[:k]
+
+    async def _canonicals_not_found(
+        self, tenant: str, vector: Vectors, live: list[tuple[Run, float]], groups: dict[str, GroupView]
+    ) -> list[tuple[Run, float]]:
+        """The canonical runs of groups found only through other members, with their similarity:
+        the group's slot shows its canonical run first, and ``collapse`` shows only that one (a
+        fresh-clone trial saw a collapsed search return a non-canonical member)."""
+        found = {run.id for run, _ in live}
+        missing = [
+            g.canonical_run_id for g in groups.values() if g.canonical_run_id and g.canonical_run_id not in found
+        ]
+        if not missing:
+            return []
+        stored = await self._runs.get_many(tenant, missing)
+        vectors = await self._runs.embeddings(tenant, missing)
+        return [
+            (stored[key], float(vectors[key] @ vector))
+            for key in missing
+            if key in stored and key in vectors and stored[key].status == "active"
+        ]

@@ -190,7 +190,8 @@ async def bench_size(
             probes.append(RunIn(task=f"fresh task {n}", outcome="success", summary=text))
         elif kind == 1:  # a close variant of a stored run, same task
             text = f"variant {n} {uuid.uuid4().hex}"
-            embedder.table[text] = l2_normalize(stored[i] + rng.normal(0, 0.012, stored.shape[1]).astype(np.float32)).reshape(-1)
+            noise = rng.normal(0, 0.012, stored.shape[1]).astype(np.float32)
+            embedder.table[text] = l2_normalize(stored[i] + noise).reshape(-1)
             probes.append(RunIn(task=f"task {i % TASKS}", outcome="success", summary=text, references=["doc-x"]))
         else:  # the same content again
             probes.append(stored_run(i, texts[i]))

@@ -73,6 +73,8 @@ async def test_calibrate_keeps_a_judge_that_admissions_use(make_engine: EngineFa
     await engine.admit_run(summary=first, agent_id="ap2", **run)
     after = await engine.admit_run(summary=second, agent_id="ap2", **run)
     assert (after.decision, after.rule) == ("MERGE", "complementary")
+    assert after.similar_runs[0].duplicate is False  # the judge's verdict is on the record
+    assert before.similar_runs[0].duplicate is None  # no judge: the threshold decided
     same = await engine.admit_run(summary=f"today {first}", agent_id="ap2", **run)
     assert (same.decision, same.rule) == ("NOT", "near_duplicate")  # a paraphrase is still a duplicate
     evaluated = await engine.admission.evaluate_pairs("default", labelled(seed=5, n=40))

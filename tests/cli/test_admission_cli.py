@@ -86,6 +86,13 @@ def test_calibrate_then_evaluate_pairs(cli: CliRunner, tmp_path: Path) -> None:
     assert {"precision", "recall", "f1", "accuracy"} <= set(evaluated)
     fixed = json.loads(cli.invoke(app, ["admission", "evaluate-pairs", str(pairs), "--threshold", "1.0"]).stdout)
     assert (fixed["threshold_source"], fixed["recall"]) == ("argument", 0.0)
+    shown = json.loads(cli.invoke(app, ["admission", "calibration"]).stdout)
+    assert shown["calibrated"] and shown["duplicate_threshold"] == result["threshold"] and not shown["pair_judge"]
+    assert json.loads(cli.invoke(app, ["admission", "calibration", "--reset"]).stdout) == {"reset": True}
+    assert json.loads(cli.invoke(app, ["admission", "calibration"]).stdout) == {
+        "calibrated": False,
+        "duplicate_threshold": 0.95,
+    }
 
 
 def test_feedback_then_calibrate_from_it(cli: CliRunner) -> None:

@@ -69,6 +69,7 @@ class Candidate:
             summary=self.summary[:300],
             references=len(self.references) if self.described else None,
             artifacts=len(self.artifacts) if self.described else None,
+            duplicate=self.duplicate,
         )
 
 

@@ -91,6 +91,10 @@ class SimilarRun(BaseModel):
     references: int | None
     """How many references it has; None for a run below the low threshold, whose references were not read."""
     artifacts: int | None
+    duplicate: bool | None = None
+    """The tenant's pair judge's verdict, "does it say what the new run says" (``admission
+    calibrate``); None where no judge is fitted (the duplicate threshold decided) or the run was
+    below the low similarity (no judge saw it)."""
 
 
 class Run(BaseModel):

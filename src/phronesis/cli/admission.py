@@ -303,6 +303,28 @@ def calibrate(
     typer.echo(json.dumps(result, indent=2))
 
 
+@admission_app.command("calibration")
+def calibration(
+    reset: Annotated[
+        bool, typer.Option("--reset", help="Forget it: the settings' duplicate threshold decides again.")
+    ] = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Print the tenant's calibration (threshold, when, how it was fitted, its metrics), or reset it."""
+
+    async def work(engine: Engine) -> dict[str, Any]:
+        store = engine.admission.calibrations
+        if reset:
+            return {"reset": await store.clear(tenant)}
+        stored = await store.get(tenant)
+        if stored is None:
+            return {"calibrated": False, "duplicate_threshold": engine.admission.settings.duplicate_threshold}
+        judge = stored.pop("pair_judge", None)  # its weights and idf table: thousands of numbers
+        return {"calibrated": True} | stored | {"pair_judge": judge is not None}
+
+    typer.echo(json.dumps(with_engine(work), indent=2))
+
+
 @admission_app.command("evaluate-pairs")
 def evaluate_pairs(
     pairs: PairsPath,

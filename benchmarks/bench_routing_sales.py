@@ -151,6 +151,46 @@ SALES_DOCUMENTS = [
         text="To migrate from a competitor's tool, use the importer under Settings, Import: it reads CSV exports "
         "and the common tools' formats. A Zapier integration connects 5,000 other apps.",
     ),
+    # A SaaS sales agent's usual remaining pages (admin, compliance, product and contract FAQs),
+    # added after the test half showed RETRIEVE lines the pages above cannot answer: a RETRIEVE
+    # label presumes a source exists, so a missing page made the right decision impossible for
+    # every router alike (13 of the test half's 53 RETRIEVE lines ended in CLARIFY or ESCALATE,
+    # with the simulated LLM too). The router never reads these; they are what it retrieves from.
+    DocumentIn(
+        id="admin",
+        doc_type="sop",
+        title="Workspace administration: teammates, roles, permissions and passwords",
+        text="Invite a teammate from Settings, Members, Invite: they get an email to join the workspace. Roles "
+        "are Owner, Admin, Member and Guest; admins set each user's role and permissions under Settings, "
+        "Members. Guests see only the records and boards shared with them and cannot invite others. An admin "
+        "resets a user's password from Settings, Members, Reset password; users can also use 'Forgot password'. "
+        "Turn on two-factor authentication under Settings, Security; admins can require it for everyone.",
+    ),
+    DocumentIn(
+        id="compliance",
+        doc_type="policy",
+        title="Compliance certifications, SSO and privacy",
+        text="We hold SOC 2 Type II and ISO 27001 certifications; reports are available under NDA. Single sign-on "
+        "supports SAML 2.0 (Okta, Azure AD, Google Workspace) on Enterprise. Our privacy policy at "
+        "example.com/privacy explains what personal data we process, why, and your rights under GDPR.",
+    ),
+    DocumentIn(
+        id="product-faq",
+        doc_type="faq",
+        title="Product FAQ: apps, browsers, API tokens, community, price list",
+        text="The web app supports the latest two versions of Chrome, Firefox, Safari and Edge. Mobile apps are "
+        "available for iOS and Android. Generate an API token under Settings, API, New token. Ask questions and "
+        "share tips in the community forum at community.example.com. The full price list of all plans and "
+        "add-ons is published at example.com/pricing. Slack can notify a channel about new leads and deals.",
+    ),
+    DocumentIn(
+        id="contracts",
+        doc_type="policy",
+        title="Contract terms, trials and billing cycles",
+        text="Monthly plans have no minimum contract length; annual plans run 12 months. A monthly plan cancelled "
+        "in its first month is refunded in full. Switch your billing cycle from monthly to annual under "
+        "Settings, Billing, at any time. The 14-day trial can be extended once by 14 days on request.",
+    ),
 ]
 SALES_TOOLS = [
     ToolIn(name="calendar", description="Book, reschedule or cancel meetings and demos",

@@ -232,6 +232,19 @@ def test_an_exact_match_is_not_diluted_by_weaker_sources_beside_it() -> None:
         ("Pro v2 shipped in 2024 at $49.", "Pro v3 ships in 2025 at $49.", None),  # versions and years are names
         ("Up to 10 seats on Team.", "Up to 25 seats on Team.", "different seats: 10 seats vs 25 seats"),
         ("Annual billing saves 15%.", "Annual billing saves 20 percent.", "different percent: 15% vs 20 percent"),
+        # different durations of different things, in documents about the same subject
+        (
+            "Annual plans are refundable within 30 days of purchase. Subscriptions can be paused for up to 3 months.",
+            "Monthly plans have no minimum contract length; annual plans run 12 months. The trial can be extended "
+            "once by 14 days.",
+            None,
+        ),
+        (
+            "Refunds are given within 30 days. Phone support is included.",
+            "Refunds are not given.",
+            "one negates the other",
+        ),
+        ("Phone support is included.", "Monthly plans have no minimum term.", None),  # a negation about another thing
     ],
 )
 def test_only_values_of_the_same_kind_can_contradict(first: str, second: str, conflict: str | None) -> None:

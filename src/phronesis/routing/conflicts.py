@@ -10,6 +10,13 @@ A figure is a number with its kind: a currency (``$29``), a percentage, a durati
 weeks, months, years), a count of users or seats. A kind only one source mentions is extra
 detail, not a contradiction ("$29 per month" and "$29 per month for up to 3 users" agree).
 Versions and years ("v2", "2024") are names, not figures.
+
+Figures and negations are compared statement by statement (sentences and ``;`` clauses), and
+only between statements about the same thing: at least half their content words shared. A
+refunds policy ("annual plans are refundable within 30 days; subscriptions can be paused for
+up to 3 months") and a contracts page ("annual plans run 12 months; the trial can be extended
+by 14 days") state different durations of different things; compared whole, they conflicted
+and every question about cancelling escalated (the sales set with a fuller knowledge base).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import numpy as np
 
 from phronesis.embeddings.types import Vectors
 from phronesis.routing.retrieval import Conflict, RetrievedSource
+from phronesis.routing.tool_choice import content_words
 
 __all__ = ["figures", "find_conflicts"]
 
@@ -45,6 +53,9 @@ _KINDS = {
 }
 _DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25}
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|won't|isn't)\b", re.I)
+_STATEMENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+SAME_SUBJECT = 0.5
+"""The share of content words (Jaccard) two statements must have in common to be about one thing."""
 
 
 def figures(text: str) -> dict[str, dict[str, str]]:
@@ -70,6 +81,40 @@ def figures(text: str) -> dict[str, dict[str, str]]:
     return dict(found)
 
 
+def _subject(statement: str) -> frozenset[str]:
+    """The statement's content words (``tool_choice.content_words``), without its figures and negations."""
+    return frozenset(w for w in content_words(_FIGURE.sub(" ", statement)) if not _NEGATION.fullmatch(w))
+
+
+def _statements(text: str) -> list[tuple[frozenset[str], dict[str, dict[str, str]], bool]]:
+    """Each statement's subject words, figures and whether it negates."""
+    return [
+        (_subject(statement), figures(statement), bool(_NEGATION.search(statement)))
+        for statement in _STATEMENT.split(text)
+        if statement.strip()
+    ]
+
+
+def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
+    return bool(a and b) and len(a & b) / len(a | b) >= SAME_SUBJECT
+
+
+def _clash(a: str, b: str) -> str | None:
+    """Why two texts contradict each other, if a statement of one and a statement of the other
+    about the same thing state different values of one kind, or one negates what the other says."""
+    for subject_a, figures_a, negated_a in _statements(a):
+        for subject_b, figures_b, negated_b in _statements(b):
+            if not _same_subject(subject_a, subject_b):
+                continue
+            for kind in sorted(figures_a.keys() & figures_b.keys()):
+                if not figures_a[kind].keys() & figures_b[kind].keys():
+                    first, second = sorted(figures_a[kind].values())[:3], sorted(figures_b[kind].values())[:3]
+                    return f"different {kind}: {', '.join(first)} vs {', '.join(second)}"
+            if negated_a != negated_b:
+                return "one negates the other"
+    return None
+
+
 def find_conflicts(sources: Sequence[RetrievedSource], vectors: Vectors, *, similarity: float) -> list[Conflict]:
     conflicts: list[Conflict] = []
     if len(sources) < 2:
@@ -80,13 +125,7 @@ def find_conflicts(sources: Sequence[RetrievedSource], vectors: Vectors, *, simi
             a, b = sources[i], sources[j]
             if a.doc_type != b.doc_type or mutual[i, j] < similarity:
                 continue
-            fa, fb = figures(a.text), figures(b.text)
-            clashes = [kind for kind in sorted(fa.keys() & fb.keys()) if not fa[kind].keys() & fb[kind].keys()]
-            if clashes:
-                kind = clashes[0]
-                first, second = sorted(fa[kind].values())[:3], sorted(fb[kind].values())[:3]
-                reason = f"different {kind}: {', '.join(first)} vs {', '.join(second)}"
+            reason = _clash(a.text, b.text)
+            if reason is not None:
                 conflicts.append(Conflict(first=a.id, second=b.id, reason=reason))
-            elif bool(_NEGATION.search(a.text)) != bool(_NEGATION.search(b.text)):
-                conflicts.append(Conflict(first=a.id, second=b.id, reason="one negates the other"))
     return conflicts

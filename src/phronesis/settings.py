@@ -338,6 +338,10 @@ class RoutingSettings(BaseModel):
     when not; another tool's up to 0.34: "Send me a follow-up email." scores 0.32 against a calendar).
     0.3 named the right tool more often on the sales set's dev half, where every tool is registered,
     but with only a calendar registered it booked meetings for email requests."""
+    tool_over_escalation: Probability = 0.8
+    """A local ESCALATE (the router's label, not a rule) less sure than this yields to a registered
+    tool the query clearly asks for (``tool_choice``): "Change our country to Canada." read as an
+    escalation (p 0.73) is what the CRM tool does. 0 turns it off."""
     tool_lexical_weight: Probability = 0.2
     """USE_TOOL: added to a tool's score × the share of the query's content words its texts use
     (``tool_choice.word_overlap``; sales set, dev half, bundled router: the right tool named 26 times

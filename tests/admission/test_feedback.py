@@ -128,3 +128,19 @@ async def test_calibrating_needs_pairs_from_somewhere(engine: Engine) -> None:
     with pytest.raises(InvalidInputError) as weight:
         await engine.admission.calibrate(T, [LabelledPair(True, SAID, CLOSE)], from_feedback=True, feedback_weight=0)
     assert weight.value.field == "feedback_weight"
+
+
+async def test_a_threshold_fitted_below_the_low_similarity_is_raised_to_it(engine: Engine) -> None:
+    """Below the low similarity the pre-filter ADDs other tasks' runs before any judge: a lower
+    duplicate threshold would only drop runs of the same task (a fresh-clone trial fitted 0.64)."""
+    pairs = [  # duplicates share half their words: far below 0.7 to any embedder
+        LabelledPair(True, "read orders wrote schema", "read orders built tables"),
+        LabelledPair(True, "booked the demo call", "booked the sales meeting"),
+        LabelledPair(False, "read orders wrote schema", "translated guide into french"),
+        LabelledPair(False, "booked the demo call", "stock market fell sharply"),
+    ]
+    fitted = await engine.admission.calibrate(T, pairs)
+    low = engine.admission.settings.low_similarity
+    assert fitted["threshold"] == low and fitted["raised_to_low_similarity"]["fitted"] < low
+    assert "fitted on 4 pairs" in fitted["warning"]
+    assert await engine.admission.calibrations.duplicate_threshold(T) == low

@@ -33,10 +33,18 @@ def test_no_similar_runs_is_add() -> None:
 
 
 def test_best_similarity_below_the_low_threshold_is_add_and_says_so() -> None:
-    verdict = screen([candidate(similarity=0.3)])
+    verdict = screen([candidate(similarity=0.3, task_id="t2")])
     assert isinstance(verdict, Verdict)
     assert (verdict.decision, verdict.rule) == ("ADD", "below_low_similarity")
     assert "0.30" in verdict.reason and "0.70" in verdict.reason
+
+
+def test_a_run_of_the_same_task_is_judged_whatever_its_similarity() -> None:
+    """A failure's trace and the success's embed at 0.67: the seed's rule ADDed the success beside
+    the failure (a fresh-clone trial); the judge REPLACEs it."""
+    screened = screen([candidate("other", 0.65, task_id="t2"), candidate("mine", 0.4)])
+    assert isinstance(screened, Screening)
+    assert [c.run_id for c in screened.candidates] == ["mine"] and not screened.likely_duplicate
 
 
 def test_the_low_threshold_is_configurable() -> None:
@@ -44,7 +52,7 @@ def test_the_low_threshold_is_configurable() -> None:
 
 
 def test_candidates_below_the_threshold_are_not_passed_on() -> None:
-    screened = screen([candidate("a", 0.9), candidate("b", 0.6)])
+    screened = screen([candidate("a", 0.9), candidate("b", 0.6, task_id="t2")])
     assert isinstance(screened, Screening)
     assert [c.run_id for c in screened.candidates] == ["a"]
 

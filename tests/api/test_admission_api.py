@@ -55,6 +55,9 @@ def test_a_batch_is_one_transaction_and_counts_its_decisions(live_server: LiveSe
         assert response.status_code == 200
         body = response.json()
         assert body["counts"] == {"ADD": 2, "NOT": 1, "REPLACE": 0, "MERGE": 0}
+        assert {r["batch_id"] for r in body["results"]} == {body["batch_id"]} != {None}
+        listed = client.get("/v1/memory-decisions", params={"batch_id": body["batch_id"]}).json()["items"]
+        assert sorted(d["id"] for d in listed) == sorted(r["decision_id"] for r in body["results"])
         refused = client.post("/v1/runs/batch", json={"runs": [{**run, "task": "New"}, {**run, "replaces": "nope"}]})
         assert refused.status_code == 422 and refused.headers["content-type"].startswith(PROBLEM)
         assert "runs[1].replaces" in refused.text
@@ -159,6 +162,8 @@ def test_a_decision_is_rated_and_a_bad_rating_names_its_field(live_server: LiveS
             ({"correct": False, "expected_decision": "NOT"}, "expected_decision"),  # what it decided
             ({"correct": False, "expected_decision": "KEEP"}, "expected_decision"),
             ({"correct": "maybe"}, "correct"),
+            ({"correct": "yes"}, "correct"),  # not read as true
+            ({"correct": 1}, "correct"),
         ):
             refused = client.post(url, json=body)
             assert refused.status_code == 422 and refused.headers["content-type"] == PROBLEM, refused.text

@@ -159,3 +159,24 @@ def test_an_unknown_variable_is_warned_about_with_the_closest_name(tmp_path: Pat
         "WARNING  phronesis.settings: PHRONESIS_WHATEVER is not a phronesis setting and is ignored "
         "(see `phronesis config show`)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        (
+            ("admission", "feedback", "some-decision"),
+            "error: Missing option '--correct'. (see phronesis admission feedback --help)",
+        ),
+        (
+            ("admission", "search", "x", "-k", "0"),
+            "error: Invalid value for '-k': Input should be greater than or equal to 1 "
+            "(see phronesis admission search --help)",
+        ),
+        (("admission", "nope"), "error: No such command 'nope'. (see phronesis admission --help)"),
+    ],
+)
+def test_a_command_line_mistake_is_one_line_and_exit_2(tmp_path: Path, command: tuple[str, ...], message: str) -> None:
+    """Click's usage panel was five lines in a box (a fresh-clone trial): now like every user error."""
+    done = _console(tmp_path, *command)
+    assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])

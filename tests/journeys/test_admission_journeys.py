@@ -79,6 +79,19 @@ def test_a_month_of_runs(agent: Agent) -> None:
     assert (loaded["decision"], loaded["target_run_id"]) == ("REPLACE", failed["run_id"])
     assert agent.run(failed["run_id"])["status"] == "superseded"
 
+    # a failure and a success whose traces have little in common (0.67 to the model): the same
+    # task, so still a REPLACE, and search finds the success only
+    denied = agent.admit(
+        "Rotate API credentials", "failure", steps=["Vault returned permission denied for path secret/data/api"]
+    )
+    rotated = agent.admit(
+        "Rotate API credentials",
+        steps=["Generated new key pair", "Updated the key in the secrets manager", "Restarted the gateway pods"],
+        artifacts=["rotation_log.txt"],
+    )
+    assert (rotated["decision"], rotated["target_run_id"]) == ("REPLACE", denied["run_id"]), rotated["reason"]
+    assert [h["run"]["id"] for h in agent.search("rotate API credentials")][:1] == [rotated["run_id"]]
+
     # a REPLACE taken back: the run it replaced is active again, the replacing run is gone
     stale = agent.admit("Refresh the currency rates", "failure", steps=["Called the rates API", "Got HTTP 503"])
     fresh = agent.admit("Refresh the currency rates", steps=["Called the rates API", "Stored 160 rates"])
@@ -114,7 +127,7 @@ def test_a_month_of_runs(agent: Agent) -> None:
 
     # every decision is on the record, including the ones about deleted runs
     decisions = agent.http.get("/v1/memory-decisions", params={"agent_id": "etl", "limit": 100}).json()["items"]
-    assert Counter(d["decision"] for d in decisions) == {"ADD": 16, "NOT": 1, "REPLACE": 2, "MERGE": 1}
+    assert Counter(d["decision"] for d in decisions) == {"ADD": 17, "NOT": 1, "REPLACE": 3, "MERGE": 1}
     assert [d["id"] for d in decisions if d["undone_at"]] == [fresh["decision_id"]]
 
 

@@ -206,6 +206,7 @@ class Executor:
             summary_source=p.summary.source,
             similar_runs=similar,
             run=run,
+            batch_id=batch_id,
         )
 
     def _run_values(self, tenant: str, plan: Plan, membership: _Membership, now: datetime) -> dict[str, Any]:

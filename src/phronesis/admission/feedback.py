@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints, ValidationInfo, field_validator
 
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import AdmissionDecision, MemoryDecision
@@ -44,7 +44,8 @@ KEY = "admission_feedback"
 class AdmissionFeedbackIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    correct: bool
+    correct: StrictBool
+    """true or false: "yes" or 1 is refused, not read as right (a fresh-clone trial)."""
     expected_decision: AdmissionDecision | None = None
     """What it should have been (only when not correct)."""
     note: Annotated[str, StringConstraints(max_length=2000)] | None = None

@@ -179,6 +179,8 @@ class AdmissionResult(BaseModel):
     summary_source: Literal["caller", "llm", "extractive", "stored"]
     similar_runs: list[SimilarRun]
     run: Run | None
+    batch_id: str | None = None
+    """The batch it was admitted in (``GET /v1/memory-decisions?batch_id=``); None alone."""
 
 
 class GroupView(BaseModel):

@@ -44,6 +44,9 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 
 __all__ = ["AdmissionModule"]
 
+FEW_PAIRS = 30
+"""Fewer labelled pairs than this and ``calibrate`` warns: each pair moves the threshold."""
+
 
 class AdmissionModule:
     def __init__(
@@ -201,6 +204,10 @@ class AdmissionModule:
         threshold = calibrate_threshold(
             similarity, truth, objective=objective, min_precision=min_precision, weights=weights
         )
+        fitted, low = threshold, self.settings.low_similarity
+        # below the low similarity the pre-filter ADDs other tasks' runs before any judge: a duplicate
+        # threshold there would only drop same-task runs as NOT (a fresh-clone trial fitted 0.64 on 10 pairs)
+        threshold = max(threshold, low)
         metrics = pair_metrics(similarity, truth, threshold)
         details: dict[str, Any] = {
             "objective": objective,
@@ -210,6 +217,13 @@ class AdmissionModule:
         } | ({"min_precision": min_precision} if objective == "precision" else {})
         if taught:
             details["feedback_weight"] = feedback_weight
+        if fitted < low:
+            details["raised_to_low_similarity"] = {"fitted": round(fitted, 4), "low_similarity": low}
+        if len(every) < FEW_PAIRS:
+            details["warning"] = (
+                f"fitted on {len(every)} pairs: the threshold may move a long way with the next few; "
+                f"{FEW_PAIRS} or more are advised"
+            )
         judge_metrics: dict[str, Any] | None = None
         stored = details | {"metrics": metrics}
         if len(every) >= MIN_JUDGE_PAIRS:

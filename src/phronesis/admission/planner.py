@@ -175,6 +175,7 @@ class Planner:
                 await self._index.sync(connection)  # another process's runs are found too
             hits: dict[int, list[tuple[str, float]]] = {p.position: [] for p in batch}
             by_scope: dict[tuple[str, str], list[Prepared]] = {}
+            kin: set[str] = set()
             for p in batch:
                 if p.vector is not None:
                     by_scope.setdefault(p.scope, []).append(p)
@@ -183,9 +184,10 @@ class Planner:
                 breadth = s.top_k * OVERSAMPLE if len(group) > 1 else s.top_k + MARGIN
                 found = await self._index.find_many(tenant, agent_id, user_id, vectors, breadth)
                 hits.update(zip((p.position for p in group), found, strict=True))
-                await self._add_same_task(tenant, (agent_id, user_id), group, hits, connection)
+                kin |= await self._add_same_task(tenant, (agent_id, user_id), group, hits, connection)
             wanted = [key for found in hits.values() for key, _ in found] + explicit
-            judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity]
+            # the judge sees these: their references and artifacts are read (``prefilter``)
+            judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity or key in kin]
             stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
             if hashes is None:
                 keys = [(*p.scope, p.content_hash) for p in batch]
@@ -202,16 +204,17 @@ class Planner:
         group: Sequence[Prepared],
         hits: dict[int, list[tuple[str, float]]],
         connection: AsyncConnection | None,
-    ) -> None:
+    ) -> set[str]:
         """Add each run's stored runs of the same task to its hits, with their similarity.
 
         Templated tasks are close to each other: a re-sent "Process invoice 29" with a shorter
         trace had its own invoice's run below the top 3, behind other invoices' runs (all ADDs
-        of other values), and was ADDed apart from its own task (``bench_templated.py``)."""
+        of other values), and was ADDed apart from its own task (``bench_templated.py``).
+        Returns the same-task runs' ids: the judge sees them whatever their similarity (``prefilter``)."""
         limit = self._settings.top_k * max(len(group), 1) * OVERSAMPLE
         rows = await self._runs.same_task(tenant, scope, [p.task_id for p in group], limit=limit, connection=connection)
         if not rows:
-            return
+            return set()
         by_task: dict[str, list[tuple[str, Vectors]]] = {}
         for run_id, task_id, vector in rows:
             by_task.setdefault(task_id, []).append((run_id, vector))
@@ -224,6 +227,7 @@ class Planner:
             extra = [(key, float(score)) for (key, _), score in zip(mine, scores, strict=True) if key not in known]
             extra.sort(key=lambda hit: -hit[1])
             hits[p.position] = hits[p.position] + extra[: self._settings.top_k]
+        return {run_id for run_id, _, _ in rows}
 
     async def decide(
         self, batch: Sequence[Prepared], view: View, *, duplicate_threshold: float, pair_judge: PairJudge | None = None

@@ -4,6 +4,13 @@ Seed rules: no similar runs → ADD; best similarity < 0.7 → ADD; > 0.95 with 
 structure → flagged likely MERGE/NOT and passed on. Ours adds the exact-duplicate rule
 in front (Mem0 v3's hash dedup, Graphiti's exact fast path): the same run again is NOT
 without any model call.
+
+One deviation: a stored run of the *same task* goes to the judge whatever its similarity. A
+failed run's trace ("Vault returned permission denied") and the success's ("Generated a new key
+pair, updated the secrets manager, restarted the pods") embed at 0.67: the seed's < 0.7 rule
+ADDed the success beside the failure, both active, and search returned the failure first (a
+fresh-clone trial). The task is the stronger evidence: the judge's REPLACE and MERGE are
+structural (outcome, references), not similarity.
 """
 
 from __future__ import annotations
@@ -43,7 +50,8 @@ def prefilter(
     if not nearest:
         return Verdict("ADD", None, "No similar runs found in memory", "prefilter", "no_similar_runs")
     best = nearest[0]
-    if best.similarity < low_similarity:
+    candidates = [c for c in nearest if c.similarity >= low_similarity or c.same_task]
+    if not candidates:
         return Verdict(
             "ADD",
             None,
@@ -51,5 +59,5 @@ def prefilter(
             "prefilter",
             "below_low_similarity",
         )
-    candidates = [c for c in nearest if c.similarity >= low_similarity]
-    return Screening(candidates, is_duplicate(best, duplicate_threshold) and same_structure(run, best))
+    first = candidates[0]
+    return Screening(candidates, is_duplicate(first, duplicate_threshold) and same_structure(run, first))

@@ -31,6 +31,13 @@ def _new_material(run: Incoming, candidate: Candidate) -> bool:
     return bool(run.references - candidate.references or run.artifacts - candidate.artifacts)
 
 
+def _why_duplicate(candidate: Candidate, duplicate_threshold: float) -> str:
+    """What made it a duplicate: the tenant's pair judge, or the (calibrated or configured) threshold."""
+    if candidate.duplicate is not None:
+        return "the tenant's pair judge calls it a duplicate"
+    return f"at or above the duplicate threshold {duplicate_threshold:.2f}"
+
+
 class RuleJudge:
     name = "rules"
 
@@ -44,7 +51,7 @@ class RuleJudge:
                     "NOT",
                     c,
                     f"Redundant run, no new information: {c.run_id} has the same outcome, references and "
-                    f"artifacts at similarity {c.similarity:.2f}",
+                    f"artifacts at similarity {c.similarity:.2f} ({_why_duplicate(c, duplicate_threshold)})",
                     "near_duplicate",
                 )
         for c in candidates:

@@ -26,14 +26,19 @@ PairsPath = Annotated[
     Path, typer.Argument(help="MRPC format: label<TAB>id1<TAB>id2<TAB>sentence1<TAB>sentence2, header line.")
 ]
 AgentOption = Annotated[str, typer.Option("--agent", help="Agent scope.")]
-UserOption = Annotated[str, typer.Option("--user", help="User scope (empty: agent-wide).")]
+UserOption = Annotated[
+    str, typer.Option("--user", help="User scope (empty: the agent's runs tied to no user; a scope of its own).")
+]
 
 
 def _describe(result: AdmissionResult) -> str:
     target = f" → {result.target_run_id}" if result.target_run_id else ""
     similarity = "-" if result.similarity is None else f"{result.similarity:.2f}"
     how = result.stage + (f"/{result.rule}" if result.rule else "")
-    return f"{result.decision}{target}  run {result.run_id}  similarity {similarity}  via {how}\nwhy: {result.reason}"
+    return (
+        f"{result.decision}{target}  run {result.run_id}  similarity {similarity}  via {how}\n"
+        f"why: {result.reason}\ndecision id: {result.decision_id} (for undo and feedback)"
+    )
 
 
 def _admit_file(path: Path, tenant: str) -> dict[str, Any]:
@@ -48,6 +53,7 @@ def _admit_file(path: Path, tenant: str) -> dict[str, Any]:
     async def work(engine: Engine) -> dict[str, Any]:
         size = engine.settings.admission.max_batch
         counts: Counter[str] = Counter()
+        batches: list[str] = []
         with Progress(
             TextColumn("admitting"),
             BarColumn(),
@@ -65,8 +71,14 @@ def _admit_file(path: Path, tenant: str) -> dict[str, Any]:
                     # name the file line, not the position in the chunk
                     raise fail(f"{path} (runs from line {start + 1}): {exc}") from None
                 counts.update(r.decision for r in results)
+                batches += {r.batch_id for r in results if r.batch_id}
                 progress.advance(task, len(chunk))
-        return {"runs": len(runs), "decisions": {d: counts.get(d, 0) for d in ("ADD", "NOT", "REPLACE", "MERGE")}}
+        return {
+            "runs": len(runs),
+            "decisions": {d: counts.get(d, 0) for d in ("ADD", "NOT", "REPLACE", "MERGE")},
+            "batch_ids": batches,
+            "see": "phronesis admission decisions --batch BATCH_ID: each run's decision, reason and id",
+        }
 
     return with_engine(work)
 
@@ -219,11 +231,14 @@ def search(
 @admission_app.command("decisions")
 def decisions(
     run: Annotated[str | None, typer.Option("--run", help="Only this run's decisions.")] = None,
+    batch: Annotated[
+        str | None, typer.Option("--batch", help="Only this batch's (admit --file prints its ids).")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """The newest memory decisions as JSON lines."""
-    found = with_engine(lambda engine: engine.admission.decisions(tenant, run_id=run, limit=limit))
+    found = with_engine(lambda engine: engine.admission.decisions(tenant, run_id=run, batch_id=batch, limit=limit))
     for decision in found:
         typer.echo(decision.model_dump_json())
 

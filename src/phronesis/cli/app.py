@@ -128,14 +128,32 @@ def _configure_logging() -> None:
     warn_unknown_variables()  # now in the configured format
 
 
+_COMMAND_LINE_ERROR: type[Exception] = next(
+    c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException" and issubclass(c, Exception)
+)
+"""A mistake on the command line (a missing option, a value out of range): typer 0.29 carries its
+own click and exports only subclasses of this base (``BadParameter``), so it is found from one."""
+
+
 def main() -> None:
-    """Console entry point: settings errors are reported like every other user error."""
+    """Console entry point: settings errors and command-line mistakes are reported like every
+    other user error, one line on stderr (click's usage panel was five lines in a box)."""
     try:
         _configure_logging()
-        app()
+        code = app(standalone_mode=False, prog_name="phronesis")
     except PhronesisError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except _COMMAND_LINE_ERROR as exc:
+        context = getattr(exc, "ctx", None)
+        where = f" (see {context.command_path} --help)" if context is not None else ""
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        typer.echo(f"error: {message}{where}", err=True)
+        sys.exit(int(getattr(exc, "exit_code", 2)))
+    except typer.Abort:
+        typer.echo("error: aborted", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 def _check_address(host: str, port: int) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints, model_validator
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
@@ -28,7 +28,7 @@ class RouteFeedbackIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decision_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
-    correct: bool
+    correct: StrictBool
     expected_decision: Decision | None = None
     """What it should have been (only when not correct)."""
     expected_tool: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None

@@ -176,6 +176,13 @@ class RoutingService:
             # an abstention in cascade goes to the LLM: the second opinion is for turns the router decides
             if prediction.abstained == "out_of_scope" and not (llm_may_help and self._llm_router is not None):
                 output = await self._in_scope_after_all(tenant, turn, tools) or output
+            elif (
+                output.decision is Decision.ESCALATE
+                and prediction.abstained is None
+                and prediction.probability < self.settings.tool_over_escalation
+                and tools
+            ):
+                output = await self._tool_over_escalation(turn, output, prediction, tools)
             if output.decision is Decision.USE_TOOL and not output.required_tools:
                 output = await self._choose_tool(turn, output, prediction, tools)
         except EmbeddingError as exc:
@@ -218,6 +225,23 @@ class RoutingService:
             confidence=min(1.0, max(0.0, best.score)),
             reasoning=f"local router: out of scope, but the knowledge base answers it ({best.title or best.id})",
             retrieval_needed=True,
+        )
+
+    async def _tool_over_escalation(
+        self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
+    ) -> DecisionOutput:
+        """An unsure escalation by the router's label that a registered tool clearly does (see
+        ``tool_over_escalation``); seed 002's sensitive-topic and confidence rules still apply."""
+        choice = await self._tool_choice(turn, tools)
+        if choice.chosen is None:
+            return output
+        turn.notes["tool_over_escalation"] = {"escalate_p": round(prediction.probability, 4)} | choice.explain()
+        return DecisionOutput(
+            decision=Decision.USE_TOOL,
+            confidence=max(0.0, choice.scores[choice.chosen]),
+            reasoning=f"local router: {prediction.label} (p={prediction.probability:.2f}), but it is what "
+            f"{choice.chosen} does ({choice.reason})",
+            required_tools=[choice.chosen],
         )
 
     async def _tool_choice(self, turn: _Turn, tools: list[Tool]) -> ToolChoice:

@@ -38,6 +38,8 @@ class RunBatch(BaseModel):
 
 
 class BatchResult(BaseModel):
+    batch_id: str | None
+    """Every decision of the batch carries it (``GET /v1/memory-decisions?batch_id=``)."""
     results: list[AdmissionResult]
     counts: dict[str, int]
     """How many runs got each decision."""
@@ -66,7 +68,7 @@ async def admit_batch(body: RunBatch, engine: EngineDep, tenant: TenantDep) -> B
     counts = {decision: 0 for decision in ("ADD", "NOT", "REPLACE", "MERGE")}
     for result in results:
         counts[result.decision] += 1
-    return BatchResult(results=results, counts=counts)
+    return BatchResult(batch_id=results[0].batch_id if results else None, results=results, counts=counts)
 
 
 @router.get("/v1/runs/search", summary="Active runs most similar to a query, canonical first within a merge group")

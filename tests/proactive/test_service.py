@@ -294,3 +294,81 @@ async def test_one_users_failing_cycle_does_not_stop_the_tick(make: Callable[...
         await proactive.add_signals("t", user, [deadline(title=title)])
     report = await proactive.tick("t")
     assert report.reasons == {"error": 1, "no_candidates": 1} and report.users == 2
+
+
+@pytest.mark.parametrize(
+    ("rule", "settings", "user", "urgency", "sent_before"),
+    [
+        # established user, 30-minute cooldown, non-urgent signals
+        ("cooldown", {}, ESTABLISHED, 6, 0),
+        # a new user's cap of 2, one sent at noon; urgent signals (the cap is never bypassed)
+        ("daily_cap", {"cooldown_minutes": 0}, UserIn(), 9, 1),
+    ],
+)
+async def test_two_cycles_of_neighbouring_slots_keep_the_rules(
+    database: Database,
+    channel: RecordingChannel,
+    monkeypatch: pytest.MonkeyPatch,
+    rule: str,
+    settings: dict[str, Any],
+    user: UserIn,
+    urgency: int,
+    sent_before: int,
+) -> None:
+    """Issue 24: the scheduler's cycle at 12:09:59 and an API cycle at 12:10:01 (two slots) both
+    screen before either commits; a new signal arrived between them. Before, only the cap was
+    re-counted under the user's lock (and no test failed without it): two non-urgent messages
+    went out 2 s apart through the 30-minute cooldown. The pre-filter now runs again at commit;
+    each case fails with that re-check removed."""
+
+    def module(at: datetime) -> ProactiveModule:
+        clock = FixedClock(at)
+        return ProactiveModule(
+            ProactiveSettings(**({"seed": 7} | settings)),
+            database=database,
+            llm=None,
+            decisions=DecisionRecordRepository(database, clock=clock),
+            clock=clock,
+            channels={"console": channel},
+        )
+
+    awake = user.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"})
+    noon = module(START)
+    await noon.put_user("t", "ana", awake)
+    for n in range(sent_before):
+        await noon.add_signals("t", "ana", [deadline(urgency, f"before-{n}", title=f"Quiz {n}")])
+        assert (await noon.run_cycle("t", "ana")).decision == "sent"
+    # slots of five minutes: 12:05–12:10 and 12:10–12:15 (the noon send's slot is done)
+    scheduler, api = module(START + timedelta(seconds=599)), module(START + timedelta(seconds=601))
+    await scheduler.add_signals("t", "ana", [deadline(urgency, "essay", title="Essay draft")])
+    scheduler_screened, api_screened, scheduler_done = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    def hold(source: Any, mine: asyncio.Event, theirs: asyncio.Event, first: bool) -> None:
+        propose = source.propose
+
+        async def held(context: Any) -> Any:
+            if first:  # a new signal arrives after the scheduler screened, before the API's cycle
+                await scheduler.add_signals("t", "ana", [deadline(urgency, "reading", title="Reading list")])
+            mine.set()
+            await theirs.wait()
+            return await propose(context)
+
+        monkeypatch.setattr(source, "propose", held)
+
+    hold(scheduler.ticker._runner._p.candidates, scheduler_screened, api_screened, True)
+    hold(api.ticker._runner._p.candidates, api_screened, scheduler_done, False)
+
+    async def scheduler_cycle() -> Any:
+        try:
+            return await scheduler.run_cycle("t", "ana")
+        finally:
+            scheduler_done.set()
+
+    async def api_cycle() -> Any:
+        await scheduler_screened.wait()
+        return await api.run_cycle("t", "ana")
+
+    first, second = await asyncio.gather(scheduler_cycle(), api_cycle())
+    assert (first.decision, second.decision, second.reason) == ("sent", "silent", rule), (first, second)
+    assert len(channel.sent) == sent_before + 1
+    assert len(await api.list_signals("t", "ana", pending=True)) == 1  # the new one waits for its turn

@@ -24,8 +24,8 @@ from phronesis.proactive.channels.types import Channel, Delivery, Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
-from phronesis.proactive.models import CycleResult
-from phronesis.proactive.prefilter import Screened, UserState, sends_today
+from phronesis.proactive.models import BlockReason, CycleResult
+from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.scoring import Scored, score_candidates
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
@@ -154,20 +154,15 @@ class CycleRunner:
         user = context.user
         if not await p.users.lock(conn, tenant, user.id) or await p.sends.claimed(conn, tenant, user.id, key):
             raise _AlreadyDone
+        blocked = None if chosen is None else await self._screen_again(conn, tenant, context, state)
         signal_ids = [sig.id for sig in context.signals]
-        if signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
+        if blocked is None and signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
             raise _AlreadyDone  # another worker consumed them in this very cycle
         reason: str
-        if chosen is not None:
-            # re-count under the lock: a send from another cycle may have landed since the pre-filter
-            recent = (await p.sends.recent_for(conn, tenant, [user.id], now - CAP_LOOKBACK)).get(user.id, [])
-            fresh = UserState(
-                user.id, state.zone, state.sleep, state.wake, state.trust, [], recent, state.ignored_types
-            )
-            if sends_today(fresh, now, s.daily_cap_day) >= context.trust.policy.daily_cap:
-                chosen, reason = None, "daily_cap"
-            else:
-                reason = "explored" if chosen.verdict == "explored" else "sent"
+        if blocked is not None:  # like the pre-filter's blocks: the signals wait for their turn
+            chosen, reason, deferred = None, blocked, []
+        elif chosen is not None:
+            reason = "explored" if chosen.verdict == "explored" else "sent"
         elif not scored:
             reason = "no_candidates"
         elif all(c.verdict in ("duplicate", "suppressed") for c in scored):
@@ -246,6 +241,22 @@ class CycleRunner:
             signals=[sig.type for sig in context.signals],
             decision_id=decision_id,
         )
+
+    async def _screen_again(
+        self, conn: AsyncConnection, tenant: str, context: CycleContext, state: UserState
+    ) -> BlockReason | None:
+        """The pre-filter again, under the user's lock, on the sends committed since it first ran:
+        everything another cycle can change (the daily cap, the cooldown; quiet hours for a
+        signal set that lost its urgent member) is decided on what is true at commit. Two cycles of
+        neighbouring slots (the scheduler at 12:04:59, the API at 12:05:01) both screened before
+        either committed, and sent two non-urgent messages 2 s apart through a 30-minute cooldown
+        (issue 24); only the cap was re-counted."""
+        user, now = context.user, context.now
+        recent = (await self._p.sends.recent_for(conn, tenant, [user.id], now - CAP_LOOKBACK)).get(user.id, [])
+        fresh = UserState(
+            user.id, state.zone, state.sleep, state.wake, state.trust, context.signals, recent, state.ignored_types
+        )
+        return prefilter(fresh, now, self._settings).reason
 
     def _probability(self, scored: list[Scored], chosen: Scored | None) -> float:
         """P(this outcome | these scores): exploration is the only randomness (for IPS later)."""

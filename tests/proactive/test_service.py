@@ -76,8 +76,9 @@ async def test_a_due_user_gets_one_message_from_templates_and_a_record(
     assert result.action_type == "button_prompt" and result.probability == 1.0
     records = await DecisionRecordRepository(database).query("t", kind="proactive")
     assert records[0].action == "sent" and records[0].attributes["delivery"] == "sent"
-    # the signals were used: the next cycle has nothing to say
-    assert (await proactive.run_cycle("t", "ana")).reason == "no_signals"
+    # the message's signal was used; the other approved one waits, behind the cooldown
+    assert (await proactive.run_cycle("t", "ana")).reason == "cooldown"
+    assert [s.data["title"] for s in await proactive.list_signals("t", "ana", pending=True)] == ["Reading week"]
 
 
 async def test_a_retry_or_a_second_worker_in_the_same_cycle_never_sends_twice(
@@ -372,3 +373,23 @@ async def test_two_cycles_of_neighbouring_slots_keep_the_rules(
     assert (first.decision, second.decision, second.reason) == ("sent", "silent", rule), (first, second)
     assert len(channel.sent) == sent_before + 1
     assert len(await api.list_signals("t", "ana", pending=True)) == 1  # the new one waits for its turn
+
+
+async def test_a_second_urgent_deadline_waits_for_the_next_cycle_instead_of_vanishing(
+    proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
+) -> None:
+    """Issue 24: one message per cycle, and the cycle used every signal it read: of two urgent
+    deadlines one was sent and the other never was."""
+    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.add_signals(
+        "t", "ana", [deadline(9, "ps4", title="Problem set 4"), deadline(9, "lab", title="MA1521 lab report")]
+    )
+    first = await proactive.run_cycle("t", "ana")
+    assert first.decision == "sent"
+    [waiting] = await proactive.list_signals("t", "ana", pending=True)
+    assert waiting.data["title"] not in (first.message or "")
+    clock.advance(minutes=5)
+    second = await proactive.run_cycle("t", "ana")  # urgent: the cooldown does not hold it back
+    assert second.decision == "sent" and waiting.data["title"] in (second.message or "")
+    assert [m.text for m in channel.sent] == [first.message, second.message]
+    assert await proactive.list_signals("t", "ana", pending=True) == []

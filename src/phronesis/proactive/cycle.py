@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
-from phronesis.proactive.candidates import CandidateSource, Proposed
+from phronesis.proactive.candidates import CandidateSource, Proposed, covered_signals
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.feedback import FeedbackLoop
@@ -155,7 +155,7 @@ class CycleRunner:
         if not await p.users.lock(conn, tenant, user.id) or await p.sends.claimed(conn, tenant, user.id, key):
             raise _AlreadyDone
         blocked = None if chosen is None else await self._screen_again(conn, tenant, context, state)
-        signal_ids = [sig.id for sig in context.signals]
+        signal_ids = [sig.id for sig in context.signals if sig.id not in _waiting(context, scored, chosen)]
         if blocked is None and signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
             raise _AlreadyDone  # another worker consumed them in this very cycle
         reason: str
@@ -339,6 +339,18 @@ class CycleRunner:
             reason=reason,
             attributes=attributes,
         )
+
+
+def _waiting(context: CycleContext, scored: list[Scored], chosen: Scored | None) -> set[str]:
+    """Signals left pending for the next cycle: those an approved candidate speaks for that was not
+    sent (one message per cycle), unless the sent one speaks for them too. Before, a cycle used
+    every signal it read: of two urgent deadlines one was sent and the other never was (issue 24:
+    "Problem set 4" never reached Maya in the demo)."""
+    if chosen is None:
+        return set()
+    unsent = [c for c in scored if c.sendable and c is not chosen]
+    waiting = set().union(*(covered_signals(c.candidate, context.signals) for c in unsent))
+    return waiting - covered_signals(chosen.candidate, context.signals)
 
 
 def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionRecord:

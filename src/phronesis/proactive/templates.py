@@ -91,6 +91,11 @@ def _humanise(when: datetime | None, raw: object, now: datetime) -> str:
     return f"on {when.date().isoformat()}"
 
 
+def signal_title(signal: Signal) -> str:
+    """What a signal is about, as its template message names it (and its candidate's ``subject``)."""
+    return str(signal.data.get("title") or signal.data.get("summary") or signal.type.replace("_", " "))[:200]
+
+
 def template_candidates(signals: Sequence[Signal], now: datetime, *, limit: int) -> list[Candidate]:
     out = []
     for signal in signals:
@@ -98,7 +103,7 @@ def template_candidates(signals: Sequence[Signal], now: datetime, *, limit: int)
             continue
         category = category_for(signal.type)
         text, action = _TEMPLATES[category]
-        title = str(signal.data.get("title") or signal.data.get("summary") or signal.type.replace("_", " "))[:200]
+        title = signal_title(signal)
         when = _humanise(_when(signal), signal.data.get("when"), now)
         message = text.format(title=title[:1].upper() + title[1:], when=when).strip()
         out.append(

@@ -393,3 +393,14 @@ async def test_a_second_urgent_deadline_waits_for_the_next_cycle_instead_of_vani
     assert second.decision == "sent" and waiting.data["title"] in (second.message or "")
     assert [m.text for m in channel.sent] == [first.message, second.message]
     assert await proactive.list_signals("t", "ana", pending=True) == []
+
+
+async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: ProactiveModule) -> None:
+    """Issue 24: a calendar event first seen 20 h ahead has urgency 4; polled 30 min before it
+    starts, 8. The duplicate was dropped and the reminder never went out."""
+    await proactive.put_user("t", "ana", ESTABLISHED)
+    await proactive.add_signals("t", "ana", [deadline(4, "cal-1", title="Team sync", when="tomorrow")])
+    stored, repolled = await proactive.add_signals("t", "ana", [deadline(8, "cal-1", title="Team sync", when="soon")])
+    assert (stored, repolled) == ([], 1)
+    [pending] = await proactive.list_signals("t", "ana", pending=True)
+    assert (pending.urgency_hint, pending.data["when"]) == (8, "soon")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -25,6 +25,24 @@ __all__ = ["SignalRepository", "dedup_key"]
 
 c = proactive_signals.c
 DEFAULT_TTL = timedelta(days=1)
+# A source polled again sends a signal it sent before: while that one is pending, it takes what
+# the source says now. A calendar event first seen 20 h ahead had urgency 4; polled again 30 min
+# before it starts, 8, and the duplicate was dropped, so the reminder never went out (issue 24).
+_REFRESH = (
+    update(proactive_signals)
+    .where(
+        c.tenant == bindparam("b_tenant"),
+        c.user_id == bindparam("b_user_id"),
+        c.dedup_key == bindparam("b_dedup_key"),
+        c.consumed_at.is_(None),
+    )
+    .values(
+        urgency_hint=bindparam("new_urgency"),
+        data=bindparam("new_data"),
+        context_only=bindparam("new_context_only"),
+        expires_at=bindparam("new_expires_at"),
+    )
+)
 
 
 def dedup_key(signal: SignalIn) -> str:
@@ -87,7 +105,25 @@ class SignalRepository:
                     select(proactive_signals).where(c.tenant == tenant, c.id.in_([r["id"] for r in rows]))
                 )
             ).all()
-        return [_signal(r) for r in stored], len(rows) - len(stored)
+            fresh = {r.id for r in stored}
+            repolled = [r for r in rows if r["id"] not in fresh]
+            if repolled:
+                await conn.execute(
+                    _REFRESH,
+                    [
+                        {
+                            "b_tenant": tenant,
+                            "b_user_id": user_id,
+                            "b_dedup_key": r["dedup_key"],
+                            "new_urgency": r["urgency_hint"],
+                            "new_data": r["data"],
+                            "new_context_only": r["context_only"],
+                            "new_expires_at": r["expires_at"],
+                        }
+                        for r in repolled
+                    ],
+                )
+        return [_signal(r) for r in stored], len(repolled)
 
     async def due_users(
         self, conn: AsyncConnection, tenant: str, now: datetime, *, after: str, limit: int

@@ -22,7 +22,10 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -30,7 +33,7 @@ import redis
 from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery
 from phronesis.proactive.models import SignalIn, UserIn
 from phronesis.settings import Settings
-from tests.loopback import free_port
+from tests.loopback import free_port, serving
 from tests.proactive.receiver import receiver
 
 BROKER = "redis://127.0.0.1:6379/15"
@@ -160,6 +163,69 @@ def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: py
         with _processes([["beat"], ["worker", "--concurrency", "1"]], env, log, queue):
             _wait_for(hook.received, USERS)
         assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]
+
+
+class _Feed(BaseHTTPRequestHandler):
+    """A calendar feed on loopback: one event 30 minutes from when it is asked."""
+
+    def do_GET(self) -> None:
+        start = datetime.now(UTC) + timedelta(minutes=30)
+        body = (
+            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phronesis tests//EN\r\nBEGIN:VEVENT\r\n"
+            f"UID:standup-1\r\nSUMMARY:Design review\r\nDTSTART:{start:%Y%m%dT%H%M%SZ}\r\n"
+            f"DTEND:{start + timedelta(hours=1):%Y%m%dT%H%M%SZ}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+        ).encode()
+        self.send_response(200)
+        self.send_header("content-type", "text/calendar")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+
+def test_beat_polls_calendars_that_a_worker_turns_into_messages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24: only the embedded scheduler polled calendars, and the README switches it off at
+    scale. ``phronesis beat`` schedules the polling too: a user with a calendar feed and no
+    signal gets the event's reminder through a worker."""
+    queue = f"phronesis-calendar-{uuid.uuid4().hex[:8]}"
+    with receiver() as hook, serving(ThreadingHTTPServer(("127.0.0.1", 0), _Feed)) as feed:
+        env = _environment(tmp_path, monkeypatch, queue, hook.url, cycle_minutes="0.05")
+        env["PHRONESIS_OUTBOUND__ALLOW"] = "127.0.0.1"
+        monkeypatch.setenv("PHRONESIS_OUTBOUND__ALLOW", "127.0.0.1")
+
+        async def prepare() -> None:
+            from phronesis.embeddings.hashing import HashingEmbedder
+            from phronesis.engine import Engine
+
+            engine = Engine(Settings(), embedder=HashingEmbedder(384), llm=None)
+            await engine.start(load_index=False)
+            try:
+                await engine.proactive.put_user(
+                    "t",
+                    "cal",
+                    UserIn(
+                        interaction_count=500,
+                        created_at=engine.clock.now().replace(year=2020),
+                        channel="webhook",
+                        sleep_time="00:00",
+                        wake_time="00:00",
+                        calendar_url=f"http://127.0.0.1:{feed.server_address[1]}/me.ics",
+                    ),
+                )
+            finally:
+                await engine.close()
+
+        asyncio.run(prepare())
+        log = tmp_path / "processes.log"
+        with _processes([["beat"], ["worker", "--concurrency", "1"]], env, log, queue):
+            _wait_for(hook.received, 1)
+        messages = [json.loads(r.body) for r in hook.received]
+        assert messages and messages[0]["user_id"] == "cal", log.read_text(errors="replace")[-2000:]
+        assert "Design review" in json.dumps(messages[0])
 
 
 @contextmanager

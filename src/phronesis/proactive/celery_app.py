@@ -1,6 +1,9 @@
 """Proactive cycles at scale on Celery (Redis or RabbitMQ broker): ``phronesis worker`` / ``phronesis beat``.
 
-Beat enqueues ``phronesis.proactive.tick`` every ``cycle_minutes``. That task sweeps feedback
+Beat enqueues ``phronesis.proactive.calendars`` (every user's calendar feed polled, as the
+embedded scheduler does before each tick) and ``phronesis.proactive.tick`` every
+``cycle_minutes``. Before, only the embedded scheduler polled calendars, which the README says
+to switch off at scale: a Celery deployment never saw a calendar event (issue 24). The tick sweeps feedback
 and splits every tenant's due users into chunks of ``tick_chunk``, one
 ``phronesis.proactive.cycles`` task each, all carrying the tick's time: a chunk that is
 retried, or picked up twice, runs the *same* cycle, and the send claim (unique per user
@@ -23,9 +26,10 @@ from celery.signals import worker_process_shutdown
 from phronesis.exceptions import ConfigurationError
 from phronesis.settings import Settings, load_settings
 
-__all__ = ["TICK_TASK", "create_celery"]
+__all__ = ["CALENDARS_TASK", "TICK_TASK", "create_celery"]
 
 TICK_TASK = "phronesis.proactive.tick"
+CALENDARS_TASK = "phronesis.proactive.calendars"
 CYCLES_TASK = "phronesis.proactive.cycles"
 
 
@@ -77,11 +81,12 @@ def create_celery(settings: Settings | None = None) -> Celery:
         timezone="UTC",
         broker_connection_retry_on_startup=True,
         beat_schedule={
-            "proactive-tick": {
-                "task": TICK_TASK,
+            name: {
+                "task": task,
                 "schedule": proactive.cycle_minutes * 60,
                 "options": {"expires": proactive.cycle_minutes * 60},
             }
+            for name, task in (("proactive-calendars", CALENDARS_TASK), ("proactive-tick", TICK_TASK))
         },
     )
 
@@ -97,6 +102,17 @@ def create_celery(settings: Settings | None = None) -> Celery:
             return chunks
 
         return len(_WorkerState.run(plan))
+
+    @app.task(name=CALENDARS_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+    def calendars() -> dict[str, int]:
+        """Poll every user's calendar feed (a feed that fails is logged and counted, not fatal)."""
+
+        async def poll(engine: Any) -> dict[str, int]:
+            counts: dict[str, int] = await engine.proactive.collect_calendars()
+            return counts
+
+        result: dict[str, int] = _WorkerState.run(poll)
+        return result
 
     @app.task(name=CYCLES_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
     def cycles(tenant: str, user_ids: list[str], at: str) -> dict[str, int]:

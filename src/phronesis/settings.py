@@ -523,6 +523,9 @@ class ProactiveSettings(BaseModel):
     dedup_overlap: Probability = 0.6
     """A candidate whose words overlap a recent message's by more than this is a repeat."""
     recent_messages: int = Field(default=10, ge=0, le=100)
+    """How many of the user's latest messages a candidate is checked against for repeats…"""
+    dedup_window_hours: float = Field(default=24.0, gt=0.0, le=24.0 * 30)
+    """…sent within this many hours: yesterday's reminder of a daily thing is not a repeat today."""
     exploration_rate: Probability = 0.1
     exploration_band: float = Field(default=1.0, ge=0.0, le=10.0)
     """Only candidates this close below the threshold are explored."""

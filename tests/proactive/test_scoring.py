@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from phronesis.proactive.models import Candidate
-from phronesis.proactive.scoring import composite, score_candidates, word_overlap
+from phronesis.proactive.scoring import composite, repeats, score_candidates, word_overlap
 from phronesis.settings import ProactiveSettings
 
 S = ProactiveSettings()
@@ -54,6 +56,21 @@ def test_a_repeat_of_a_recent_message_is_dropped_even_if_it_would_be_explored() 
     explore_all = ProactiveSettings(exploration_rate=1.0)
     out = score(cand(r=5, t=5, u=5), recent=("cs2103 is due tomorrow",), settings=explore_all)
     assert out[0].verdict == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "recent", "repeat"),
+    [
+        ("MA1521 lab report", "Heads-up: CS2103 lab report is due in 50 min.", False),  # another course
+        ("Problem set 4", "Heads-up: Problem set 3 is due in 2 h.", False),  # another set
+        ("CS2103 lab report", "Heads-up: CS2103 lab report is due in 50 min.", True),
+        ("Lab report", "Heads-up: CS2103 lab report is due in 50 min.", True),  # names nothing else
+        ("Team lunch", "Heads-up: CS2103 lab report is due in 50 min.", False),
+    ],
+)
+def test_a_repeat_names_the_same_things(candidate: str, recent: str, repeat: bool) -> None:
+    """Issue 24: "MA1521 lab report" was dropped as a repeat of the CS2103 one."""
+    assert repeats(candidate, recent, ProactiveSettings().dedup_overlap) is repeat
 
 
 def test_suppressed_categories_are_dropped() -> None:

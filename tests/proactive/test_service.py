@@ -404,3 +404,19 @@ async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: P
     assert (stored, repolled) == ([], 1)
     [pending] = await proactive.list_signals("t", "ana", pending=True)
     assert (pending.urgency_hint, pending.data["when"]) == (8, "soon")
+
+
+async def test_yesterdays_message_is_not_a_repeat_today(
+    proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
+) -> None:
+    """Issue 24: "recent" had no age, so a daily reminder was a repeat of yesterday's for ever."""
+    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.add_signals("t", "ana", [deadline(9, "standup-1", title="Daily standup")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    clock.advance(hours=2)
+    await proactive.add_signals("t", "ana", [deadline(9, "standup-1b", title="Daily standup")])
+    assert (await proactive.run_cycle("t", "ana")).reason == "duplicate"  # the same day: a repeat
+    clock.advance(hours=23)
+    await proactive.add_signals("t", "ana", [deadline(9, "standup-2", title="Daily standup")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    assert len(channel.sent) == 2

@@ -71,7 +71,8 @@ class CycleRunner:
         p, s = self._p, self._settings
         async with p.database.connect() as conn:
             user = await p.users.get(tenant, screened.user_id, connection=conn)
-            recent = await p.sends.recent_messages(conn, tenant, user.id, s.recent_messages)
+            since = now - timedelta(hours=s.dedup_window_hours)
+            recent = await p.sends.recent_messages(conn, tenant, user.id, s.recent_messages, since=since)
             deferred = await p.insights.fresh(conn, tenant, user.id, now, 10)
             feedback = await p.feedback.summary(conn, tenant, user.id, now)
         return CycleContext(

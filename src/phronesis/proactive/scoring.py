@@ -25,7 +25,7 @@ from typing import Literal
 from phronesis.proactive.models import Candidate
 from phronesis.settings import ProactiveSettings
 
-__all__ = ["Scored", "composite", "score_candidates", "word_overlap"]
+__all__ = ["Scored", "composite", "repeats", "score_candidates", "word_overlap"]
 
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -64,6 +64,17 @@ def word_overlap(candidate: str, recent: str) -> float:
     return len(words & _words(recent)) / len(words) if words else 0.0
 
 
+def repeats(candidate: str, recent: str, overlap: float) -> bool:
+    """Whether a candidate says again what a recent message said: its words overlap by more than
+    ``overlap``, and every identifier it names (a word with a digit: a course code, a set number)
+    is in the recent message too. "MA1521 lab report" shares two words of three with "CS2103 lab
+    report is due" and was dropped as its repeat (issue 24); different identifiers, different things."""
+    if word_overlap(candidate, recent) <= overlap:
+        return False
+    named = {w for w in _words(candidate) if any(ch.isdigit() for ch in w)}
+    return named <= _words(recent)
+
+
 def score_candidates(
     candidates: Sequence[Candidate],
     *,
@@ -80,7 +91,7 @@ def score_candidates(
         score = composite(candidate, settings)
         if candidate.category in suppressed:
             out.append(Scored(candidate, score, "suppressed", 1.0))
-        elif any(word_overlap(candidate.subject or candidate.message, r) > settings.dedup_overlap for r in recent):
+        elif any(repeats(candidate.subject or candidate.message, r, settings.dedup_overlap) for r in recent):
             out.append(Scored(candidate, score, "duplicate", 1.0))
         elif score >= threshold:
             out.append(Scored(candidate, score, "approved", 1.0))

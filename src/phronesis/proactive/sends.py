@@ -56,10 +56,13 @@ class SendRepository:
             out[user_id].append(sent_at)
         return out
 
-    async def recent_messages(self, conn: AsyncConnection, tenant: str, user_id: str, limit: int) -> list[str]:
+    async def recent_messages(
+        self, conn: AsyncConnection, tenant: str, user_id: str, limit: int, *, since: datetime
+    ) -> list[str]:
+        """The user's latest ``limit`` messages sent since ``since``, newest first (for repeats)."""
         query = (
             select(c.message)
-            .where(c.tenant == tenant, c.user_id == user_id, c.delivery_status.in_(COUNTED))
+            .where(c.tenant == tenant, c.user_id == user_id, c.delivery_status.in_(COUNTED), c.sent_at >= since)
             .order_by(c.sent_at.desc())
             .limit(limit)
         )

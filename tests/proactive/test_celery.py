@@ -20,7 +20,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -50,33 +50,43 @@ def _redis_up() -> bool:
 pytestmark = pytest.mark.skipif(not _redis_up(), reason="no Redis broker on 127.0.0.1:6379")
 
 
-async def _prepare(env: dict[str, str], prefix: str = "u") -> list[tuple[str, list[str]]]:
+@contextlib.asynccontextmanager
+async def _engine() -> AsyncIterator[Any]:
+    """An engine on the test's settings (the environment its processes share)."""
     from phronesis.embeddings.hashing import HashingEmbedder
     from phronesis.engine import Engine
 
     engine = Engine(Settings(), embedder=HashingEmbedder(384), llm=None)
     await engine.start(load_index=False)
     try:
+        yield engine
+    finally:
+        await engine.close()
+
+
+def _awake_webhook_user(engine: Any, **more: Any) -> UserIn:
+    """An established user on the webhook channel with no quiet hours."""
+    return UserIn(
+        interaction_count=500,
+        created_at=engine.clock.now().replace(year=2020),
+        channel="webhook",
+        sleep_time="00:00",
+        wake_time="00:00",
+        **more,
+    )
+
+
+async def _prepare(env: dict[str, str], prefix: str = "u") -> list[tuple[str, list[str]]]:
+    async with _engine() as engine:
         for n in range(USERS):
-            await engine.proactive.put_user(
-                "t",
-                f"{prefix}{n:02d}",
-                UserIn(
-                    interaction_count=500,
-                    created_at=engine.clock.now().replace(year=2020),
-                    channel="webhook",
-                    sleep_time="00:00",
-                    wake_time="00:00",
-                ),
-            )
+            await engine.proactive.put_user("t", f"{prefix}{n:02d}", _awake_webhook_user(engine))
             await engine.proactive.add_signals(
                 "t",
                 f"{prefix}{n:02d}",
                 [SignalIn(type="deadline_approaching", urgency_hint=9, data={"title": f"essay {n}"})],
             )
-        return await engine.proactive.ticker.plan(engine.clock.now())
-    finally:
-        await engine.close()
+        plan: list[tuple[str, list[str]]] = await engine.proactive.ticker.plan(engine.clock.now())
+        return plan
 
 
 def _environment(
@@ -198,26 +208,9 @@ def test_beat_polls_calendars_that_a_worker_turns_into_messages(
         monkeypatch.setenv("PHRONESIS_OUTBOUND__ALLOW", "127.0.0.1")
 
         async def prepare() -> None:
-            from phronesis.embeddings.hashing import HashingEmbedder
-            from phronesis.engine import Engine
-
-            engine = Engine(Settings(), embedder=HashingEmbedder(384), llm=None)
-            await engine.start(load_index=False)
-            try:
-                await engine.proactive.put_user(
-                    "t",
-                    "cal",
-                    UserIn(
-                        interaction_count=500,
-                        created_at=engine.clock.now().replace(year=2020),
-                        channel="webhook",
-                        sleep_time="00:00",
-                        wake_time="00:00",
-                        calendar_url=f"http://127.0.0.1:{feed.server_address[1]}/me.ics",
-                    ),
-                )
-            finally:
-                await engine.close()
+            async with _engine() as engine:
+                url = f"http://127.0.0.1:{feed.server_address[1]}/me.ics"
+                await engine.proactive.put_user("t", "cal", _awake_webhook_user(engine, calendar_url=url))
 
         asyncio.run(prepare())
         log = tmp_path / "processes.log"

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 import redis
 
-from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery
+from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery, cycle_time
 from phronesis.proactive.models import SignalIn, UserIn
 from phronesis.settings import Settings
 from tests.loopback import free_port, serving
@@ -161,6 +161,29 @@ def test_two_workers_deliver_exactly_once_per_user(tmp_path: Path, monkeypatch: 
             time.sleep(2)  # let any duplicate that is still in flight land
         per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
         assert per_user == {f"u{n:02d}": 1 for n in range(USERS)}, log.read_text(errors="replace")[-2000:]
+
+
+def test_a_chunk_that_waited_past_its_tick_runs_at_the_time_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 24: a chunk picked up an hour after its tick ran quiet hours, the cap and the
+    cooldown against the tick's time and recorded ``sent_at`` an hour in the past."""
+    queue = f"phronesis-stale-{uuid.uuid4().hex[:8]}"
+    with receiver() as hook:
+        env = _environment(tmp_path, monkeypatch, queue, hook.url, tick_chunk="100")
+        [(tenant, ids)] = asyncio.run(_prepare(env))
+        started = datetime.now(UTC)
+        an_hour_ago = (started - timedelta(hours=1)).isoformat()
+        with _processes([["worker", "--concurrency", "1"]], env, tmp_path / "worker.log", queue):
+            create_celery(Settings()).send_task(CYCLES_TASK, args=[tenant, ids, an_hour_ago], queue=queue)
+            _wait_for(hook.received, USERS)
+
+        async def sent_at() -> list[datetime]:
+            async with _engine() as engine:
+                return [f.sent_at for f in await engine.proactive.list_feedback("t", limit=1000)]
+
+        times = asyncio.run(sent_at())
+        assert len(times) == USERS and min(times) >= started - timedelta(seconds=5), times
 
 
 def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -325,3 +348,11 @@ def test_worker_and_beat_outlive_a_broker_outage(tmp_path: Path, monkeypatch: py
         assert per_user == expected, log.read_text(errors="replace")[-3000:]
     finally:
         shutil.rmtree(data, ignore_errors=True)
+
+
+def test_a_chunk_runs_at_its_ticks_time_unless_it_waited_past_the_next() -> None:
+    tick = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+    interval = timedelta(minutes=5)
+    assert cycle_time(tick, tick + timedelta(minutes=4), interval) == tick  # a retry in time: the same cycle
+    late = tick + timedelta(minutes=40)
+    assert cycle_time(tick, late, interval) == late

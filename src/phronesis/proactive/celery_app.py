@@ -17,7 +17,8 @@ for its lifetime, built on its first task.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+import logging
+from datetime import datetime, timedelta
 from typing import Any
 
 from celery import Celery
@@ -26,7 +27,9 @@ from celery.signals import worker_process_shutdown
 from phronesis.exceptions import ConfigurationError
 from phronesis.settings import Settings, load_settings
 
-__all__ = ["CALENDARS_TASK", "TICK_TASK", "create_celery"]
+__all__ = ["CALENDARS_TASK", "TICK_TASK", "create_celery", "cycle_time"]
+
+log = logging.getLogger("phronesis.proactive.celery")
 
 TICK_TASK = "phronesis.proactive.tick"
 CALENDARS_TASK = "phronesis.proactive.calendars"
@@ -63,6 +66,18 @@ def _close_engine(**_: Any) -> None:
     _WorkerState.close()
 
 
+def cycle_time(at: datetime, now: datetime, interval: timedelta) -> datetime:
+    """When a chunk's cycles run: its tick's time, unless the chunk waited longer than a tick's
+    interval in the queue (a backlog, a worker that was down); then now, said in the log. A stale
+    chunk ran quiet hours, the cap and the cooldown against its tick's old time and recorded
+    ``sent_at`` in the past (issue 24). The send claim is per slot, so a chunk run in the current
+    slot cannot send twice beside that slot's own chunk."""
+    if now - at <= interval:
+        return at
+    log.warning("a proactive chunk of the %s tick ran %s late: its cycles run at %s", at.isoformat(), now - at, now)
+    return now
+
+
 def create_celery(settings: Settings | None = None) -> Celery:
     settings = settings or load_settings()
     proactive = settings.proactive
@@ -71,6 +86,7 @@ def create_celery(settings: Settings | None = None) -> Celery:
             "PHRONESIS_PROACTIVE__BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0 or amqp://guest@127.0.0.1//)"
         )
     app = Celery("phronesis", broker=proactive.broker_url, set_as_current=False)
+    interval = timedelta(minutes=proactive.cycle_minutes)
     app.conf.update(
         task_default_queue=proactive.queue,
         task_acks_late=True,
@@ -97,8 +113,8 @@ def create_celery(settings: Settings | None = None) -> Celery:
         async def plan(engine: Any) -> list[tuple[str, list[str]]]:
             now = datetime.fromisoformat(at) if at else engine.clock.now()
             chunks: list[tuple[str, list[str]]] = await engine.proactive.plan_tick(now)
-            for tenant, ids in chunks:
-                cycles.delay(tenant, ids, now.isoformat())
+            for tenant, ids in chunks:  # expiring with the tick: a later tick covers them
+                cycles.apply_async((tenant, ids, now.isoformat()), expires=interval.total_seconds())
             return chunks
 
         return len(_WorkerState.run(plan))
@@ -119,7 +135,8 @@ def create_celery(settings: Settings | None = None) -> Celery:
         """One chunk of users through the pre-filter and, for those who pass, their cycle."""
 
         async def run(engine: Any) -> dict[str, int]:
-            report = await engine.proactive.tick(tenant, user_ids=user_ids, now=datetime.fromisoformat(at), sweep=False)
+            now = cycle_time(datetime.fromisoformat(at), engine.clock.now(), interval)
+            report = await engine.proactive.tick(tenant, user_ids=user_ids, now=now, sweep=False)
             return dict(report.reasons)
 
         result: dict[str, int] = _WorkerState.run(run)

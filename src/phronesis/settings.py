@@ -557,6 +557,14 @@ class ProactiveSettings(BaseModel):
     """First pause between delivery attempts; it doubles each time."""
     record_blocked: bool = False
     """Also write a decision record for every cycle the pre-filter blocks (a quiet night is ~100 per user)."""
+    signal_dedup_days: float = Field(default=7.0, gt=0.0, le=365.0)
+    """A used or expired signal holds its dedup key this long after it was stored; then the same key
+    is a new signal. Keys held for ever refused a daily source's signal from day 2 (issue 24)."""
+    retention_days: float = Field(default=90.0, ge=0.0, le=36_500.0)
+    """The server's hourly purge deletes used or expired signals, sends and deferred insights stored
+    longer ago than this (blocked-cycle records are decision records: ``audit.retention_days``).
+    At least 31: the feedback summary reads 30 days of sends. 0 keeps everything."""
+
     whatsapp_api_url: str = "https://graph.facebook.com/v21.0"
     whatsapp_phone_number_id: str | None = None
     whatsapp_token: SecretStr | None = None
@@ -581,6 +589,15 @@ class ProactiveSettings(BaseModel):
         if set(self.trust_levels) != {"new", "building", "established", "deep"}:
             raise ValueError("trust_levels needs new, building, established and deep")
         return self
+
+    @field_validator("retention_days")
+    @classmethod
+    def _long_enough(cls, value: float) -> float:
+        if 0 < value < 31:
+            raise ValueError(
+                "must be at least 31 (the feedback summary reads 30 days of sends), or 0 to keep everything"
+            )
+        return value
 
 
 SEED_ALIASES: Mapping[str, tuple[str, str]] = {

@@ -420,3 +420,33 @@ async def test_yesterdays_message_is_not_a_repeat_today(
     await proactive.add_signals("t", "ana", [deadline(9, "standup-2", title="Daily standup")])
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
     assert len(channel.sent) == 2
+
+
+async def test_a_daily_signal_is_refused_as_a_duplicate_only_within_the_dedup_window(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """Issue 24: dedup keys were permanent, so a daily source's signal was refused from day 2 on."""
+    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    daily = deadline(9, "water-plants", title="Water the plants")
+    assert len((await proactive.add_signals("t", "ana", [daily]))[0]) == 1
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"  # used
+    clock.advance(days=1)
+    assert await proactive.add_signals("t", "ana", [daily]) == ([], 1)  # within the window: a duplicate
+    clock.advance(days=7)
+    stored, duplicates = await proactive.add_signals("t", "ana", [daily])
+    assert (len(stored), duplicates) == (1, 0)
+
+
+async def test_the_purge_deletes_what_is_done_with_after_the_retention(
+    proactive: ProactiveModule, clock: FixedClock, database: Database
+) -> None:
+    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.add_signals("t", "ana", [deadline(9, "old", title="Old essay")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    await proactive.on_message("t", "ana", UserMessageIn(text="thanks, on it"))  # the send is answered
+    clock.advance(days=91)
+    await proactive.add_signals("t", "ana", [deadline(9, "new", title="New essay")])  # pending: kept
+    assert await proactive.purge() == {"signals": 1, "sends": 1, "insights": 0}
+    assert [s.data["title"] for s in await proactive.list_signals("t", "ana")] == ["New essay"]
+    assert await proactive.list_feedback("t", user_id="ana") == []
+    assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0}

@@ -40,11 +40,15 @@ PURGE_INTERVAL_S = 3600.0
 
 
 async def _purge(engine: Engine) -> None:
-    """Time-based retention (``audit.retention_days``; superseded runs after
+    """Time-based retention (``audit.retention_days``; proactive signals, sends and insights done
+    with after ``proactive.retention_days``; superseded runs after
     ``admission.superseded_retention_days`` where it is set), whatever the table size."""
     purged = await engine.purge_decisions()
     if purged:
         log.info("purged %d decision records older than %g days", purged, engine.settings.audit.retention_days)
+    proactive = {name: n for name, n in (await engine.proactive.purge()).items() if n}
+    if proactive:
+        log.info("purged proactive %s older than %g days", proactive, engine.settings.proactive.retention_days)
     runs = await engine.admission.purge_superseded()
     if runs:
         days = engine.settings.admission.superseded_retention_days

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import httpx
 
@@ -34,6 +34,7 @@ from phronesis.proactive.models import (
     UserProfile,
     UserReply,
 )
+from phronesis.proactive.retention import purge
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.sources.icalendar_source import ICalendarSource
@@ -77,7 +78,7 @@ class ProactiveModule:
         )
         self._owns_http = http is None
         self.users = UserRepository(database, settings, clock)
-        self.signals = SignalRepository(database, clock)
+        self.signals = SignalRepository(database, clock, dedup_window=timedelta(days=settings.signal_dedup_days))
         self.sends = SendRepository(database)
         self.insights = InsightRepository(database)
         self.suppressions = SuppressionRepository(database)
@@ -157,6 +158,13 @@ class ProactiveModule:
         await self.users.get(tenant, user_id)
         signals = await source.collect(self._clock.now())
         return await self.signals.add(tenant, user_id, signals) if signals else ([], 0)
+
+    async def purge(self) -> dict[str, int]:
+        """Delete what is done with past ``retention_days`` (``retention``); nothing when it is 0 (off)."""
+        days = self.settings.retention_days
+        if not days:
+            return {}
+        return await purge(self._db, self._clock.now(), timedelta(days=days))
 
     async def collect_calendars(self, tenant: str | None = None) -> dict[str, int]:
         """Poll every user's calendar feed; a feed that fails is logged and counted, not fatal."""

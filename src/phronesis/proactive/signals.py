@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, update
+from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -61,9 +61,10 @@ def _signal(row: Any) -> Signal:
 
 
 class SignalRepository:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, *, dedup_window: timedelta = timedelta(days=7)) -> None:
         self._db = database
         self._clock = clock
+        self._dedup_window = dedup_window
 
     async def add(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> tuple[list[Signal], int]:
         """Store new signals (one transaction); a known dedup key is skipped. Returns (stored, duplicates)."""
@@ -99,6 +100,16 @@ class SignalRepository:
             ).first()
             if known is None:
                 raise NotFoundError("user", user_id)
+            # a used or expired signal holds its key ``dedup_window`` long; then the key is free again
+            await conn.execute(
+                delete(proactive_signals).where(
+                    c.tenant == tenant,
+                    c.user_id == user_id,
+                    c.dedup_key.in_([r["dedup_key"] for r in rows]),
+                    c.created_at < now - self._dedup_window,
+                    or_(c.consumed_at.is_not(None), c.expires_at <= now),
+                )
+            )
             await conn.execute(insert_or_ignore(self._db.dialect, proactive_signals), rows)
             stored = (
                 await conn.execute(

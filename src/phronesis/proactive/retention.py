@@ -1,0 +1,39 @@
+"""Retention for the proactive tables (issue 24: none had any): what is done with is deleted
+``proactive.retention_days`` after it was stored, by the server's hourly purge.
+
+Done with: a signal used by a cycle or expired; a send (the ignore sweep decides every pending
+one within hours); a deferred insight (used or expired). The purge is time-based, in one
+transaction, whatever the tables' size; nothing younger than the 30 days the feedback summary
+reads can go (the setting's floor is 31).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, or_
+
+from phronesis.storage.database import Database
+from phronesis.storage.tables import proactive_deferred_insights, proactive_sends, proactive_signals
+
+__all__ = ["purge"]
+
+
+async def purge(database: Database, now: datetime, retention: timedelta) -> dict[str, int]:
+    """Delete what is done with and older than ``retention``; how many rows of each."""
+    cutoff = now - retention
+    signals, sends, insights = proactive_signals.c, proactive_sends.c, proactive_deferred_insights.c
+    statements = {
+        "signals": delete(proactive_signals).where(
+            signals.created_at < cutoff, or_(signals.consumed_at.is_not(None), signals.expires_at <= now)
+        ),
+        "sends": delete(proactive_sends).where(sends.sent_at < cutoff, sends.outcome != "pending"),
+        "insights": delete(proactive_deferred_insights).where(
+            insights.created_at < cutoff, or_(insights.used.is_(True), insights.expires_at <= now)
+        ),
+    }
+    counts: dict[str, int] = {}
+    async with database.transaction() as conn:
+        for name, statement in statements.items():
+            counts[name] = (await conn.execute(statement)).rowcount or 0
+    return counts

@@ -156,7 +156,8 @@ class CycleRunner:
         if not await p.users.lock(conn, tenant, user.id) or await p.sends.claimed(conn, tenant, user.id, key):
             raise _AlreadyDone
         blocked = None if chosen is None else await self._screen_again(conn, tenant, context, state)
-        signal_ids = [sig.id for sig in context.signals if sig.id not in _waiting(context, scored, chosen)]
+        waiting = _waiting(context, scored, chosen)
+        signal_ids = [sig.id for sig in context.signals if sig.id not in waiting]
         if blocked is None and signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
             raise _AlreadyDone  # another worker consumed them in this very cycle
         reason: str

@@ -86,7 +86,10 @@ def _subject(statement: str) -> frozenset[str]:
     return frozenset(w for w in content_words(_FIGURE.sub(" ", statement)) if not _NEGATION.fullmatch(w))
 
 
-def _statements(text: str) -> list[tuple[frozenset[str], dict[str, dict[str, str]], bool]]:
+_Statement = tuple[frozenset[str], dict[str, dict[str, str]], bool]
+
+
+def _statements(text: str) -> list[_Statement]:
     """Each statement's subject words, figures and whether it negates."""
     return [
         (_subject(statement), figures(statement), bool(_NEGATION.search(statement)))
@@ -99,11 +102,12 @@ def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= SAME_SUBJECT
 
 
-def _clash(a: str, b: str) -> str | None:
-    """Why two texts contradict each other, if a statement of one and a statement of the other
-    about the same thing state different values of one kind, or one negates what the other says."""
-    for subject_a, figures_a, negated_a in _statements(a):
-        for subject_b, figures_b, negated_b in _statements(b):
+def _clash(a: list[_Statement], b: list[_Statement]) -> str | None:
+    """Why two texts (their ``_statements``) contradict each other, if a statement of one and a
+    statement of the other about the same thing state different values of one kind, or one
+    negates what the other says."""
+    for subject_a, figures_a, negated_a in a:
+        for subject_b, figures_b, negated_b in b:
             if not _same_subject(subject_a, subject_b):
                 continue
             for kind in sorted(figures_a.keys() & figures_b.keys()):
@@ -120,12 +124,19 @@ def find_conflicts(sources: Sequence[RetrievedSource], vectors: Vectors, *, simi
     if len(sources) < 2:
         return conflicts
     mutual = np.asarray(vectors @ vectors.T)
+    parsed: dict[int, list[_Statement]] = {}  # each source read once, and only if compared
+
+    def statements(i: int) -> list[_Statement]:
+        if i not in parsed:
+            parsed[i] = _statements(sources[i].text)
+        return parsed[i]
+
     for i in range(len(sources)):
         for j in range(i + 1, len(sources)):
             a, b = sources[i], sources[j]
             if a.doc_type != b.doc_type or mutual[i, j] < similarity:
                 continue
-            reason = _clash(a.text, b.text)
+            reason = _clash(statements(i), statements(j))
             if reason is not None:
                 conflicts.append(Conflict(first=a.id, second=b.id, reason=reason))
     return conflicts

@@ -19,6 +19,8 @@ from phronesis.testing import FixedClock, RecordingChannel, ScriptedLLM
 
 START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 ESTABLISHED = UserIn(created_at=START - timedelta(days=40), interaction_count=150)
+AWAKE = ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"})
+"""An established user with no quiet hours: every cycle may send."""
 
 
 @pytest.fixture
@@ -97,7 +99,7 @@ async def test_a_retry_or_a_second_worker_in_the_same_cycle_never_sends_twice(
 async def test_a_new_signal_in_the_same_cycle_waits_for_the_next_one(
     proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
 ) -> None:
-    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline()])
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
     await proactive.add_signals("t", "ana", [deadline(10, "exam", title="Exam")])
@@ -380,7 +382,7 @@ async def test_a_second_urgent_deadline_waits_for_the_next_cycle_instead_of_vani
 ) -> None:
     """Issue 24: one message per cycle, and the cycle used every signal it read: of two urgent
     deadlines one was sent and the other never was."""
-    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals(
         "t", "ana", [deadline(9, "ps4", title="Problem set 4"), deadline(9, "lab", title="MA1521 lab report")]
     )
@@ -410,7 +412,7 @@ async def test_yesterdays_message_is_not_a_repeat_today(
     proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
 ) -> None:
     """Issue 24: "recent" had no age, so a daily reminder was a repeat of yesterday's for ever."""
-    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline(9, "standup-1", title="Daily standup")])
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
     clock.advance(hours=2)
@@ -426,7 +428,7 @@ async def test_a_daily_signal_is_refused_as_a_duplicate_only_within_the_dedup_wi
     proactive: ProactiveModule, clock: FixedClock
 ) -> None:
     """Issue 24: dedup keys were permanent, so a daily source's signal was refused from day 2 on."""
-    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.put_user("t", "ana", AWAKE)
     daily = deadline(9, "water-plants", title="Water the plants")
     assert len((await proactive.add_signals("t", "ana", [daily]))[0]) == 1
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"  # used
@@ -440,7 +442,7 @@ async def test_a_daily_signal_is_refused_as_a_duplicate_only_within_the_dedup_wi
 async def test_the_purge_deletes_what_is_done_with_after_the_retention(
     proactive: ProactiveModule, clock: FixedClock, database: Database
 ) -> None:
-    await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"}))
+    await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline(9, "old", title="Old essay")])
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
     await proactive.on_message("t", "ana", UserMessageIn(text="thanks, on it"))  # the send is answered

@@ -139,8 +139,11 @@ class AdmissionFeedbackStore:
             return None  # nothing was similar: nothing to compare
         brief = next((s for s in decision.similar_runs if s.run_id == against), None)
         stored = await self._runs.get_many(tenant, [decision.run_id, against])
-        record = await self._decisions.get(tenant, decision.id)
-        first = stored[decision.run_id].summary if decision.run_id in stored else record.inputs.get("summary")
+        first: str | None
+        if decision.run_id in stored:
+            first = stored[decision.run_id].summary
+        else:  # a NOT's run was never stored (or was deleted): its summary is on the decision record
+            first = (await self._decisions.get(tenant, decision.id)).inputs.get("summary")
         second = stored[against].summary if against in stored else (brief.summary if brief else None)
         if against in stored and decision.run_id in stored:
             same_task = stored[against].task_id == stored[decision.run_id].task_id

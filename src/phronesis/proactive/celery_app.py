@@ -99,8 +99,8 @@ def create_celery(settings: Settings | None = None) -> Celery:
         beat_schedule={
             name: {
                 "task": task,
-                "schedule": proactive.cycle_minutes * 60,
-                "options": {"expires": proactive.cycle_minutes * 60},
+                "schedule": interval.total_seconds(),
+                "options": {"expires": interval.total_seconds()},
             }
             for name, task in (("proactive-calendars", CALENDARS_TASK), ("proactive-tick", TICK_TASK))
         },

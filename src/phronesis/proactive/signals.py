@@ -61,7 +61,7 @@ def _signal(row: Any) -> Signal:
 
 
 class SignalRepository:
-    def __init__(self, database: Database, clock: Clock, *, dedup_window: timedelta = timedelta(days=7)) -> None:
+    def __init__(self, database: Database, clock: Clock, *, dedup_window: timedelta) -> None:
         self._db = database
         self._clock = clock
         self._dedup_window = dedup_window

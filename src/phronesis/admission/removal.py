@@ -54,16 +54,16 @@ from phronesis.storage.write_buffer import WriteBuffer
 __all__ = ["DeletedRun", "RunRemoval"]
 
 
+log = logging.getLogger("phronesis.admission")
+runs = admission_runs.c
+
+
 async def _delete_rows(tx: PointTransaction, tenant: str, run_id: str) -> bool:
     """Delete a run with its references and artifacts; False if it was not there."""
     for table in (admission_run_references, admission_run_artifacts):
         await tx.execute(delete(table).where(table.c.tenant == tenant, table.c.run_id == run_id), {})
     _, count = await tx.execute(delete(admission_runs).where(runs.tenant == tenant, runs.id == run_id), {})
     return bool(count)
-
-
-log = logging.getLogger("phronesis.admission")
-runs = admission_runs.c
 
 
 @dataclass(frozen=True, slots=True)

@@ -114,3 +114,46 @@ def test_the_embedded_scheduler_runs_cycles_on_its_own(tmp_path: Path) -> None:
             time.sleep(0.1)
             sent = client.get("/v1/proactive/feedback", params={"user_id": "ana"}).json()
         assert len(sent) == 1
+
+
+def test_users_opt_out_mute_and_the_tenant_pauses_over_http(live_server: LiveServer, unique: str) -> None:
+    """Issue 24, item 9: the controls over HTTP, and a reply that asks to stop."""
+    user = f"opt-{unique}"
+    with live_server.client() as client:
+        client.put(f"/v1/users/{user}", json=OLD_FRIEND)
+        reply = client.post(f"/v1/users/{user}/messages", json={"text": "unsubscribe"}).json()
+        assert (reply["intent"], reply["opted_out"]) == ("opt_out", {"all": True, "categories": []})
+        client.post(f"/v1/users/{user}/signals", json={"signals": [signal("o")]})
+        cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
+        assert (cycle["decision"], cycle["reason"]) == ("silent", "opted_out")
+        opted_in = client.post(f"/v1/users/{user}/opt-in", json={}).json()
+        assert opted_in["opted_out"] is False
+        partial = client.post(f"/v1/users/{user}/opt-out", json={"categories": ["deadline_warning"]}).json()
+        assert (partial["opted_out"], partial["opted_out_categories"]) == (False, ["deadline_warning"])
+        assert client.post("/v1/proactive/cycles", json={"user_id": user}).json()["reason"] == "opted_out"
+        client.post(f"/v1/users/{user}/opt-in", json={"categories": ["deadline_warning"]})
+        muted = client.put(f"/v1/users/{user}/mute", json={"minutes": 30}).json()
+        assert muted["muted_until"] is not None
+        assert client.post("/v1/proactive/cycles", json={"user_id": user}).json()["reason"] == "muted"
+        assert client.delete(f"/v1/users/{user}/mute").json()["muted_until"] is None
+        paused = client.put("/v1/proactive/pause", json={"paused": True, "reason": "incident 7"}).json()
+        assert (paused["paused"], paused["reason"]) == (True, "incident 7")
+        assert client.post("/v1/proactive/cycles", json={"user_id": user}).json()["reason"] == "paused"
+        assert client.get("/v1/proactive/pause").json()["paused"] is True
+        client.put("/v1/proactive/pause", json={"paused": False})
+        client.post(f"/v1/users/{user}/signals", json={"signals": [signal("p")]})  # the opted-out cycle used "o"
+        assert client.post("/v1/proactive/cycles", json={"user_id": user}).json()["decision"] == "sent"
+        for method, path, body, field in (
+            ("post", f"/v1/users/{user}/opt-out", {"categories": ["spam_offers"]}, "categories"),
+            ("put", f"/v1/users/{user}/mute", {"minutes": -5}, "minutes"),
+            ("put", f"/v1/users/{user}/mute", {"until": "2026-01-01T00:00:00"}, "until"),
+            ("put", "/v1/proactive/pause", {"paused": "maybe"}, "paused"),
+        ):
+            refused = client.request(method, path, json=body)
+            assert refused.status_code == 422 and refused.headers["content-type"].startswith(PROBLEM), refused.text
+            assert refused.json()["field"] == field, refused.json()
+        neither = client.put(f"/v1/users/{user}/mute", json={})
+        assert neither.status_code == 422 and "exactly one" in neither.text
+        assert client.post(f"/v1/users/nobody-{unique}/opt-out", json={}).status_code == 404
+    with live_server.client(OTHER_KEY) as other:
+        assert other.get("/v1/proactive/pause").json()["paused"] is False  # one tenant's switch

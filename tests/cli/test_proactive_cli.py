@@ -61,3 +61,37 @@ def test_bad_input_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> Non
         result = cli.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.startswith("error: ") and result.output.count("\n") == 1, (args, result.output)
+
+
+def test_opt_out_mute_and_pause_from_the_cli(cli: CliRunner) -> None:
+    cli.invoke(
+        app, ["proactive", "users", "put", "ana", "--interactions", "300", "--sleep", "00:00", "--wake", "00:00"]
+    )
+    out = cli.invoke(app, ["proactive", "users", "opt-out", "ana", "--category", "deadline_warning"])
+    assert out.exit_code == 0 and out.stdout.strip() == "ana: opted out of deadline_warning"
+    muted = cli.invoke(app, ["proactive", "users", "mute", "ana", "--minutes", "30"])
+    assert muted.exit_code == 0 and "muted until" in muted.stdout
+    cli.invoke(app, ["proactive", "signals", "add", "ana", "--type", "deadline_approaching", "--urgency", "9"])
+    assert json.loads(cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"]).stdout)["reason"] == "muted"
+    assert cli.invoke(app, ["proactive", "users", "unmute", "ana"]).stdout.strip().endswith("deadline_warning")
+    assert json.loads(cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"]).stdout)["reason"] == (
+        "opted_out"
+    )
+    assert cli.invoke(app, ["proactive", "users", "opt-in", "ana"]).stdout.strip() == "ana: opted in"
+    paused = cli.invoke(app, ["proactive", "pause", "--reason", "incident 7"])
+    assert paused.exit_code == 0 and "paused: incident 7" in paused.stdout
+    assert json.loads(cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"]).stdout)["reason"] == "paused"
+    assert cli.invoke(app, ["proactive", "resume"]).exit_code == 0
+    # the opted-out category's cycle used its signal (like a suppressed one): a new one
+    cli.invoke(
+        app,
+        ["proactive", "signals", "add", "ana", "--type", "deadline_approaching", "--urgency", "9", "--title", "Quiz"],
+    )
+    assert json.loads(cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"]).stdout)["decision"] == "sent"
+    for args in (
+        ["proactive", "users", "opt-out", "ana", "--category", "spam"],
+        ["proactive", "users", "mute", "ana"],
+        ["proactive", "users", "mute", "nobody", "--minutes", "5"],
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, (args, result.output)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from phronesis.proactive.models import Signal
+import pytest
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.proactive.models import Signal, SignalIn, UserIn
+from phronesis.proactive.module import ProactiveModule
 from phronesis.proactive.prefilter import UserState
 from phronesis.proactive.trust import trust_for
 from phronesis.settings import ProactiveSettings
+from phronesis.storage.database import Database
+from phronesis.testing import FixedClock, RecordingChannel
 
 NOON = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
@@ -52,4 +59,49 @@ def state(
         signals=list(signals),
         recent_sends=list(sends),
         ignored_types=ignored,
+    )
+
+
+START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
+ESTABLISHED = UserIn(created_at=START - timedelta(days=40), interaction_count=150)
+AWAKE = ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"})
+"""An established user with no quiet hours: every cycle may send."""
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(START)
+
+
+@pytest.fixture
+def channel() -> RecordingChannel:
+    return RecordingChannel()
+
+
+@pytest.fixture
+def make(database: Database, clock: FixedClock, channel: RecordingChannel) -> Callable[..., ProactiveModule]:
+    def build(llm: Any = None, channel_: RecordingChannel | None = None, **settings: Any) -> ProactiveModule:
+        return ProactiveModule(
+            ProactiveSettings(**({"seed": 7} | settings)),
+            database=database,
+            llm=llm,
+            decisions=DecisionRecordRepository(database, clock=clock),
+            clock=clock,
+            channels={"console": channel_ or channel},
+        )
+
+    return build
+
+
+@pytest.fixture
+def proactive(make: Callable[..., ProactiveModule]) -> ProactiveModule:
+    return make()
+
+
+def deadline(urgency: int = 8, key: str = "cs2103", **data: Any) -> SignalIn:
+    return SignalIn(
+        type="deadline_approaching",
+        urgency_hint=urgency,
+        data={"title": "CS2103 project", "due": (START + timedelta(minutes=50)).isoformat()} | data,
+        dedup_key=key,
     )

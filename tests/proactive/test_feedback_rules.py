@@ -1,30 +1,13 @@
-"""The feedback loop's pure parts: pushback detection, the summary, suppression and ignored types."""
+"""The feedback loop's pure parts: the summary, suppression and ignored types."""
 
 from __future__ import annotations
 
 import pytest
 
-from phronesis.proactive.feedback import is_negative, learned_ignored_types, summarise
+from phronesis.proactive.feedback import learned_ignored_types, summarise
 from phronesis.proactive.suppression import categories_to_suppress
 from phronesis.proactive.templates import category_for
 from phronesis.settings import ProactiveSettings
-
-
-@pytest.mark.parametrize(
-    ("text", "negative"),
-    [
-        ("please stop sending me these", True),
-        ("STOP", True),
-        ("leave me alone", True),
-        ("that was not helpful", True),
-        ("don't text me at night", True),
-        ("thanks! the bus stop is close", False),
-        ("stop by the library?", False),
-        ("ok", False),
-    ],
-)
-def test_pushback_is_negative_and_ordinary_replies_are_not(text: str, negative: bool) -> None:
-    assert is_negative(text) is negative
 
 
 def test_the_seeds_summary_example() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -16,50 +16,7 @@ from phronesis.proactive.module import ProactiveModule
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock, RecordingChannel, ScriptedLLM
-
-START = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
-ESTABLISHED = UserIn(created_at=START - timedelta(days=40), interaction_count=150)
-AWAKE = ESTABLISHED.model_copy(update={"sleep_time": "00:00", "wake_time": "00:00"})
-"""An established user with no quiet hours: every cycle may send."""
-
-
-@pytest.fixture
-def clock() -> FixedClock:
-    return FixedClock(START)
-
-
-@pytest.fixture
-def channel() -> RecordingChannel:
-    return RecordingChannel()
-
-
-@pytest.fixture
-def make(database: Database, clock: FixedClock, channel: RecordingChannel) -> Callable[..., ProactiveModule]:
-    def build(llm: Any = None, channel_: RecordingChannel | None = None, **settings: Any) -> ProactiveModule:
-        return ProactiveModule(
-            ProactiveSettings(**({"seed": 7} | settings)),
-            database=database,
-            llm=llm,
-            decisions=DecisionRecordRepository(database, clock=clock),
-            clock=clock,
-            channels={"console": channel_ or channel},
-        )
-
-    return build
-
-
-@pytest.fixture
-def proactive(make: Callable[..., ProactiveModule]) -> ProactiveModule:
-    return make()
-
-
-def deadline(urgency: int = 8, key: str = "cs2103", **data: Any) -> SignalIn:
-    return SignalIn(
-        type="deadline_approaching",
-        urgency_hint=urgency,
-        data={"title": "CS2103 project", "due": (START + timedelta(minutes=50)).isoformat()} | data,
-        dedup_key=key,
-    )
+from tests.proactive.conftest import AWAKE, ESTABLISHED, START, deadline
 
 
 async def test_a_due_user_gets_one_message_from_templates_and_a_record(
@@ -195,7 +152,7 @@ async def test_a_negative_reply_and_a_button_press(proactive: ProactiveModule, c
     await proactive.add_signals("t", "ana", [deadline()])
     await proactive.run_cycle("t", "ana")
     clock.advance(minutes=5)
-    assert (await proactive.on_message("t", "ana", UserMessageIn(text="please stop sending me these"))).feedback[
+    assert (await proactive.on_message("t", "ana", UserMessageIn(text="that was not helpful"))).feedback[
         0
     ].outcome == "negative"
     await proactive.add_signals("t", "ana", [deadline(9, "again", title="Quiz")])

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from phronesis.cli.app import TenantOption, app, fail, proactive_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import PhronesisError, invalid_input
-from phronesis.proactive.models import CycleResult, SignalIn, UserIn
+from phronesis.proactive.controls import PauseIn
+from phronesis.proactive.models import CycleResult, MuteIn, OptOutIn, SignalIn, UserIn, UserProfile
 from phronesis.proactive.sources.icalendar_source import signals_from_ics
 
 users_app = typer.Typer(help="Proactive users: list, add or replace, remove.", no_args_is_help=True)
@@ -159,6 +160,83 @@ def signals_import_ics(
 
     stored, duplicates = with_engine(work)
     typer.echo(f"stored {stored} calendar signals" + (f", {duplicates} already known" if duplicates else ""))
+
+
+CategoryOption = Annotated[
+    list[str] | None,
+    typer.Option("--category", help="One category (repeat for more; default: every proactive message)."),
+]
+
+
+def _controls_line(profile: UserProfile) -> str:
+    if profile.opted_out:
+        state = "opted out of everything"
+    elif profile.opted_out_categories:
+        state = "opted out of " + ", ".join(profile.opted_out_categories)
+    else:
+        state = "opted in"
+    muted = f"; muted until {profile.muted_until.isoformat()}" if profile.muted_until else ""
+    return f"{profile.id}: {state}{muted}"
+
+
+def _categories(categories: list[str] | None) -> OptOutIn:
+    try:
+        return OptOutIn(categories=categories or [])
+    except ValidationError as exc:
+        raise fail(str(invalid_input(exc))) from None
+
+
+@users_app.command("opt-out")
+def users_opt_out(user_id: str, category: CategoryOption = None, tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """No more proactive messages for the user (or none of these categories)."""
+    body = _categories(category)
+    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.opt_out(tenant, user_id, body))))
+
+
+@users_app.command("opt-in")
+def users_opt_in(user_id: str, category: CategoryOption = None, tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """Undo an opt-out (of everything, or of these categories)."""
+    body = _categories(category)
+    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.opt_in(tenant, user_id, body))))
+
+
+@users_app.command("mute")
+def users_mute(
+    user_id: str,
+    minutes: Annotated[float | None, typer.Option(help="Mute for this many minutes.")] = None,
+    until: Annotated[str | None, typer.Option(help="Mute until this time (ISO 8601 with offset).")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """No proactive message to the user for a while (urgent ones included)."""
+    try:
+        body = MuteIn(minutes=minutes, until=until)
+    except ValidationError as exc:
+        raise fail(str(invalid_input(exc))) from None
+    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body))))
+
+
+@users_app.command("unmute")
+def users_unmute(user_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """Lift the user's mute."""
+    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.unmute(tenant, user_id))))
+
+
+@proactive_app.command("pause")
+def pause(
+    reason: Annotated[str | None, typer.Option(help="Why (kept with the pause).")] = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Stop every proactive message of the tenant now (the kill switch); ``resume`` ends it."""
+    body = PauseIn(paused=True, reason=reason)
+    with_engine(lambda engine: engine.proactive.set_pause(tenant, body))
+    typer.echo(f"proactive messages of {tenant} paused" + (f": {reason}" if reason else ""))
+
+
+@proactive_app.command("resume")
+def resume(tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """End a pause: cycles send again from the next one."""
+    with_engine(lambda engine: engine.proactive.set_pause(tenant, PauseIn(paused=False)))
+    typer.echo(f"proactive messages of {tenant} resumed")
 
 
 @proactive_app.command("feedback")

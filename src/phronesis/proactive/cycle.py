@@ -22,6 +22,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.candidates import CandidateSource, Proposed, covered_signals
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
 from phronesis.proactive.context import CycleContext
+from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.models import BlockReason, CycleResult
@@ -59,6 +60,7 @@ class CycleParts:
     candidates: CandidateSource
     channels: dict[str, Channel]
     decisions: DecisionRecordRepository
+    controls: TenantControls
 
 
 class CycleRunner:
@@ -99,6 +101,7 @@ class CycleRunner:
             suppressed=frozenset(context.feedback.suppressed_categories),
             settings=s,
             rng=self._rng,
+            opted_out=frozenset(context.user.opted_out_categories),
         )
         chosen = next((c for c in scored if c.sendable), None)
         deferred = [c for c in scored if c.verdict == "deferred"]
@@ -155,7 +158,7 @@ class CycleRunner:
         user = context.user
         if not await p.users.lock(conn, tenant, user.id) or await p.sends.claimed(conn, tenant, user.id, key):
             raise _AlreadyDone
-        blocked = None if chosen is None else await self._screen_again(conn, tenant, context, state)
+        blocked = None if chosen is None else await self._screen_again(conn, tenant, context, state, chosen)
         waiting = _waiting(context, scored, chosen)
         signal_ids = [sig.id for sig in context.signals if sig.id not in waiting]
         if blocked is None and signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
@@ -167,8 +170,8 @@ class CycleRunner:
             reason = "explored" if chosen.verdict == "explored" else "sent"
         elif not scored:
             reason = "no_candidates"
-        elif all(c.verdict in ("duplicate", "suppressed") for c in scored):
-            reason = "duplicate" if any(c.verdict == "duplicate" for c in scored) else "suppressed"
+        elif all(c.verdict in ("duplicate", "suppressed", "opted_out") for c in scored):
+            reason = next(r for r in ("duplicate", "suppressed", "opted_out") if any(c.verdict == r for c in scored))
         else:
             reason = "below_threshold"
         await p.insights.save(
@@ -245,20 +248,41 @@ class CycleRunner:
         )
 
     async def _screen_again(
-        self, conn: AsyncConnection, tenant: str, context: CycleContext, state: UserState
+        self, conn: AsyncConnection, tenant: str, context: CycleContext, state: UserState, chosen: Scored
     ) -> BlockReason | None:
         """The pre-filter again, under the user's lock, on the sends committed since it first ran:
         everything another cycle can change (the daily cap, the cooldown; quiet hours for a
         signal set that lost its urgent member) is decided on what is true at commit. Two cycles of
         neighbouring slots (the scheduler at 12:04:59, the API at 12:05:01) both screened before
         either committed, and sent two non-urgent messages 2 s apart through a 30-minute cooldown
-        (issue 24); only the cap was re-counted."""
-        user, now = context.user, context.now
-        recent = (await self._p.sends.recent_for(conn, tenant, [user.id], now - CAP_LOOKBACK)).get(user.id, [])
+        (issue 24); only the cap was re-counted. An opt-out, a mute or the tenant's pause that
+        landed after the screening stops the send the same way, and so does an opt-out of the chosen
+        message's category or a suppression a reply caused in the meantime."""
+        user, now, p = context.user, context.now, self._p
+        recent = (await p.sends.recent_for(conn, tenant, [user.id], now - CAP_LOOKBACK)).get(user.id, [])
+        controls = await p.users.controls(conn, tenant, user.id)
         fresh = UserState(
-            user.id, state.zone, state.sleep, state.wake, state.trust, context.signals, recent, state.ignored_types
+            user.id,
+            state.zone,
+            state.sleep,
+            state.wake,
+            state.trust,
+            context.signals,
+            recent,
+            state.ignored_types,
+            opted_out=bool(controls and controls.opted_out),
+            muted_until=controls.muted_until if controls else None,
+            paused=await p.controls.paused(conn, tenant),
         )
-        return prefilter(fresh, now, self._settings).reason
+        reason = prefilter(fresh, now, self._settings).reason
+        if reason is not None:
+            return reason
+        category = chosen.candidate.category
+        if controls is not None and category in (controls.opted_out_categories or ()):
+            return "opted_out"
+        if category in (await p.feedback.suppressions.active(conn, tenant, [user.id], now)).get(user.id, ()):
+            return "suppressed"  # a reply in the meantime switched the category off
+        return None
 
     def _probability(self, scored: list[Scored], chosen: Scored | None) -> float:
         """P(this outcome | these scores): exploration is the only randomness (for IPS later)."""

@@ -2,7 +2,9 @@
 
 - a reply within ``engagement_window`` (60 min) of a send → engaged, with its latency;
 - a pressed button on a button prompt → button_click;
-- a reply that pushes back ("stop", "leave me alone", "not helpful") → negative;
+- a reply that pushes back ("not helpful") or asks to stop ("stop", "unsubscribe") → negative,
+  and an opt-out for the latter (``replies``);
+- a later reply, before the timeout → engaged too, with its latency (a late reply);
 - no reply ``ignore_timeout`` (180 min) after a send → ignored (a sweep each tick).
 
 Only sends made before the reply are touched, the newest first (the original credited
@@ -12,37 +14,40 @@ signal types they ignore are re-derived from the window.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackOutcome, FeedbackSummary
+from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackOutcome, FeedbackSummary, OptOut
+from phronesis.proactive.replies import ReplyIntent, classify_reply
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 
-__all__ = ["FeedbackLoop", "is_negative", "summarise"]
+__all__ = ["FeedbackLoop", "ReplyEffect", "summarise"]
 
-_NEGATIVE = re.compile(
-    r"\b(stop (sending|texting|messaging)|stop it|don'?t (text|message|send|bother) me|leave me alone|"
-    r"unsubscribe|not (helpful|useful|now)|annoying|go away|shut up|too many messages|spam)\b",
-    re.IGNORECASE,
-)
-_STOP_ALONE = re.compile(r"^\s*stop\W*$", re.IGNORECASE)
 
 LEARN_IGNORED_AFTER = 3
 """A signal type behind this many decided sends, none engaged, counts as one the user ignores."""
 
 
-def is_negative(text: str) -> bool:
-    return bool(_NEGATIVE.search(text) or _STOP_ALONE.match(text))
+@dataclass(frozen=True, slots=True)
+class ReplyEffect:
+    labelled: list[str]
+    """The sends this reply labelled."""
+    intent: ReplyIntent
+    opted_out: OptOut | None
+    """What the reply opted the user out of, if it asked to stop."""
 
 
-def summarise(window: list[tuple[str, str, float | None, list[str]]], suppressed: list[str]) -> FeedbackSummary:
-    """Seed 004 §5's ``get_feedback_summary``: rates over everything sent (8 of 12 → 0.67)."""
+def summarise(
+    window: list[tuple[str, str, float | None, list[str]]], suppressed: list[str], *, late_after: float = float("inf")
+) -> FeedbackSummary:
+    """Seed 004 §5's ``get_feedback_summary``: rates over everything sent (8 of 12 → 0.67).
+    ``late_after``: seconds (the engagement window) after which an engaged reply counts as late."""
     outcomes = Counter(outcome for _, outcome, _, _ in window)
     total = len(window)
     engaged = sum(outcomes[o] for o in ENGAGED_OUTCOMES)
@@ -61,6 +66,7 @@ def summarise(window: list[tuple[str, str, float | None, list[str]]], suppressed
         engagement_rate=round(engaged / total, 4) if total else None,
         engagement_by_category={k: round(v[1] / v[0], 4) for k, v in sorted(by_category.items())},
         avg_response_latency_seconds=round(sum(latencies) / len(latencies), 1) if latencies else None,
+        late_replies=sum(1 for latency in latencies if latency > late_after),
         suppressed_categories=suppressed,
     )
 
@@ -87,24 +93,25 @@ class FeedbackLoop:
     ) -> None:
         self._settings = settings
         self._sends = sends
-        self._suppressions = suppressions
+        self.suppressions = suppressions
         self._users = users
 
     async def on_reply(
         self, conn: AsyncConnection, tenant: str, user_id: str, *, text: str, button_id: str | None, now: datetime
-    ) -> list[str]:
-        """Label the user's pending sends by this reply; the ids of the sends it labelled.
+    ) -> ReplyEffect:
+        """Label the user's pending sends by this reply, and do what it asks.
 
-        The reply answers the newest pending send made before it: negative if it pushes
-        back, a button_click if it pressed that prompt's button, engaged within the window.
-        Between the window and the timeout the seed leaves a send pending; past the
-        timeout it is ignored, whatever the reply says.
+        The reply answers the newest pending send made before it: negative if it pushes back or
+        asks to stop, a button_click if it pressed that prompt's button, engaged otherwise, up to
+        the ignore timeout. A reply after the engagement window used to leave the send pending
+        until the sweep called it ignored: a user who answered at 90 minutes was "ignoring" us
+        (issue 24); it is engaged, with its latency (``late_replies`` in the summary). Past the
+        timeout a send is ignored, whatever the reply says. An opt-out holds with nothing pending.
         """
-        s = self._settings
-        window = timedelta(minutes=s.engagement_window_minutes)
-        timeout = timedelta(minutes=s.ignore_timeout_minutes)
+        timeout = timedelta(minutes=self._settings.ignore_timeout_minutes)
+        intent = classify_reply(text) if text.strip() else "reply"
         labelled: list[tuple[str, FeedbackOutcome, float | None]] = []
-        answered = False
+        answered: str | None = None
         for row in await self._sends.pending(conn, tenant, user_id):  # newest first
             age = now - row.sent_at
             if age < timedelta(0):
@@ -112,21 +119,45 @@ class FeedbackLoop:
             if age >= timeout:
                 labelled.append((row.id, "ignored", None))
                 continue
-            if answered:
+            if answered is not None:
                 continue
-            answered = True
+            answered = row.category
             seconds = age.total_seconds()
-            if is_negative(text):
+            if intent != "reply":
                 labelled.append((row.id, "negative", seconds))
             elif button_id is not None and row.action_type == "button_prompt":
                 labelled.append((row.id, "button_click", seconds))
-            elif age <= window:
+            else:
                 labelled.append((row.id, "engaged", seconds))
         for send_id, outcome, latency in labelled:
             await self._sends.set_outcome(conn, tenant, [send_id], outcome, now, latency=latency)
+        opted_out = await self._opt_out(
+            conn, tenant, user_id, intent, answered or await self._latest(conn, tenant, user_id, now)
+        )
         if labelled:
             await self.refresh(conn, tenant, user_id, now)
-        return [send_id for send_id, _, _ in labelled]
+        return ReplyEffect([send_id for send_id, _, _ in labelled], intent, opted_out)
+
+    async def _latest(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> str | None:
+        """The category of the user's last delivered message in the ignore timeout (what "these" means
+        when nothing is pending any more)."""
+        since = now - timedelta(minutes=self._settings.ignore_timeout_minutes)
+        window = await self._sends.window_dated(conn, tenant, user_id, since)
+        return max(window, key=lambda row: row[2])[0] if window else None
+
+    async def _opt_out(
+        self, conn: AsyncConnection, tenant: str, user_id: str, intent: ReplyIntent, category: str | None
+    ) -> OptOut | None:
+        if intent == "opt_out_category" and category is not None:
+            controls = await self._users.controls(conn, tenant, user_id)
+            current = list(controls.opted_out_categories or []) if controls else []
+            categories = sorted({*current, category})
+            await self._users.update_controls(conn, tenant, user_id, opted_out_categories=categories)
+            return OptOut(all=False, categories=[category])
+        if intent in ("opt_out", "opt_out_category"):  # "these" with nothing to point at: everything
+            await self._users.update_controls(conn, tenant, user_id, opted_out=True)
+            return OptOut(all=True, categories=[])
+        return None
 
     async def refresh(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> FeedbackSummary:
         """Re-derive suppressions and ignored signal types from the windows; the summary."""
@@ -134,12 +165,12 @@ class FeedbackLoop:
         window = await self._sends.window(conn, tenant, user_id, now - timedelta(days=s.feedback_days))
         recent = now - timedelta(days=s.suppression_days)
         dated = await self._sends.window_dated(conn, tenant, user_id, recent)
-        suppressed = await self._suppressions.refresh(conn, tenant, user_id, dated, now, s)
+        suppressed = await self.suppressions.refresh(conn, tenant, user_id, dated, now, s)
         await self._users.set_learned_ignored(conn, tenant, user_id, learned_ignored_types(window))
-        return summarise(window, suppressed)
+        return summarise(window, suppressed, late_after=s.engagement_window_minutes * 60)
 
     async def summary(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> FeedbackSummary:
         s = self._settings
         window = await self._sends.window(conn, tenant, user_id, now - timedelta(days=s.feedback_days))
-        suppressed = sorted((await self._suppressions.active(conn, tenant, [user_id], now)).get(user_id, frozenset()))
-        return summarise(window, suppressed)
+        suppressed = sorted((await self.suppressions.active(conn, tenant, [user_id], now)).get(user_id, frozenset()))
+        return summarise(window, suppressed, late_after=s.engagement_window_minutes * 60)

@@ -10,7 +10,7 @@ from datetime import datetime, time
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from phronesis.clock import AwareInstant
 from phronesis.json_values import JsonObject
@@ -59,6 +59,9 @@ CATEGORIES = (
 ACTION_TYPES = ("text", "button_prompt")
 
 BlockReason = Literal[
+    "paused",
+    "opted_out",
+    "muted",
     "no_signals",
     "context_only",
     "low_urgency",
@@ -145,6 +148,12 @@ class UserProfile(BaseModel):
     """Signal types this user's feedback shows they ignore (kept apart from the caller's list)."""
     patterns: list[str]
     trust_level: TrustLevel
+    opted_out: bool = False
+    """The user asked for no proactive messages at all (by the API or in a reply)."""
+    opted_out_categories: list[str] = Field(default_factory=list)
+    """Categories the user asked not to get (the rest still may be sent)."""
+    muted_until: datetime | None = None
+    """No proactive message before this time, urgent or not."""
 
     def wake(self) -> time:
         return time.fromisoformat(self.wake_time)
@@ -302,6 +311,8 @@ class FeedbackSummary(BaseModel):
     engagement_rate: float | None
     engagement_by_category: dict[str, float]
     avg_response_latency_seconds: float | None
+    late_replies: int = 0
+    """Engaged replies that came after the engagement window (still before the ignore timeout)."""
     suppressed_categories: list[str]
 
 
@@ -313,11 +324,51 @@ class UserMessageIn(BaseModel):
     """The id of a button the user pressed on a button prompt (a ``button_click``)."""
 
 
+class OptOut(BaseModel):
+    all: bool
+    """True: no proactive message at all any more."""
+    categories: list[str] = Field(default_factory=list)
+    """Otherwise the categories switched off."""
+
+
+class OptOutIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    categories: list[str] = Field(default_factory=list, max_length=len(CATEGORIES))
+    """Empty: everything (an opt-out of all messages; an opt-in back to all of them)."""
+
+    @field_validator("categories")
+    @classmethod
+    def _known(cls, values: list[str]) -> list[str]:
+        unknown = [v for v in values if v not in CATEGORIES]
+        if unknown:
+            raise ValueError(f"unknown categories {unknown[:5]}; known: {', '.join(CATEGORIES)}")
+        return sorted(set(values))
+
+
+class MuteIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    until: AwareInstant | None = None
+    minutes: float | None = Field(default=None, gt=0, le=60 * 24 * 366)
+    """Give one: a time, or minutes from now."""
+
+    @model_validator(mode="after")
+    def _one(self) -> MuteIn:
+        if (self.until is None) == (self.minutes is None):
+            raise ValueError("give exactly one of until and minutes")
+        return self
+
+
 class UserReply(BaseModel):
     """What the agent gets back when a user writes: the feedback it caused and insights to weave in."""
 
     feedback: list[ProactiveFeedback]
     insights: list[DeferredInsight]
+    intent: Literal["opt_out", "opt_out_category", "negative", "reply"] = "reply"
+    """How the reply was read (``phronesis.proactive.replies``)."""
+    opted_out: OptOut | None = None
+    """Set when the reply asked to stop: tell the user what they were opted out of."""
 
 
 class TickReport(BaseModel):

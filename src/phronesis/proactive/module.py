@@ -17,6 +17,7 @@ from phronesis.outbound import GuardedTransport, OutboundPolicy
 from phronesis.proactive.candidates import CandidateSource
 from phronesis.proactive.channels.registry import build_channels
 from phronesis.proactive.channels.types import Channel
+from phronesis.proactive.controls import PauseIn, PauseState, TenantControls
 from phronesis.proactive.cycle import CycleParts, CycleRunner
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
@@ -25,6 +26,8 @@ from phronesis.proactive.models import (
     CycleResult,
     DeferredInsight,
     FeedbackSummary,
+    MuteIn,
+    OptOutIn,
     ProactiveFeedback,
     Signal,
     SignalIn,
@@ -82,6 +85,7 @@ class ProactiveModule:
         self.sends = SendRepository(database)
         self.insights = InsightRepository(database)
         self.suppressions = SuppressionRepository(database)
+        self.controls = TenantControls(database)
         self.feedback = FeedbackLoop(settings, self.sends, self.suppressions, self.users)
         generator = None
         if llm is not None and settings.candidates != "templates":
@@ -104,13 +108,14 @@ class ProactiveModule:
                 candidates=CandidateSource(generator, max_candidates=settings.max_candidates),
                 channels=self.channels,
                 decisions=decisions,
+                controls=self.controls,
             ),
             random.Random(settings.seed),
         )
         self.ticker = Ticker(
             settings,
             database=database,
-            loader=StateLoader(settings, self.users, self.signals, self.sends),
+            loader=StateLoader(settings, self.users, self.signals, self.sends, self.controls),
             signals=self.signals,
             sends=self.sends,
             feedback=self.feedback,
@@ -212,12 +217,59 @@ class ProactiveModule:
         async with self._db.transaction() as conn:
             if not await self.users.record_message(conn, tenant, user_id, now):
                 raise NotFoundError("user", user_id)
-            touched = await self.feedback.on_reply(
+            effect = await self.feedback.on_reply(
                 conn, tenant, user_id, text=body.text, button_id=body.button_id, now=now
             )
-            insights = await self.insights.take(conn, tenant, user_id, now, self.settings.insights_per_reply)
+            controls = await self.users.controls(conn, tenant, user_id)
+            insights = []
+            if controls is not None and not controls.opted_out:  # an opted-out user gets none of them
+                off = set(controls.opted_out_categories or ())
+                taken = await self.insights.take(conn, tenant, user_id, now, self.settings.insights_per_reply)
+                insights = [i for i in taken if i.category not in off]
+        touched = effect.labelled
         feedback = await self.feedback_for(tenant, user_id, ids=touched) if touched else []
-        return UserReply(feedback=feedback, insights=insights)
+        if effect.opted_out is not None:
+            log.info("user %s/%s opted out by reply: %s", tenant, user_id, effect.opted_out.model_dump())
+        return UserReply(feedback=feedback, insights=insights, intent=effect.intent, opted_out=effect.opted_out)
+
+    # controls -----------------------------------------------------------------------------
+    async def opt_out(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
+        """No more proactive messages (``categories`` empty), or none of these categories."""
+        if not body.categories:
+            return await self.users.set_controls(tenant, user_id, opted_out=True)
+        user = await self.users.get(tenant, user_id)
+        categories = sorted({*user.opted_out_categories, *body.categories})
+        return await self.users.set_controls(tenant, user_id, opted_out_categories=categories)
+
+    async def opt_in(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
+        """Undo an opt-out: of everything (``categories`` empty, every category back too), or of these."""
+        if not body.categories:
+            return await self.users.set_controls(tenant, user_id, opted_out=False, opted_out_categories=[])
+        user = await self.users.get(tenant, user_id)
+        categories = sorted(set(user.opted_out_categories) - set(body.categories))
+        return await self.users.set_controls(tenant, user_id, opted_out_categories=categories)
+
+    async def mute(self, tenant: str, user_id: str, body: MuteIn) -> UserProfile:
+        """No proactive message to the user before ``until`` (urgent ones included)."""
+        until = body.until or self._clock.now() + timedelta(minutes=body.minutes or 0)
+        return await self.users.set_controls(tenant, user_id, muted_until=until)
+
+    async def unmute(self, tenant: str, user_id: str) -> UserProfile:
+        return await self.users.set_controls(tenant, user_id, muted_until=None)
+
+    async def pause(self, tenant: str) -> PauseState:
+        return await self.controls.get(tenant)
+
+    async def set_pause(self, tenant: str, body: PauseIn) -> PauseState:
+        """The tenant's kill switch: while paused no cycle sends (checked again at each commit)."""
+        state = await self.controls.set(tenant, body, self._clock.now())
+        log.warning(
+            "proactive messages of tenant %s %s%s",
+            tenant,
+            "paused" if body.paused else "resumed",
+            f": {body.reason}" if body.reason else "",
+        )
+        return state
 
     async def feedback_for(self, tenant: str, user_id: str, *, ids: Sequence[str]) -> list[ProactiveFeedback]:
         return await self.sends.by_ids(tenant, user_id, ids)

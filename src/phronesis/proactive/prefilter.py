@@ -1,5 +1,8 @@
 """Seed 004 §3, the pre-filter: hard rules before any LLM call, in the seed's order.
 
+0. the controls a person set, before anything else and whatever the urgency (issue 24): the
+   tenant paused proactive messages → ``paused``; the user opted out of all of them →
+   ``opted_out``; the user is muted until a later time → ``muted``;
 1. trust min-urgency (+``ignored_type_penalty`` for signal types the user tends to ignore);
    nothing left and nothing urgent → ``low_urgency``;
 2. quiet hours in the user's timezone → ``quiet_hours``, unless a signal is urgent;
@@ -24,7 +27,7 @@ from phronesis.proactive.quiet_hours import is_quiet, local_day_start
 from phronesis.proactive.trust import Trust
 from phronesis.settings import ProactiveSettings
 
-__all__ = ["Screened", "UserState", "prefilter", "sends_today"]
+__all__ = ["Screened", "UserState", "controlled", "prefilter", "sends_today"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,10 @@ class UserState:
     recent_sends: list[datetime]
     """Proactive sends of the last 24 hours (or more), any order."""
     ignored_types: frozenset[str] = frozenset()
+    opted_out: bool = False
+    muted_until: datetime | None = None
+    paused: bool = False
+    """The user's tenant paused every proactive message (the kill switch)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +72,22 @@ def sends_today(state: UserState, now: datetime, day: str) -> int:
     return sum(1 for sent in state.recent_sends if sent >= start)
 
 
+def controlled(state: UserState, now: datetime) -> BlockReason | None:
+    """What a person set that silences this user now, whatever their signals say."""
+    if state.paused:
+        return "paused"
+    if state.opted_out:
+        return "opted_out"
+    if state.muted_until is not None and state.muted_until > now:
+        return "muted"
+    return None
+
+
 def prefilter(state: UserState, now: datetime, settings: ProactiveSettings) -> Screened:
     policy = state.trust.policy
+    control = controlled(state, now)
+    if control is not None:
+        return Screened(state.user_id, state.trust, control)
     live = [s for s in state.signals if s.expires_at > now]
     context = [s for s in live if s.context_only]
     concrete = [s for s in live if not s.context_only]

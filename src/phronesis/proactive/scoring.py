@@ -1,7 +1,7 @@
 """Seed 004 §6 and ORIGINS §4 (``rules.py:score_and_filter``): which candidate, if any, is sent.
 
 - composite = 0.4·relevance + 0.35·timing + 0.25·urgency (weights configurable);
-- suppressed categories are dropped;
+- categories the user opted out of are dropped (issue 24), and so are suppressed ones;
 - a candidate repeating a recent message (word overlap > 0.6 of its own words, or of its
   subject when it names one) is dropped. The original let explored candidates skip this
   check; here nothing does;
@@ -29,7 +29,7 @@ __all__ = ["Scored", "composite", "repeats", "score_candidates", "word_overlap"]
 
 _WORD = re.compile(r"[a-z0-9']+")
 
-Verdict = Literal["approved", "explored", "deferred", "below_threshold", "duplicate", "suppressed"]
+Verdict = Literal["approved", "explored", "deferred", "below_threshold", "duplicate", "suppressed", "opted_out"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +83,16 @@ def score_candidates(
     suppressed: frozenset[str],
     settings: ProactiveSettings,
     rng: random.Random,
+    opted_out: frozenset[str] = frozenset(),
 ) -> list[Scored]:
     """Every candidate with its verdict, best score first (sendable ones before the rest)."""
     recent = list(recent_messages)
     out = []
     for candidate in candidates:
         score = composite(candidate, settings)
-        if candidate.category in suppressed:
+        if candidate.category in opted_out:
+            out.append(Scored(candidate, score, "opted_out", 1.0))
+        elif candidate.category in suppressed:
             out.append(Scored(candidate, score, "suppressed", 1.0))
         elif any(repeats(candidate.subject or candidate.message, r, settings.dedup_overlap) for r in recent):
             out.append(Scored(candidate, score, "duplicate", 1.0))

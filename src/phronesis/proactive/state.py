@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.prefilter import UserState
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
@@ -39,9 +40,15 @@ def clock_time(value: str) -> time:
 
 class StateLoader:
     def __init__(
-        self, settings: ProactiveSettings, users: UserRepository, signals: SignalRepository, sends: SendRepository
+        self,
+        settings: ProactiveSettings,
+        users: UserRepository,
+        signals: SignalRepository,
+        sends: SendRepository,
+        controls: TenantControls,
     ) -> None:
         self._settings = settings
+        self._controls = controls
         self._users = users
         self._signals = signals
         self._sends = sends
@@ -53,6 +60,7 @@ class StateLoader:
             return []
         pending = await self._signals.pending_for(conn, tenant, ids, now)
         recent = await self._sends.recent_for(conn, tenant, ids, now - CAP_LOOKBACK)
+        paused = await self._controls.paused(conn, tenant)
         s = self._settings
         states = []
         for row in rows:
@@ -73,6 +81,9 @@ class StateLoader:
                     recent_sends=recent.get(row.id, []),
                     ignored_types=frozenset(row.ignored_signal_types or ())
                     | frozenset(row.learned_ignored_types or ()),
+                    opted_out=row.opted_out,
+                    muted_until=row.muted_until,
+                    paused=paused,
                 )
             )
         return states

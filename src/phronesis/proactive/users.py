@@ -34,6 +34,7 @@ class UserRepository:
         values = dict(row._mapping)
         values.pop("tenant")
         values.pop("updated_at", None)
+        values["opted_out_categories"] = values.get("opted_out_categories") or []
         now = self._clock.now()
         values["trust_level"] = trust_for(
             self._settings,
@@ -152,3 +153,26 @@ class UserRepository:
             )
         )
         return result.rowcount > 0
+
+    async def set_controls(self, tenant: str, user_id: str, **values: Any) -> UserProfile:
+        """Set what the user asked for (``opted_out``, ``opted_out_categories``, ``muted_until``)."""
+        async with self._db.transaction() as conn:
+            if not await self.update_controls(conn, tenant, user_id, **values):
+                raise NotFoundError("user", user_id)
+            row = (await conn.execute(select(proactive_users).where(c.tenant == tenant, c.id == user_id))).one()
+        return self.profile(row)
+
+    async def update_controls(self, conn: AsyncConnection, tenant: str, user_id: str, **values: Any) -> bool:
+        allowed = {"opted_out", "opted_out_categories", "muted_until"}
+        assert values and set(values) <= allowed, values
+        result = await conn.execute(
+            update(proactive_users)
+            .where(c.tenant == tenant, c.id == user_id)
+            .values(**values, updated_at=self._clock.now())
+        )
+        return result.rowcount > 0
+
+    async def controls(self, conn: AsyncConnection, tenant: str, user_id: str) -> Any:
+        """The user's row as it is now (under the cycle's lock: what they asked since screening)."""
+        query = select(c.opted_out, c.opted_out_categories, c.muted_until).where(c.tenant == tenant, c.id == user_id)
+        return (await conn.execute(query)).first()

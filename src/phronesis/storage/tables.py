@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 from phronesis.storage.types import EmbeddingBytes, UTCDateTime
@@ -39,10 +40,12 @@ __all__ = [
     "index_changes",
     "learning_channel",
     "metadata",
+    "proactive_cycle_counts",
     "proactive_deferred_insights",
     "proactive_sends",
     "proactive_signals",
     "proactive_suppressions",
+    "proactive_tenants",
     "proactive_users",
     "routing_documents",
     "routing_passages",
@@ -454,6 +457,9 @@ proactive_users = Table(
     Column("patterns", JSON, nullable=False),
     Column("learned_ignored_types", JSON, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+    Column("opted_out", Boolean, nullable=False, server_default=false()),
+    Column("opted_out_categories", JSON, nullable=True),
+    Column("muted_until", UTCDateTime, nullable=True),
 )
 
 
@@ -506,6 +512,10 @@ proactive_sends = Table(
     Column("outcome", String(16), nullable=False, server_default="pending"),
     Column("response_latency_seconds", Float, nullable=True),
     Column("outcome_at", UTCDateTime, nullable=True),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("next_attempt_at", UTCDateTime, nullable=True),
+    # the outbox (issue 24): deliveries tried so far, and when a send still ``sending`` is tried
+    # again (its lease: a worker killed after the commit leaves the send there)
     _user_fk(),
     CheckConstraint("delivery_status IN ('sending', 'sent', 'failed')", name="delivery"),
     CheckConstraint("outcome IN ('pending', 'engaged', 'ignored', 'negative', 'button_click')", name="outcome"),
@@ -513,6 +523,7 @@ proactive_sends = Table(
     UniqueConstraint("tenant", "user_id", "cycle_key", name="uq_proactive_sends_cycle"),
     Index("ix_proactive_sends_user_time", "tenant", "user_id", "sent_at"),
     Index("ix_proactive_sends_outcome", "tenant", "outcome", "sent_at"),
+    Index("ix_proactive_sends_outbox", "delivery_status", "next_attempt_at"),
 )
 """Proactive messages and their feedback (seed 004's ProactiveFeedback is one row per send)."""
 
@@ -547,6 +558,27 @@ proactive_suppressions = Table(
     _user_fk(),
 )
 """Categories a user's feedback switched off, each until its probation date (seed 004 §5, ORIGINS §4)."""
+
+proactive_tenants = Table(
+    "proactive_tenants",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("paused", Boolean, nullable=False),
+    Column("reason", String(500), nullable=True),
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+"""A tenant's kill switch (issue 24): while paused no cycle of theirs sends anything."""
+
+proactive_cycle_counts = Table(
+    "proactive_cycle_counts",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("day", String(10), primary_key=True),
+    Column("outcome", String(32), primary_key=True),
+    Column("count", Integer, nullable=False),
+)
+"""Cycles per UTC day and outcome (sent, explored, every block reason): why users were not
+messaged, counted even when blocked cycles are not recorded one by one (issue 24)."""
 
 # --- vector indexes ---------------------------------------------------------------------
 

@@ -9,12 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.clock import Instant
+from phronesis.proactive.controls import PauseIn, PauseState
 from phronesis.proactive.models import (
     ID_PATTERN,
     CycleResult,
     DeferredInsight,
     FeedbackOutcome,
     FeedbackSummary,
+    MuteIn,
+    OptOutIn,
     ProactiveFeedback,
     Signal,
     SignalIn,
@@ -99,6 +102,36 @@ async def list_signals(
 )
 async def user_message(user_id: UserPath, body: UserMessageIn, engine: EngineDep, tenant: TenantDep) -> UserReply:
     return await engine.proactive.on_message(tenant, user_id, body)
+
+
+@router.post("/v1/users/{user_id}/opt-out", summary="Opt the user out of proactive messages: all, or some categories")
+async def opt_out(user_id: UserPath, body: OptOutIn, engine: EngineDep, tenant: TenantDep) -> UserProfile:
+    return await engine.proactive.opt_out(tenant, user_id, body)
+
+
+@router.post("/v1/users/{user_id}/opt-in", summary="Undo an opt-out: of everything, or of some categories")
+async def opt_in(user_id: UserPath, body: OptOutIn, engine: EngineDep, tenant: TenantDep) -> UserProfile:
+    return await engine.proactive.opt_in(tenant, user_id, body)
+
+
+@router.put("/v1/users/{user_id}/mute", summary="No proactive message to the user until a time (urgent ones too)")
+async def mute(user_id: UserPath, body: MuteIn, engine: EngineDep, tenant: TenantDep) -> UserProfile:
+    return await engine.proactive.mute(tenant, user_id, body)
+
+
+@router.delete("/v1/users/{user_id}/mute", summary="Lift the user's mute")
+async def unmute(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -> UserProfile:
+    return await engine.proactive.unmute(tenant, user_id)
+
+
+@router.get("/v1/proactive/pause", summary="Whether the tenant's proactive messages are paused")
+async def get_pause(engine: EngineDep, tenant: TenantDep) -> PauseState:
+    return await engine.proactive.pause(tenant)
+
+
+@router.put("/v1/proactive/pause", summary="Pause or resume every proactive message of the tenant (the kill switch)")
+async def set_pause(body: PauseIn, engine: EngineDep, tenant: TenantDep) -> PauseState:
+    return await engine.proactive.set_pause(tenant, body)
 
 
 @router.get("/v1/users/{user_id}/insights", summary="Deferred insights (fresh and unused by default)")

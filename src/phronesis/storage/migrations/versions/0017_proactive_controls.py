@@ -1,0 +1,62 @@
+"""Proactive controls and the outbox (issue 24).
+
+- A user can opt out of everything (``opted_out``) or of some categories
+  (``opted_out_categories``), and be muted until a time (``muted_until``).
+- A tenant can pause every proactive message (``proactive_tenants.paused``: the kill switch).
+- A send is an outbox entry: ``attempts`` so far and ``next_attempt_at``, when a send still
+  ``sending`` is retried (its lease: a worker that died after the commit leaves it there).
+- ``proactive_block_counts``: cycles per day and outcome (every block reason, sent), counted
+  even when the blocked cycles themselves are not recorded.
+
+Revision ID: 0017
+Revises: 0016
+Create Date: 2026-11-26
+"""
+
+import sqlalchemy as sa
+from alembic import op
+
+from phronesis.storage.types import UTCDateTime
+
+revision = "0017"
+down_revision = "0016"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("proactive_users") as batch:
+        batch.add_column(sa.Column("opted_out", sa.Boolean(), nullable=False, server_default=sa.false()))
+        batch.add_column(sa.Column("opted_out_categories", sa.JSON(), nullable=True))
+        batch.add_column(sa.Column("muted_until", UTCDateTime(), nullable=True))
+    with op.batch_alter_table("proactive_sends") as batch:
+        batch.add_column(sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"))
+        batch.add_column(sa.Column("next_attempt_at", UTCDateTime(), nullable=True))
+    op.create_index("ix_proactive_sends_outbox", "proactive_sends", ["delivery_status", "next_attempt_at"])
+    op.create_table(
+        "proactive_tenants",
+        sa.Column("tenant", sa.String(64), primary_key=True),
+        sa.Column("paused", sa.Boolean(), nullable=False),
+        sa.Column("reason", sa.String(500), nullable=True),
+        sa.Column("updated_at", UTCDateTime(), nullable=False),
+    )
+    op.create_table(
+        "proactive_cycle_counts",
+        sa.Column("tenant", sa.String(64), primary_key=True),
+        sa.Column("day", sa.String(10), primary_key=True),
+        sa.Column("outcome", sa.String(32), primary_key=True),
+        sa.Column("count", sa.Integer(), nullable=False),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("proactive_cycle_counts")
+    op.drop_table("proactive_tenants")
+    op.drop_index("ix_proactive_sends_outbox", table_name="proactive_sends")
+    with op.batch_alter_table("proactive_sends") as batch:
+        batch.drop_column("next_attempt_at")
+        batch.drop_column("attempts")
+    with op.batch_alter_table("proactive_users") as batch:
+        batch.drop_column("muted_until")
+        batch.drop_column("opted_out_categories")
+        batch.drop_column("opted_out")

@@ -1,0 +1,178 @@
+"""Issue 24, item 9: users and product teams can stop proactive messages, and replies are read
+for what they ask. Every test runs on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from phronesis.exceptions import NotFoundError
+from phronesis.proactive.controls import PauseIn
+from phronesis.proactive.models import MuteIn, OptOutIn, SignalIn, UserIn, UserMessageIn
+from phronesis.proactive.module import ProactiveModule
+from phronesis.testing import FixedClock, RecordingChannel
+from tests.proactive.conftest import AWAKE, START, deadline
+
+DEEP = UserIn(created_at=START - timedelta(days=200), interaction_count=500, sleep_time="00:00", wake_time="00:00")
+"""A deep-trust user with no quiet hours: a high daily cap, every cycle may send."""
+
+
+def habit(key: str = "gym") -> SignalIn:
+    return SignalIn(type="habit_streak", urgency_hint=9, data={"title": "Gym streak"}, dedup_key=key)
+
+
+async def test_unsubscribe_with_nothing_pending_opts_the_user_out_until_they_opt_in(
+    proactive: ProactiveModule, channel: RecordingChannel
+) -> None:
+    await proactive.put_user("t", "ana", AWAKE)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="unsubscribe"))
+    assert (reply.intent, reply.feedback) == ("opt_out", [])
+    assert reply.opted_out is not None and reply.opted_out.all
+    assert (await proactive.user("t", "ana")).opted_out
+    await proactive.add_signals("t", "ana", [deadline(10)])  # even an urgent one
+    result = await proactive.run_cycle("t", "ana")
+    assert (result.decision, result.reason) == ("silent", "opted_out") and channel.sent == []
+    assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # kept, not consumed
+    profile = await proactive.opt_in("t", "ana", OptOutIn())
+    assert not profile.opted_out
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+
+
+async def test_stop_sending_me_these_switches_off_the_answered_category_only(
+    proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
+) -> None:
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    assert (await proactive.run_cycle("t", "ana")).category == "deadline_warning"
+    clock.advance(minutes=5)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="please stop sending me these"))
+    assert [f.outcome for f in reply.feedback] == ["negative"]
+    assert reply.opted_out is not None and (reply.opted_out.all, reply.opted_out.categories) == (
+        False,
+        ["deadline_warning"],
+    )
+    clock.advance(minutes=40)
+    await proactive.add_signals("t", "ana", [deadline(9, "exam", title="MA1521 exam")])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+    await proactive.add_signals("t", "ana", [habit()])
+    clock.advance(minutes=5)
+    sent = await proactive.run_cycle("t", "ana")
+    assert (sent.decision, sent.category) == ("sent", "habit")  # other kinds still go out
+    assert [m.category for m in channel.sent] == ["deadline_warning", "habit"]
+
+
+async def test_these_with_no_message_to_point_at_is_an_opt_out_of_everything(proactive: ProactiveModule) -> None:
+    await proactive.put_user("t", "ana", AWAKE)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="no more of these please"))
+    assert reply.opted_out is not None and reply.opted_out.all
+
+
+async def test_not_now_is_an_answer_and_a_reply_at_90_minutes_is_a_late_engagement(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    await proactive.run_cycle("t", "ana")
+    clock.advance(minutes=3)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="not now, thanks! I'll do it tonight"))
+    assert (reply.intent, [f.outcome for f in reply.feedback]) == ("reply", ["engaged"])
+    await proactive.add_signals("t", "ana", [deadline(9, "quiz", title="Quiz 3")])
+    clock.advance(minutes=10)
+    await proactive.run_cycle("t", "ana")
+    clock.advance(minutes=90)  # past the 60-minute window, before the 180-minute timeout
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="done, thanks"))
+    assert [(f.outcome, f.response_latency_seconds) for f in reply.feedback] == [("engaged", 5400.0)]
+    clock.advance(hours=4)
+    assert (await proactive.tick("t")).feedback_expired == 0  # nothing left for the sweep to call ignored
+    summary = await proactive.feedback_summary("t", "ana")
+    assert (summary.engaged, summary.ignored, summary.late_replies) == (2, 0, 1)
+
+
+async def test_a_mute_silences_even_urgent_messages_until_it_ends(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    await proactive.put_user("t", "ana", AWAKE)
+    profile = await proactive.mute("t", "ana", MuteIn(minutes=60))
+    assert profile.muted_until == START + timedelta(minutes=60)
+    await proactive.add_signals("t", "ana", [deadline(10)])
+    assert (await proactive.run_cycle("t", "ana")).reason == "muted"
+    clock.advance(minutes=61)
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    await proactive.mute("t", "ana", MuteIn(until=START + timedelta(days=1)))
+    assert (await proactive.unmute("t", "ana")).muted_until is None
+
+
+async def test_the_tenant_pause_is_a_kill_switch_for_that_tenant_only(
+    proactive: ProactiveModule, channel: RecordingChannel
+) -> None:
+    for tenant in ("t", "other"):
+        await proactive.put_user(tenant, "ana", AWAKE)
+        await proactive.add_signals(tenant, "ana", [deadline(10)])
+    state = await proactive.set_pause("t", PauseIn(paused=True, reason="bad template"))
+    assert (state.paused, state.reason) == (True, "bad template")
+    assert (await proactive.tick("t")).reasons == {"paused": 1}
+    assert (await proactive.tick("other")).sent == 1
+    assert (await proactive.pause("t")).paused and not (await proactive.pause("other")).paused
+    await proactive.set_pause("t", PauseIn(paused=False))
+    assert (await proactive.tick("t")).sent == 1
+    assert len(channel.sent) == 2
+
+
+async def test_controls_of_an_unknown_user_are_not_found(proactive: ProactiveModule) -> None:
+    with pytest.raises(NotFoundError):
+        await proactive.opt_out("t", "nobody", OptOutIn())
+    with pytest.raises(NotFoundError):
+        await proactive.mute("t", "nobody", MuteIn(minutes=5))
+
+
+@pytest.mark.parametrize("control", ["opt_out", "opt_out_category", "mute", "pause", "suppressed"])
+async def test_a_control_that_lands_while_a_cycle_decides_stops_its_send(
+    make: Callable[..., ProactiveModule],
+    channel: RecordingChannel,
+    clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+    control: str,
+) -> None:
+    """The cycle screened the user, and is choosing its message, when the user opts out (or is
+    muted, or the tenant pauses, or a third negative reply suppresses the category): the send
+    must not go out. Each case fails with the re-check at commit removed."""
+    proactive = make(cooldown_minutes=0, suppress_after_negatives=3)
+    await proactive.put_user("t", "ana", DEEP)
+    if control == "suppressed":  # two negatives already; the third arrives mid-cycle
+        for n in range(3):
+            await proactive.add_signals("t", "ana", [deadline(9, f"d{n}", title=f"Essay {n}")])
+            assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+            clock.advance(minutes=6)
+            if n < 2:
+                await proactive.on_message("t", "ana", UserMessageIn(text="not helpful"))
+    await proactive.add_signals("t", "ana", [deadline(9, "exam", title="MA1521 exam")])
+    source = proactive.ticker._runner._p.candidates
+    propose = source.propose
+
+    async def held(context: Any) -> Any:
+        proposed = await propose(context)
+        if control == "opt_out":
+            await proactive.on_message("t", "ana", UserMessageIn(text="STOP"))
+        elif control == "opt_out_category":
+            await proactive.opt_out("t", "ana", OptOutIn(categories=["deadline_warning"]))
+        elif control == "mute":
+            await proactive.mute("t", "ana", MuteIn(minutes=30))
+        elif control == "pause":
+            await proactive.set_pause("t", PauseIn(paused=True))
+        else:
+            await proactive.on_message("t", "ana", UserMessageIn(text="not helpful"))
+        return proposed
+
+    monkeypatch.setattr(source, "propose", held)
+    before = len(channel.sent)
+    expected = {"opt_out_category": "opted_out", "opt_out": "opted_out", "pause": "paused", "mute": "muted"}.get(
+        control, control
+    )
+    result = await asyncio.wait_for(proactive.run_cycle("t", "ana"), 30)
+    assert (result.decision, result.reason) == ("silent", expected), result
+    assert len(channel.sent) == before
+    assert [s.data["title"] for s in await proactive.list_signals("t", "ana", pending=True)] == ["MA1521 exam"]

@@ -555,6 +555,19 @@ class ProactiveSettings(BaseModel):
     delivery_timeout_sec: float = Field(default=10.0, gt=0.0, le=120.0)
     delivery_backoff_sec: float = Field(default=0.5, ge=0.0, le=60.0)
     """First pause between delivery attempts; it doubles each time."""
+    outbox_attempts: int = Field(default=5, ge=1, le=50)
+    """Deliveries of one committed send (each with the channel's own retries) before it is
+    ``failed``; a failed send does not count toward the cap (issue 24: exactly once)."""
+    outbox_retry_sec: float = Field(default=60.0, ge=0.0, le=86_400.0)
+    """Wait before the outbox tries a send again after the channel failed in a way worth
+    retrying (timeout, 5xx, 429, a refused connection); it doubles each time."""
+    outbox_lease_sec: float | None = Field(default=None, gt=0.0, le=86_400.0)
+    """How long a delivery may be in flight before the outbox takes the send as abandoned (a
+    worker killed after the commit) and delivers it again with the same idempotency key.
+    None: the channel's worst case (attempts × timeout + back-off) plus 30 s."""
+    outbox_max_age_minutes: float = Field(default=60.0, gt=0.0, le=10_080.0)
+    """A send not delivered this long after its cycle is ``failed`` (expired): a reminder of a
+    deadline an hour late is worse than none."""
     record_blocked: bool = False
     """Also write a decision record for every cycle the pre-filter blocks (a quiet night is ~100 per user)."""
     signal_dedup_days: float = Field(default=7.0, gt=0.0, le=365.0)
@@ -588,7 +601,21 @@ class ProactiveSettings(BaseModel):
             raise ValueError("ignore_timeout_minutes must not be shorter than engagement_window_minutes")
         if set(self.trust_levels) != {"new", "building", "established", "deep"}:
             raise ValueError("trust_levels needs new, building, established and deep")
+        if self.outbox_lease_sec is not None and self.outbox_lease_sec < self.delivery_worst_case_sec:
+            raise ValueError(
+                f"outbox_lease_sec must cover a delivery's worst case ({self.delivery_worst_case_sec:.0f} s:"
+                " delivery_attempts × delivery_timeout_sec + back-off), or a live delivery is sent twice"
+            )
         return self
+
+    @property
+    def delivery_worst_case_sec(self) -> float:
+        backoff = sum(self.delivery_backoff_sec * float(2**n) for n in range(self.delivery_attempts - 1))
+        return self.delivery_attempts * self.delivery_timeout_sec + backoff
+
+    @property
+    def outbox_lease(self) -> float:
+        return self.outbox_lease_sec if self.outbox_lease_sec is not None else self.delivery_worst_case_sec + 30
 
     @field_validator("retention_days")
     @classmethod

@@ -2,8 +2,10 @@
 
 Beat enqueues ``phronesis.proactive.calendars`` (every user's calendar feed polled, as the
 embedded scheduler does before each tick) and ``phronesis.proactive.tick`` every
-``cycle_minutes``. Before, only the embedded scheduler polled calendars, which the README says
-to switch off at scale: a Celery deployment never saw a calendar event (issue 24). The tick sweeps feedback
+``cycle_minutes``, and ``phronesis.proactive.outbox`` every minute (committed sends whose worker
+died before delivering them, or whose channel was down, delivered again). Before, only the
+embedded scheduler polled calendars, which the README says to switch off at scale: a Celery
+deployment never saw a calendar event (issue 24). The tick sweeps feedback
 and splits every tenant's due users into chunks of ``tick_chunk``, one
 ``phronesis.proactive.cycles`` task each, all carrying the tick's time: a chunk that is
 retried, or picked up twice, runs the *same* cycle, and the send claim (unique per user
@@ -27,13 +29,16 @@ from celery.signals import worker_process_shutdown
 from phronesis.exceptions import ConfigurationError
 from phronesis.settings import Settings, load_settings
 
-__all__ = ["CALENDARS_TASK", "TICK_TASK", "create_celery", "cycle_time"]
+__all__ = ["CALENDARS_TASK", "OUTBOX_TASK", "TICK_TASK", "create_celery", "cycle_time"]
 
 log = logging.getLogger("phronesis.proactive.celery")
 
 TICK_TASK = "phronesis.proactive.tick"
 CALENDARS_TASK = "phronesis.proactive.calendars"
 CYCLES_TASK = "phronesis.proactive.cycles"
+OUTBOX_TASK = "phronesis.proactive.outbox"
+OUTBOX_EVERY = timedelta(minutes=1)
+"""How often beat has abandoned or failed deliveries tried again (``proactive.outbox``)."""
 
 
 class _WorkerState:
@@ -99,10 +104,14 @@ def create_celery(settings: Settings | None = None) -> Celery:
         beat_schedule={
             name: {
                 "task": task,
-                "schedule": interval.total_seconds(),
-                "options": {"expires": interval.total_seconds()},
+                "schedule": every.total_seconds(),
+                "options": {"expires": every.total_seconds()},
             }
-            for name, task in (("proactive-calendars", CALENDARS_TASK), ("proactive-tick", TICK_TASK))
+            for name, task, every in (
+                ("proactive-calendars", CALENDARS_TASK, interval),
+                ("proactive-tick", TICK_TASK, interval),
+                ("proactive-outbox", OUTBOX_TASK, min(interval, OUTBOX_EVERY)),
+            )
         },
     )
 
@@ -128,6 +137,17 @@ def create_celery(settings: Settings | None = None) -> Celery:
             return counts
 
         result: dict[str, int] = _WorkerState.run(poll)
+        return result
+
+    @app.task(name=OUTBOX_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+    def outbox() -> dict[str, int]:
+        """Deliver committed sends whose worker died before delivering, or whose channel was down."""
+
+        async def redeliver(engine: Any) -> dict[str, int]:
+            counts: dict[str, int] = await engine.proactive.redeliver()
+            return counts
+
+        result: dict[str, int] = _WorkerState.run(redeliver)
         return result
 
     @app.task(name=CYCLES_TASK, ignore_result=True)  # type: ignore[untyped-decorator]

@@ -1,9 +1,10 @@
 """Seed 004 §2's ``donna_loop`` for one user, after the pre-filter let them through.
 
 context → candidates (LLM or templates) → scoring → one transaction: consume the signals,
-save deferred insights, claim the send (exactly once per user and cycle, cap re-counted
-under the user's lock), write the decision record → deliver the top candidate → record
-how the delivery went. Only one message per cycle, ever.
+save deferred insights, claim the send (exactly once per user and cycle, the pre-filter re-run
+under the user's lock), write the decision record → deliver the top candidate through the
+outbox (``outbox``: retried until the channel takes it, or failed for good). Only one message
+per cycle, ever.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.candidates import CandidateSource, Proposed, covered_signals
-from phronesis.proactive.channels.types import Channel, Delivery, Outbound
+from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.models import BlockReason, CycleResult
+from phronesis.proactive.outbox import Attempt, Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.scoring import Scored, score_candidates
 from phronesis.proactive.sends import SendRepository
@@ -58,9 +60,9 @@ class CycleParts:
     insights: InsightRepository
     feedback: FeedbackLoop
     candidates: CandidateSource
-    channels: dict[str, Channel]
     decisions: DecisionRecordRepository
     controls: TenantControls
+    outbox: Outbox
 
 
 class CycleRunner:
@@ -119,28 +121,26 @@ class CycleRunner:
             )
         if result.send_id is None:
             return result
-        delivery = await self._deliver(tenant, context, result, now)
-        assert result.decision_id is not None
-        async with p.database.transaction() as conn:
-            await p.sends.finish(conn, tenant, result.send_id, status=delivery.status, detail=delivery.detail)
-            await p.decisions.merge_attributes(
-                tenant,
-                result.decision_id,
-                {"delivery": delivery.status, "delivery_detail": delivery.detail, "delivery_format": delivery.format},
-                connection=conn,
-                outcome=("silent", "delivery_failed") if delivery.status == "failed" else None,
-            )
-        if delivery.status == "failed":
-            log.warning(
-                "proactive message %s to %s/%s not delivered (%s): %s",
-                result.send_id,
-                tenant,
-                context.user.id,
-                context.user.channel,
-                delivery.detail,
-            )
+        assert result.decision_id is not None and result.message is not None
+        user = context.user
+        message = Outbound(
+            send_id=result.send_id,
+            tenant=tenant,
+            user_id=user.id,
+            address=user.address,
+            text=result.message,
+            category=result.category or "nudge",
+            action_type=result.action_type or "text",
+            last_user_message_at=user.last_user_message_at,
+            now=now,
+        )
+        delivery = await p.outbox.deliver(user.channel, message)
+        settled = await p.outbox.settle(
+            Attempt(tenant, result.send_id, result.decision_id, 1, now, message), delivery, now
+        )
+        if settled == "failed":
             return result.model_copy(update={"decision": "silent", "reason": "delivery_failed", "delivery": "failed"})
-        return result.model_copy(update={"delivery": delivery.format})
+        return result.model_copy(update={"delivery": delivery.format if settled == "sent" else "retrying"})
 
     async def _commit(
         self,
@@ -195,6 +195,7 @@ class CycleRunner:
             ],
         )
         send_id = uuid.uuid4().hex if chosen is not None else None
+        decision_id = uuid.uuid4().hex
         channel = user.channel
         probability = self._probability(scored, chosen)
         if chosen is not None and send_id is not None:
@@ -218,11 +219,13 @@ class CycleRunner:
                     "outcome": "pending",
                     "response_latency_seconds": None,
                     "outcome_at": None,
+                    "attempts": 1,
+                    "next_attempt_at": p.outbox.lease_until(now),
+                    "decision_id": decision_id,
                 },
             )
             if not claimed:
                 raise _AlreadyDone
-        decision_id = uuid.uuid4().hex
         await p.decisions.add(
             self._record(tenant, decision_id, context, proposed, scored, chosen, reason, key, send_id, probability),
             connection=conn,
@@ -295,25 +298,6 @@ class CycleRunner:
             ahead = [c for c in band if c.score > chosen.score]
             return round(rate * (1 - rate) ** len(ahead), 6)
         return round((1 - rate) ** len(band), 6)
-
-    async def _deliver(self, tenant: str, context: CycleContext, result: CycleResult, now: datetime) -> Delivery:
-        channel = self._p.channels.get(context.user.channel)
-        if channel is None:
-            return Delivery("failed", f"channel {context.user.channel!r} is not configured", 0)
-        assert result.send_id is not None and result.message is not None
-        return await channel.deliver(
-            Outbound(
-                send_id=result.send_id,
-                tenant=tenant,
-                user_id=context.user.id,
-                address=context.user.address,
-                text=result.message,
-                category=result.category or "nudge",
-                action_type=result.action_type or "text",
-                last_user_message_at=context.user.last_user_message_at,
-                now=now,
-            )
-        )
 
     def _record(
         self,

@@ -386,6 +386,8 @@ class TickReport(BaseModel):
     """Share of cycles that never reached the LLM (the seed reports about 80%)."""
     feedback_expired: int
     """Pending sends marked ignored by this tick (no reply after the ignore timeout)."""
+    redelivered: dict[str, int] = Field(default_factory=dict)
+    """Committed sends the outbox delivered again (a worker died, the channel was down), by how each ended."""
     elapsed_ms: float
     results: list[CycleResult]
     """The cycles that got past the pre-filter (at most ``max_results``)."""

@@ -37,6 +37,7 @@ from phronesis.proactive.models import (
     UserProfile,
     UserReply,
 )
+from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.retention import purge
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
@@ -96,6 +97,15 @@ class ProactiveModule:
                 max_candidates=settings.max_candidates,
             )
         self.channels = channels if channels is not None else build_channels(settings, self._http)
+        self.outbox = Outbox(
+            settings,
+            database=database,
+            sends=self.sends,
+            users=self.users,
+            channels=self.channels,
+            decisions=decisions,
+            clock=clock,
+        )
         runner = CycleRunner(
             settings,
             CycleParts(
@@ -106,9 +116,9 @@ class ProactiveModule:
                 insights=self.insights,
                 feedback=self.feedback,
                 candidates=CandidateSource(generator, max_candidates=settings.max_candidates),
-                channels=self.channels,
                 decisions=decisions,
                 controls=self.controls,
+                outbox=self.outbox,
             ),
             random.Random(settings.seed),
         )
@@ -120,6 +130,7 @@ class ProactiveModule:
             sends=self.sends,
             feedback=self.feedback,
             runner=runner,
+            outbox=self.outbox,
             decisions=decisions,
             clock=clock,
         )
@@ -205,6 +216,10 @@ class ProactiveModule:
     ) -> TickReport:
         """Every due user's cycle (of ``tenant``, or of every tenant with work)."""
         return await self.ticker.tick(tenant, user_ids=user_ids, now=now, sweep=sweep)
+
+    async def redeliver(self, tenant: str | None = None) -> dict[str, int]:
+        """Deliver the committed sends whose delivery was abandoned or is due again (``outbox``)."""
+        return await self.outbox.redeliver(tenant)
 
     async def plan_tick(self, now: datetime) -> list[tuple[str, list[str]]]:
         """The chunks of a distributed tick (see ``phronesis.proactive.celery_app``)."""

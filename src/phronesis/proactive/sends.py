@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
@@ -78,16 +78,69 @@ class SendRepository:
         return bool(result.rowcount)
 
     async def finish(
-        self, conn: AsyncConnection, tenant: str, send_id: str, *, status: str, detail: str | None
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        send_id: str,
+        *,
+        status: str,
+        detail: str | None,
+        delivered_at: datetime | None = None,
     ) -> None:
+        """The delivery ended (``sent`` or ``failed``): out of the outbox. ``delivered_at``: a
+        later delivery's time, which the cap, the cooldown and the reply latency then count from."""
+        values: dict[str, Any] = {
+            "delivery_status": status,
+            "delivery_detail": detail[:500] if detail else None,
+            "next_attempt_at": None,
+        }
+        if delivered_at is not None:
+            values["sent_at"] = delivered_at
+        await conn.execute(update(proactive_sends).where(c.tenant == tenant, c.id == send_id).values(**values))
+
+    async def retry_at(self, conn: AsyncConnection, tenant: str, send_id: str, at: datetime, *, detail: str) -> None:
+        """The delivery failed in a way worth retrying: still ``sending``, due again at ``at``."""
         await conn.execute(
             update(proactive_sends)
-            .where(c.tenant == tenant, c.id == send_id)
-            .values(delivery_status=status, delivery_detail=detail[:500] if detail else None)
+            .where(c.tenant == tenant, c.id == send_id, c.delivery_status == "sending")
+            .values(next_attempt_at=at, delivery_detail=detail[:500])
         )
+
+    async def outbox_due(
+        self, conn: AsyncConnection, now: datetime, tenant: str | None, *, stale_before: datetime, limit: int
+    ) -> list[Any]:
+        """Sends still ``sending`` whose lease or back-off ran out, oldest first (and any left
+        ``sending`` with no lease by a version before the outbox, once their lease would have)."""
+        due = or_(c.next_attempt_at <= now, and_(c.next_attempt_at.is_(None), c.sent_at <= stale_before))
+        query = select(proactive_sends).where(c.delivery_status == "sending", due)
+        if tenant is not None:
+            query = query.where(c.tenant == tenant)
+        return list((await conn.execute(query.order_by(c.sent_at).limit(limit))).all())
+
+    async def take(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        send_id: str,
+        seen: datetime | None,
+        lease_until: datetime | None,
+        attempts: int,
+    ) -> bool:
+        """Compare-and-set: the send is ours when its ``next_attempt_at`` is still what we read."""
+        same = c.next_attempt_at.is_(None) if seen is None else c.next_attempt_at == seen
+        result = await conn.execute(
+            update(proactive_sends)
+            .where(c.tenant == tenant, c.id == send_id, c.delivery_status == "sending", same)
+            .values(next_attempt_at=lease_until, attempts=attempts)
+        )
+        return bool(result.rowcount)
 
     async def tenants_with_pending(self, conn: AsyncConnection) -> list[str]:
         query = select(c.tenant).where(c.outcome == "pending", c.delivery_status == "sent").distinct()
+        return list((await conn.execute(query)).scalars())
+
+    async def tenants_sending(self, conn: AsyncConnection) -> list[str]:
+        query = select(c.tenant).where(c.delivery_status == "sending").distinct()
         return list((await conn.execute(query)).scalars())
 
     async def pending(self, conn: AsyncConnection, tenant: str, user_id: str) -> list[Any]:

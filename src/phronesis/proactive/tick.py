@@ -20,6 +20,7 @@ from phronesis.exceptions import PhronesisError
 from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.models import CycleResult, TickReport
+from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
@@ -57,6 +58,7 @@ class Ticker:
         sends: SendRepository,
         feedback: FeedbackLoop,
         runner: CycleRunner,
+        outbox: Outbox,
         decisions: DecisionRecordRepository,
         clock: Clock,
     ) -> None:
@@ -67,6 +69,7 @@ class Ticker:
         self._sends = sends
         self._feedback = feedback
         self._runner = runner
+        self._outbox = outbox
         self._decisions = decisions
         self._clock = clock
 
@@ -108,7 +111,8 @@ class Ticker:
         async with self._db.connect() as conn:
             with_signals = await self._signals.tenants_with_pending(conn, now)
             with_feedback = await self._sends.tenants_with_pending(conn)
-        return sorted(set(with_signals) | set(with_feedback))
+            in_outbox = await self._sends.tenants_sending(conn)
+        return sorted(set(with_signals) | set(with_feedback) | set(in_outbox))
 
     async def plan(self, now: datetime) -> list[tuple[str, list[str]]]:
         """For a distributed tick: sweep feedback, then every tenant's due users in chunks (one task each)."""
@@ -146,9 +150,11 @@ class Ticker:
                     log.error("proactive cycle of %s/%s failed: %s", t, pair[0].user_id, exc)
                     return None
 
+        redelivered: Counter[str] = Counter()
         for t in tenants:
-            if sweep:
+            if sweep:  # the tick's own housekeeping (a Celery chunk leaves it to beat's tasks)
                 expired += await self.sweep(t, now)
+                redelivered.update(await self._outbox.redeliver(t))
             async for ids in self.due_chunks(t, now, user_ids):
                 screened = await self.screen(t, ids, now)
                 users += len(screened)
@@ -176,6 +182,7 @@ class Ticker:
             llm_calls=llm_calls,
             decided_without_llm=round(1 - llm_calls / users, 4) if users else None,
             feedback_expired=expired,
+            redelivered=dict(redelivered),
             elapsed_ms=round((time.perf_counter() - started) * 1000, 1),
             results=results,
         )

@@ -514,6 +514,7 @@ proactive_sends = Table(
     Column("outcome_at", UTCDateTime, nullable=True),
     Column("attempts", Integer, nullable=False, server_default="0"),
     Column("next_attempt_at", UTCDateTime, nullable=True),
+    Column("decision_id", String(64), nullable=True),
     # the outbox (issue 24): deliveries tried so far, and when a send still ``sending`` is tried
     # again (its lease: a worker killed after the commit leaves the send there)
     _user_fk(),

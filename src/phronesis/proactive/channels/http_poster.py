@@ -1,7 +1,8 @@
 """POST JSON with retries: what the webhook and WhatsApp channels share.
 
-Retried: connection errors, timeouts, 429 and 5xx, with exponential back-off. Not retried:
-other 4xx (the request itself is wrong; retrying cannot help). Every attempt carries the
+Retried: connection errors, timeouts, 429 and 5xx, with exponential back-off; when they all
+fail the delivery is ``retryable`` (the outbox tries again later). Not retried: other 4xx (the
+request itself is wrong; retrying cannot help). Every attempt carries the
 same ``Idempotency-Key`` so a receiver that saw a timed-out attempt can drop the repeat.
 """
 
@@ -57,4 +58,4 @@ class HttpPoster:
                 pause = self._sleep(self._backoff * 2 ** (attempt - 1))
                 if asyncio.iscoroutine(pause):
                     await pause
-        return Delivery("failed", detail, self._attempts, format)
+        return Delivery("failed", detail, self._attempts, format, retryable=True)

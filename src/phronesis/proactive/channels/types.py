@@ -31,6 +31,8 @@ class Delivery:
     attempts: int = 1
     format: str = "text"
     """How it went out: text, buttons, template (WhatsApp outside its 24-hour window), log, webhook."""
+    retryable: bool = False
+    """A failure that may pass later (timeout, 5xx, 429, no connection): the outbox tries again."""
 
 
 class Channel(Protocol):

@@ -32,6 +32,7 @@ def upgrade() -> None:
     with op.batch_alter_table("proactive_sends") as batch:
         batch.add_column(sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"))
         batch.add_column(sa.Column("next_attempt_at", UTCDateTime(), nullable=True))
+        batch.add_column(sa.Column("decision_id", sa.String(64), nullable=True))
     op.create_index("ix_proactive_sends_outbox", "proactive_sends", ["delivery_status", "next_attempt_at"])
     op.create_table(
         "proactive_tenants",
@@ -54,6 +55,7 @@ def downgrade() -> None:
     op.drop_table("proactive_tenants")
     op.drop_index("ix_proactive_sends_outbox", table_name="proactive_sends")
     with op.batch_alter_table("proactive_sends") as batch:
+        batch.drop_column("decision_id")
         batch.drop_column("next_attempt_at")
         batch.drop_column("attempts")
     with op.batch_alter_table("proactive_users") as batch:

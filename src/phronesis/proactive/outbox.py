@@ -1,0 +1,216 @@
+"""Delivery through an outbox: a committed send reaches the channel (issue 24, item 2).
+
+The cycle commits its send (status ``sending``, one attempt, a lease until
+``next_attempt_at``) before it delivers. Before, a worker that died between that commit and the
+delivery left the send ``sending`` for ever: the redelivered task found the claim and stopped,
+the message was never delivered, and it counted toward the cap. Now:
+
+- a delivery that ends settles the send here: ``sent``; or, when the channel failed in a way
+  worth retrying and attempts and age are left, still ``sending`` with ``next_attempt_at`` after a
+  back-off; else ``failed`` (which does not count toward the cap);
+- ``Outbox.redeliver`` (each tick, and a beat task) takes every send still ``sending`` whose
+  ``next_attempt_at`` has passed: a lease that ran out (its worker died) or a back-off that
+  did. It takes each with a compare-and-set on ``next_attempt_at``, so two workers never deliver
+  one send at once, and delivers it with the send's id as the channel's idempotency key: a
+  receiver that got the first attempt before the worker died can drop the repeat;
+- a send past ``outbox_attempts`` or ``outbox_max_age_minutes`` is ``failed``, said once in the
+  log and on its decision record.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.exceptions import NotFoundError
+from phronesis.proactive.channels.types import Channel, Delivery, Outbound
+from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.users import UserRepository
+from phronesis.settings import ProactiveSettings
+from phronesis.storage.database import Database
+
+__all__ = ["Outbox", "Settled"]
+
+log = logging.getLogger("phronesis.proactive")
+
+Settled = Literal["sent", "retrying", "failed"]
+BATCH = 200
+"""Sends taken per pass: the rest wait for the next tick (the oldest first)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One committed send on its way to the user's channel."""
+
+    tenant: str
+    send_id: str
+    decision_id: str | None
+    attempts: int
+    """Deliveries tried so far, this one included."""
+    sent_at: datetime
+    message: Outbound
+
+
+class Outbox:
+    def __init__(
+        self,
+        settings: ProactiveSettings,
+        *,
+        database: Database,
+        sends: SendRepository,
+        users: UserRepository,
+        channels: dict[str, Channel],
+        decisions: DecisionRecordRepository,
+        clock: Clock,
+    ) -> None:
+        self._settings = settings
+        self._db = database
+        self._sends = sends
+        self._users = users
+        self._channels = channels
+        self._decisions = decisions
+        self._clock = clock
+
+    def lease_until(self, now: datetime) -> datetime:
+        """When a delivery that starts now is taken as abandoned (by the real clock: a chunk's
+        cycles may run at their tick's time, minutes ago)."""
+        return max(now, self._clock.now()) + timedelta(seconds=self._settings.outbox_lease)
+
+    async def deliver(self, channel_name: str, message: Outbound) -> Delivery:
+        channel = self._channels.get(channel_name)
+        if channel is None:
+            return Delivery("failed", f"channel {channel_name!r} is not configured", 0)
+        return await channel.deliver(message)
+
+    async def settle(self, attempt: Attempt, delivery: Delivery, now: datetime) -> Settled:
+        """Record how a delivery went: sent, to be retried, or failed for good."""
+        s = self._settings
+        age = now - attempt.sent_at
+        retry = (
+            delivery.status == "failed"
+            and delivery.retryable
+            and attempt.attempts < s.outbox_attempts
+            and age < timedelta(minutes=s.outbox_max_age_minutes)
+        )
+        if retry:
+            wait = s.outbox_retry_sec * 2 ** (attempt.attempts - 1)
+            async with self._db.transaction() as conn:
+                await self._sends.retry_at(
+                    conn, attempt.tenant, attempt.send_id, now + timedelta(seconds=wait), detail=delivery.detail
+                )
+            log.warning(
+                "proactive message %s to %s/%s not delivered (attempt %d of %d, again in %.0f s): %s",
+                attempt.send_id,
+                attempt.tenant,
+                attempt.message.user_id,
+                attempt.attempts,
+                s.outbox_attempts,
+                wait,
+                delivery.detail,
+            )
+            return "retrying"
+        detail = delivery.detail
+        if delivery.status == "failed" and delivery.retryable:
+            detail = f"gave up after {attempt.attempts} attempts: {detail}"
+        await self._finish(attempt, delivery.status, detail, delivery.format, now)
+        if delivery.status == "failed":
+            log.warning(
+                "proactive message %s to %s/%s not delivered: %s",
+                attempt.send_id,
+                attempt.tenant,
+                attempt.message.user_id,
+                detail,
+            )
+            return "failed"
+        return "sent"
+
+    async def _finish(self, attempt: Attempt, status: str, detail: str, format: str, now: datetime) -> None:
+        async with self._db.transaction() as conn:
+            await self._sends.finish(
+                conn,
+                attempt.tenant,
+                attempt.send_id,
+                status=status,
+                detail=detail,
+                delivered_at=now if status == "sent" and attempt.attempts > 1 else None,
+            )
+            if attempt.decision_id is not None:
+                await self._decisions.merge_attributes(
+                    attempt.tenant,
+                    attempt.decision_id,
+                    {
+                        "delivery": status,
+                        "delivery_detail": detail,
+                        "delivery_format": format,
+                        "delivery_attempts": attempt.attempts,
+                    },
+                    connection=conn,
+                    outcome=("silent", "delivery_failed") if status == "failed" else None,
+                )
+
+    async def redeliver(self, tenant: str | None = None) -> dict[str, int]:
+        """Deliver every send whose lease or back-off ran out; counts by how each ended."""
+        s = self._settings
+        now = self._clock.now()
+        counts: dict[str, int] = {}
+        async with self._db.connect() as conn:
+            due = await self._sends.outbox_due(
+                conn, now, tenant, stale_before=now - timedelta(seconds=s.outbox_lease), limit=BATCH
+            )
+        for row in due:
+            ended = await self._one(row, now)
+            if ended is not None:
+                counts[ended] = counts.get(ended, 0) + 1
+        return counts
+
+    async def _one(self, row: Any, now: datetime) -> Settled | None:
+        s = self._settings
+        attempts = int(row.attempts or 0)
+        expired = now - row.sent_at >= timedelta(minutes=s.outbox_max_age_minutes)
+        if expired or attempts >= s.outbox_attempts:
+            reason = (
+                f"expired: not delivered within {s.outbox_max_age_minutes:g} min"
+                if expired
+                else f"gave up after {attempts} attempts"
+            )
+            attempt = Attempt(row.tenant, row.id, row.decision_id, attempts, row.sent_at, _outbound(row, None, now))
+            async with self._db.transaction() as conn:
+                taken = await self._sends.take(
+                    conn, row.tenant, row.id, row.next_attempt_at, self.lease_until(now), attempts
+                )
+                if not taken:
+                    return None  # another worker has it
+            await self._finish(attempt, "failed", reason, "text", now)
+            log.warning("proactive message %s to %s/%s: %s", row.id, row.tenant, row.user_id, reason)
+            return "failed"
+        async with self._db.transaction() as conn:
+            if not await self._sends.take(
+                conn, row.tenant, row.id, row.next_attempt_at, self.lease_until(now), attempts + 1
+            ):
+                return None
+        try:
+            user = await self._users.get(row.tenant, row.user_id)
+        except NotFoundError:
+            return None  # deleted with their sends meanwhile
+        message = _outbound(row, user, now)
+        attempt = Attempt(row.tenant, row.id, row.decision_id, attempts + 1, row.sent_at, message)
+        log.info("proactive message %s to %s/%s: delivery %d", row.id, row.tenant, row.user_id, attempts + 1)
+        return await self.settle(attempt, await self.deliver(row.channel, message), now)
+
+
+def _outbound(row: Any, user: Any, now: datetime) -> Outbound:
+    return Outbound(
+        send_id=row.id,
+        tenant=row.tenant,
+        user_id=row.user_id,
+        address=user.address if user is not None else None,
+        text=row.message,
+        category=row.category,
+        action_type=row.action_type,
+        last_user_message_at=user.last_user_message_at if user is not None else None,
+        now=now,
+    )

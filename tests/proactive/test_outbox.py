@@ -1,0 +1,165 @@
+"""Issue 24, item 2: a committed send reaches the channel, or ends ``failed``; never stuck.
+
+On SQLite and PostgreSQL. The process-level case (a Celery worker killed with SIGKILL between
+the commit and the delivery) is in ``test_celery.py``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.proactive.channels.types import Delivery, Outbound
+from phronesis.proactive.module import ProactiveModule
+from phronesis.storage.database import Database
+from phronesis.testing import FixedClock, RecordingChannel
+from tests.proactive.conftest import AWAKE, deadline
+
+FAST = {"outbox_retry_sec": 60, "outbox_lease_sec": 120, "delivery_attempts": 1, "delivery_timeout_sec": 10}
+
+
+async def _send_row(proactive: ProactiveModule, send_id: str) -> Any:
+    [row] = await proactive.feedback_for("t", "ana", ids=[send_id])
+    return row
+
+
+async def _record(database: Database, clock: FixedClock, decision_id: str) -> Any:
+    return await DecisionRecordRepository(database, clock=clock).get("t", decision_id)
+
+
+async def test_a_channel_that_is_down_gets_the_send_again_until_it_takes_it(
+    make: Callable[..., ProactiveModule], clock: FixedClock, database: Database
+) -> None:
+    channel = RecordingChannel(failures=2, retryable=True)
+    proactive = make(channel_=channel, **FAST)
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    result = await proactive.run_cycle("t", "ana")
+    assert (result.decision, result.delivery) == ("sent", "retrying")
+    assert (await _send_row(proactive, result.send_id or "")).delivery_status == "sending"
+    clock.advance(seconds=30)
+    assert (await proactive.tick("t")).redelivered == {}  # its back-off has not run out
+    clock.advance(seconds=31)
+    assert (await proactive.tick("t")).redelivered == {"retrying": 1}  # down again: 120 s now
+    clock.advance(seconds=121)
+    assert (await proactive.tick("t")).redelivered == {"sent": 1}
+    assert [m.send_id for m in channel.attempts] == [result.send_id] * 3  # one idempotency key
+    assert len(channel.sent) == 1
+    row = await _send_row(proactive, result.send_id or "")
+    assert (row.delivery_status, row.sent_at) == ("sent", clock.now())  # the cap counts from delivery
+    record = await _record(database, clock, result.decision_id or "")
+    assert (record.action, record.attributes["delivery"], record.attributes["delivery_attempts"]) == ("sent", "sent", 3)
+
+
+async def test_a_send_that_never_gets_through_fails_and_frees_its_place_in_the_cap(
+    make: Callable[..., ProactiveModule], clock: FixedClock, database: Database
+) -> None:
+    channel = RecordingChannel(failures=3, retryable=True)
+    proactive = make(channel_=channel, outbox_attempts=3, cooldown_minutes=0, **FAST)
+    await proactive.put_user("t", "ana", AWAKE.model_copy(update={"interaction_count": 0}))  # a new user: cap 2
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    first = await proactive.run_cycle("t", "ana")
+    for wait in (61, 121):
+        clock.advance(seconds=wait)
+        await proactive.tick("t")
+    row = await _send_row(proactive, first.send_id or "")
+    assert row.delivery_status == "failed"
+    record = await _record(database, clock, first.decision_id or "")
+    assert (record.action, record.reason) == ("silent", "delivery_failed")
+    assert "gave up after 3 attempts" in record.attributes["delivery_detail"]
+    for n in range(2):  # the failed send does not use up one of the new user's two
+        clock.advance(minutes=6)
+        await proactive.add_signals("t", "ana", [deadline(9, f"k{n}", title=f"Quiz {n}")])
+        assert (await proactive.run_cycle("t", "ana")).delivery == "text"
+    assert len(channel.sent) == 2
+
+
+async def test_a_send_too_old_to_matter_expires_instead_of_arriving_late(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    channel = RecordingChannel(failures=1, retryable=True)
+    proactive = make(channel_=channel, outbox_max_age_minutes=30, **FAST | {"outbox_retry_sec": 3600})
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    result = await proactive.run_cycle("t", "ana")
+    clock.advance(minutes=61)
+    assert (await proactive.tick("t")).redelivered == {"failed": 1}
+    row = await _send_row(proactive, result.send_id or "")
+    assert row.delivery_status == "failed" and channel.sent == []
+
+
+async def test_a_failure_not_worth_retrying_fails_at_once(make: Callable[..., ProactiveModule]) -> None:
+    proactive = make(channel_=RecordingChannel(fail=True), **FAST)  # a 4xx: the request itself is wrong
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    result = await proactive.run_cycle("t", "ana")
+    assert (result.decision, result.reason) == ("silent", "delivery_failed")
+
+
+class _Dies:
+    """A channel whose process dies mid-delivery: the error escapes the cycle (as a kill would)."""
+
+    name = "console"
+
+    def __init__(self) -> None:
+        self.dead = True
+        self.sent: list[Outbound] = []
+
+    async def deliver(self, message: Outbound) -> Delivery:
+        if self.dead:
+            raise SystemExit("killed")
+        self.sent.append(message)
+        return Delivery("sent", "recorded", 1)
+
+
+async def test_a_send_abandoned_after_its_commit_is_delivered_once_its_lease_runs_out(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """Before, the send stayed ``sending`` for ever: never delivered, counted toward the cap."""
+    channel = _Dies()
+    proactive = make(channel_=channel, **FAST)
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    with pytest.raises(SystemExit):
+        await proactive.run_cycle("t", "ana")
+    channel.dead = False
+    [row] = await proactive.list_feedback("t")
+    assert row.delivery_status == "sending"
+    clock.advance(seconds=60)
+    assert (await proactive.tick("t")).redelivered == {}  # its delivery may still be in flight
+    clock.advance(seconds=61)
+    assert (await proactive.tick("t")).redelivered == {"sent": 1}
+    assert [m.send_id for m in channel.sent] == [row.id]
+    assert (await proactive.tick("t")).redelivered == {}
+
+
+async def test_two_workers_never_deliver_one_abandoned_send_twice(
+    make: Callable[..., ProactiveModule], clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both read the send as due before either takes it; the compare-and-set on its lease lets
+    one deliver. Fails with ``take`` always succeeding."""
+    channel = _Dies()
+    proactive = make(channel_=channel, **FAST)
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    with pytest.raises(SystemExit):
+        await proactive.run_cycle("t", "ana")
+    channel.dead = False
+    clock.advance(seconds=121)
+    other = make(channel_=channel, **FAST)
+    both_read = asyncio.Barrier(2)
+    for module in (proactive, other):
+        due = module.sends.outbox_due
+
+        async def read_then_wait(*args: Any, _due: Any = due, **kwargs: Any) -> Any:
+            rows = await _due(*args, **kwargs)
+            await both_read.wait()
+            return rows
+
+        monkeypatch.setattr(module.sends, "outbox_due", read_then_wait)
+    results = await asyncio.gather(proactive.redeliver("t"), other.redeliver("t"))
+    assert sorted(map(str, results)) == ["{'sent': 1}", "{}"]
+    assert len(channel.sent) == 1

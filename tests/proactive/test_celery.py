@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from collections import Counter
@@ -30,9 +31,10 @@ from typing import Any
 import pytest
 import redis
 
-from phronesis.proactive.celery_app import CYCLES_TASK, TICK_TASK, create_celery, cycle_time
+from phronesis.proactive.celery_app import CYCLES_TASK, OUTBOX_TASK, TICK_TASK, create_celery, cycle_time
 from phronesis.proactive.models import SignalIn, UserIn
 from phronesis.settings import Settings
+from tests.conftest import POSTGRES_URL, admin
 from tests.loopback import free_port, serving
 from tests.proactive.receiver import receiver
 
@@ -89,13 +91,37 @@ async def _prepare(env: dict[str, str], prefix: str = "u") -> list[tuple[str, li
         return plan
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def shared_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The database every process of a test shares: a SQLite file, or a PostgreSQL database of
+    the test's own (issue 24: the workers' claims and locks are tested where they run at scale)."""
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}"
+        return
+    if POSTGRES_URL is None:
+        pytest.skip("PHRONESIS_TEST_DATABASE_URL is not set")
+    name = f"phx_{uuid.uuid4().hex[:12]}"
+    server = POSTGRES_URL.rsplit("/", 1)[0]
+    asyncio.run(admin(f"{server}/postgres", f'CREATE DATABASE "{name}"'))
+    try:
+        yield f"{server}/{name}"
+    finally:
+        asyncio.run(admin(f"{server}/postgres", f'DROP DATABASE "{name}" WITH (FORCE)'))
+
+
 def _environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, queue: str, hook_url: str, broker: str = BROKER, **extra: str
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    queue: str,
+    hook_url: str,
+    broker: str = BROKER,
+    database: str | None = None,
+    **extra: str,
 ) -> dict[str, str]:
-    """The settings every process of a test shares (one SQLite file, one queue), also set here."""
+    """The settings every process of a test shares (one database, one queue), also set here."""
     env = {
         "PHRONESIS_DATA_DIR": str(tmp_path),
-        "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
+        "PHRONESIS_DATABASE__URL": database or f"sqlite+aiosqlite:///{tmp_path / 'shared.db'}",
         "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
         "PHRONESIS_PROACTIVE__BROKER_URL": broker,
         "PHRONESIS_PROACTIVE__QUEUE": queue,
@@ -142,10 +168,14 @@ def _wait_for(received: Sequence[object], count: int, timeout_s: float = 90) -> 
         time.sleep(0.2)
 
 
-def test_two_workers_deliver_exactly_once_per_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_workers_deliver_exactly_once_per_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_database: str
+) -> None:
     queue = f"phronesis-test-{uuid.uuid4().hex[:8]}"
     with receiver() as hook:
-        env = _environment(tmp_path, monkeypatch, queue, hook.url, delivery_backoff_sec="0", tick_chunk="3")
+        env = _environment(
+            tmp_path, monkeypatch, queue, hook.url, database=shared_database, delivery_backoff_sec="0", tick_chunk="3"
+        )
         chunks = asyncio.run(_prepare(env))
         assert len(chunks) == USERS // 3
         log = tmp_path / "workers.log"
@@ -356,3 +386,138 @@ def test_a_chunk_runs_at_its_ticks_time_unless_it_waited_past_the_next() -> None
     assert cycle_time(tick, tick + timedelta(minutes=4), interval) == tick  # a retry in time: the same cycle
     late = tick + timedelta(minutes=40)
     assert cycle_time(tick, late, interval) == late
+
+
+class _Hangs(BaseHTTPRequestHandler):
+    """A webhook receiver that takes the first delivery and never answers it (the worker is killed
+    while it waits), then answers every later one."""
+
+    server: Any
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        self.server.received.append((self.headers.get("idempotency-key"), body))
+        if len(self.server.received) == 1:
+            self.server.first.set()
+            self.server.release.wait(60)
+        payload = b'{"ok": true}'
+        with contextlib.suppress(OSError):
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    def log_message(self, *_: Any) -> None:
+        pass
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                out.append(int(stat.parent.name))
+    return out
+
+
+def test_a_worker_killed_between_commit_and_delivery_still_delivers_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_database: str
+) -> None:
+    """Issue 24: the worker process running a chunk is killed with SIGKILL after its cycle
+    committed the send, while the channel has the message but has not answered. Celery hands the
+    chunk to a new process, which finds the claim and stops; before the outbox the send stayed
+    ``sending`` for ever (never delivered, counted toward the cap). Now its lease runs out and the
+    outbox task delivers it again, with the same idempotency key."""
+    queue = f"phronesis-kill-{uuid.uuid4().hex[:8]}"
+    hook = ThreadingHTTPServer(("127.0.0.1", 0), _Hangs)
+    hook.daemon_threads = True
+    hook.received, hook.first, hook.release = [], threading.Event(), threading.Event()  # type: ignore[attr-defined]
+    with serving(hook):
+        url = f"http://127.0.0.1:{hook.server_address[1]}"
+        env = _environment(
+            tmp_path,
+            monkeypatch,
+            queue,
+            url,
+            database=shared_database,
+            delivery_attempts="1",
+            delivery_timeout_sec="30",
+            outbox_lease_sec="31",
+            outbox_retry_sec="0",
+        )
+
+        async def prepare() -> list[tuple[str, list[str]]]:
+            async with _engine() as engine:
+                await engine.proactive.put_user("t", "kim", _awake_webhook_user(engine))
+                await engine.proactive.add_signals(
+                    "t", "kim", [SignalIn(type="deadline_approaching", urgency_hint=9, data={"title": "Thesis"})]
+                )
+                plan: list[tuple[str, list[str]]] = await engine.proactive.ticker.plan(engine.clock.now())
+                return plan
+
+        [(tenant, ids)] = asyncio.run(prepare())
+        log = tmp_path / "worker.log"
+        try:
+            with _processes([["worker", "--concurrency", "1"]], env, log, queue) as [worker]:
+                celery = create_celery(Settings())
+                at = datetime.now(UTC).isoformat()
+                celery.send_task(CYCLES_TASK, args=[tenant, ids, at], queue=queue)
+                assert hook.first.wait(90), log.read_text(errors="replace")[-2000:]  # type: ignore[attr-defined]
+                [child] = _children(worker.pid)
+                os.kill(child, signal.SIGKILL)
+                deadline = time.monotonic() + 120
+                while len(hook.received) < 2 and time.monotonic() < deadline:  # type: ignore[attr-defined]
+                    celery.send_task(OUTBOX_TASK, queue=queue)
+                    time.sleep(3)
+                time.sleep(2)  # anything else in flight lands
+        finally:
+            hook.release.set()  # type: ignore[attr-defined]
+    keys = [key for key, _ in hook.received]  # type: ignore[attr-defined]
+    assert len(keys) == 2 and keys[0] == keys[1], (keys, log.read_text(errors="replace")[-3000:])
+
+    async def sends() -> list[Any]:
+        async with _engine() as engine:
+            return await engine.proactive.list_feedback("t")
+
+    [send] = asyncio.run(sends())
+    assert (send.id, send.delivery_status) == (keys[0], "sent")
+
+
+def test_two_workers_keep_the_cooldown_across_neighbouring_slots(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_database: str
+) -> None:
+    """Issue 24: chunks of two neighbouring slots (beat's at 12:09:59, another at 12:10:01) run
+    at once on two workers for the same users with non-urgent signals: the cooldown, re-checked
+    under each user's lock at commit, lets one message per user through."""
+    queue = f"phronesis-slots-{uuid.uuid4().hex[:8]}"
+    with receiver() as hook:
+        env = _environment(tmp_path, monkeypatch, queue, hook.url, database=shared_database, tick_chunk="100")
+
+        async def prepare() -> list[tuple[str, list[str]]]:
+            async with _engine() as engine:
+                for n in range(USERS):
+                    user = f"s{n:02d}"
+                    await engine.proactive.put_user("t", user, _awake_webhook_user(engine))
+                    signals = [
+                        SignalIn(type="deadline_approaching", urgency_hint=6, data={"title": f"{kind} {n}"})
+                        for kind in ("Essay", "Reading")
+                    ]
+                    await engine.proactive.add_signals("t", user, signals)
+                plan: list[tuple[str, list[str]]] = await engine.proactive.ticker.plan(engine.clock.now())
+                return plan
+
+        [(tenant, ids)] = asyncio.run(prepare())
+        now = datetime.now(UTC)
+        boundary = now.replace(second=0, microsecond=0) - timedelta(minutes=now.minute % 5)
+        log = tmp_path / "workers.log"
+        worker = ["worker", "--concurrency", "1"]
+        with _processes([worker, worker], env, log, queue):
+            celery = create_celery(Settings())
+            for at in (boundary - timedelta(seconds=1), boundary + timedelta(seconds=1)):
+                celery.send_task(CYCLES_TASK, args=[tenant, ids, at.isoformat()], queue=queue)
+            _wait_for(hook.received, USERS)
+            time.sleep(3)
+        per_user = Counter(json.loads(r.body)["user_id"] for r in hook.received)
+        assert per_user == {f"s{n:02d}": 1 for n in range(USERS)}, log.read_text(errors="replace")[-2000:]

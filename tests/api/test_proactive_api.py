@@ -157,3 +157,32 @@ def test_users_opt_out_mute_and_the_tenant_pauses_over_http(live_server: LiveSer
         assert client.post(f"/v1/users/nobody-{unique}/opt-out", json={}).status_code == 404
     with live_server.client(OTHER_KEY) as other:
         assert other.get("/v1/proactive/pause").json()["paused"] is False  # one tenant's switch
+
+
+def test_preview_timeline_stats_and_metrics_over_http(live_server: LiveServer, unique: str) -> None:
+    """Issue 24, items 10 and 11: a dry run, a user's story, the counters, /metrics."""
+    user = f"why-{unique}"
+    with live_server.client() as client:
+        client.put(f"/v1/users/{user}", json=OLD_FRIEND)
+        client.post(f"/v1/users/{user}/signals", json={"signals": [signal("w")]})
+        preview = client.post("/v1/proactive/preview", json={"user_id": user, "llm": False}).json()
+        assert (preview["decision"], preview["category"]) == ("would_send", "deadline_warning")
+        assert len(client.get(f"/v1/users/{user}/signals", params={"pending": True}).json()) == 1  # unused
+        cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
+        assert cycle["message"] == preview["message"]
+        timeline = client.get(f"/v1/users/{user}/timeline", params={"days": 1}).json()
+        assert timeline["now"]["reason"] == "no_signals"
+        assert {e["kind"] for e in timeline["events"]} == {"signal", "signal_used", "cycle", "send"}
+        stats = client.get("/v1/proactive/stats").json()
+        assert sum(day.get("cycle:sent", 0) for day in stats.values()) >= 1
+        metrics = client.get("/metrics").text
+        assert 'phronesis_proactive_events{name="cycle:sent"}' in metrics
+        for method, path, body, field in (
+            ("post", "/v1/proactive/preview", {"user_id": user, "at": "tomorrow"}, "at"),
+            ("post", "/v1/proactive/preview", {}, "user_id"),
+            ("get", f"/v1/users/{user}/timeline?days=0", None, "days"),
+        ):
+            refused = client.request(method, path, json=body)
+            assert refused.status_code == 422 and refused.json()["field"] == field, refused.text
+        assert client.post("/v1/proactive/preview", json={"user_id": f"no-{unique}"}).status_code == 404
+        assert client.get(f"/v1/users/no-{unique}/timeline").status_code == 404

@@ -95,3 +95,30 @@ def test_opt_out_mute_and_pause_from_the_cli(cli: CliRunner) -> None:
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, (args, result.output)
+
+
+def test_preview_why_and_stats_from_the_cli(cli: CliRunner) -> None:
+    cli.invoke(
+        app, ["proactive", "users", "put", "ana", "--interactions", "300", "--sleep", "00:00", "--wake", "00:00"]
+    )
+    cli.invoke(
+        app,
+        ["proactive", "signals", "add", "ana", "--type", "deadline_approaching", "--urgency", "9", "--title", "Essay"],
+    )
+    preview = cli.invoke(app, ["proactive", "preview", "ana", "--no-llm"])
+    assert preview.exit_code == 0 and "WOULD SEND (deadline_warning)" in preview.stdout, preview.output
+    assert "approved" in preview.stdout
+    assert json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--pending", "--json"]).stdout)
+    cli.invoke(app, ["proactive", "run", "--user", "ana"])
+    why = cli.invoke(app, ["proactive", "why", "ana"])
+    assert why.exit_code == 0 and why.stdout.startswith("now: silent (no_signals)"), why.output
+    assert "cycle       sent (sent)" in why.stdout and "signal_used" in why.stdout
+    stats = cli.invoke(app, ["proactive", "stats"])
+    assert stats.exit_code == 0 and "cycle:sent 1" in stats.stdout
+    for args in (
+        ["proactive", "preview", "nobody"],
+        ["proactive", "preview", "ana", "--at", "soon"],
+        ["proactive", "why", "nobody"],
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, (args, result.output)

@@ -405,7 +405,12 @@ async def test_the_purge_deletes_what_is_done_with_after_the_retention(
     await proactive.on_message("t", "ana", UserMessageIn(text="thanks, on it"))  # the send is answered
     clock.advance(days=91)
     await proactive.add_signals("t", "ana", [deadline(9, "new", title="New essay")])  # pending: kept
-    assert await proactive.purge() == {"signals": 1, "sends": 1, "insights": 0}
+    assert await proactive.purge() == {
+        "signals": 1,
+        "sends": 1,
+        "insights": 0,
+        "counters": 3,
+    }  # the old days' counters too
     assert [s.data["title"] for s in await proactive.list_signals("t", "ana")] == ["New essay"]
     assert await proactive.list_feedback("t", user_id="ana") == []
-    assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0}
+    assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0, "counters": 0}

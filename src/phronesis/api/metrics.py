@@ -42,6 +42,14 @@ class Metrics:
             ["reason"],
             registry=self.registry,
         )
+        self.proactive = Gauge(
+            "phronesis_proactive_events",
+            "Proactive counters summed over tenants, counted in the database (the same on every worker): "
+            "cycle:<outcome> (sent and every block reason), llm_calls, prompt_tokens, completion_tokens, "
+            "delivery:<status>, feedback:<outcome>, opt_out:<all|category>",
+            ["name"],
+            registry=self.registry,
+        )
         self.loop_failures = Counter(
             "phronesis_background_loop_failures",
             "Failed steps of the server's background loops (each retried with backoff)",

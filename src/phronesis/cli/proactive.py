@@ -14,7 +14,16 @@ from phronesis.cli.app import TenantOption, app, fail, proactive_app, with_engin
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import PhronesisError, invalid_input
 from phronesis.proactive.controls import PauseIn
-from phronesis.proactive.models import CycleResult, MuteIn, OptOutIn, SignalIn, UserIn, UserProfile
+from phronesis.proactive.models import (
+    CycleResult,
+    MuteIn,
+    OptOutIn,
+    Preview,
+    PreviewIn,
+    SignalIn,
+    UserIn,
+    UserProfile,
+)
 from phronesis.proactive.sources.icalendar_source import signals_from_ics
 
 users_app = typer.Typer(help="Proactive users: list, add or replace, remove.", no_args_is_help=True)
@@ -237,6 +246,66 @@ def resume(tenant: TenantOption = DEFAULT_TENANT) -> None:
     """End a pause: cycles send again from the next one."""
     with_engine(lambda engine: engine.proactive.set_pause(tenant, PauseIn(paused=False)))
     typer.echo(f"proactive messages of {tenant} resumed")
+
+
+@proactive_app.command("preview")
+def preview(
+    user_id: str,
+    at: Annotated[str | None, typer.Option(help="Decide at this time (ISO 8601 with offset; default now).")] = None,
+    llm: Annotated[bool, typer.Option("--llm/--no-llm", help="Let the LLM propose (when one is configured).")] = True,
+    tenant: TenantOption = DEFAULT_TENANT,
+    as_json: JsonOption = False,
+) -> None:
+    """What the user's cycle would decide, with nothing written: no signal used, nothing sent."""
+    try:
+        body = PreviewIn(user_id=user_id, at=at, llm=llm)
+    except ValidationError as exc:
+        raise fail(str(invalid_input(exc))) from None
+    result = with_engine(lambda engine: engine.proactive.preview(tenant, body))
+    _print(result.model_dump(mode="json"), as_json, "\n".join(_preview_lines(result)))
+
+
+def _preview_lines(result: Preview) -> list[str]:
+    head = f"{result.user_id} at {result.at.isoformat()}: " + (
+        f"WOULD SEND ({result.category}) {result.message}"
+        if result.decision == "would_send"
+        else f"silent ({result.reason})"
+    )
+    lines = [head, f"  trust {result.trust_level}, threshold {result.threshold}, {result.sends_today} sent today"]
+    lines += [f"  signal  {s.type} urgency {s.urgency_hint} {s.data.get('title', '')}" for s in result.signals]
+    lines += [f"  {c.verdict:<15} {c.score:>5.2f}  {c.category:<16} {c.message}" for c in result.candidates]
+    return lines
+
+
+@proactive_app.command("why")
+def why(
+    user_id: str,
+    days: Annotated[float, typer.Option(help="Events of the last N days.")] = 7,
+    tenant: TenantOption = DEFAULT_TENANT,
+    as_json: JsonOption = False,
+) -> None:
+    """Why the user got a message, or did not: a cycle's verdict now, then their story, newest first."""
+    result = with_engine(lambda engine: engine.proactive.timeline(tenant, user_id, days=days))
+    lines = ["now: " + _preview_lines(result.now)[0].split(": ", 1)[1]]
+    lines += [
+        f"{e.at:%Y-%m-%d %H:%M}  {e.kind:<11} {e.summary}" + (f"  [{e.cycle_key}]" if e.cycle_key else "")
+        for e in result.events
+    ]
+    _print(result.model_dump(mode="json"), as_json, "\n".join(lines))
+
+
+@proactive_app.command("stats")
+def stats(
+    days: Annotated[int, typer.Option(help="The last N days (UTC).")] = 7,
+    tenant: TenantOption = DEFAULT_TENANT,
+    as_json: JsonOption = False,
+) -> None:
+    """Cycles by outcome (sent, every block reason), LLM calls and tokens, deliveries, feedback, per day."""
+    result = with_engine(lambda engine: engine.proactive.stats(tenant, days=days))
+    lines = [
+        f"{day}  " + ", ".join(f"{name} {value}" for name, value in counts.items()) for day, counts in result.items()
+    ]
+    _print(result, as_json, "\n".join(lines) or "(nothing counted)")
 
 
 @proactive_app.command("feedback")

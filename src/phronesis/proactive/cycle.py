@@ -26,7 +26,7 @@ from phronesis.proactive.context import CycleContext
 from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
-from phronesis.proactive.models import BlockReason, CycleResult
+from phronesis.proactive.models import BlockReason, CandidatePreview, CycleResult, Preview
 from phronesis.proactive.outbox import Attempt, Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.scoring import Scored, score_candidates
@@ -91,6 +91,51 @@ class CycleRunner:
             now=now,
         )
 
+    async def preview(
+        self, tenant: str, screened: Screened, now: datetime, *, candidates: CandidateSource | None = None
+    ) -> Preview:
+        """The cycle's decision without its effects (issue 24): context, candidates and scores as
+        ``run`` makes them, then nothing is committed, consumed, sent or recorded. Exploration is
+        not drawn: a candidate in the band shows the chance it had."""
+        s = self._settings
+        context = await self._context(tenant, screened, now)
+        proposed = await (candidates or self._p.candidates).propose(context)
+        scored = score_candidates(
+            proposed.candidates,
+            threshold=screened.trust.policy.score_threshold,
+            recent_messages=context.recent_messages,
+            suppressed=frozenset(context.feedback.suppressed_categories),
+            settings=s,
+            rng=_NeverExplore(),
+            opted_out=frozenset(context.user.opted_out_categories),
+        )
+        chosen = next((c for c in scored if c.sendable), None)
+        return Preview(
+            user_id=screened.user_id,
+            at=now,
+            decision="would_send" if chosen else "silent",
+            reason="sent" if chosen else _silence(scored),
+            trust_level=screened.trust.level,
+            threshold=screened.trust.policy.score_threshold,
+            sends_today=screened.sends_today,
+            signals=screened.signals,
+            candidates=[
+                CandidatePreview(
+                    message=c.candidate.message,
+                    category=c.candidate.category,
+                    action_type=c.candidate.action_type,
+                    score=c.score,
+                    verdict=c.verdict,
+                    probability=c.probability,
+                )
+                for c in scored
+            ],
+            message=chosen.candidate.message if chosen else None,
+            category=chosen.candidate.category if chosen else None,
+            llm_called=proposed.llm_called,
+            fallback_reason=proposed.fallback_reason,
+        )
+
     async def run(self, tenant: str, screened: Screened, state: UserState, now: datetime) -> CycleResult:
         s, p = self._settings, self._p
         key = cycle_key(now, s.cycle_minutes)
@@ -118,6 +163,8 @@ class CycleRunner:
                 reason="already_sent",
                 trust_level=screened.trust.level,
                 llm_called=proposed.llm_called,
+                prompt_tokens=proposed.prompt_tokens,
+                completion_tokens=proposed.completion_tokens,
             )
         if result.send_id is None:
             return result
@@ -168,12 +215,8 @@ class CycleRunner:
             chosen, reason, deferred = None, blocked, []
         elif chosen is not None:
             reason = "explored" if chosen.verdict == "explored" else "sent"
-        elif not scored:
-            reason = "no_candidates"
-        elif all(c.verdict in ("duplicate", "suppressed", "opted_out") for c in scored):
-            reason = next(r for r in ("duplicate", "suppressed", "opted_out") if any(c.verdict == r for c in scored))
         else:
-            reason = "below_threshold"
+            reason = _silence(scored)
         await p.insights.save(
             conn,
             [
@@ -248,6 +291,8 @@ class CycleRunner:
             deferred=len(deferred),
             signals=[sig.type for sig in context.signals],
             decision_id=decision_id,
+            prompt_tokens=proposed.prompt_tokens,
+            completion_tokens=proposed.completion_tokens,
         )
 
     async def _screen_again(
@@ -349,6 +394,22 @@ class CycleRunner:
             reason=reason,
             attributes=attributes,
         )
+
+
+class _NeverExplore(random.Random):
+    """A preview's chance: exploration is never drawn (``random()`` is never below a rate)."""
+
+    def random(self) -> float:
+        return 1.0
+
+
+def _silence(scored: list[Scored]) -> BlockReason:
+    """Why a cycle with no sendable candidate stays silent."""
+    if not scored:
+        return "no_candidates"
+    if all(c.verdict in ("duplicate", "suppressed", "opted_out") for c in scored):
+        return next(r for r in ("duplicate", "suppressed", "opted_out") if any(c.verdict == r for c in scored))
+    return "below_threshold"
 
 
 def _waiting(context: CycleContext, scored: list[Scored], chosen: Scored | None) -> set[str]:

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackOutcome, FeedbackSummary, OptOut
 from phronesis.proactive.replies import ReplyIntent, classify_reply
 from phronesis.proactive.sends import SendRepository
@@ -90,11 +91,13 @@ class FeedbackLoop:
         sends: SendRepository,
         suppressions: SuppressionRepository,
         users: UserRepository,
+        counters: CounterRepository,
     ) -> None:
         self._settings = settings
         self._sends = sends
         self.suppressions = suppressions
         self._users = users
+        self._counters = counters
 
     async def on_reply(
         self, conn: AsyncConnection, tenant: str, user_id: str, *, text: str, button_id: str | None, now: datetime
@@ -131,9 +134,13 @@ class FeedbackLoop:
                 labelled.append((row.id, "engaged", seconds))
         for send_id, outcome, latency in labelled:
             await self._sends.set_outcome(conn, tenant, [send_id], outcome, now, latency=latency)
+        counts = Counter(f"feedback:{outcome}" for _, outcome, _ in labelled)
         opted_out = await self._opt_out(
             conn, tenant, user_id, intent, answered or await self._latest(conn, tenant, user_id, now)
         )
+        if opted_out is not None:
+            counts["opt_out:all" if opted_out.all else "opt_out:category"] += 1
+        await self._counters.bump(conn, tenant, now, counts)
         if labelled:
             await self.refresh(conn, tenant, user_id, now)
         return ReplyEffect([send_id for send_id, _, _ in labelled], intent, opted_out)

@@ -198,6 +198,8 @@ class Signal(BaseModel):
     created_at: datetime
     expires_at: datetime
     consumed_at: datetime | None = None
+    cycle_key: str | None = None
+    """The cycle that used it."""
 
     def describe(self) -> str:
         """One line for prompts and templates: the type and its most telling fields."""
@@ -272,6 +274,9 @@ class CycleResult(BaseModel):
     """Borderline candidates kept as deferred insights."""
     signals: list[str] = Field(default_factory=list)
     decision_id: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    """Tokens of this cycle's LLM call (None: no call, or the provider did not say)."""
 
 
 class DeferredInsight(BaseModel):
@@ -300,6 +305,73 @@ class ProactiveFeedback(BaseModel):
     response_latency_seconds: float | None
     score: float | None
     probability: float | None
+    outcome_at: datetime | None = None
+    attempts: int = 0
+    """Deliveries tried (the outbox retries a channel that was down, or a worker that died)."""
+    delivery_detail: str | None = None
+    decision_id: str | None = None
+
+
+class PreviewIn(BaseModel):
+    """What would happen in a user's cycle (``POST /v1/proactive/preview``): nothing is written."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str = Field(min_length=1, max_length=64, pattern=ID_PATTERN)
+    at: AwareInstant | None = None
+    """The time to decide at (quiet hours, cap, cooldown, signal expiry). None: now."""
+    llm: bool = True
+    """False: template candidates even when an LLM is configured (no LLM call, no cost)."""
+
+
+class CandidatePreview(BaseModel):
+    message: str
+    category: str
+    action_type: str
+    score: float
+    verdict: str
+    """approved, deferred, below_threshold, duplicate, suppressed or opted_out. A preview draws no
+    exploration: a candidate in the exploration band shows ``deferred`` with the chance it had."""
+    probability: float
+
+
+class Preview(BaseModel):
+    """A cycle decided without its effects: no signal used, no message sent, no record written."""
+
+    user_id: str
+    at: datetime
+    decision: Literal["would_send", "silent"]
+    reason: str
+    """Why: a block reason (the pre-filter's or the cycle's), or ``sent``."""
+    trust_level: TrustLevel
+    threshold: float
+    sends_today: int
+    signals: list[Signal]
+    """The signals the cycle would read (the pre-filter's choice); empty when it blocked."""
+    candidates: list[CandidatePreview] = Field(default_factory=list)
+    message: str | None = None
+    category: str | None = None
+    llm_called: bool = False
+    fallback_reason: str | None = None
+
+
+class TimelineEvent(BaseModel):
+    at: datetime
+    kind: Literal["signal", "signal_used", "cycle", "send", "feedback"]
+    summary: str
+    cycle_key: str | None = None
+    """Links a used signal, the cycle that used it and its send."""
+    ids: dict[str, str] = Field(default_factory=dict)
+    """signal_id, decision_id, send_id: what the event is, for a closer look."""
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Timeline(BaseModel):
+    """A user's proactive story, newest first, and what a cycle would decide now."""
+
+    user: UserProfile
+    now: Preview
+    events: list[TimelineEvent]
 
 
 class FeedbackSummary(BaseModel):

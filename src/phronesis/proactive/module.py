@@ -18,6 +18,7 @@ from phronesis.proactive.candidates import CandidateSource
 from phronesis.proactive.channels.registry import build_channels
 from phronesis.proactive.channels.types import Channel
 from phronesis.proactive.controls import PauseIn, PauseState, TenantControls
+from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.cycle import CycleParts, CycleRunner
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
@@ -28,10 +29,13 @@ from phronesis.proactive.models import (
     FeedbackSummary,
     MuteIn,
     OptOutIn,
+    Preview,
+    PreviewIn,
     ProactiveFeedback,
     Signal,
     SignalIn,
     TickReport,
+    Timeline,
     UserIn,
     UserMessageIn,
     UserProfile,
@@ -46,6 +50,7 @@ from phronesis.proactive.sources.types import SignalSource
 from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.tick import Ticker
+from phronesis.proactive.timeline import timeline_events
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import OutboundSettings, ProactiveSettings
 from phronesis.storage.database import Database
@@ -73,6 +78,7 @@ class ProactiveModule:
         self.settings = settings
         self._db = database
         self._clock = clock
+        self._decisions = decisions
         outbound = outbound or OutboundSettings()
         self.outbound = OutboundPolicy.of(outbound.allow, settings.webhook_url, settings.whatsapp_api_url)
         """Where a user's URLs may lead (issue 20): checked when they are given and when they are used."""
@@ -87,7 +93,8 @@ class ProactiveModule:
         self.insights = InsightRepository(database)
         self.suppressions = SuppressionRepository(database)
         self.controls = TenantControls(database)
-        self.feedback = FeedbackLoop(settings, self.sends, self.suppressions, self.users)
+        self.counters = CounterRepository(database)
+        self.feedback = FeedbackLoop(settings, self.sends, self.suppressions, self.users, self.counters)
         generator = None
         if llm is not None and settings.candidates != "templates":
             generator = LLMCandidates(
@@ -104,8 +111,11 @@ class ProactiveModule:
             users=self.users,
             channels=self.channels,
             decisions=decisions,
+            counters=self.counters,
             clock=clock,
         )
+        self._templates = CandidateSource(None, max_candidates=settings.max_candidates)
+        """Template candidates only: a preview that must not call (or pay) the LLM."""
         runner = CycleRunner(
             settings,
             CycleParts(
@@ -131,6 +141,7 @@ class ProactiveModule:
             feedback=self.feedback,
             runner=runner,
             outbox=self.outbox,
+            counters=self.counters,
             decisions=decisions,
             clock=clock,
         )
@@ -216,6 +227,36 @@ class ProactiveModule:
     ) -> TickReport:
         """Every due user's cycle (of ``tenant``, or of every tenant with work)."""
         return await self.ticker.tick(tenant, user_ids=user_ids, now=now, sweep=sweep)
+
+    async def preview(self, tenant: str, body: PreviewIn) -> Preview:
+        """What a cycle would decide for the user at ``body.at`` (now by default), with nothing
+        written: no signal used, no message sent, no record (issue 24, item 11)."""
+        at = body.at or self._clock.now()
+        source = self._templates if not body.llm else None
+        preview = await self.ticker.preview(tenant, body.user_id, at, candidates=source)
+        if preview is None:
+            raise NotFoundError("user", body.user_id)
+        return preview
+
+    async def timeline(self, tenant: str, user_id: str, *, days: float = 7.0, limit: int = 200) -> Timeline:
+        """The user's signals, cycles, sends and feedback, newest first, with what a cycle would
+        decide now (issue 24, item 10)."""
+        user = await self.users.get(tenant, user_id)
+        now = self._clock.now()
+        since = now - timedelta(days=days)
+        signals = await self.signals.list(tenant, user_id, pending=None, limit=limit, offset=0)
+        records = await self._decisions.query(tenant, kind="proactive", subject_id=user_id, since=since, limit=limit)
+        sends = await self.sends.list(
+            tenant, user_id=user_id, outcome=None, category=None, since=since, limit=limit, offset=0
+        )
+        current = await self.preview(tenant, PreviewIn(user_id=user_id, llm=False))
+        events = timeline_events(signals, records, sends, since=since, limit=limit)
+        return Timeline(user=user, now=current, events=events)
+
+    async def stats(self, tenant: str, *, days: int = 7) -> dict[str, dict[str, int]]:
+        """The tenant's counters per UTC day (``counters``): cycles by outcome, LLM use, deliveries, feedback."""
+        since = (self._clock.now() - timedelta(days=days - 1)).date()
+        return await self.counters.daily(tenant, since)
 
     async def redeliver(self, tenant: str | None = None) -> dict[str, int]:
         """Deliver the committed sends whose delivery was abandoned or is due again (``outbox``)."""

@@ -28,6 +28,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
+from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
@@ -65,6 +66,7 @@ class Outbox:
         users: UserRepository,
         channels: dict[str, Channel],
         decisions: DecisionRecordRepository,
+        counters: CounterRepository,
         clock: Clock,
     ) -> None:
         self._settings = settings
@@ -73,6 +75,7 @@ class Outbox:
         self._users = users
         self._channels = channels
         self._decisions = decisions
+        self._counters = counters
         self._clock = clock
 
     def lease_until(self, now: datetime) -> datetime:
@@ -102,6 +105,7 @@ class Outbox:
                 await self._sends.retry_at(
                     conn, attempt.tenant, attempt.send_id, now + timedelta(seconds=wait), detail=delivery.detail
                 )
+                await self._counters.bump(conn, attempt.tenant, now, {"delivery:retrying": 1})
             log.warning(
                 "proactive message %s to %s/%s not delivered (attempt %d of %d, again in %.0f s): %s",
                 attempt.send_id,
@@ -138,6 +142,7 @@ class Outbox:
                 detail=detail,
                 delivered_at=now if status == "sent" and attempt.attempts > 1 else None,
             )
+            await self._counters.bump(conn, attempt.tenant, now, {f"delivery:{status}": 1})
             if attempt.decision_id is not None:
                 await self._decisions.merge_attributes(
                     attempt.tenant,

@@ -2,9 +2,9 @@
 ``proactive.retention_days`` after it was stored, by the server's hourly purge.
 
 Done with: a signal used by a cycle or expired; a send (the ignore sweep decides every pending
-one within hours); a deferred insight (used or expired). The purge is time-based, in one
-transaction, whatever the tables' size; nothing younger than the 30 days the feedback summary
-reads can go (the setting's floor is 31).
+one within hours); a deferred insight (used or expired); the daily counters of older days.
+The purge is time-based, in one transaction, whatever the tables' size; nothing younger than
+the 30 days the feedback summary reads can go (the setting's floor is 31).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import delete, or_
 
+from phronesis.proactive.counters import CounterRepository
 from phronesis.storage.database import Database
 from phronesis.storage.tables import proactive_deferred_insights, proactive_sends, proactive_signals
 
@@ -31,6 +32,7 @@ async def purge(database: Database, now: datetime, retention: timedelta) -> dict
         "insights": delete(proactive_deferred_insights).where(
             insights.created_at < cutoff, or_(insights.used.is_(True), insights.expires_at <= now)
         ),
+        "counters": CounterRepository.purge_statement(cutoff),
     }
     counts: dict[str, int] = {}
     async with database.transaction() as conn:

@@ -32,7 +32,7 @@ COUNTED = ("sending", "sent")
 
 def feedback_model(row: Any) -> ProactiveFeedback:
     values = dict(row._mapping)
-    for key in ("tenant", "cycle_key", "delivery_detail", "outcome_at"):
+    for key in ("tenant", "cycle_key", "next_attempt_at"):
         values.pop(key, None)
     return ProactiveFeedback.model_validate(values)
 

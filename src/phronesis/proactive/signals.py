@@ -56,7 +56,6 @@ def dedup_key(signal: SignalIn) -> str:
 def _signal(row: Any) -> Signal:
     values = dict(row._mapping)
     values.pop("tenant")
-    values.pop("cycle_key", None)
     return Signal.model_validate(values)
 
 

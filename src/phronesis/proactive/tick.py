@@ -17,9 +17,11 @@ from datetime import datetime, timedelta
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import PhronesisError
+from phronesis.proactive.candidates import CandidateSource
+from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
 from phronesis.proactive.feedback import FeedbackLoop
-from phronesis.proactive.models import CycleResult, TickReport
+from phronesis.proactive.models import CycleResult, Preview, TickReport
 from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.sends import SendRepository
@@ -47,6 +49,17 @@ def blocked_result(screened: Screened, key: str) -> CycleResult:
     )
 
 
+def _counts(results: list[CycleResult]) -> Counter[str]:
+    """The counters these cycles add (``proactive.counters``)."""
+    counts: Counter[str] = Counter()
+    for result in results:
+        counts[f"cycle:{result.reason}"] += 1
+        counts["llm_calls"] += result.llm_called
+        counts["prompt_tokens"] += result.prompt_tokens or 0
+        counts["completion_tokens"] += result.completion_tokens or 0
+    return counts
+
+
 class Ticker:
     def __init__(
         self,
@@ -59,6 +72,7 @@ class Ticker:
         feedback: FeedbackLoop,
         runner: CycleRunner,
         outbox: Outbox,
+        counters: CounterRepository,
         decisions: DecisionRecordRepository,
         clock: Clock,
     ) -> None:
@@ -70,6 +84,7 @@ class Ticker:
         self._feedback = feedback
         self._runner = runner
         self._outbox = outbox
+        self._counters = counters
         self._decisions = decisions
         self._clock = clock
 
@@ -81,6 +96,7 @@ class Ticker:
             if not users:
                 return 0
             expired = await self._sends.expire_pending(conn, tenant, before, now)
+            await self._counters.bump(conn, tenant, now, {"feedback:ignored": expired})
             for user_id in users:
                 await self._feedback.refresh(conn, tenant, user_id, now)
         return expired
@@ -96,7 +112,32 @@ class Ticker:
         screened = await self.screen(tenant, [user_id], now)
         if not screened:
             return None
-        return await self._decide(tenant, screened[0], now, cycle_key(now, self._settings.cycle_minutes))
+        result = await self._decide(tenant, screened[0], now, cycle_key(now, self._settings.cycle_minutes))
+        async with self._db.transaction() as conn:
+            await self._counters.bump(conn, tenant, now, _counts([result]))
+        return result
+
+    async def preview(
+        self, tenant: str, user_id: str, at: datetime, *, candidates: CandidateSource | None = None
+    ) -> Preview | None:
+        """What a cycle would decide for the user at ``at``, with nothing written; None: no such user."""
+        screened = await self.screen(tenant, [user_id], at)
+        if not screened:
+            return None
+        first, _ = screened[0]
+        if first.passed:
+            return await self._runner.preview(tenant, first, at, candidates=candidates)
+        assert first.reason is not None
+        return Preview(
+            user_id=user_id,
+            at=at,
+            decision="silent",
+            reason=first.reason,
+            trust_level=first.trust.level,
+            threshold=first.trust.policy.score_threshold,
+            sends_today=first.sends_today,
+            signals=[],
+        )
 
     async def _decide(self, tenant: str, pair: tuple[Screened, UserState], now: datetime, key: str) -> CycleResult:
         screened, state = pair
@@ -165,6 +206,10 @@ class Ticker:
                     async with self._db.transaction() as conn:
                         await self._decisions.add_many([blocked_record(t, s, key) for s in blocked], connection=conn)
                 ran = await asyncio.gather(*(full_cycle(t, pair) for pair in screened if pair[0].passed))
+                async with self._db.transaction() as conn:  # one statement per name for the chunk
+                    chunk = _counts([blocked_result(s, key) for s in blocked] + [r for r in ran if r is not None])
+                    chunk["cycle:error"] += sum(1 for r in ran if r is None)
+                    await self._counters.bump(conn, t, now, chunk)
                 for result in ran:
                     if result is None:
                         reasons["error"] += 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     CheckConstraint,
     Column,
@@ -40,7 +41,7 @@ __all__ = [
     "index_changes",
     "learning_channel",
     "metadata",
-    "proactive_cycle_counts",
+    "proactive_counters",
     "proactive_deferred_insights",
     "proactive_sends",
     "proactive_signals",
@@ -570,16 +571,17 @@ proactive_tenants = Table(
 )
 """A tenant's kill switch (issue 24): while paused no cycle of theirs sends anything."""
 
-proactive_cycle_counts = Table(
-    "proactive_cycle_counts",
+proactive_counters = Table(
+    "proactive_counters",
     metadata,
     Column("tenant", String(64), primary_key=True),
     Column("day", String(10), primary_key=True),
-    Column("outcome", String(32), primary_key=True),
-    Column("count", Integer, nullable=False),
+    Column("name", String(48), primary_key=True),
+    Column("value", BigInteger, nullable=False),
 )
-"""Cycles per UTC day and outcome (sent, explored, every block reason): why users were not
-messaged, counted even when blocked cycles are not recorded one by one (issue 24)."""
+"""Proactive counters per tenant and UTC day (``proactive.counters``): cycles by outcome (sent,
+every block reason), LLM calls and tokens, deliveries, feedback. Why users were not messaged,
+counted even when blocked cycles are not recorded one by one (issue 24)."""
 
 # --- vector indexes ---------------------------------------------------------------------
 

@@ -50,4 +50,6 @@ async def metrics(request: Request, engine: EngineDep) -> Response:
     registry.runs_indexed.set(len(engine.admission.index))
     for reason, count in (await engine.admission.memory_decisions.fallbacks()).items():
         registry.admission_fallbacks.labels(reason).set(count)
+    for name, value in (await engine.proactive.counters.totals()).items():
+        registry.proactive.labels(name).set(value)
     return Response(generate_latest(registry.registry), media_type=CONTENT_TYPE_LATEST)

@@ -18,10 +18,13 @@ from phronesis.proactive.models import (
     FeedbackSummary,
     MuteIn,
     OptOutIn,
+    Preview,
+    PreviewIn,
     ProactiveFeedback,
     Signal,
     SignalIn,
     TickReport,
+    Timeline,
     UserIn,
     UserMessageIn,
     UserProfile,
@@ -156,6 +159,35 @@ async def run_cycles(body: CycleRequest, engine: EngineDep, tenant: TenantDep) -
     if body.user_id is not None:
         return await engine.proactive.run_cycle(tenant, body.user_id)
     return await engine.proactive.tick(tenant)
+
+
+@router.post(
+    "/v1/proactive/preview",
+    summary="What a user's cycle would decide (at a given time): verdict, candidates, scores, message; nothing written",
+)
+async def preview(body: PreviewIn, engine: EngineDep, tenant: TenantDep) -> Preview:
+    return await engine.proactive.preview(tenant, body)
+
+
+@router.get(
+    "/v1/users/{user_id}/timeline",
+    summary="Why the user got a message or did not: signals, cycles, sends, feedback, and a cycle's verdict now",
+)
+async def timeline(
+    user_id: UserPath,
+    engine: EngineDep,
+    tenant: TenantDep,
+    days: Annotated[float, Query(gt=0, le=366)] = 7,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> Timeline:
+    return await engine.proactive.timeline(tenant, user_id, days=days, limit=limit)
+
+
+@router.get("/v1/proactive/stats", summary="The tenant's proactive counters per UTC day: cycles by outcome, LLM use")
+async def stats(
+    engine: EngineDep, tenant: TenantDep, days: Annotated[int, Query(ge=1, le=366)] = 7
+) -> dict[str, dict[str, int]]:
+    return await engine.proactive.stats(tenant, days=days)
 
 
 @router.get("/v1/proactive/feedback", summary="Proactive sends and their feedback, newest first")

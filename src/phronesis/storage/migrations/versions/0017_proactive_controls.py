@@ -5,8 +5,8 @@
 - A tenant can pause every proactive message (``proactive_tenants.paused``: the kill switch).
 - A send is an outbox entry: ``attempts`` so far and ``next_attempt_at``, when a send still
   ``sending`` is retried (its lease: a worker that died after the commit leaves it there).
-- ``proactive_block_counts``: cycles per day and outcome (every block reason, sent), counted
-  even when the blocked cycles themselves are not recorded.
+- ``proactive_counters``: per tenant and day, cycles by outcome (every block reason, sent), LLM
+  calls and tokens, deliveries and feedback, counted even when blocked cycles are not recorded.
 
 Revision ID: 0017
 Revises: 0016
@@ -42,16 +42,16 @@ def upgrade() -> None:
         sa.Column("updated_at", UTCDateTime(), nullable=False),
     )
     op.create_table(
-        "proactive_cycle_counts",
+        "proactive_counters",
         sa.Column("tenant", sa.String(64), primary_key=True),
         sa.Column("day", sa.String(10), primary_key=True),
-        sa.Column("outcome", sa.String(32), primary_key=True),
-        sa.Column("count", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(48), primary_key=True),
+        sa.Column("value", sa.BigInteger(), nullable=False),
     )
 
 
 def downgrade() -> None:
-    op.drop_table("proactive_cycle_counts")
+    op.drop_table("proactive_counters")
     op.drop_table("proactive_tenants")
     op.drop_index("ix_proactive_sends_outbox", table_name="proactive_sends")
     with op.batch_alter_table("proactive_sends") as batch:

@@ -99,6 +99,10 @@ async def test_a_failure_not_worth_retrying_fails_at_once(make: Callable[..., Pr
     assert (result.decision, result.reason) == ("silent", "delivery_failed")
 
 
+class _Killed(Exception):
+    """The process died (a real SIGKILL is in ``test_celery.py``)."""
+
+
 class _Dies:
     """A channel whose process dies mid-delivery: the error escapes the cycle (as a kill would)."""
 
@@ -110,7 +114,7 @@ class _Dies:
 
     async def deliver(self, message: Outbound) -> Delivery:
         if self.dead:
-            raise SystemExit("killed")
+            raise _Killed
         self.sent.append(message)
         return Delivery("sent", "recorded", 1)
 
@@ -123,7 +127,7 @@ async def test_a_send_abandoned_after_its_commit_is_delivered_once_its_lease_run
     proactive = make(channel_=channel, **FAST)
     await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline(9)])
-    with pytest.raises(SystemExit):
+    with pytest.raises(_Killed):
         await proactive.run_cycle("t", "ana")
     channel.dead = False
     [row] = await proactive.list_feedback("t")
@@ -145,7 +149,7 @@ async def test_two_workers_never_deliver_one_abandoned_send_twice(
     proactive = make(channel_=channel, **FAST)
     await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline(9)])
-    with pytest.raises(SystemExit):
+    with pytest.raises(_Killed):
         await proactive.run_cycle("t", "ana")
     channel.dead = False
     clock.advance(seconds=121)

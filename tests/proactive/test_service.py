@@ -414,3 +414,25 @@ async def test_the_purge_deletes_what_is_done_with_after_the_retention(
     assert [s.data["title"] for s in await proactive.list_signals("t", "ana")] == ["New essay"]
     assert await proactive.list_feedback("t", user_id="ana") == []
     assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0, "counters": 0}
+
+
+async def test_a_batch_whose_commit_fails_is_committed_user_by_user(
+    proactive: ProactiveModule, channel: RecordingChannel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick commits the cycles of many users in one transaction; one user's bad write must not
+    cost the others their cycle (the batch is committed again one user at a time)."""
+    add_many = proactive.ticker._runner._p.decisions.add_many
+
+    async def refuse_ana(records: Any, *, connection: Any) -> None:
+        if any(r.subject_id == "ana" for r in records):
+            raise StorageError("database refused: injected for ana")
+        await add_many(records, connection=connection)
+
+    monkeypatch.setattr(proactive.ticker._runner._p.decisions, "add_many", refuse_ana)
+    for user in ("ana", "bob", "cem"):
+        await proactive.put_user("t", user, AWAKE)
+        await proactive.add_signals("t", user, [deadline(9)])
+    report = await proactive.tick("t")
+    assert report.reasons == {"error": 1, "sent": 2}
+    assert sorted(m.user_id for m in channel.sent) == ["bob", "cem"]
+    assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # ana's cycle left nothing behind

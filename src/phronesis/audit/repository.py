@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, OutcomeSummary, PathCount
@@ -225,6 +225,40 @@ class DecisionRecordRepository:
                 values["action"], values["reason"] = outcome
             await conn.execute(update(decision_records).where(*where).values(**values))
         return DecisionRecord.model_validate({**dict(row._mapping), **values})
+
+    async def merge_attributes_many(
+        self,
+        tenant: str,
+        patches: dict[str, tuple[dict[str, Any], tuple[str, str] | None]],
+        *,
+        connection: AsyncConnection,
+    ) -> None:
+        """``merge_attributes`` for many records in two statements (a batch of proactive deliveries):
+        record id → (patch, outcome). Records that do not exist are skipped."""
+        if not patches:
+            return
+        c = decision_records.c
+        ids = sorted(patches)
+        query = select(c.id, c.attributes, c.action, c.reason).where(c.tenant == tenant, c.id.in_(ids)).order_by(c.id)
+        rows = list(await connection.execute(query.with_for_update()))
+        values = []
+        for row in rows:
+            patch, outcome = patches[row.id]
+            action, reason = outcome or (row.action, row.reason)
+            values.append(
+                {"b_id": row.id, "b_attributes": {**row.attributes, **patch}, "b_action": action, "b_reason": reason}
+            )
+        if values:
+            statement = (
+                update(decision_records)
+                .where(c.tenant == tenant, c.id == bindparam("b_id"))
+                .values(
+                    attributes=bindparam("b_attributes", type_=c.attributes.type),
+                    action=bindparam("b_action"),
+                    reason=bindparam("b_reason"),
+                )
+            )
+            await connection.execute(statement, values)
 
     async def rate(self, tenant: str, record_id: str, key: str, feedback: dict[str, Any], *, correct: bool) -> None:
         """A user's rating of a decision, on its record in one transaction: ``outcome`` becomes

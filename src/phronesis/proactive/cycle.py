@@ -9,10 +9,12 @@ per cycle, ever.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.exceptions import NotFoundError, PhronesisError
 from phronesis.proactive.candidates import CandidateSource, Proposed, covered_signals
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
@@ -47,8 +50,21 @@ def cycle_key(now: datetime, minutes: float) -> str:
     return f"c{int(now.timestamp() // (minutes * 60))}"
 
 
-class _AlreadyDone(Exception):
-    """Another worker ran this user's cycle first: roll back, send nothing."""
+LLM_CONCURRENCY = 8
+"""Candidate requests of a batch in flight at once (each may be an LLM call)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """One user's cycle, decided up to its commit."""
+
+    screened: Screened
+    state: UserState
+    context: CycleContext
+    proposed: Proposed
+    scored: list[Scored]
+    chosen: Scored | None
+    deferred: list[Scored]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,25 +87,38 @@ class CycleRunner:
         self._p = parts
         self._rng = rng
 
-    async def _context(self, tenant: str, screened: Screened, now: datetime) -> CycleContext:
+    async def _contexts(self, tenant: str, screened: Sequence[Screened], now: datetime) -> dict[str, CycleContext]:
+        """Every user's context for a batch, in five queries whatever its size (a context read per
+        user was a third of a cycle's time: issue 24's 1,000 users/s)."""
         p, s = self._p, self._settings
+        ids = [one.user_id for one in screened]
         async with p.database.connect() as conn:
-            user = await p.users.get(tenant, screened.user_id, connection=conn)
+            users = {row.id: p.users.profile(row) for row in await p.users.rows(conn, tenant, ids)}
             since = now - timedelta(hours=s.dedup_window_hours)
-            recent = await p.sends.recent_messages(conn, tenant, user.id, s.recent_messages, since=since)
-            deferred = await p.insights.fresh(conn, tenant, user.id, now, 10)
-            feedback = await p.feedback.summary(conn, tenant, user.id, now)
-        return CycleContext(
-            user=user,
-            trust=screened.trust,
-            signals=screened.signals,
-            recent_messages=recent,
-            deferred=deferred,
-            feedback=feedback,
-            feedback_days=s.feedback_days,
-            local_time=now.astimezone(zone(user.timezone)),
-            now=now,
-        )
+            recent = await p.sends.recent_messages(conn, tenant, ids, s.recent_messages, since=since)
+            deferred = await p.insights.fresh(conn, tenant, ids, now, 10)
+            feedback = await p.feedback.summaries(conn, tenant, ids, now)
+        return {
+            one.user_id: CycleContext(
+                user=users[one.user_id],
+                trust=one.trust,
+                signals=one.signals,
+                recent_messages=recent.get(one.user_id, []),
+                deferred=deferred.get(one.user_id, []),
+                feedback=feedback[one.user_id],
+                feedback_days=s.feedback_days,
+                local_time=now.astimezone(zone(users[one.user_id].timezone)),
+                now=now,
+            )
+            for one in screened
+            if one.user_id in users  # deleted since it was screened: nothing to decide
+        }
+
+    async def _context(self, tenant: str, screened: Screened, now: datetime) -> CycleContext:
+        context = (await self._contexts(tenant, [screened], now)).get(screened.user_id)
+        if context is None:
+            raise NotFoundError("user", screened.user_id)
+        return context
 
     async def preview(
         self, tenant: str, screened: Screened, now: datetime, *, candidates: CandidateSource | None = None
@@ -137,79 +166,124 @@ class CycleRunner:
         )
 
     async def run(self, tenant: str, screened: Screened, state: UserState, now: datetime) -> CycleResult:
-        s, p = self._settings, self._p
-        key = cycle_key(now, s.cycle_minutes)
-        context = await self._context(tenant, screened, now)
-        proposed = await p.candidates.propose(context)
+        """One user's cycle (``run_many`` of one)."""
+        [result] = await self.run_many(tenant, [(screened, state)], now)
+        if isinstance(result, PhronesisError):
+            raise result
+        return result
+
+    async def run_many(
+        self, tenant: str, pairs: Sequence[tuple[Screened, UserState]], now: datetime
+    ) -> list[CycleResult | PhronesisError]:
+        """The cycles of a batch of screened users, in the order given; a user whose cycle failed
+        gets its error (the others go on).
+
+        Set-based: the contexts in five queries; the candidates per user (the LLM, a few at a
+        time); one transaction commits the batch under the users' locks; the deliveries run
+        together and settle in one transaction. A batch whose commit fails is committed again
+        user by user, so one bad user costs only their own cycle.
+        """
+        key = cycle_key(now, self._settings.cycle_minutes)
+        contexts = await self._contexts(tenant, [one for one, _ in pairs], now)
+        limit = asyncio.Semaphore(LLM_CONCURRENCY)
+
+        async def plan(screened: Screened, state: UserState) -> _Plan | PhronesisError:
+            context = contexts.get(screened.user_id)
+            if context is None:
+                return NotFoundError("user", screened.user_id)
+            try:
+                async with limit:
+                    proposed = await self._p.candidates.propose(context)
+            except PhronesisError as exc:
+                return exc
+            return self._plan(screened, state, context, proposed)
+
+        planned = await asyncio.gather(*(plan(one, state) for one, state in pairs))
+        ready = [one for one in planned if isinstance(one, _Plan)]
+        try:
+            async with self._p.database.transaction() as conn:
+                committed = await self._commit(conn, tenant, ready, key)
+        except PhronesisError:
+            if len(ready) == 1:
+                raise
+            committed = {}
+            for one in ready:  # one bad user must not cost the batch its cycles
+                try:
+                    async with self._p.database.transaction() as conn:
+                        committed |= await self._commit(conn, tenant, [one], key)
+                except PhronesisError as exc:
+                    log.error("proactive cycle of %s/%s failed: %s", tenant, one.screened.user_id, exc)
+                    committed[one.screened.user_id] = exc
+        await self._deliver(tenant, ready, committed, now)
+        return [
+            planned_one if isinstance(planned_one, PhronesisError) else committed[planned_one.screened.user_id]
+            for planned_one in planned
+        ]
+
+    def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:
         scored = score_candidates(
             proposed.candidates,
             threshold=screened.trust.policy.score_threshold,
             recent_messages=context.recent_messages,
             suppressed=frozenset(context.feedback.suppressed_categories),
-            settings=s,
+            settings=self._settings,
             rng=self._rng,
             opted_out=frozenset(context.user.opted_out_categories),
         )
         chosen = next((c for c in scored if c.sendable), None)
-        deferred = [c for c in scored if c.verdict == "deferred"]
-        try:
-            async with p.database.transaction() as conn:
-                result = await self._commit(conn, tenant, context, state, proposed, scored, chosen, deferred, key)
-        except _AlreadyDone:
-            return CycleResult(
-                user_id=screened.user_id,
-                cycle_key=key,
-                decision="silent",
-                reason="already_sent",
-                trust_level=screened.trust.level,
-                llm_called=proposed.llm_called,
-                prompt_tokens=proposed.prompt_tokens,
-                completion_tokens=proposed.completion_tokens,
-            )
-        if result.send_id is None:
-            return result
-        assert result.decision_id is not None and result.message is not None
-        user = context.user
-        message = Outbound(
-            send_id=result.send_id,
-            tenant=tenant,
-            user_id=user.id,
-            address=user.address,
-            text=result.message,
-            category=result.category or "nudge",
-            action_type=result.action_type or "text",
-            last_user_message_at=user.last_user_message_at,
-            now=now,
-        )
-        delivery = await p.outbox.deliver(user.channel, message)
-        settled = await p.outbox.settle(
-            Attempt(tenant, result.send_id, result.decision_id, 1, now, message), delivery, now
-        )
-        if settled == "failed":
-            return result.model_copy(update={"decision": "silent", "reason": "delivery_failed", "delivery": "failed"})
-        return result.model_copy(update={"delivery": delivery.format if settled == "sent" else "retrying"})
+        return _Plan(screened, state, context, proposed, scored, chosen, [c for c in scored if c.verdict == "deferred"])
 
     async def _commit(
-        self,
-        conn: AsyncConnection,
-        tenant: str,
-        context: CycleContext,
-        state: UserState,
-        proposed: Proposed,
-        scored: list[Scored],
-        chosen: Scored | None,
-        deferred: list[Scored],
-        key: str,
-    ) -> CycleResult:
-        s, p, now = self._settings, self._p, context.now
-        user = context.user
-        if not await p.users.lock(conn, tenant, user.id) or await p.sends.claimed(conn, tenant, user.id, key):
-            raise _AlreadyDone
-        blocked = None if chosen is None else await self._screen_again(conn, tenant, context, state, chosen)
-        waiting = _waiting(context, scored, chosen)
-        signal_ids = [sig.id for sig in context.signals if sig.id not in waiting]
-        if blocked is None and signal_ids and await p.signals.consume(conn, tenant, signal_ids, now, key) == 0:
-            raise _AlreadyDone  # another worker consumed them in this very cycle
+        self, conn: AsyncConnection, tenant: str, plans: list[_Plan], key: str
+    ) -> dict[str, CycleResult | PhronesisError]:
+        """One transaction for the batch: lock the users (in id order), re-run the pre-filter on
+        what is true now for those about to send, use the signals, keep deferred insights, claim
+        the sends and write the decision records. Per user, exactly what a cycle of one did."""
+        p = self._p
+        if not plans:
+            return {}
+        now = plans[0].context.now
+        ids = [one.screened.user_id for one in plans]
+        locked = await p.users.lock(conn, tenant, ids)
+        claimed = await p.sends.claimed(conn, tenant, ids, key)
+        screen = [one for one in plans if one.chosen is not None and one.screened.user_id in locked]
+        blocked = await self._screen_again(conn, tenant, screen, locked) if screen else {}
+        out: dict[str, CycleResult | PhronesisError] = {}
+        going: list[tuple[_Plan, BlockReason | None, list[str]]] = []
+        for one in plans:
+            user_id = one.screened.user_id
+            if user_id not in locked or user_id in claimed:
+                out[user_id] = self._already_done(one, key)  # another worker ran this cycle first
+                continue
+            reason = blocked.get(user_id)
+            waiting = _waiting(one.context, one.scored, one.chosen)
+            use = [sig.id for sig in one.context.signals if sig.id not in waiting] if reason is None else []
+            going.append((one, reason, use))
+        used = await p.signals.consume(conn, tenant, [i for _, _, use in going for i in use], now, key)
+        insights: list[dict[str, Any]] = []
+        claims: list[dict[str, Any]] = []
+        records: list[NewDecisionRecord] = []
+        for one, reason, use in going:
+            user_id = one.screened.user_id
+            if use and not used.intersection(use):
+                out[user_id] = self._already_done(one, key)  # another worker used them in this very cycle
+                continue
+            result, rows, claim, record = self._decided(tenant, one, reason, key)
+            insights += rows
+            claims += [claim] if claim else []
+            records.append(record)
+            out[user_id] = result
+        await p.insights.save(conn, insights)
+        await p.sends.claim(conn, claims)
+        await p.decisions.add_many(records, connection=conn)
+        return out
+
+    def _decided(
+        self, tenant: str, one: _Plan, blocked: BlockReason | None, key: str
+    ) -> tuple[CycleResult, list[dict[str, Any]], dict[str, Any] | None, NewDecisionRecord]:
+        """One user's decision in the batch: the result, the insight rows, the claim, the record."""
+        s, context, now = self._settings, one.context, one.context.now
+        user, scored, chosen, deferred = context.user, one.scored, one.chosen, one.deferred
         reason: str
         if blocked is not None:  # like the pre-filter's blocks: the signals wait for their turn
             chosen, reason, deferred = None, blocked, []
@@ -217,63 +291,53 @@ class CycleRunner:
             reason = "explored" if chosen.verdict == "explored" else "sent"
         else:
             reason = _silence(scored)
-        await p.insights.save(
-            conn,
-            [
-                {
-                    "tenant": tenant,
-                    "id": uuid.uuid4().hex,
-                    "user_id": user.id,
-                    "category": d.candidate.category,
-                    "message_draft": d.candidate.message,
-                    "trigger_signals": d.candidate.trigger_signals,
-                    "relevance_score": d.score,
-                    "cycle_key": key,
-                    "created_at": now,
-                    "expires_at": now + timedelta(hours=s.deferred_ttl_hours),
-                    "used": False,
-                    "used_at": None,
-                }
-                for d in deferred
-            ],
-        )
+        rows = [
+            {
+                "tenant": tenant,
+                "id": uuid.uuid4().hex,
+                "user_id": user.id,
+                "category": d.candidate.category,
+                "message_draft": d.candidate.message,
+                "trigger_signals": d.candidate.trigger_signals,
+                "relevance_score": d.score,
+                "cycle_key": key,
+                "created_at": now,
+                "expires_at": now + timedelta(hours=s.deferred_ttl_hours),
+                "used": False,
+                "used_at": None,
+            }
+            for d in deferred
+        ]
         send_id = uuid.uuid4().hex if chosen is not None else None
         decision_id = uuid.uuid4().hex
-        channel = user.channel
         probability = self._probability(scored, chosen)
-        if chosen is not None and send_id is not None:
-            claimed = await p.sends.claim(
-                conn,
-                {
-                    "tenant": tenant,
-                    "id": send_id,
-                    "user_id": user.id,
-                    "cycle_key": key,
-                    "message": chosen.candidate.message,
-                    "category": chosen.candidate.category,
-                    "trigger_signals": chosen.candidate.trigger_signals,
-                    "action_type": chosen.candidate.action_type,
-                    "channel": channel,
-                    "score": chosen.score,
-                    "probability": probability,
-                    "delivery_status": "sending",
-                    "delivery_detail": None,
-                    "sent_at": now,
-                    "outcome": "pending",
-                    "response_latency_seconds": None,
-                    "outcome_at": None,
-                    "attempts": 1,
-                    "next_attempt_at": p.outbox.lease_until(now),
-                    "decision_id": decision_id,
-                },
-            )
-            if not claimed:
-                raise _AlreadyDone
-        await p.decisions.add(
-            self._record(tenant, decision_id, context, proposed, scored, chosen, reason, key, send_id, probability),
-            connection=conn,
-        )
-        return CycleResult(
+        claim = None
+        if chosen is not None:
+            claim = {
+                "tenant": tenant,
+                "id": send_id,
+                "user_id": user.id,
+                "cycle_key": key,
+                "message": chosen.candidate.message,
+                "category": chosen.candidate.category,
+                "trigger_signals": chosen.candidate.trigger_signals,
+                "action_type": chosen.candidate.action_type,
+                "channel": user.channel,
+                "score": chosen.score,
+                "probability": probability,
+                "delivery_status": "sending",
+                "delivery_detail": None,
+                "sent_at": now,
+                "outcome": "pending",
+                "response_latency_seconds": None,
+                "outcome_at": None,
+                "attempts": 1,
+                "next_attempt_at": self._p.outbox.lease_until(now),
+                "decision_id": decision_id,
+            }
+        proposed = one.proposed
+        record = self._record(tenant, decision_id, context, proposed, scored, chosen, reason, key, send_id, probability)
+        result = CycleResult(
             user_id=user.id,
             cycle_key=key,
             decision="sent" if chosen is not None else "silent",
@@ -287,50 +351,101 @@ class CycleRunner:
             threshold=context.trust.policy.score_threshold,
             probability=probability,
             send_id=send_id,
-            channel=channel if chosen else None,
+            channel=user.channel if chosen else None,
             deferred=len(deferred),
             signals=[sig.type for sig in context.signals],
             decision_id=decision_id,
             prompt_tokens=proposed.prompt_tokens,
             completion_tokens=proposed.completion_tokens,
         )
+        return result, rows, claim, record
+
+    def _already_done(self, one: _Plan, key: str) -> CycleResult:
+        return CycleResult(
+            user_id=one.screened.user_id,
+            cycle_key=key,
+            decision="silent",
+            reason="already_sent",
+            trust_level=one.screened.trust.level,
+            llm_called=one.proposed.llm_called,
+            prompt_tokens=one.proposed.prompt_tokens,
+            completion_tokens=one.proposed.completion_tokens,
+        )
+
+    async def _deliver(
+        self, tenant: str, plans: list[_Plan], committed: dict[str, CycleResult | PhronesisError], now: datetime
+    ) -> None:
+        """Deliver the batch's sends together and settle them in one transaction (``outbox``)."""
+        attempts: list[Attempt] = []
+        for one in plans:
+            result = committed.get(one.screened.user_id)
+            if not isinstance(result, CycleResult) or result.send_id is None:
+                continue
+            assert result.decision_id is not None and result.message is not None
+            user = one.context.user
+            message = Outbound(
+                send_id=result.send_id,
+                tenant=tenant,
+                user_id=user.id,
+                address=user.address,
+                text=result.message,
+                category=result.category or "nudge",
+                action_type=result.action_type or "text",
+                last_user_message_at=user.last_user_message_at,
+                now=now,
+            )
+            attempts.append(Attempt(tenant, result.send_id, result.decision_id, 1, now, message, user.channel))
+        if not attempts:
+            return
+        settled = await self._p.outbox.deliver_all(attempts, now)
+        for attempt, (how, delivery) in zip(attempts, settled, strict=True):
+            user_id = attempt.message.user_id
+            result = committed[user_id]
+            assert isinstance(result, CycleResult)
+            if how == "failed":
+                update = {"decision": "silent", "reason": "delivery_failed", "delivery": "failed"}
+            else:
+                update = {"delivery": delivery.format if how == "sent" else "retrying"}
+            committed[user_id] = result.model_copy(update=update)
 
     async def _screen_again(
-        self, conn: AsyncConnection, tenant: str, context: CycleContext, state: UserState, chosen: Scored
-    ) -> BlockReason | None:
-        """The pre-filter again, under the user's lock, on the sends committed since it first ran:
+        self, conn: AsyncConnection, tenant: str, plans: list[_Plan], locked: dict[str, Any]
+    ) -> dict[str, BlockReason]:
+        """The pre-filter again, under the users' locks, on the sends committed since it first ran:
         everything another cycle can change (the daily cap, the cooldown; quiet hours for a
         signal set that lost its urgent member) is decided on what is true at commit. Two cycles of
         neighbouring slots (the scheduler at 12:04:59, the API at 12:05:01) both screened before
         either committed, and sent two non-urgent messages 2 s apart through a 30-minute cooldown
         (issue 24); only the cap was re-counted. An opt-out, a mute or the tenant's pause that
         landed after the screening stops the send the same way, and so does an opt-out of the chosen
-        message's category or a suppression a reply caused in the meantime."""
-        user, now, p = context.user, context.now, self._p
-        recent = (await p.sends.recent_for(conn, tenant, [user.id], now - CAP_LOOKBACK)).get(user.id, [])
-        controls = await p.users.controls(conn, tenant, user.id)
-        fresh = UserState(
-            user.id,
-            state.zone,
-            state.sleep,
-            state.wake,
-            state.trust,
-            context.signals,
-            recent,
-            state.ignored_types,
-            opted_out=bool(controls and controls.opted_out),
-            muted_until=controls.muted_until if controls else None,
-            paused=await p.controls.paused(conn, tenant),
-        )
-        reason = prefilter(fresh, now, self._settings).reason
-        if reason is not None:
-            return reason
-        category = chosen.candidate.category
-        if controls is not None and category in (controls.opted_out_categories or ()):
-            return "opted_out"
-        if category in (await p.feedback.suppressions.active(conn, tenant, [user.id], now)).get(user.id, ()):
-            return "suppressed"  # a reply in the meantime switched the category off
-        return None
+        message's category or a suppression a reply caused in the meantime. Set-based: three
+        queries for the batch."""
+        p = self._p
+        now = plans[0].context.now
+        ids = [one.screened.user_id for one in plans]
+        recent = await p.sends.recent_for(conn, tenant, ids, now - CAP_LOOKBACK)
+        suppressed = await p.feedback.suppressions.active(conn, tenant, ids, now)
+        paused = await p.controls.paused(conn, tenant)
+        out: dict[str, BlockReason] = {}
+        for one in plans:
+            user_id, state, controls = one.screened.user_id, one.state, locked[one.screened.user_id]
+            fresh = replace(
+                state,
+                signals=one.context.signals,
+                recent_sends=recent.get(user_id, []),
+                opted_out=bool(controls.opted_out),
+                muted_until=controls.muted_until,
+                paused=paused,
+            )
+            reason = prefilter(fresh, now, self._settings).reason
+            category = one.chosen.candidate.category if one.chosen else ""
+            if reason is None and category in (controls.opted_out_categories or ()):
+                reason = "opted_out"
+            if reason is None and category in suppressed.get(user_id, ()):
+                reason = "suppressed"  # a reply in the meantime switched the category off
+            if reason is not None:
+                out[user_id] = reason
+        return out
 
     def _probability(self, scored: list[Scored], chosen: Scored | None) -> float:
         """P(this outcome | these scores): exploration is the only randomness (for IPS later)."""

@@ -15,6 +15,7 @@ signal types they ignore are re-derived from the window.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -169,7 +170,9 @@ class FeedbackLoop:
     async def refresh(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> FeedbackSummary:
         """Re-derive suppressions and ignored signal types from the windows; the summary."""
         s = self._settings
-        window = await self._sends.window(conn, tenant, user_id, now - timedelta(days=s.feedback_days))
+        window = (await self._sends.window(conn, tenant, [user_id], now - timedelta(days=s.feedback_days))).get(
+            user_id, []
+        )
         recent = now - timedelta(days=s.suppression_days)
         dated = await self._sends.window_dated(conn, tenant, user_id, recent)
         suppressed = await self.suppressions.refresh(conn, tenant, user_id, dated, now, s)
@@ -177,7 +180,17 @@ class FeedbackLoop:
         return summarise(window, suppressed, late_after=s.engagement_window_minutes * 60)
 
     async def summary(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> FeedbackSummary:
+        return (await self.summaries(conn, tenant, [user_id], now))[user_id]
+
+    async def summaries(
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], now: datetime
+    ) -> dict[str, FeedbackSummary]:
+        """Seed 004 §5's summary for a batch of users, in two queries."""
         s = self._settings
-        window = await self._sends.window(conn, tenant, user_id, now - timedelta(days=s.feedback_days))
-        suppressed = sorted((await self.suppressions.active(conn, tenant, [user_id], now)).get(user_id, frozenset()))
-        return summarise(window, suppressed, late_after=s.engagement_window_minutes * 60)
+        windows = await self._sends.window(conn, tenant, user_ids, now - timedelta(days=s.feedback_days))
+        suppressed = await self.suppressions.active(conn, tenant, user_ids, now)
+        late = s.engagement_window_minutes * 60
+        return {
+            user_id: summarise(windows.get(user_id, []), sorted(suppressed.get(user_id, ())), late_after=late)
+            for user_id in user_ids
+        }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -11,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import DeferredInsight
 from phronesis.storage.database import Database
+from phronesis.storage.filters import member_of
 from phronesis.storage.tables import proactive_deferred_insights
 
 __all__ = ["InsightRepository"]
@@ -33,22 +35,30 @@ class InsightRepository:
         if rows:
             await conn.execute(insert(proactive_deferred_insights), list(rows))
 
-    def _fresh(self, tenant: str, user_id: str, now: datetime) -> Any:
+    def _fresh(self, tenant: str, user_ids: Sequence[str], now: datetime) -> Any:
         return select(proactive_deferred_insights).where(
-            c.tenant == tenant, c.user_id == user_id, c.used.is_(False), c.expires_at >= now
+            c.tenant == tenant,
+            member_of(c.user_id, user_ids, self._db.dialect),
+            c.used.is_(False),
+            c.expires_at >= now,
         )
 
     async def fresh(
-        self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime, limit: int
-    ) -> list[DeferredInsight]:
-        query = self._fresh(tenant, user_id, now).order_by(c.relevance_score.desc(), c.created_at).limit(limit)
-        return [_insight(r) for r in await conn.execute(query)]
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], now: datetime, limit: int
+    ) -> dict[str, list[DeferredInsight]]:
+        """Each user's best ``limit`` fresh, unused insights, in one query for a batch of users."""
+        query = self._fresh(tenant, user_ids, now).order_by(c.user_id, c.relevance_score.desc(), c.created_at)
+        out: dict[str, list[DeferredInsight]] = defaultdict(list)
+        for row in await conn.execute(query):
+            if len(out[row.user_id]) < limit:
+                out[row.user_id].append(_insight(row))
+        return out
 
     async def take(
         self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime, limit: int
     ) -> list[DeferredInsight]:
         """The best fresh, unused insights, marked used in the same transaction (seed 004 §6)."""
-        taken = await self.fresh(conn, tenant, user_id, now, limit)
+        taken = (await self.fresh(conn, tenant, [user_id], now, limit)).get(user_id, [])
         if taken:
             await conn.execute(
                 update(proactive_deferred_insights)
@@ -61,7 +71,7 @@ class InsightRepository:
         self, tenant: str, user_id: str, *, fresh_only: bool, now: datetime, limit: int, offset: int
     ) -> list[DeferredInsight]:
         query = (
-            self._fresh(tenant, user_id, now)
+            self._fresh(tenant, [user_id], now)
             if fresh_only
             else select(proactive_deferred_insights).where(c.tenant == tenant, c.user_id == user_id)
         )

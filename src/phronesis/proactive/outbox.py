@@ -19,10 +19,15 @@ the message was never delivered, and it counted toward the cap. Now:
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
@@ -41,6 +46,8 @@ log = logging.getLogger("phronesis.proactive")
 Settled = Literal["sent", "retrying", "failed"]
 BATCH = 200
 """Sends taken per pass: the rest wait for the next tick (the oldest first)."""
+DELIVERY_CONCURRENCY = 16
+"""Deliveries of a batch in flight at once (each an HTTP request to a channel)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,7 @@ class Attempt:
     """Deliveries tried so far, this one included."""
     sent_at: datetime
     message: Outbound
+    channel: str
 
 
 class Outbox:
@@ -89,23 +97,50 @@ class Outbox:
             return Delivery("failed", f"channel {channel_name!r} is not configured", 0)
         return await channel.deliver(message)
 
-    async def settle(self, attempt: Attempt, delivery: Delivery, now: datetime) -> Settled:
-        """Record how a delivery went: sent, to be retried, or failed for good."""
+    async def deliver_all(self, attempts: Sequence[Attempt], now: datetime) -> list[tuple[Settled, Delivery]]:
+        """Deliver a batch together (a few at a time) and settle it in one transaction."""
+        limit = asyncio.Semaphore(DELIVERY_CONCURRENCY)
+
+        async def one(attempt: Attempt) -> Delivery:
+            async with limit:
+                return await self.deliver(attempt.channel, attempt.message)
+
+        deliveries = await asyncio.gather(*(one(a) for a in attempts))
+        settled = await self.settle(list(zip(attempts, deliveries, strict=True)), now)
+        return list(zip(settled, deliveries, strict=True))
+
+    async def settle(self, done: Sequence[tuple[Attempt, Delivery]], now: datetime) -> list[Settled]:
+        """Record how deliveries went, in one transaction: sent, to be retried, or failed for good."""
         s = self._settings
-        age = now - attempt.sent_at
-        retry = (
-            delivery.status == "failed"
-            and delivery.retryable
-            and attempt.attempts < s.outbox_attempts
-            and age < timedelta(minutes=s.outbox_max_age_minutes)
-        )
-        if retry:
-            wait = s.outbox_retry_sec * 2 ** (attempt.attempts - 1)
-            async with self._db.transaction() as conn:
+        out: list[Settled] = []
+        retries: list[tuple[Attempt, Delivery, float]] = []
+        finished: list[tuple[Attempt, str, str, str]] = []
+        for attempt, delivery in done:
+            retry = (
+                delivery.status == "failed"
+                and delivery.retryable
+                and attempt.attempts < s.outbox_attempts
+                and now - attempt.sent_at < timedelta(minutes=s.outbox_max_age_minutes)
+            )
+            if retry:
+                retries.append((attempt, delivery, s.outbox_retry_sec * 2 ** (attempt.attempts - 1)))
+                out.append("retrying")
+                continue
+            detail = delivery.detail
+            if delivery.status == "failed" and delivery.retryable:
+                detail = f"gave up after {attempt.attempts} attempts: {detail}"
+            finished.append((attempt, delivery.status, detail, delivery.format))
+            out.append("sent" if delivery.status == "sent" else "failed")
+        async with self._db.transaction() as conn:
+            for attempt, delivery, wait in retries:
                 await self._sends.retry_at(
                     conn, attempt.tenant, attempt.send_id, now + timedelta(seconds=wait), detail=delivery.detail
                 )
-                await self._counters.bump(conn, attempt.tenant, now, {"delivery:retrying": 1})
+            await self._finish(conn, finished, now)
+            for tenant in {attempt.tenant for attempt, _ in done}:
+                mine = Counter(f"delivery:{how}" for (a, _), how in zip(done, out, strict=True) if a.tenant == tenant)
+                await self._counters.bump(conn, tenant, now, mine)
+        for attempt, delivery, wait in retries:
             log.warning(
                 "proactive message %s to %s/%s not delivered (attempt %d of %d, again in %.0f s): %s",
                 attempt.send_id,
@@ -116,46 +151,50 @@ class Outbox:
                 wait,
                 delivery.detail,
             )
-            return "retrying"
-        detail = delivery.detail
-        if delivery.status == "failed" and delivery.retryable:
-            detail = f"gave up after {attempt.attempts} attempts: {detail}"
-        await self._finish(attempt, delivery.status, detail, delivery.format, now)
-        if delivery.status == "failed":
-            log.warning(
-                "proactive message %s to %s/%s not delivered: %s",
-                attempt.send_id,
-                attempt.tenant,
-                attempt.message.user_id,
-                detail,
-            )
-            return "failed"
-        return "sent"
-
-    async def _finish(self, attempt: Attempt, status: str, detail: str, format: str, now: datetime) -> None:
-        async with self._db.transaction() as conn:
-            await self._sends.finish(
-                conn,
-                attempt.tenant,
-                attempt.send_id,
-                status=status,
-                detail=detail,
-                delivered_at=now if status == "sent" and attempt.attempts > 1 else None,
-            )
-            await self._counters.bump(conn, attempt.tenant, now, {f"delivery:{status}": 1})
-            if attempt.decision_id is not None:
-                await self._decisions.merge_attributes(
+        for attempt, status, detail, _ in finished:
+            if status == "failed":
+                log.warning(
+                    "proactive message %s to %s/%s not delivered: %s",
+                    attempt.send_id,
                     attempt.tenant,
-                    attempt.decision_id,
-                    {
-                        "delivery": status,
-                        "delivery_detail": detail,
-                        "delivery_format": format,
-                        "delivery_attempts": attempt.attempts,
-                    },
-                    connection=conn,
-                    outcome=("silent", "delivery_failed") if status == "failed" else None,
+                    attempt.message.user_id,
+                    detail,
                 )
+        return out
+
+    async def _finish(
+        self, conn: AsyncConnection, finished: Sequence[tuple[Attempt, str, str, str]], now: datetime
+    ) -> None:
+        """Deliveries that ended (sent or failed): out of the outbox, and on their records."""
+        if not finished:
+            return
+        await self._sends.finish(
+            conn,
+            [
+                {
+                    "tenant": attempt.tenant,
+                    "id": attempt.send_id,
+                    "status": status,
+                    "detail": detail,
+                    "delivered_at": now if status == "sent" and attempt.attempts > 1 else None,
+                }
+                for attempt, status, detail, _ in finished
+            ],
+        )
+        by_tenant: dict[str, dict[str, tuple[dict[str, Any], tuple[str, str] | None]]] = {}
+        for attempt, status, detail, format in finished:
+            if attempt.decision_id is None:
+                continue
+            patch = {
+                "delivery": status,
+                "delivery_detail": detail,
+                "delivery_format": format,
+                "delivery_attempts": attempt.attempts,
+            }
+            outcome = ("silent", "delivery_failed") if status == "failed" else None
+            by_tenant.setdefault(attempt.tenant, {})[attempt.decision_id] = (patch, outcome)
+        for tenant, patches in by_tenant.items():
+            await self._decisions.merge_attributes_many(tenant, patches, connection=conn)
 
     async def redeliver(self, tenant: str | None = None) -> dict[str, int]:
         """Deliver every send whose lease or back-off ran out; counts by how each ended."""
@@ -182,14 +221,18 @@ class Outbox:
                 if expired
                 else f"gave up after {attempts} attempts"
             )
-            attempt = Attempt(row.tenant, row.id, row.decision_id, attempts, row.sent_at, _outbound(row, None, now))
+            attempt = Attempt(
+                row.tenant, row.id, row.decision_id, attempts, row.sent_at, _outbound(row, None, now), row.channel
+            )
             async with self._db.transaction() as conn:
                 taken = await self._sends.take(
                     conn, row.tenant, row.id, row.next_attempt_at, self.lease_until(now), attempts
                 )
                 if not taken:
                     return None  # another worker has it
-            await self._finish(attempt, "failed", reason, "text", now)
+            async with self._db.transaction() as conn:
+                await self._finish(conn, [(attempt, "failed", reason, "text")], now)
+                await self._counters.bump(conn, row.tenant, now, {"delivery:failed": 1})
             log.warning("proactive message %s to %s/%s: %s", row.id, row.tenant, row.user_id, reason)
             return "failed"
         async with self._db.transaction() as conn:
@@ -202,9 +245,10 @@ class Outbox:
         except NotFoundError:
             return None  # deleted with their sends meanwhile
         message = _outbound(row, user, now)
-        attempt = Attempt(row.tenant, row.id, row.decision_id, attempts + 1, row.sent_at, message)
+        attempt = Attempt(row.tenant, row.id, row.decision_id, attempts + 1, row.sent_at, message, row.channel)
         log.info("proactive message %s to %s/%s: delivery %d", row.id, row.tenant, row.user_id, attempts + 1)
-        return await self.settle(attempt, await self.deliver(row.channel, message), now)
+        [(settled, _)] = await self.deliver_all([attempt], now)
+        return settled
 
 
 def _outbound(row: Any, user: Any, now: datetime) -> Outbound:

@@ -14,13 +14,12 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, bindparam, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
-from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.tables import proactive_sends
 
 __all__ = ["SendRepository"]
@@ -57,46 +56,66 @@ class SendRepository:
         return out
 
     async def recent_messages(
-        self, conn: AsyncConnection, tenant: str, user_id: str, limit: int, *, since: datetime
-    ) -> list[str]:
-        """The user's latest ``limit`` messages sent since ``since``, newest first (for repeats)."""
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], limit: int, *, since: datetime
+    ) -> dict[str, list[str]]:
+        """Each user's latest ``limit`` messages sent since ``since``, newest first (for repeats), in
+        one query for a batch of users."""
         query = (
-            select(c.message)
-            .where(c.tenant == tenant, c.user_id == user_id, c.delivery_status.in_(COUNTED), c.sent_at >= since)
-            .order_by(c.sent_at.desc())
-            .limit(limit)
+            select(c.user_id, c.message)
+            .where(
+                c.tenant == tenant,
+                member_of(c.user_id, user_ids, self._db.dialect),
+                c.delivery_status.in_(COUNTED),
+                c.sent_at >= since,
+            )
+            .order_by(c.user_id, c.sent_at.desc())
         )
-        return list((await conn.execute(query)).scalars())
+        out: dict[str, list[str]] = defaultdict(list)
+        for user_id, message in await conn.execute(query):
+            if len(out[user_id]) < limit:
+                out[user_id].append(message)
+        return out
 
-    async def claimed(self, conn: AsyncConnection, tenant: str, user_id: str, cycle_key: str) -> bool:
-        query = select(c.id).where(c.tenant == tenant, c.user_id == user_id, c.cycle_key == cycle_key)
-        return (await conn.execute(query)).first() is not None
+    async def claimed(self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], cycle_key: str) -> set[str]:
+        """The users among ``user_ids`` whose send of this cycle is claimed already."""
+        query = select(c.user_id).where(
+            c.tenant == tenant, member_of(c.user_id, user_ids, self._db.dialect), c.cycle_key == cycle_key
+        )
+        return set((await conn.execute(query)).scalars())
 
-    async def claim(self, conn: AsyncConnection, values: dict[str, Any]) -> bool:
-        """Insert the claim; False when this (user, cycle) is claimed already."""
-        result = await conn.execute(insert_or_ignore(self._db.dialect, proactive_sends), values)
-        return bool(result.rowcount)
+    async def claim(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert the claims (one statement for a batch). The caller holds the users' locks and found
+        no claim of this cycle under them; a clash anyway is the unique key's error, not a skip."""
+        if rows:
+            await conn.execute(insert(proactive_sends), list(rows))
 
-    async def finish(
-        self,
-        conn: AsyncConnection,
-        tenant: str,
-        send_id: str,
-        *,
-        status: str,
-        detail: str | None,
-        delivered_at: datetime | None = None,
-    ) -> None:
-        """The delivery ended (``sent`` or ``failed``): out of the outbox. ``delivered_at``: a
-        later delivery's time, which the cap, the cooldown and the reply latency then count from."""
+    async def finish(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
+        """Deliveries that ended (``status`` sent or failed): out of the outbox, in one statement per
+        kind. Each row: tenant, id, status, detail, and ``delivered_at``, a later delivery's time, which
+        the cap, the cooldown and the reply latency then count from."""
+        plain = [r for r in rows if r["delivered_at"] is None]
+        later = [r for r in rows if r["delivered_at"] is not None]
         values: dict[str, Any] = {
-            "delivery_status": status,
-            "delivery_detail": detail[:500] if detail else None,
+            "delivery_status": bindparam("b_status"),
+            "delivery_detail": bindparam("b_detail"),
             "next_attempt_at": None,
         }
-        if delivered_at is not None:
-            values["sent_at"] = delivered_at
-        await conn.execute(update(proactive_sends).where(c.tenant == tenant, c.id == send_id).values(**values))
+        where = (c.tenant == bindparam("b_tenant"), c.id == bindparam("b_id"))
+        for batch, extra in ((plain, {}), (later, {"sent_at": bindparam("b_at", type_=c.sent_at.type)})):
+            if batch:
+                await conn.execute(
+                    update(proactive_sends).where(*where).values(**values, **extra),
+                    [
+                        {
+                            "b_tenant": r["tenant"],
+                            "b_id": r["id"],
+                            "b_status": r["status"],
+                            "b_detail": r["detail"][:500] if r["detail"] else None,
+                            "b_at": r["delivered_at"],
+                        }
+                        for r in batch
+                    ],
+                )
 
     async def retry_at(self, conn: AsyncConnection, tenant: str, send_id: str, at: datetime, *, detail: str) -> None:
         """The delivery failed in a way worth retrying: still ``sending``, due again at ``at``."""
@@ -178,13 +197,20 @@ class SendRepository:
         return int(result.rowcount)
 
     async def window(
-        self, conn: AsyncConnection, tenant: str, user_id: str, since: datetime
-    ) -> list[tuple[str, str, float | None, list[str]]]:
-        """(category, outcome, latency, trigger signal types) of the user's delivered sends since ``since``."""
-        query = select(c.category, c.outcome, c.response_latency_seconds, c.trigger_signals).where(
-            c.tenant == tenant, c.user_id == user_id, c.sent_at >= since, c.delivery_status == "sent"
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], since: datetime
+    ) -> dict[str, list[tuple[str, str, float | None, list[str]]]]:
+        """(category, outcome, latency, trigger signal types) of each user's delivered sends since
+        ``since``, in one query for a batch of users."""
+        query = select(c.user_id, c.category, c.outcome, c.response_latency_seconds, c.trigger_signals).where(
+            c.tenant == tenant,
+            member_of(c.user_id, user_ids, self._db.dialect),
+            c.sent_at >= since,
+            c.delivery_status == "sent",
         )
-        return [(r[0], r[1], r[2], list(r[3] or [])) for r in await conn.execute(query)]
+        out: dict[str, list[tuple[str, str, float | None, list[str]]]] = defaultdict(list)
+        for r in await conn.execute(query):
+            out[r[0]].append((r[1], r[2], r[3], list(r[4] or [])))
+        return out
 
     async def window_dated(
         self, conn: AsyncConnection, tenant: str, user_id: str, since: datetime

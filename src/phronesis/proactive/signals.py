@@ -179,16 +179,18 @@ class SignalRepository:
 
     async def consume(
         self, conn: AsyncConnection, tenant: str, ids: Sequence[str], now: datetime, cycle_key: str
-    ) -> int:
-        """Mark signals used by a cycle that got past the pre-filter (they will not be judged again)."""
+    ) -> set[str]:
+        """Mark signals used by cycles that got past the pre-filter (they will not be judged again);
+        the ids this call used (one still unused: another worker's cycle did not take it first)."""
         if not ids:
-            return 0
+            return set()
         result = await conn.execute(
             update(proactive_signals)
-            .where(c.tenant == tenant, c.id.in_(ids), c.consumed_at.is_(None))
+            .where(c.tenant == tenant, member_of(c.id, ids, self._db.dialect), c.consumed_at.is_(None))
             .values(consumed_at=now, cycle_key=cycle_key)
+            .returning(c.id)
         )
-        return int(result.rowcount)
+        return set(result.scalars())
 
     async def list(self, tenant: str, user_id: str, *, pending: bool | None, limit: int, offset: int) -> list[Signal]:
         query = where_given(select(proactive_signals).where(c.tenant == tenant), ((c.user_id, user_id),))

@@ -7,7 +7,6 @@ at a time, since each may call the LLM). Feedback that timed out is swept first.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections import Counter
@@ -35,7 +34,8 @@ __all__ = ["Ticker"]
 log = logging.getLogger("phronesis.proactive")
 
 MAX_RESULTS = 1000
-CYCLE_CONCURRENCY = 8
+CYCLE_BATCH = 100
+"""Passed users whose cycles commit in one transaction (their locks held together for it)."""
 
 
 def blocked_result(screened: Screened, key: str) -> CycleResult:
@@ -180,17 +180,6 @@ class Ticker:
         reasons: Counter[str] = Counter()
         results: list[CycleResult] = []
         users = llm_calls = expired = 0
-        limit = asyncio.Semaphore(CYCLE_CONCURRENCY)
-
-        async def full_cycle(t: str, pair: tuple[Screened, UserState]) -> CycleResult | None:
-            """One user's cycle; a storage failure is logged and counted, the tick goes on."""
-            async with limit:
-                try:
-                    return await self._runner.run(t, pair[0], pair[1], now)
-                except PhronesisError as exc:
-                    log.error("proactive cycle of %s/%s failed: %s", t, pair[0].user_id, exc)
-                    return None
-
         redelivered: Counter[str] = Counter()
         for t in tenants:
             if sweep:  # the tick's own housekeeping (a Celery chunk leaves it to beat's tasks)
@@ -205,13 +194,18 @@ class Ticker:
                 if blocked and self._settings.record_blocked:
                     async with self._db.transaction() as conn:
                         await self._decisions.add_many([blocked_record(t, s, key) for s in blocked], connection=conn)
-                ran = await asyncio.gather(*(full_cycle(t, pair) for pair in screened if pair[0].passed))
+                passed = [pair for pair in screened if pair[0].passed]
+                ran: list[CycleResult | PhronesisError] = []
+                for start in range(0, len(passed), CYCLE_BATCH):
+                    ran += await self._runner.run_many(t, passed[start : start + CYCLE_BATCH], now)
                 async with self._db.transaction() as conn:  # one statement per name for the chunk
-                    chunk = _counts([blocked_result(s, key) for s in blocked] + [r for r in ran if r is not None])
-                    chunk["cycle:error"] += sum(1 for r in ran if r is None)
+                    chunk = _counts(
+                        [blocked_result(s, key) for s in blocked] + [r for r in ran if isinstance(r, CycleResult)]
+                    )
+                    chunk["cycle:error"] += sum(1 for r in ran if not isinstance(r, CycleResult))
                     await self._counters.bump(conn, t, now, chunk)
                 for result in ran:
-                    if result is None:
+                    if not isinstance(result, CycleResult):
                         reasons["error"] += 1
                         continue
                     reasons[result.reason] += 1

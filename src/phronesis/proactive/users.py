@@ -128,12 +128,18 @@ class UserRepository:
             if (await conn.execute(delete(proactive_users).where(c.tenant == tenant, c.id == user_id))).rowcount == 0:
                 raise NotFoundError("user", user_id)
 
-    async def lock(self, conn: AsyncConnection, tenant: str, user_id: str) -> bool:
-        """Serialise a user's sends: a row lock on PostgreSQL (SQLite already has one writer)."""
-        query = select(c.id).where(c.tenant == tenant, c.id == user_id)
+    async def lock(self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str]) -> dict[str, Any]:
+        """Serialise users' sends: row locks on PostgreSQL, taken in id order so two workers with
+        overlapping batches cannot deadlock (SQLite already has one writer). Each existing user's
+        controls as they are under the lock (what they asked since they were screened)."""
+        query = (
+            select(c.id, c.opted_out, c.opted_out_categories, c.muted_until)
+            .where(c.tenant == tenant, member_of(c.id, user_ids, self._db.dialect))
+            .order_by(c.id)
+        )
         if self._db.dialect == "postgresql":
             query = query.with_for_update()
-        return (await conn.execute(query)).first() is not None
+        return {row.id: row for row in await conn.execute(query)}
 
     async def set_learned_ignored(self, conn: AsyncConnection, tenant: str, user_id: str, types: list[str]) -> None:
         await conn.execute(

@@ -86,7 +86,9 @@ OTHER = ["memory_recall", "weather", "social_birthday", "news_digest"]
 CHUNK = 5000
 
 
-def population(size: int, seed: int = 11) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+def population(
+    size: int, seed: int = 11, now: datetime = NOW
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     rng = random.Random(seed)
     zones = [z for z, w in ZONES for _ in range(w)]
     users, signals, sends = [], [], []
@@ -102,11 +104,11 @@ def population(size: int, seed: int = 11) -> tuple[list[dict[str, Any]], list[di
                 "timezone": rng.choice(zones),
                 "sleep_time": f"{(sleep_minutes // 60) % 24:02d}:{sleep_minutes % 60:02d}",
                 "wake_time": f"{wake_minutes // 60:02d}:{wake_minutes % 60:02d}",
-                "created_at": NOW - timedelta(days=rng.randrange(401)),
+                "created_at": now - timedelta(days=rng.randrange(401)),
                 "interaction_count": rng.randrange(501),
-                "last_active_at": NOW - timedelta(days=rng.randrange(30, 91))
+                "last_active_at": now - timedelta(days=rng.randrange(30, 91))
                 if idle
-                else NOW - timedelta(hours=rng.randrange(48)),
+                else now - timedelta(hours=rng.randrange(48)),
                 "last_user_message_at": None,
                 "channel": "console",
                 "address": None,
@@ -114,7 +116,7 @@ def population(size: int, seed: int = 11) -> tuple[list[dict[str, Any]], list[di
                 "ignored_signal_types": [rng.choice(OTHER)] if rng.random() < 0.2 else [],
                 "patterns": [],
                 "learned_ignored_types": [],
-                "updated_at": NOW,
+                "updated_at": now,
             }
         )
         for k in range(rng.randint(1, 3)):
@@ -126,7 +128,7 @@ def population(size: int, seed: int = 11) -> tuple[list[dict[str, Any]], list[di
                 if roll < 0.7
                 else (rng.choice(OTHER), 3)
             )
-            due = NOW + timedelta(minutes=rng.randrange(20, 48 * 60))
+            due = now + timedelta(minutes=rng.randrange(20, 48 * 60))
             signals.append(
                 {
                     "tenant": TENANT,
@@ -137,8 +139,8 @@ def population(size: int, seed: int = 11) -> tuple[list[dict[str, Any]], list[di
                     "data": {"title": f"{kind.replace('_', ' ')} {n}-{k}", "due": due.isoformat()},
                     "context_only": rng.random() < 0.1,
                     "dedup_key": f"{kind}:{n}:{k}",
-                    "created_at": NOW - timedelta(minutes=rng.randrange(60)),
-                    "expires_at": NOW + timedelta(days=1),
+                    "created_at": now - timedelta(minutes=rng.randrange(60)),
+                    "expires_at": now + timedelta(days=1),
                     "consumed_at": None,
                     "cycle_key": None,
                 }
@@ -166,18 +168,18 @@ def population(size: int, seed: int = 11) -> tuple[list[dict[str, Any]], list[di
                         "probability": 1.0,
                         "delivery_status": "sent",
                         "delivery_detail": None,
-                        "sent_at": NOW - ago,
+                        "sent_at": now - ago,
                         "outcome": "engaged",
                         "response_latency_seconds": 60.0,
-                        "outcome_at": NOW - ago + timedelta(minutes=1),
+                        "outcome_at": now - ago + timedelta(minutes=1),
                     }
                 )
     return users, signals, sends
 
 
-async def fill(database: Database, size: int) -> float:
+async def fill(database: Database, size: int, now: datetime = NOW) -> float:
     started = time.perf_counter()
-    users, signals, sends = population(size)
+    users, signals, sends = population(size, now=now)
     for table, rows in ((proactive_users, users), (proactive_signals, signals), (proactive_sends, sends)):
         for start in range(0, len(rows), CHUNK):
             async with database.transaction() as conn:
@@ -237,20 +239,29 @@ async def prefilter_pass(proactive: ProactiveModule) -> tuple[int, list[float], 
     return users, latencies, reasons
 
 
-async def bench(url: str, size: int, label: str) -> list[str]:
-    database = Database(url)
-    await upgrade(database)
+async def reset(database: Database) -> None:
+    """The benchmark tenant's proactive rows and records, gone (a run starts from its population)."""
     async with database.transaction() as conn:
         for table in (
             "proactive_sends",
             "proactive_signals",
             "proactive_deferred_insights",
             "proactive_suppressions",
+            "proactive_counters",
             "proactive_users",
+            "decision_records",
         ):
             await conn.execute(text(f"DELETE FROM {table} WHERE tenant = :t"), {"t": TENANT})
-        await conn.execute(text("DELETE FROM decision_records WHERE tenant = :t"), {"t": TENANT})
+
+
+async def bench(url: str, size: int, label: str) -> list[str]:
+    database = Database(url)
+    await upgrade(database)
+    await reset(database)
     fill_s = await fill(database, size)
+    if database.dialect == "postgresql":  # statistics, as autovacuum keeps them in a running system
+        async with database.connect() as conn:
+            await conn.execute(text("ANALYZE"))
     channel = RecordingChannel()
     llm = ScriptedLLM(scripted_candidates)
     proactive = module(database, llm, channel)

@@ -12,37 +12,17 @@ import json
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from tests.journeys.conftest import Journeys, Tenant, start
-from tests.loopback import serving
+from tests.proactive.calendar_feed import calendar_feed
 from tests.proactive.receiver import Receiver, receiver
 
 ZONE = ZoneInfo("Asia/Singapore")
 LECTURE = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)
-
-
-class _Calendar(BaseHTTPRequestHandler):
-    """Maya's timetable: the CS2103 lecture, 30 minutes after the module started."""
-
-    def do_GET(self) -> None:
-        body = (
-            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//nus//EN\r\nBEGIN:VEVENT\r\nUID:cs2103-lecture\r\n"
-            f"SUMMARY:CS2103 lecture\r\nDTSTART:{LECTURE:%Y%m%dT%H%M%SZ}\r\n"
-            f"DTEND:{LECTURE + timedelta(hours=2):%Y%m%dT%H%M%SZ}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-        ).encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/calendar")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: Any) -> None:
-        pass
 
 
 class Week:
@@ -108,7 +88,7 @@ class Week:
 
 @pytest.fixture(scope="module")
 def campus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Journeys, Receiver, str]]:
-    with receiver() as hook, serving(ThreadingHTTPServer(("127.0.0.1", 0), _Calendar)) as feed:
+    with receiver() as hook, calendar_feed("cs2103-lecture", "CS2103 lecture", lambda: LECTURE) as feed:
         settings = {
             "PHRONESIS_LLM__SPEC": "none",
             "PHRONESIS_PROACTIVE__SCHEDULER": "true",
@@ -117,7 +97,7 @@ def campus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Journeys,
             "PHRONESIS_OUTBOUND__ALLOW": "127.0.0.1",
         }
         for journeys in start(tmp_path_factory.mktemp("campus"), **settings):
-            yield journeys, hook, f"http://127.0.0.1:{feed.server_address[1]}/maya.ics"
+            yield journeys, hook, feed.url("maya")
 
 
 def test_a_students_week(campus: tuple[Journeys, Receiver, str]) -> None:

@@ -24,7 +24,6 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,8 @@ from phronesis.proactive.celery_app import CYCLES_TASK, OUTBOX_TASK, TICK_TASK, 
 from phronesis.proactive.models import SignalIn, UserIn
 from phronesis.settings import Settings
 from tests.conftest import POSTGRES_URL, admin
-from tests.loopback import free_port, serving
+from tests.loopback import free_port
+from tests.proactive.calendar_feed import calendar_feed
 from tests.proactive.receiver import receiver
 
 BROKER = "redis://127.0.0.1:6379/15"
@@ -228,26 +228,6 @@ def test_beat_schedules_ticks_that_a_worker_runs(tmp_path: Path, monkeypatch: py
         assert len(hook.received) == USERS, log.read_text(errors="replace")[-2000:]
 
 
-class _Feed(BaseHTTPRequestHandler):
-    """A calendar feed on loopback: one event 30 minutes from when it is asked."""
-
-    def do_GET(self) -> None:
-        start = datetime.now(UTC) + timedelta(minutes=30)
-        body = (
-            "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//phronesis tests//EN\r\nBEGIN:VEVENT\r\n"
-            f"UID:standup-1\r\nSUMMARY:Design review\r\nDTSTART:{start:%Y%m%dT%H%M%SZ}\r\n"
-            f"DTEND:{start + timedelta(hours=1):%Y%m%dT%H%M%SZ}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-        ).encode()
-        self.send_response(200)
-        self.send_header("content-type", "text/calendar")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *_: Any) -> None:
-        pass
-
-
 def test_beat_polls_calendars_that_a_worker_turns_into_messages(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -255,14 +235,18 @@ def test_beat_polls_calendars_that_a_worker_turns_into_messages(
     scale. ``phronesis beat`` schedules the polling too: a user with a calendar feed and no
     signal gets the event's reminder through a worker."""
     queue = f"phronesis-calendar-{uuid.uuid4().hex[:8]}"
-    with receiver() as hook, serving(ThreadingHTTPServer(("127.0.0.1", 0), _Feed)) as feed:
+
+    def soon() -> datetime:
+        return datetime.now(UTC) + timedelta(minutes=30)
+
+    with receiver() as hook, calendar_feed("standup-1", "Design review", soon) as feed:
         env = _environment(tmp_path, monkeypatch, queue, hook.url, cycle_minutes="0.05")
         env["PHRONESIS_OUTBOUND__ALLOW"] = "127.0.0.1"
         monkeypatch.setenv("PHRONESIS_OUTBOUND__ALLOW", "127.0.0.1")
 
         async def prepare() -> None:
             async with _engine() as engine:
-                url = f"http://127.0.0.1:{feed.server_address[1]}/me.ics"
+                url = feed.url()
                 await engine.proactive.put_user("t", "cal", _awake_webhook_user(engine, calendar_url=url))
 
         asyncio.run(prepare())
@@ -388,30 +372,6 @@ def test_a_chunk_runs_at_its_ticks_time_unless_it_waited_past_the_next() -> None
     assert cycle_time(tick, late, interval) == late
 
 
-class _Hangs(BaseHTTPRequestHandler):
-    """A webhook receiver that takes the first delivery and never answers it (the worker is killed
-    while it waits), then answers every later one."""
-
-    server: Any
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("content-length", "0")))
-        self.server.received.append((self.headers.get("idempotency-key"), body))
-        if len(self.server.received) == 1:
-            self.server.first.set()
-            self.server.release.wait(60)
-        payload = b'{"ok": true}'
-        with contextlib.suppress(OSError):
-            self.send_response(200)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-    def log_message(self, *_: Any) -> None:
-        pass
-
-
 def _children(pid: int) -> list[int]:
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -431,16 +391,13 @@ def test_a_worker_killed_between_commit_and_delivery_still_delivers_once(
     ``sending`` for ever (never delivered, counted toward the cap). Now its lease runs out and the
     outbox task delivers it again, with the same idempotency key."""
     queue = f"phronesis-kill-{uuid.uuid4().hex[:8]}"
-    hook = ThreadingHTTPServer(("127.0.0.1", 0), _Hangs)
-    hook.daemon_threads = True
-    hook.received, hook.first, hook.release = [], threading.Event(), threading.Event()  # type: ignore[attr-defined]
-    with serving(hook):
-        url = f"http://127.0.0.1:{hook.server_address[1]}"
+    release = threading.Event()
+    with receiver(hold=release) as hook:
         env = _environment(
             tmp_path,
             monkeypatch,
             queue,
-            url,
+            hook.url,
             database=shared_database,
             delivery_attempts="1",
             delivery_timeout_sec="30",
@@ -464,17 +421,17 @@ def test_a_worker_killed_between_commit_and_delivery_still_delivers_once(
                 celery = create_celery(Settings())
                 at = datetime.now(UTC).isoformat()
                 celery.send_task(CYCLES_TASK, args=[tenant, ids, at], queue=queue)
-                assert hook.first.wait(90), log.read_text(errors="replace")[-2000:]  # type: ignore[attr-defined]
+                assert hook.holding.wait(90), log.read_text(errors="replace")[-2000:]
                 [child] = _children(worker.pid)
                 os.kill(child, signal.SIGKILL)
                 deadline = time.monotonic() + 120
-                while len(hook.received) < 2 and time.monotonic() < deadline:  # type: ignore[attr-defined]
+                while len(hook.received) < 2 and time.monotonic() < deadline:
                     celery.send_task(OUTBOX_TASK, queue=queue)
                     time.sleep(3)
                 time.sleep(2)  # anything else in flight lands
         finally:
-            hook.release.set()  # type: ignore[attr-defined]
-    keys = [key for key, _ in hook.received]  # type: ignore[attr-defined]
+            release.set()
+    keys = [r.headers.get("idempotency-key") for r in hook.received]
     assert len(keys) == 2 and keys[0] == keys[1], (keys, log.read_text(errors="replace")[-3000:])
 
     async def sends() -> list[Any]:

@@ -119,17 +119,23 @@ class _Dies:
         return Delivery("sent", "recorded", 1)
 
 
-async def test_a_send_abandoned_after_its_commit_is_delivered_once_its_lease_runs_out(
-    make: Callable[..., ProactiveModule], clock: FixedClock
-) -> None:
-    """Before, the send stayed ``sending`` for ever: never delivered, counted toward the cap."""
-    channel = _Dies()
+async def _abandoned(make: Callable[..., ProactiveModule], channel: _Dies) -> ProactiveModule:
+    """A module whose cycle committed ana's send and died delivering it."""
     proactive = make(channel_=channel, **FAST)
     await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline(9)])
     with pytest.raises(_Killed):
         await proactive.run_cycle("t", "ana")
     channel.dead = False
+    return proactive
+
+
+async def test_a_send_abandoned_after_its_commit_is_delivered_once_its_lease_runs_out(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """Before, the send stayed ``sending`` for ever: never delivered, counted toward the cap."""
+    channel = _Dies()
+    proactive = await _abandoned(make, channel)
     [row] = await proactive.list_feedback("t")
     assert row.delivery_status == "sending"
     clock.advance(seconds=60)
@@ -146,12 +152,7 @@ async def test_two_workers_never_deliver_one_abandoned_send_twice(
     """Both read the send as due before either takes it; the compare-and-set on its lease lets
     one deliver. Fails with ``take`` always succeeding."""
     channel = _Dies()
-    proactive = make(channel_=channel, **FAST)
-    await proactive.put_user("t", "ana", AWAKE)
-    await proactive.add_signals("t", "ana", [deadline(9)])
-    with pytest.raises(_Killed):
-        await proactive.run_cycle("t", "ana")
-    channel.dead = False
+    proactive = await _abandoned(make, channel)
     clock.advance(seconds=121)
     other = make(channel_=channel, **FAST)
     both_read = asyncio.Barrier(2)

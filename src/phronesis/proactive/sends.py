@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, or_, select, update
+from sqlalchemy import and_, bindparam, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
@@ -25,6 +25,9 @@ from phronesis.storage.tables import proactive_sends
 __all__ = ["SendRepository"]
 
 c = proactive_sends.c
+SENDING = text("proactive_sends.delivery_status = 'sending'")
+"""The outbox's partial index's own predicate, as a literal: a bound parameter in its place may
+keep a prepared statement's generic plan from using the index."""
 COUNTED = ("sending", "sent")
 """A failed delivery does not use up the cap; a claimed or delivered one does."""
 
@@ -131,7 +134,7 @@ class SendRepository:
         """Sends still ``sending`` whose lease or back-off ran out, oldest first (and any left
         ``sending`` with no lease by a version before the outbox, once their lease would have)."""
         due = or_(c.next_attempt_at <= now, and_(c.next_attempt_at.is_(None), c.sent_at <= stale_before))
-        query = select(proactive_sends).where(c.delivery_status == "sending", due)
+        query = select(proactive_sends).where(SENDING, due)
         if tenant is not None:
             query = query.where(c.tenant == tenant)
         return list((await conn.execute(query.order_by(c.sent_at).limit(limit))).all())
@@ -159,7 +162,7 @@ class SendRepository:
         return list((await conn.execute(query)).scalars())
 
     async def tenants_sending(self, conn: AsyncConnection) -> list[str]:
-        query = select(c.tenant).where(c.delivery_status == "sending").distinct()
+        query = select(c.tenant).where(SENDING).distinct()
         return list((await conn.execute(query)).scalars())
 
     async def pending(self, conn: AsyncConnection, tenant: str, user_id: str) -> list[Any]:

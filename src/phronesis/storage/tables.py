@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    text,
 )
 
 from phronesis.storage.types import EmbeddingBytes, UTCDateTime
@@ -525,7 +526,14 @@ proactive_sends = Table(
     UniqueConstraint("tenant", "user_id", "cycle_key", name="uq_proactive_sends_cycle"),
     Index("ix_proactive_sends_user_time", "tenant", "user_id", "sent_at"),
     Index("ix_proactive_sends_outcome", "tenant", "outcome", "sent_at"),
-    Index("ix_proactive_sends_outbox", "delivery_status", "next_attempt_at"),
+    # the outbox: only sends still being delivered (a handful), so the planner never prefers it
+    # for the status filters of the per-user reads
+    Index(
+        "ix_proactive_sends_outbox",
+        "next_attempt_at",
+        postgresql_where=text("delivery_status = 'sending'"),
+        sqlite_where=text("delivery_status = 'sending'"),
+    ),
 )
 """Proactive messages and their feedback (seed 004's ProactiveFeedback is one row per send)."""
 

@@ -33,7 +33,14 @@ def upgrade() -> None:
         batch.add_column(sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"))
         batch.add_column(sa.Column("next_attempt_at", UTCDateTime(), nullable=True))
         batch.add_column(sa.Column("decision_id", sa.String(64), nullable=True))
-    op.create_index("ix_proactive_sends_outbox", "proactive_sends", ["delivery_status", "next_attempt_at"])
+    sending = sa.text("delivery_status = 'sending'")
+    op.create_index(
+        "ix_proactive_sends_outbox",
+        "proactive_sends",
+        ["next_attempt_at"],
+        postgresql_where=sending,
+        sqlite_where=sending,
+    )
     op.create_table(
         "proactive_tenants",
         sa.Column("tenant", sa.String(64), primary_key=True),

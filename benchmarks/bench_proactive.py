@@ -22,7 +22,8 @@ The clock is fixed at 12:00 UTC, so about a third of the zones are asleep. Measu
   candidate request with two candidates (one strong, one borderline) and a recording
   channel: users/s, cycles decided without an LLM call, messages sent, deferred insights.
 
-Both on SQLite and, with ``--postgres URL``, on PostgreSQL.
+Both on SQLite and, with ``--postgres URL``, on PostgreSQL (in a database of its own, made on
+that server and dropped after).
 
     cd benchmarks && python bench_proactive.py --sizes 10000,100000 --postgres postgresql+asyncpg://postgres@127.0.0.1/test
 """
@@ -31,16 +32,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import tempfile
 import time
 import uuid
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert, text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench_heuristics import percentile, rss_mb
 from phronesis.audit.repository import DecisionRecordRepository
@@ -289,6 +293,26 @@ async def bench(url: str, size: int, label: str) -> list[str]:
     ]
 
 
+async def admin(url: str, statement: str) -> None:
+    """A statement outside a transaction (CREATE/DROP DATABASE) on the server of ``url``."""
+    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    async with engine.connect() as conn:
+        await conn.execute(text(statement))
+    await engine.dispose()
+
+
+@contextlib.asynccontextmanager
+async def own_database(url: str) -> AsyncIterator[str]:
+    """A fresh database on ``url``'s server for one benchmark (no other run's rows or bloat)."""
+    server = url.rsplit("/", 1)[0]
+    name = f"phx_bench_{uuid.uuid4().hex[:8]}"
+    await admin(url, f'CREATE DATABASE "{name}"')
+    try:
+        yield f"{server}/{name}"
+    finally:
+        await admin(url, f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
 async def main_async(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     lines = [
@@ -302,14 +326,15 @@ async def main_async(args: argparse.Namespace) -> None:
             lines += await bench(f"sqlite+aiosqlite:///{path}", size, "SQLite")
             path.unlink(missing_ok=True)
             if args.postgres:
-                lines += await bench(args.postgres, size, "PostgreSQL")
+                async with own_database(args.postgres) as url:
+                    lines += await bench(url, size, "PostgreSQL")
     print("\n".join(lines))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000")
-    parser.add_argument("--postgres", default=None, help="Also run on this PostgreSQL URL (its tables are used).")
+    parser.add_argument("--postgres", default=None, help="Also run on this PostgreSQL server (a database of its own).")
     parser.add_argument("--scratch", type=Path, default=None)
     asyncio.run(main_async(parser.parse_args()))
 

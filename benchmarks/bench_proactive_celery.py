@@ -29,9 +29,8 @@ from pathlib import Path
 
 import redis
 from sqlalchemy import func, select, text
-from sqlalchemy.ext.asyncio import create_async_engine
 
-from bench_proactive import TENANT, fill, reset
+from bench_proactive import TENANT, fill, own_database, reset
 from phronesis.proactive.celery_app import OUTBOX_TASK, TICK_TASK, create_celery
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
@@ -39,13 +38,6 @@ from phronesis.storage.migrate import upgrade
 from phronesis.storage.tables import proactive_counters, proactive_signals
 
 BROKER = "redis://127.0.0.1:6379/14"
-
-
-async def admin(url: str, statement: str) -> None:
-    engine = create_async_engine(url, isolation_level="AUTOCOMMIT")
-    async with engine.connect() as conn:
-        await conn.execute(text(statement))
-    await engine.dispose()
 
 
 async def prepare(url: str, size: int) -> tuple[int, float]:
@@ -141,20 +133,19 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--workers", default="1,2")
     args = parser.parse_args()
-    server, _ = args.postgres.rsplit("/", 1)
-    name = f"phx_bench_{uuid.uuid4().hex[:8]}"
-    asyncio.run(admin(args.postgres, f'CREATE DATABASE "{name}"'))
     lines = [
         "| workers | users | fill | due | cycles | sent | tick | users/s | users/s per worker |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    try:
-        with tempfile.TemporaryDirectory(prefix="bench-celery-") as scratch:
-            for workers in (int(w) for w in args.workers.split(",")):
-                lines.append(run(f"{server}/{name}", args.size, workers, Path(scratch)))
-                print(lines[-1], flush=True)
-    finally:
-        asyncio.run(admin(args.postgres, f'DROP DATABASE "{name}" WITH (FORCE)'))
+
+    async def every_run() -> None:
+        async with own_database(args.postgres) as url:
+            with tempfile.TemporaryDirectory(prefix="bench-celery-") as scratch:
+                for workers in (int(w) for w in args.workers.split(",")):
+                    lines.append(await asyncio.to_thread(run, url, args.size, workers, Path(scratch)))
+                    print(lines[-1], flush=True)
+
+    asyncio.run(every_run())
     print("\n".join(lines))
 
 

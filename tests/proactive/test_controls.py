@@ -9,10 +9,11 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
-from phronesis.exceptions import NotFoundError
+from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.proactive.controls import PauseIn
-from phronesis.proactive.models import MuteIn, OptOutIn, SignalIn, UserIn, UserMessageIn
+from phronesis.proactive.models import MuteIn, OptOutIn, PreviewIn, SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.testing import FixedClock, RecordingChannel
 from tests.proactive.conftest import AWAKE, START, deadline
@@ -68,7 +69,7 @@ async def test_stop_sending_me_these_switches_off_the_answered_category_only(
 async def test_these_with_no_message_to_point_at_is_an_opt_out_of_everything(proactive: ProactiveModule) -> None:
     await proactive.put_user("t", "ana", AWAKE)
     reply = await proactive.on_message("t", "ana", UserMessageIn(text="no more of these please"))
-    assert reply.opted_out is not None and reply.opted_out.all
+    assert reply.opted_out is not None and reply.opted_out.all and reply.intent == "opt_out"
 
 
 async def test_not_now_is_an_answer_and_a_reply_at_90_minutes_is_a_late_engagement(
@@ -176,3 +177,43 @@ async def test_a_control_that_lands_while_a_cycle_decides_stops_its_send(
     assert (result.decision, result.reason) == ("silent", expected), result
     assert len(channel.sent) == before
     assert [s.data["title"] for s in await proactive.list_signals("t", "ana", pending=True)] == ["MA1521 exam"]
+
+
+async def test_what_a_users_trial_found(proactive: ProactiveModule, clock: FixedClock) -> None:
+    """A fresh-clone trial: a mute in the past was accepted and shown for ever; opting in to one
+    category while opted out of everything did nothing; opt-outs by hand were not counted."""
+    await proactive.put_user("t", "ana", AWAKE)
+    with pytest.raises(InvalidInputError) as refused:
+        await proactive.mute("t", "ana", MuteIn(until=START - timedelta(minutes=1)))
+    assert refused.value.field == "until"
+    await proactive.opt_out("t", "ana", OptOutIn())
+    profile = await proactive.opt_in("t", "ana", OptOutIn(categories=["wellbeing"]))
+    assert not profile.opted_out and "wellbeing" not in profile.opted_out_categories
+    assert "deadline_warning" in profile.opted_out_categories  # the rest stay off
+    await proactive.opt_out("t", "ana", OptOutIn(categories=["habit"]))
+    day = START.date().isoformat()
+    assert {k: v for k, v in (await proactive.stats("t"))[day].items() if k.startswith("opt_out")} == {
+        "opt_out:all": 1,
+        "opt_out:category": 1,
+    }
+    with pytest.raises(ValidationError):
+        UserMessageIn()  # neither text nor a button: not a reply
+    with pytest.raises(ValidationError):
+        PauseIn.model_validate({"paused": "yes"})
+
+
+async def test_a_preview_sees_what_the_cycle_would(proactive: ProactiveModule) -> None:
+    """The trial's previews said "would send" in a slot whose message was sent, counted a send
+    made after the preview's time, and said 0 sent today when they stopped early."""
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    await proactive.add_signals("t", "ana", [deadline(9, "quiz", title="Quiz 2")])
+    same_slot = await proactive.preview("t", PreviewIn(user_id="ana", llm=False))
+    assert (same_slot.decision, same_slot.reason) == ("silent", "already_sent")
+    assert (await proactive.run_cycle("t", "ana")).reason == "already_sent"
+    before = await proactive.preview("t", PreviewIn(user_id="ana", at=START - timedelta(hours=1)))
+    assert before.decision == "would_send" and before.sends_today == 0  # the noon send had not happened
+    await proactive.set_pause("t", PauseIn(paused=True))
+    paused = await proactive.preview("t", PreviewIn(user_id="ana"))
+    assert (paused.reason, paused.sends_today) == ("paused", 1)

@@ -37,6 +37,8 @@ from phronesis.proactive.replies import classify_reply
         ("thanks! the bus stop is close", "reply"),
         ("stop by the library?", "reply"),
         ("ok", "reply"),
+        ("don't stop reminding me", "reply"),
+        ("please don't stop, these help", "reply"),
     ],
 )
 def test_a_reply_is_read_for_what_it_asks(text: str, intent: str) -> None:

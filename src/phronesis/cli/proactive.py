@@ -61,7 +61,11 @@ def run_cycles(
     if isinstance(result, CycleResult):
         _print(result.model_dump(mode="json"), as_json, _describe(result))
         return
-    lines = [f"{result.users} due users: {result.sent} sent, {result.llm_calls} LLM calls; {result.reasons}"]
+    reasons = ", ".join(f"{reason} {count}" for reason, count in result.reasons.items())
+    lines = [
+        f"{result.users} due users: {result.sent} sent, {result.llm_calls} LLM calls"
+        + (f"; {reasons}" if reasons else "")
+    ]
     lines += [_describe(r) for r in result.results]
     _print(result.model_dump(mode="json"), as_json, "\n".join(lines))
 
@@ -70,7 +74,13 @@ def run_cycles(
 def users_list(tenant: TenantOption = DEFAULT_TENANT, limit: int = 100, as_json: JsonOption = False) -> None:
     """Users with their trust level."""
     users = with_engine(lambda engine: engine.proactive.list_users(tenant, limit=limit))
-    lines = [f"{u.id}  {u.trust_level:<11} {u.timezone:<20} {u.sleep_time}-{u.wake_time}  {u.channel}" for u in users]
+    lines = [
+        f"{u.id:<16} {u.trust_level:<11} {u.timezone:<20} {u.sleep_time}-{u.wake_time}  {u.channel:<9}"
+        + ("  opted out" if u.opted_out else "")
+        + (f"  off: {','.join(u.opted_out_categories)}" if u.opted_out_categories else "")
+        + (f"  muted until {u.muted_until.isoformat()}" if u.muted_until else "")
+        for u in users
+    ]
     _print([u.model_dump(mode="json") for u in users], as_json, "\n".join(lines) or "(no users)")
 
 
@@ -235,7 +245,7 @@ def pause(
     reason: Annotated[str | None, typer.Option(help="Why (kept with the pause).")] = None,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Stop every proactive message of the tenant now (the kill switch); ``resume`` ends it."""
+    """Stop every proactive message of the tenant now (the kill switch); resume ends it."""
     body = PauseIn(paused=True, reason=reason)
     with_engine(lambda engine: engine.proactive.set_pause(tenant, body))
     typer.echo(f"proactive messages of {tenant} paused" + (f": {reason}" if reason else ""))

@@ -28,7 +28,8 @@ c = proactive_tenants.c
 class PauseIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    paused: bool
+    paused: bool = Field(strict=True)
+    """true or false: a kill switch is not switched by "yes"."""
     reason: str | None = Field(default=None, max_length=500)
     """Why (shown to whoever looks later: "incident 42, bad template")."""
 

@@ -144,6 +144,8 @@ class FeedbackLoop:
         await self._counters.bump(conn, tenant, now, counts)
         if labelled:
             await self.refresh(conn, tenant, user_id, now)
+        if opted_out is not None and opted_out.all:
+            intent = "opt_out"  # "stop sending me these" with nothing to point at: everything was switched off
         return ReplyEffect([send_id for send_id, _, _ in labelled], intent, opted_out)
 
     async def _latest(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> str | None:

@@ -320,7 +320,7 @@ class PreviewIn(BaseModel):
     user_id: str = Field(min_length=1, max_length=64, pattern=ID_PATTERN)
     at: AwareInstant | None = None
     """The time to decide at (quiet hours, cap, cooldown, signal expiry). None: now."""
-    llm: bool = True
+    llm: bool = Field(default=True, strict=True)
     """False: template candidates even when an LLM is configured (no LLM call, no cost)."""
 
 
@@ -394,6 +394,12 @@ class UserMessageIn(BaseModel):
     text: str = Field(default="", max_length=8000)
     button_id: str | None = Field(default=None, max_length=64)
     """The id of a button the user pressed on a button prompt (a ``button_click``)."""
+
+    @model_validator(mode="after")
+    def _something(self) -> UserMessageIn:
+        if not self.text.strip() and self.button_id is None:
+            raise ValueError("give the user's text or the button_id they pressed")
+        return self
 
 
 class OptOut(BaseModel):

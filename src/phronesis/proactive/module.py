@@ -24,6 +24,7 @@ from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.llm_candidates import LLMCandidates
 from phronesis.proactive.models import (
+    CATEGORIES,
     CycleResult,
     DeferredInsight,
     FeedbackSummary,
@@ -292,22 +293,33 @@ class ProactiveModule:
     async def opt_out(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
         """No more proactive messages (``categories`` empty), or none of these categories."""
         if not body.categories:
-            return await self.users.set_controls(tenant, user_id, opted_out=True)
-        user = await self.users.get(tenant, user_id)
-        categories = sorted({*user.opted_out_categories, *body.categories})
-        return await self.users.set_controls(tenant, user_id, opted_out_categories=categories)
+            profile = await self.users.set_controls(tenant, user_id, opted_out=True)
+        else:
+            user = await self.users.get(tenant, user_id)
+            categories = sorted({*user.opted_out_categories, *body.categories})
+            profile = await self.users.set_controls(tenant, user_id, opted_out_categories=categories)
+        async with self._db.transaction() as conn:  # counted like a reply's opt-out
+            await self.counters.bump(
+                conn, tenant, self._clock.now(), {"opt_out:category" if body.categories else "opt_out:all": 1}
+            )
+        return profile
 
     async def opt_in(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
-        """Undo an opt-out: of everything (``categories`` empty, every category back too), or of these."""
+        """Undo an opt-out: of everything (``categories`` empty, every category back too), or of these.
+        Opting in to some categories while opted out of everything means those only: the rest stay off."""
         if not body.categories:
             return await self.users.set_controls(tenant, user_id, opted_out=False, opted_out_categories=[])
         user = await self.users.get(tenant, user_id)
-        categories = sorted(set(user.opted_out_categories) - set(body.categories))
-        return await self.users.set_controls(tenant, user_id, opted_out_categories=categories)
+        off = set(CATEGORIES) if user.opted_out else set(user.opted_out_categories)
+        categories = sorted(off - set(body.categories))
+        return await self.users.set_controls(tenant, user_id, opted_out=False, opted_out_categories=categories)
 
     async def mute(self, tenant: str, user_id: str, body: MuteIn) -> UserProfile:
         """No proactive message to the user before ``until`` (urgent ones included)."""
-        until = body.until or self._clock.now() + timedelta(minutes=body.minutes or 0)
+        now = self._clock.now()
+        until = body.until or now + timedelta(minutes=body.minutes or 0)
+        if until <= now:
+            raise InvalidInputError("until", f"must be in the future (now is {now.isoformat()})")
         return await self.users.set_controls(tenant, user_id, muted_until=until)
 
     async def unmute(self, tenant: str, user_id: str) -> UserProfile:
@@ -319,7 +331,7 @@ class ProactiveModule:
     async def set_pause(self, tenant: str, body: PauseIn) -> PauseState:
         """The tenant's kill switch: while paused no cycle sends (checked again at each commit)."""
         state = await self.controls.set(tenant, body, self._clock.now())
-        log.warning(
+        log.info(
             "proactive messages of tenant %s %s%s",
             tenant,
             "paused" if body.paused else "resumed",

@@ -47,7 +47,13 @@ _NEGATIVE = re.compile(
 _NEGATED = re.compile(r"\b(not|never|isn'?t|wasn'?t|no)\s+(at all\s+)?(annoying|spam(my)?|irritating|useless)\b", re.I)
 
 
+_KEEP = re.compile(r"\b(don'?t|do not|never|please don'?t)\s+stop\b", re.IGNORECASE)
+"""Asking for more is not asking to stop: "don't stop reminding me" opted a user out (a trial found it)."""
+
+
 def classify_reply(text: str) -> ReplyIntent:
+    if _KEEP.search(text):
+        return "reply"
     if _STOP_ALONE.match(text):
         return "opt_out"
     if _CATEGORY.search(text):

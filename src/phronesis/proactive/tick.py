@@ -11,6 +11,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from phronesis.audit.repository import DecisionRecordRepository
@@ -22,7 +23,7 @@ from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.models import CycleResult, Preview, TickReport
 from phronesis.proactive.outbox import Outbox
-from phronesis.proactive.prefilter import Screened, UserState, prefilter
+from phronesis.proactive.prefilter import Screened, UserState, prefilter, sends_today
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import StateLoader
@@ -120,22 +121,34 @@ class Ticker:
     async def preview(
         self, tenant: str, user_id: str, at: datetime, *, candidates: CandidateSource | None = None
     ) -> Preview | None:
-        """What a cycle would decide for the user at ``at``, with nothing written; None: no such user."""
+        """What a cycle would decide for the user at ``at``, with nothing written; None: no such user.
+
+        As a cycle at ``at`` would see it: sends made after ``at`` do not count (a preview of this
+        morning), and a send already claimed in ``at``'s slot makes it ``already_sent``, as the
+        cycle's commit would (a trial's preview said "would send" where the cycle said no)."""
         screened = await self.screen(tenant, [user_id], at)
         if not screened:
             return None
-        first, _ = screened[0]
-        if first.passed:
+        _, state = screened[0]
+        state = replace(state, recent_sends=[sent for sent in state.recent_sends if sent <= at])
+        first = prefilter(state, at, self._settings)
+        count = sends_today(state, at, self._settings.daily_cap_day)
+        reason = first.reason
+        if reason is None:
+            async with self._db.connect() as conn:
+                key = cycle_key(at, self._settings.cycle_minutes)
+                if await self._sends.claimed(conn, tenant, [user_id], key):
+                    reason = "already_sent"
+        if reason is None:
             return await self._runner.preview(tenant, first, at, candidates=candidates)
-        assert first.reason is not None
         return Preview(
             user_id=user_id,
             at=at,
             decision="silent",
-            reason=first.reason,
+            reason=reason,
             trust_level=first.trust.level,
             threshold=first.trust.policy.score_threshold,
-            sends_today=first.sends_today,
+            sends_today=count,
             signals=[],
         )
 

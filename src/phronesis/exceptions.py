@@ -73,7 +73,7 @@ def invalid_input(error: ValidationError) -> InvalidInputError:
     """The first problem of a pydantic validation error, as an ``InvalidInputError`` naming its field."""
     first = error.errors(include_url=False)[0]
     field = ".".join(str(part) for part in first["loc"]) or "(input)"
-    return InvalidInputError(field, first["msg"])
+    return InvalidInputError(field, validation_message(first))
 
 
 class NotFoundError(PhronesisError):

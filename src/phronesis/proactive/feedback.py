@@ -136,9 +136,7 @@ class FeedbackLoop:
         for send_id, outcome, latency in labelled:
             await self._sends.set_outcome(conn, tenant, [send_id], outcome, now, latency=latency)
         counts = Counter(f"feedback:{outcome}" for _, outcome, _ in labelled)
-        opted_out = await self._opt_out(
-            conn, tenant, user_id, intent, answered or await self._latest(conn, tenant, user_id, now)
-        )
+        opted_out = await self._opt_out(conn, tenant, user_id, intent, answered, now)
         if opted_out is not None:
             counts["opt_out:all" if opted_out.all else "opt_out:category"] += 1
         await self._counters.bump(conn, tenant, now, counts)
@@ -156,16 +154,23 @@ class FeedbackLoop:
         return max(window, key=lambda row: row[2])[0] if window else None
 
     async def _opt_out(
-        self, conn: AsyncConnection, tenant: str, user_id: str, intent: ReplyIntent, category: str | None
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        user_id: str,
+        intent: ReplyIntent,
+        answered: str | None,
+        now: datetime,
     ) -> OptOut | None:
-        if intent == "opt_out_category" and category is not None:
-            controls = await self._users.controls(conn, tenant, user_id)
-            current = list(controls.opted_out_categories or []) if controls else []
-            categories = sorted({*current, category})
-            await self._users.update_controls(conn, tenant, user_id, opted_out_categories=categories)
-            return OptOut(all=False, categories=[category])
+        """What the reply opts the user out of: ``answered``'s category (or, nothing pending, the last
+        message's) for "these", everything for a stop; None for any other reply."""
+        if intent == "opt_out_category":
+            category = answered or await self._latest(conn, tenant, user_id, now)
+            if category is not None:
+                await self._users.opt_out(conn, tenant, user_id, [category])
+                return OptOut(all=False, categories=[category])
         if intent in ("opt_out", "opt_out_category"):  # "these" with nothing to point at: everything
-            await self._users.update_controls(conn, tenant, user_id, opted_out=True)
+            await self._users.opt_out(conn, tenant, user_id, [])
             return OptOut(all=True, categories=[])
         return None
 

@@ -277,7 +277,7 @@ class ProactiveModule:
             effect = await self.feedback.on_reply(
                 conn, tenant, user_id, text=body.text, button_id=body.button_id, now=now
             )
-            controls = await self.users.controls(conn, tenant, user_id)
+            controls = (await self.users.lock(conn, tenant, [user_id])).get(user_id)  # row written above
             insights = []
             if controls is not None and not controls.opted_out:  # an opted-out user gets none of them
                 off = set(controls.opted_out_categories or ())
@@ -292,27 +292,21 @@ class ProactiveModule:
     # controls -----------------------------------------------------------------------------
     async def opt_out(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
         """No more proactive messages (``categories`` empty), or none of these categories."""
-        if not body.categories:
-            profile = await self.users.set_controls(tenant, user_id, opted_out=True)
-        else:
-            user = await self.users.get(tenant, user_id)
-            categories = sorted({*user.opted_out_categories, *body.categories})
-            profile = await self.users.set_controls(tenant, user_id, opted_out_categories=categories)
-        async with self._db.transaction() as conn:  # counted like a reply's opt-out
-            await self.counters.bump(
+        async with self._db.transaction() as conn:
+            if not await self.users.opt_out(conn, tenant, user_id, body.categories):
+                raise NotFoundError("user", user_id)
+            await self.counters.bump(  # counted like a reply's opt-out
                 conn, tenant, self._clock.now(), {"opt_out:category" if body.categories else "opt_out:all": 1}
             )
-        return profile
+            return await self.users.current(conn, tenant, user_id)
 
     async def opt_in(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
         """Undo an opt-out: of everything (``categories`` empty, every category back too), or of these.
         Opting in to some categories while opted out of everything means those only: the rest stay off."""
-        if not body.categories:
-            return await self.users.set_controls(tenant, user_id, opted_out=False, opted_out_categories=[])
-        user = await self.users.get(tenant, user_id)
-        off = set(CATEGORIES) if user.opted_out else set(user.opted_out_categories)
-        categories = sorted(off - set(body.categories))
-        return await self.users.set_controls(tenant, user_id, opted_out=False, opted_out_categories=categories)
+        async with self._db.transaction() as conn:
+            if not await self.users.opt_in(conn, tenant, user_id, body.categories, CATEGORIES):
+                raise NotFoundError("user", user_id)
+            return await self.users.current(conn, tenant, user_id)
 
     async def mute(self, tenant: str, user_id: str, body: MuteIn) -> UserProfile:
         """No proactive message to the user before ``until`` (urgent ones included)."""

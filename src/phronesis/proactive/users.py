@@ -165,7 +165,11 @@ class UserRepository:
         async with self._db.transaction() as conn:
             if not await self.update_controls(conn, tenant, user_id, **values):
                 raise NotFoundError("user", user_id)
-            row = (await conn.execute(select(proactive_users).where(c.tenant == tenant, c.id == user_id))).one()
+            return await self.current(conn, tenant, user_id)
+
+    async def current(self, conn: AsyncConnection, tenant: str, user_id: str) -> UserProfile:
+        """The profile as the caller's transaction sees it (after its own writes)."""
+        row = (await conn.execute(select(proactive_users).where(c.tenant == tenant, c.id == user_id))).one()
         return self.profile(row)
 
     async def update_controls(self, conn: AsyncConnection, tenant: str, user_id: str, **values: Any) -> bool:
@@ -178,7 +182,27 @@ class UserRepository:
         )
         return result.rowcount > 0
 
-    async def controls(self, conn: AsyncConnection, tenant: str, user_id: str) -> Any:
-        """The user's row as it is now (under the cycle's lock: what they asked since screening)."""
-        query = select(c.opted_out, c.opted_out_categories, c.muted_until).where(c.tenant == tenant, c.id == user_id)
-        return (await conn.execute(query)).first()
+    async def opt_out(self, conn: AsyncConnection, tenant: str, user_id: str, categories: Sequence[str]) -> bool:
+        """The user opts out of everything (no ``categories``) or of these too, merged with what they
+        had under their row's lock (a reply and an API call at once lose neither); False: no such user."""
+        if not categories:
+            return await self.update_controls(conn, tenant, user_id, opted_out=True)
+        row = (await self.lock(conn, tenant, [user_id])).get(user_id)
+        if row is None:
+            return False
+        merged = sorted({*(row.opted_out_categories or ()), *categories})
+        return await self.update_controls(conn, tenant, user_id, opted_out_categories=merged)
+
+    async def opt_in(
+        self, conn: AsyncConnection, tenant: str, user_id: str, categories: Sequence[str], every: Sequence[str]
+    ) -> bool:
+        """Undo an opt-out: of everything (no ``categories``; category opt-outs too), or of these. Opting
+        in to some categories while opted out of everything (``every`` category) means those only."""
+        if not categories:
+            return await self.update_controls(conn, tenant, user_id, opted_out=False, opted_out_categories=[])
+        row = (await self.lock(conn, tenant, [user_id])).get(user_id)
+        if row is None:
+            return False
+        off = set(every) if row.opted_out else set(row.opted_out_categories or ())
+        remaining = sorted(off - set(categories))
+        return await self.update_controls(conn, tenant, user_id, opted_out=False, opted_out_categories=remaining)

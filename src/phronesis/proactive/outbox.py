@@ -137,8 +137,10 @@ class Outbox:
                     conn, attempt.tenant, attempt.send_id, now + timedelta(seconds=wait), detail=delivery.detail
                 )
             await self._finish(conn, finished, now)
-            for tenant in {attempt.tenant for attempt, _ in done}:
-                mine = Counter(f"delivery:{how}" for (a, _), how in zip(done, out, strict=True) if a.tenant == tenant)
+            counts: dict[str, Counter[str]] = {}
+            for (attempt, _), how in zip(done, out, strict=True):
+                counts.setdefault(attempt.tenant, Counter())[f"delivery:{how}"] += 1
+            for tenant, mine in counts.items():
                 await self._counters.bump(conn, tenant, now, mine)
         for attempt, delivery, wait in retries:
             log.warning(
@@ -228,13 +230,10 @@ class Outbox:
                 taken = await self._sends.take(
                     conn, row.tenant, row.id, row.next_attempt_at, self.lease_until(now), attempts
                 )
-                if not taken:
-                    return None  # another worker has it
-            async with self._db.transaction() as conn:
-                await self._finish(conn, [(attempt, "failed", reason, "text")], now)
-                await self._counters.bump(conn, row.tenant, now, {"delivery:failed": 1})
-            log.warning("proactive message %s to %s/%s: %s", row.id, row.tenant, row.user_id, reason)
-            return "failed"
+            if not taken:
+                return None  # another worker has it
+            [settled] = await self.settle([(attempt, Delivery("failed", reason, attempts))], now)  # not retryable
+            return settled
         async with self._db.transaction() as conn:
             if not await self._sends.take(
                 conn, row.tenant, row.id, row.next_attempt_at, self.lease_until(now), attempts + 1

@@ -126,18 +126,9 @@ class CycleRunner:
         """The cycle's decision without its effects (issue 24): context, candidates and scores as
         ``run`` makes them, then nothing is committed, consumed, sent or recorded. Exploration is
         not drawn: a candidate in the band shows the chance it had."""
-        s = self._settings
         context = await self._context(tenant, screened, now)
         proposed = await (candidates or self._p.candidates).propose(context)
-        scored = score_candidates(
-            proposed.candidates,
-            threshold=screened.trust.policy.score_threshold,
-            recent_messages=context.recent_messages,
-            suppressed=frozenset(context.feedback.suppressed_categories),
-            settings=s,
-            rng=_NeverExplore(),
-            opted_out=frozenset(context.user.opted_out_categories),
-        )
+        scored = self._score(screened, context, proposed, _NeverExplore())
         chosen = next((c for c in scored if c.sendable), None)
         return Preview(
             user_id=screened.user_id,
@@ -220,16 +211,21 @@ class CycleRunner:
             for planned_one in planned
         ]
 
-    def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:
-        scored = score_candidates(
+    def _score(self, screened: Screened, context: CycleContext, proposed: Proposed, rng: random.Random) -> list[Scored]:
+        """Seed 004 §6 on this user's candidates: their trust threshold, recent messages,
+        suppressed and opted-out categories (a cycle and a preview score alike)."""
+        return score_candidates(
             proposed.candidates,
             threshold=screened.trust.policy.score_threshold,
             recent_messages=context.recent_messages,
             suppressed=frozenset(context.feedback.suppressed_categories),
             settings=self._settings,
-            rng=self._rng,
+            rng=rng,
             opted_out=frozenset(context.user.opted_out_categories),
         )
+
+    def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:
+        scored = self._score(screened, context, proposed, self._rng)
         chosen = next((c for c in scored if c.sendable), None)
         return _Plan(screened, state, context, proposed, scored, chosen, [c for c in scored if c.verdict == "deferred"])
 

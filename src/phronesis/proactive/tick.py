@@ -126,19 +126,18 @@ class Ticker:
         As a cycle at ``at`` would see it: sends made after ``at`` do not count (a preview of this
         morning), and a send already claimed in ``at``'s slot makes it ``already_sent``, as the
         cycle's commit would (a trial's preview said "would send" where the cycle said no)."""
-        screened = await self.screen(tenant, [user_id], at)
-        if not screened:
-            return None
-        _, state = screened[0]
-        state = replace(state, recent_sends=[sent for sent in state.recent_sends if sent <= at])
-        first = prefilter(state, at, self._settings)
+        async with self._db.connect() as conn:
+            states = await self._loader.load(conn, tenant, [user_id], at)
+            if not states:
+                return None
+            state = replace(states[0], recent_sends=[sent for sent in states[0].recent_sends if sent <= at])
+            first = prefilter(state, at, self._settings)
+            reason = first.reason
+            if reason is None and await self._sends.claimed(
+                conn, tenant, [user_id], cycle_key(at, self._settings.cycle_minutes)
+            ):
+                reason = "already_sent"
         count = sends_today(state, at, self._settings.daily_cap_day)
-        reason = first.reason
-        if reason is None:
-            async with self._db.connect() as conn:
-                key = cycle_key(at, self._settings.cycle_minutes)
-                if await self._sends.claimed(conn, tenant, [user_id], key):
-                    reason = "already_sent"
         if reason is None:
             return await self._runner.preview(tenant, first, at, candidates=candidates)
         return Preview(

@@ -275,13 +275,17 @@ def preview(
     _print(result.model_dump(mode="json"), as_json, "\n".join(_preview_lines(result)))
 
 
+def _verdict(result: Preview) -> str:
+    if result.decision == "would_send":
+        return f"WOULD SEND ({result.category}) {result.message}"
+    return f"silent ({result.reason})"
+
+
 def _preview_lines(result: Preview) -> list[str]:
-    head = f"{result.user_id} at {result.at.isoformat()}: " + (
-        f"WOULD SEND ({result.category}) {result.message}"
-        if result.decision == "would_send"
-        else f"silent ({result.reason})"
-    )
-    lines = [head, f"  trust {result.trust_level}, threshold {result.threshold}, {result.sends_today} sent today"]
+    lines = [
+        f"{result.user_id} at {result.at.isoformat()}: {_verdict(result)}",
+        f"  trust {result.trust_level}, threshold {result.threshold}, {result.sends_today} sent today",
+    ]
     lines += [f"  signal  {s.type} urgency {s.urgency_hint} {s.data.get('title', '')}" for s in result.signals]
     lines += [f"  {c.verdict:<15} {c.score:>5.2f}  {c.category:<16} {c.message}" for c in result.candidates]
     return lines
@@ -296,7 +300,7 @@ def why(
 ) -> None:
     """Why the user got a message, or did not: a cycle's verdict now, then their story, newest first."""
     result = with_engine(lambda engine: engine.proactive.timeline(tenant, user_id, days=days))
-    lines = ["now: " + _preview_lines(result.now)[0].split(": ", 1)[1]]
+    lines = [f"now: {_verdict(result.now)}"]
     lines += [
         f"{e.at:%Y-%m-%d %H:%M}  {e.kind:<11} {e.summary}" + (f"  [{e.cycle_key}]" if e.cycle_key else "")
         for e in result.events

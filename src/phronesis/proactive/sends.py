@@ -145,7 +145,7 @@ class SendRepository:
         tenant: str,
         send_id: str,
         seen: datetime | None,
-        lease_until: datetime | None,
+        lease_until: datetime,
         attempts: int,
     ) -> bool:
         """Compare-and-set: the send is ours when its ``next_attempt_at`` is still what we read."""

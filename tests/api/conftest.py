@@ -30,9 +30,7 @@ class LiveServer:
         return httpx.Client(base_url=self.base_url, headers=headers, timeout=10)
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    data_dir: Path = tmp_path_factory.mktemp("server")
+def _serve(data_dir: Path) -> Iterator[LiveServer]:
     settings = Settings(
         data_dir=data_dir,
         embeddings={"spec": "hashing:384"},
@@ -43,6 +41,19 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
     with serving_app(create_app(engine, close_engine=True)) as base_url:
         yield LiveServer(base_url, engine)
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    yield from _serve(tmp_path_factory.mktemp("server"))
+
+
+@pytest.fixture(scope="module")
+def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server no other module shares: for a test that leaves arbitrary state behind (the
+    fuzzer pauses tenants, opts users out, mutes them), which would silence the next module's
+    cycles on the shared one."""
+    yield from _serve(tmp_path_factory.mktemp("own-server"))
 
 
 @pytest.fixture

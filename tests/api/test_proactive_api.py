@@ -67,6 +67,7 @@ def test_bad_input_gets_problem_details_naming_the_field(live_server: LiveServer
         cases = [
             (f"/v1/users/{user}", "put", {"timezone": "Mars/Olympus"}, "timezone"),
             (f"/v1/users/{user}", "put", {"wake_time": "25:00"}, "wake_time"),
+            (f"/v1/users/{user}", "put", {"interaction_count": 2**64}, "interaction_count"),
             (f"/v1/users/{user}", "put", {"channel": "pigeon"}, "channel"),
             # issue 20: the server must not fetch or post into its own network for a user
             (f"/v1/users/{user}", "put", {"calendar_url": "http://169.254.169.254/latest/"}, "calendar_url"),

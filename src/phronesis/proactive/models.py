@@ -102,8 +102,9 @@ class UserIn(BaseModel):
     sleep_time: str | None = Field(default=None, pattern=CLOCK_PATTERN)
     created_at: AwareInstant | None = None
     """When the relationship started (trust counts days from it). None: now."""
-    interaction_count: int | None = Field(default=None, ge=0)
+    interaction_count: int | None = Field(default=None, ge=0, le=2**31 - 1)
     """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one.
+    At most what the column holds (the fuzzer's 3·10¹⁹ was a 500 from the database).
     None: 0 for a new user, unchanged for a known one (an update never resets what was counted)."""
     last_active_at: AwareInstant | None = None
     """None: unchanged for a known user (replies keep it current)."""

@@ -58,6 +58,13 @@ def test_tools_and_documents(live_server: LiveServer, unique: str) -> None:
         assert docs.status_code == 201 and docs.json()[0]["doc_type"] == "faq"
         again = client.post("/v1/documents", json=[{"id": f"d-{unique}", "text": "dup"}])
         assert again.status_code == 409
+        # replaced in one step: the answer changes and nothing is ever missing in between
+        replaced = client.put(f"/v1/documents/d-{unique}", json={"doc_type": "faq", "text": "We open at 8."})
+        assert replaced.status_code == 200 and replaced.json()["text"] == "We open at 8."
+        listed = [d for d in client.get("/v1/documents").json() if d["id"] == f"d-{unique}"]
+        assert [d["text"] for d in listed] == ["We open at 8."]
+        assert client.put(f"/v1/documents/n-{unique}", json={"text": "New."}).status_code == 201
+        assert client.delete(f"/v1/documents/n-{unique}").status_code == 204
         assert client.delete(f"/v1/documents/d-{unique}").status_code == 204
         assert client.delete(f"/v1/tools/{name}").status_code == 204
         assert client.delete(f"/v1/tools/{name}").status_code == 404
@@ -77,6 +84,8 @@ def test_bad_routing_input_is_a_problem_naming_the_field(live_server: LiveServer
             ("put", "/v1/tools/t1", {"description": "d", "examples": [""]}, 422, "examples.0"),
             ("post", f"/v1/sessions/{sid}/tool-outcomes", {"tool": "ghost", "success": True}, 404, None),
             ("post", "/v1/documents", [{"text": ""}], 422, "text"),
+            ("put", "/v1/documents/d1", {"id": "d2", "text": "t"}, 422, "id"),
+            ("put", "/v1/documents/d1", {"text": "t", "doc_type": "Bad Type"}, 422, "doc_type"),
             ("post", f"/v1/sessions/{sid}/route-feedback", {"decision_id": "nope", "correct": True}, 404, None),
             ("post", f"/v1/sessions/{sid}/route-feedback", {"decision_id": "d"}, 422, "correct"),
             (

@@ -3,6 +3,7 @@ stored before passages existed (migration 0012) searched by passage too, on ever
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -131,3 +132,53 @@ async def test_a_deleted_document_takes_its_passages_with_it(make_engine: Engine
         assert (await conn.execute(select(func.count()).select_from(routing_passages))).scalar_one() == 0
     vector = (await engine.embedder.embed(["Security: Data is encrypted at rest and in transit."]))[0]
     assert await engine.routing.documents.search("t1", vector, 3) == []
+
+
+async def test_a_put_document_replaces_its_passages_in_one_step_for_every_process(
+    make_engine: EngineFactory,
+) -> None:
+    """Issue 22: replacing a document took a DELETE and a POST, with the knowledge base missing it
+    in between. A PUT swaps the document and its passages in one transaction, and another
+    process (a second engine on the same database) searches the new passages, not the old."""
+    engine: Engine = await make_engine()
+    other: Engine = await make_engine()
+    await engine.routing.add_documents("t1", [DocumentIn(id="security", title="Security", text=POLICY)])
+    old = "Security: Data is encrypted at rest and in transit."
+    await other.routing.documents.search("t1", (await engine.embedder.embed([old]))[0], 3)  # loaded before
+    new_text = "Data is encrypted with AES-256 keys we rotate yearly. Backups are kept for 35 days."
+    document, created = await engine.routing.documents.put(
+        "t1", "security", DocumentIn(title="Security", text=new_text)
+    )
+    assert (document.text, created) == (new_text, False)
+    async with engine.database.connect() as conn:
+        stored = (await conn.execute(select(routing_passages.c.text).order_by(routing_passages.c.n))).scalars().all()
+    assert stored == split_passages("Security", new_text)
+    for searcher in (engine, other):
+        for sentence, found in ((old, False), ("Security: Backups are kept for 35 days.", True)):
+            hits = await searcher.routing.documents.search("t1", (await engine.embedder.embed([sentence]))[0], 3)
+            assert any(hit.passage == sentence for hit in hits) is found, (sentence, hits)
+    _, created = await engine.routing.documents.put("t1", "trial", DocumentIn(text="The trial lasts 14 days."))
+    assert created
+    assert [d.id for d in await engine.routing.documents.list("t1")] == ["security", "trial"]
+
+
+async def test_concurrent_puts_of_one_document_leave_one_whole_version(make_engine: EngineFactory) -> None:
+    """Two PUTs of the same id at once: both succeed and the passages are one version's, never a
+    mix or a duplicate-key failure. The document row is upserted first and its lock orders them;
+    with the passages read and deleted before the upsert, the second PUT inserted passage keys
+    the first had just committed (a unique violation on PostgreSQL)."""
+    engine: Engine = await make_engine()
+    versions = {
+        name: " ".join(f"{name} sentence number {i} is long enough to stand alone." for i in range(count))
+        for name, count in (("alpha", 4), ("beta", 2))
+    }
+    for _ in range(5):
+        await asyncio.gather(
+            *(engine.routing.documents.put("t1", "doc", DocumentIn(text=text)) for text in versions.values())
+        )
+        async with engine.database.connect() as conn:
+            stored = (
+                (await conn.execute(select(routing_passages.c.text).order_by(routing_passages.c.n))).scalars().all()
+            )
+            text = (await conn.execute(select(routing_documents.c.text))).scalar_one()
+        assert stored == split_passages("", text) and text in versions.values()

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, select
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock, Instant
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
@@ -35,6 +36,7 @@ from phronesis.routing.passages import (
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
+from phronesis.storage.inserts import upsert
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.tables import routing_documents, routing_passages
@@ -122,6 +124,42 @@ class DocumentRepository:
     def vector_column(self, column: PgVectorColumn | None) -> None:
         self.passages.vector_column = column
 
+    async def _rows(
+        self, tenant: str, documents: Sequence[DocumentIn], ids: Sequence[str]
+    ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]]]:
+        """The document rows and their passages' rows, embedded (before any transaction opens:
+        embedding is the slow part and holds no lock)."""
+        texts = [split_passages(d.title, d.text) for d in documents]
+        flat = await embed_in_chunks(self._embedder, [t for passages in texts for t in passages])
+        model = self._embedder.model_name
+        now = self._clock.now()
+        rows, passages, at = [], [], 0
+        for d, doc_id, own in zip(documents, ids, texts, strict=True):
+            vectors = builtins.list(flat[at : at + len(own)])
+            at += len(own)
+            rows.append(
+                d.model_dump(exclude={"id"})
+                | {"tenant": tenant, "id": doc_id, "embedding": vectors[0], "embedding_model": model, "created_at": now}
+            )
+            passages += passage_rows(tenant, doc_id, own, vectors, model)
+        return rows, passages
+
+    async def _write_passages(
+        self, conn: AsyncConnection, tenant: str, passages: Sequence[dict[str, Any]], removed: Sequence[str] = ()
+    ) -> None:
+        """Insert passages, with their feed entries (after the removals they replace) and pgvector column."""
+        await conn.execute(routing_passages.insert(), builtins.list(passages))
+        changes = [("remove", key) for key in removed] + [("add", p["id"]) for p in passages]
+        await self.changes.append(conn, tenant, changes, self._clock.now())
+        if self.vector_column is not None:
+            await self.vector_column.write(conn, tenant, [(p["id"], p["embedding"]) for p in passages])
+
+    def _applied(self, tenant: str, passages: Sequence[dict[str, Any]]) -> None:
+        """This process's index takes the passages just committed (others follow the feed)."""
+        self.vectors.applied(
+            tenant, PARTITION, [p["id"] for p in passages], np.stack([p["embedding"] for p in passages])
+        )
+
     async def add(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
         """Embed and store ``documents`` with their passages in one transaction; an existing id is
         a conflict, nothing stored."""
@@ -130,20 +168,7 @@ class DocumentRepository:
         ids = [d.id or uuid.uuid4().hex for d in documents]
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
-        texts = [split_passages(d.title, d.text) for d in documents]
-        flat = await embed_in_chunks(self._embedder, [t for passages in texts for t in passages])
-        model = self._embedder.model_name
-        now = self._clock.now()
-        rows, passages, at = [], [], 0
-        for d, doc_id, own in zip(documents, ids, texts, strict=True):
-            vectors = list(flat[at : at + len(own)])
-            at += len(own)
-            rows.append(
-                d.model_dump(exclude={"id"})
-                | {"tenant": tenant, "id": doc_id, "embedding": vectors[0], "embedding_model": model, "created_at": now}
-            )
-            passages += passage_rows(tenant, doc_id, own, vectors, model)
-        keys = [p["id"] for p in passages]
+        rows, passages = await self._rows(tenant, documents, ids)
         async with self._db.transaction() as conn:
             taken = (
                 (
@@ -159,12 +184,36 @@ class DocumentRepository:
             if taken:
                 raise ConflictError("id", f"document {taken[0]!r} already exists")
             await conn.execute(routing_documents.insert(), rows)
-            await conn.execute(routing_passages.insert(), passages)
-            await self.changes.append(conn, tenant, (("add", key) for key in keys), now)
-            if self.vector_column is not None:
-                await self.vector_column.write(conn, tenant, [(p["id"], p["embedding"]) for p in passages])
-        self.vectors.applied(tenant, PARTITION, keys, np.stack([p["embedding"] for p in passages]))
+            await self._write_passages(conn, tenant, passages)
+        self._applied(tenant, passages)
         return [_document(r) for r in rows]
+
+    async def put(self, tenant: str, document_id: str, document: DocumentIn) -> tuple[Document, bool]:
+        """Store ``document`` under ``document_id``, replacing the one there in one transaction
+        (issue 22: replacing took a ``DELETE`` and a ``POST``, and between them, or for good if the
+        ``POST`` failed, the knowledge base had no such document). True when it was new.
+
+        The document row is upserted first: its row lock makes a concurrent ``PUT`` of the same id
+        wait, so the old passages this one removes are all the passages there are, and the winner's
+        passages are never mixed with the loser's (on SQLite the write lock does the same)."""
+        if document.id is not None and document.id != document_id:
+            raise InvalidInputError("id", f"the body names {document.id!r} but the path names {document_id!r}")
+        rows, passages = await self._rows(tenant, [document], [document_id])
+        p = routing_passages.c
+        columns = [name for name in rows[0] if name not in ("tenant", "id")]
+        async with self._db.transaction() as conn:
+            await conn.execute(upsert(self._db.dialect, routing_documents, ["tenant", "id"], columns), rows)
+            old = (
+                (await conn.execute(select(p.id).where(p.tenant == tenant, p.document_id == document_id)))
+                .scalars()
+                .all()
+            )
+            await conn.execute(delete(routing_passages).where(p.tenant == tenant, p.document_id == document_id))
+            await self._write_passages(conn, tenant, passages, removed=old)
+        for key in set(old) - {q["id"] for q in passages}:
+            self.vectors.removed(tenant, key)
+        self._applied(tenant, passages)
+        return _document(rows[0]), not old  # every stored document has a passage
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
         c = routing_documents.c

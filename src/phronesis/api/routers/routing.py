@@ -98,6 +98,19 @@ async def add_documents(body: list[DocumentIn], engine: EngineDep, tenant: Tenan
     return await engine.routing.add_documents(tenant, body)
 
 
+@router.put(
+    "/v1/documents/{document_id}",
+    summary="Add or replace one document in one step (201 when new, 200 when it replaced one)",
+    responses={201: {"description": "A new document", "model": Document}},
+)
+async def put_document(
+    document_id: NamePath, body: DocumentIn, engine: EngineDep, tenant: TenantDep, response: Response
+) -> Document:
+    document, created = await engine.routing.documents.put(tenant, document_id, body)
+    response.status_code = 201 if created else 200
+    return document
+
+
 @router.get("/v1/documents", summary="The tenant's documents, oldest first")
 async def list_documents(
     engine: EngineDep,

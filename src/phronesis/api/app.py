@@ -9,8 +9,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
 
-from phronesis import __version__
+from phronesis import __version__, ui
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.problems import install_problem_handlers
@@ -37,6 +39,16 @@ log = logging.getLogger("phronesis.api")
 
 
 PURGE_INTERVAL_S = 3600.0
+
+_ROOT = (
+    "<!doctype html><html lang=en><meta charset=utf-8><title>phronesis</title>"
+    "<h1>phronesis</h1><ul><li><a href=/ui>Dashboard</a></li><li><a href=/docs>API (OpenAPI)</a></li></ul></html>"
+)
+
+
+async def _root() -> HTMLResponse:
+    """The root points people to the dashboard and to the API's documentation."""
+    return HTMLResponse(_ROOT)
 
 
 async def _purge(engine: Engine) -> None:
@@ -152,4 +164,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(routing.router)
     app.include_router(admission.router)
     app.include_router(proactive.router)
+    app.include_router(ui.router)
+    app.mount("/ui/static", StaticFiles(packages=[("phronesis.ui", "static")]), name="ui-static")
+    app.add_api_route("/", _root, include_in_schema=False, response_class=HTMLResponse)
     return app

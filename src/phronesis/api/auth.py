@@ -9,7 +9,7 @@ from fastapi import HTTPException, Request
 
 from phronesis.settings import ApiSettings
 
-__all__ = ["is_loopback_host", "resolve_tenant"]
+__all__ = ["is_loopback_host", "resolve_tenant", "tenant_for_key"]
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="phronesis"'}
 
@@ -25,7 +25,8 @@ def is_loopback_host(host: str | None) -> bool:
         return False
 
 
-def _tenant_for_key(settings: ApiSettings, presented: str) -> str | None:
+def tenant_for_key(settings: ApiSettings, presented: str) -> str | None:
+    """The tenant of an API key, or None (the dashboard signs in with the same keys)."""
     found: str | None = None
     for key, tenant in settings.keys.items():
         # compare against every key so timing does not reveal which prefix matched
@@ -45,7 +46,7 @@ async def resolve_tenant(request: Request) -> str:
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise HTTPException(401, "Authorization must be 'Bearer <api key>'", headers=_CHALLENGE)
-        tenant = _tenant_for_key(settings, token.strip())
+        tenant = tenant_for_key(settings, token.strip())
         if tenant is None:
             raise HTTPException(401, "unknown API key", headers=_CHALLENGE)
         return tenant

@@ -1,0 +1,202 @@
+"""The dashboard's pages (issue 25): overview, decision explorer, one decision, sign-in.
+
+Thin: each page reads its figures from ``ui.queries`` and renders one template. A page asked
+for without a tenant goes to the sign-in page; a form without its CSRF token is refused (403)
+before anything is read from it.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any
+from urllib.parse import parse_qs, urlencode
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import HTMLResponse, RedirectResponse
+from jinja2 import Environment, PackageLoader, select_autoescape
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from phronesis.api.auth import tenant_for_key
+from phronesis.clock import Instant
+from phronesis.engine import Engine
+from phronesis.exceptions import NotFoundError
+from phronesis.ui.charts import bar_chart, share_bars
+from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter
+from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/ui", include_in_schema=False)
+
+_templates = Environment(
+    loader=PackageLoader("phronesis.ui", "templates"),
+    autoescape=select_autoescape(default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_keys=True, default=str)
+
+SECURITY_HEADERS = {
+    # nothing but the server's own origin: no CDN, no font host, no beacon (issue 25)
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+PAGE_SIZE = 50
+
+
+def _engine(request: Request) -> Engine:
+    engine: Engine = request.app.state.engine
+    return engine
+
+
+def _render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+    context.setdefault("viewer", None)
+    token = csrf_token(request)
+    html = _templates.get_template(template).render(request=request, csrf=token, csrf_field=CSRF_FIELD, **context)
+    response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
+    keep_csrf(request, response, token)
+    return response
+
+
+def _sign_in_first() -> RedirectResponse:
+    return RedirectResponse("/ui/sign-in", status_code=303, headers=SECURITY_HEADERS)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """An ``application/x-www-form-urlencoded`` body (first value of each field)."""
+    body = (await request.body()).decode("utf-8", errors="replace")
+    return {name: values[0] for name, values in parse_qs(body, keep_blank_values=True).items()}
+
+
+def _who(request: Request) -> Viewer | None:
+    return viewer(request, _engine(request).settings.api)
+
+
+# -- signing in and out --------------------------------------------------------------------
+
+
+@router.get("/sign-in", response_class=HTMLResponse)
+async def sign_in_page(request: Request) -> Response:
+    return _render(request, "sign_in.html", error=None)
+
+
+@router.post("/sign-in", response_class=HTMLResponse)
+async def sign_in(request: Request) -> Response:
+    form = await _form(request)
+    if not csrf_valid(request, form.get(CSRF_FIELD)):
+        return _render(request, "sign_in.html", 403, error="The form expired or did not come from this page.")
+    key = form.get("api_key", "").strip()
+    if not key or tenant_for_key(_engine(request).settings.api, key) is None:
+        return _render(request, "sign_in.html", 401, error="That API key is not known to this server.")
+    response = RedirectResponse("/ui", status_code=303, headers=SECURITY_HEADERS)
+    set_key_cookie(request, response, key)
+    return response
+
+
+@router.post("/sign-out")
+async def sign_out(request: Request) -> Response:
+    form = await _form(request)
+    if not csrf_valid(request, form.get(CSRF_FIELD)):
+        return _render(request, "error.html", 403, title="Refused", message="The form did not come from this page.")
+    response = RedirectResponse("/ui/sign-in", status_code=303, headers=SECURITY_HEADERS)
+    set_key_cookie(request, response, None)
+    return response
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+
+@router.get("", response_class=HTMLResponse)
+async def overview(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 14) -> Response:
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    data = await DashboardQueries(engine.database).overview(who.tenant, engine.clock.now(), days)
+    kinds = [kind for kind in KINDS if kind in data.per_day]
+    charts = {kind: bar_chart(list(zip(data.days, data.per_day[kind], strict=True))) for kind in kinds}
+    paths = {kind: share_bars(rows) for kind, rows in data.by_path.items()}
+    actions = {kind: share_bars(rows) for kind, rows in data.by_action.items()}
+    return _render(
+        request,
+        "overview.html",
+        viewer=who,
+        data=data,
+        days=days,
+        kinds=kinds,
+        charts=charts,
+        paths=paths,
+        actions=actions,
+        reasons=share_bars(data.proactive_reasons),
+    )
+
+
+class ExplorerQuery(BaseModel):
+    """The explorer's filters, checked like any input: a bad one is named on the page (422)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str | None = Field(default=None, max_length=32)
+    path: str | None = Field(default=None, max_length=32)
+    action: str | None = Field(default=None, max_length=200)
+    subject: str | None = Field(default=None, max_length=256)
+    q: str | None = Field(default=None, max_length=200)
+    since: Instant | None = None
+    until: Instant | None = None
+    before: str | None = Field(default=None, max_length=120, pattern=r"^[^|]+\|[^|]+$")
+    """The last row of the previous page: ``created_at|id``."""
+
+
+@router.get("/decisions", response_class=HTMLResponse)
+async def explorer(request: Request) -> Response:
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    given = {k: v for k, v in request.query_params.items() if v != ""}
+    try:
+        query = ExplorerQuery.model_validate(given)
+        before = None
+        if query.before:
+            at, _, record_id = query.before.partition("|")
+            before = (datetime.fromisoformat(at), record_id)
+    except (ValidationError, ValueError) as exc:
+        field = exc.errors()[0]["loc"][0] if isinstance(exc, ValidationError) else "before"
+        return _render(request, "error.html", 422, viewer=who, title="Bad filter", message=f"{field}: not valid")
+    where = DecisionFilter(
+        kind=query.kind,
+        path=query.path,
+        action=query.action,
+        subject=query.subject,
+        text=query.q,
+        since=query.since,
+        until=query.until,
+    )
+    rows = await DashboardQueries(_engine(request).database).decisions(
+        who.tenant, where, limit=PAGE_SIZE, before=before
+    )
+    next_page = None
+    if len(rows) == PAGE_SIZE:
+        last = rows[-1]
+        keep = {k: v for k, v in given.items() if k != "before"}
+        next_page = "?" + urlencode(keep | {"before": f"{last.created_at.isoformat()}|{last.id}"})
+    return _render(request, "decisions.html", viewer=who, rows=rows, query=query, kinds=KINDS, next_page=next_page)
+
+
+@router.get("/decisions/{record_id}", response_class=HTMLResponse)
+async def decision_page(request: Request, record_id: str) -> Response:
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    try:
+        record = await engine.decisions.get(who.tenant, record_id[:64])
+    except NotFoundError:
+        message = f"There is no decision {record_id[:64]!r} for this tenant."
+        return _render(request, "error.html", 404, viewer=who, title="Not found", message=message)
+    rated = await DashboardQueries(engine.database).feedback_for(who.tenant, record.id)
+    candidates = record.inputs.get("candidates") if isinstance(record.inputs.get("candidates"), list) else None
+    return _render(request, "decision.html", viewer=who, record=record, feedback=rated, candidates=candidates)

@@ -1,0 +1,120 @@
+"""The dashboard in a real browser (issue 25): each page shows the seeded decisions, a decision
+explains itself, sign-in holds one tenant's data, and a form without its token is refused."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from tests.ui.conftest import SEEDED, Dashboard, Watched, sign_in
+
+
+def _seeded(kind: str, by: int) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for key, count in SEEDED.items():
+        if key[0] == kind:
+            counts[str(key[by])] += count
+    return counts
+
+
+def test_the_overview_shows_the_seeded_figures(watched: Watched) -> None:
+    sign_in(watched)
+    page = watched.page
+    assert page.get_attribute("[data-tenant]", "data-tenant") == "acme"
+    for kind in ("routing", "admission", "proactive"):
+        row = page.locator(f"tr[data-kind={kind}]")
+        assert row.get_attribute("data-decisions") == str(sum(_seeded(kind, 2).values()))
+        per_day = page.locator(f"[data-chart={kind}-per-day] .bar")
+        assert sum(int(per_day.nth(i).get_attribute("data-value") or 0) for i in range(per_day.count())) == sum(
+            _seeded(kind, 2).values()
+        )
+        bars = page.locator(f"[data-chart={kind}-outcome] .bar")
+        shown = {
+            bars.nth(i).get_attribute("data-label"): int(bars.nth(i).get_attribute("data-value") or 0)
+            for i in range(bars.count())
+        }
+        assert shown == dict(_seeded(kind, 2))
+    routing = page.locator("tr[data-kind=routing]")
+    assert (routing.get_attribute("data-llm-calls"), routing.get_attribute("data-without-llm")) == ("1", "6")
+    reasons = page.locator("[data-chart=proactive-reason] .bar")
+    assert {
+        reasons.nth(i).get_attribute("data-label"): reasons.nth(i).get_attribute("data-value")
+        for i in range(reasons.count())
+    } == {
+        "quiet_hours": "2",
+        "muted": "1",
+    }
+    watched.shot("overview")
+
+
+def test_the_explorer_filters_and_a_decision_explains_itself(watched: Watched, dashboard: Dashboard) -> None:
+    sign_in(watched)
+    page = watched.page
+    page.goto("/ui/decisions")
+    page.select_option("select[name=kind]", "admission")
+    page.fill("input[name=action]", "ADD")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_url("**/ui/decisions?*")
+    assert page.locator("table[data-table=decisions] tbody tr").count() == 3
+    watched.shot("decisions")
+
+    decided = dashboard.executive_decision
+    page.goto(f"/ui/decisions/{decided['id']}")
+    assert page.get_attribute("[data-path]", "data-path") == "heuristic"
+    assert "close it" in page.inner_text("dd.action")
+    candidate = page.locator(f"table[data-table=candidates] tr[data-id='{decided['heuristic_id']}']")
+    assert "greenhouse door" in candidate.inner_text()
+    assert "matched_heuristic_id" in page.inner_text("body")  # the explanation the engine recorded
+    watched.shot("decision")
+
+
+def test_one_tenant_never_sees_another_tenants_decisions(watched: Watched, dashboard: Dashboard) -> None:
+    sign_in(watched, "sk-globex-ui")
+    page = watched.page
+    assert page.get_attribute("[data-tenant]", "data-tenant") == "globex"
+    assert (
+        page.locator("tr[data-kind]").count() == 1
+        and page.locator("tr[data-kind=routing]").get_attribute("data-decisions") == "4"
+    )
+    page.goto("/ui/decisions")
+    assert "greenhouse" not in page.inner_text("body") and page.locator("tbody tr").count() == 4
+    watched.allow(404)
+    response = page.goto(f"/ui/decisions/{dashboard.executive_decision['id']}")
+    assert response is not None and response.status == 404
+
+
+def test_signing_in_needs_a_known_key_and_signing_out_forgets_it(watched: Watched) -> None:
+    page = watched.page
+    watched.allow(401)
+    page.goto("/ui/sign-in")
+    page.fill("input[name=api_key]", "sk-nobody")
+    page.click("button[type=submit]")
+    assert "not known" in page.inner_text("[role=alert]")
+    watched.shot("sign-in")
+    cookies = {c["name"]: c for c in page.context.cookies()}
+    assert "phronesis_key" not in cookies
+    sign_in(watched)
+    key = {c["name"]: c for c in page.context.cookies()}["phronesis_key"]
+    assert (key["httpOnly"], key["sameSite"], key["path"]) == (True, "Strict", "/ui")
+    assert page.evaluate("document.cookie") == ""  # httpOnly: no script on the page can read it
+    page.click("header button[type=submit]")
+    page.wait_for_url("**/ui/sign-in")
+    page.goto("/ui")
+    assert page.url.endswith("/ui/sign-in")
+
+
+def test_a_form_without_its_csrf_token_is_refused(watched: Watched) -> None:
+    sign_in(watched)
+    page = watched.page
+    watched.allow(403)
+    # the same browser, its cookies sent, but no token in the form: what a forged form would post
+    forged = page.request.post("/ui/sign-out", form={"anything": "1"}, max_redirects=0)
+    assert forged.status == 403
+    wrong = page.request.post("/ui/sign-out", form={"csrf_token": "guessed"}, max_redirects=0)
+    assert wrong.status == 403
+    page.goto("/ui")
+    assert page.url.endswith("/ui")  # still signed in
+    page.goto("/ui/sign-in")
+    page.evaluate("document.querySelector('input[name=csrf_token]').value = 'forged'")
+    page.fill("input[name=api_key]", "sk-acme-ui")
+    page.click("button[type=submit]")
+    assert "did not come from this page" in page.inner_text("[role=alert]")

@@ -1,0 +1,72 @@
+"""The dashboard's aggregates on every backend (issue 25): per-day buckets, breakdowns, LLM
+calls avoided, latency percentiles and keyset pages are SQL, and SQL differs by dialect."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.storage.database import Database
+from phronesis.testing import FixedClock
+from phronesis.ui.queries import DashboardQueries, DecisionFilter
+
+NOW = datetime(2026, 11, 26, 15, 0, tzinfo=UTC)
+
+
+async def _seed(database: Database) -> None:
+    clock = FixedClock(NOW - timedelta(days=2, hours=14))  # 2026-11-24 01:00
+    records = DecisionRecordRepository(database, clock=clock)
+    for i in range(1, 101):  # latencies 1..100 ms, spread over three days
+        await records.add(
+            NewDecisionRecord(
+                id=f"r{i:03}",
+                tenant="t",
+                kind="routing",
+                path="llm" if i % 10 == 0 else "local",
+                action="RETRIEVE" if i % 2 else "CLARIFY",
+                llm_calls=1 if i % 10 == 0 else 0,
+                prompt_tokens=100 if i % 10 == 0 else None,
+                latency_ms=float(i),
+                subject_id=f"session-{i % 3}",
+                reason="found the pricing document" if i == 7 else None,
+            )
+        )
+        clock.advance(minutes=40)
+    await records.add(NewDecisionRecord(id="other", tenant="u", kind="routing", path="local", action="RETRIEVE"))
+    earlier = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=30)))
+    await earlier.add(NewDecisionRecord(id="old", tenant="t", kind="routing", path="local", action="RETRIEVE"))
+
+
+async def test_the_overview_aggregates_one_tenants_window(database: Database) -> None:
+    await _seed(database)
+    overview = await DashboardQueries(database).overview("t", NOW, 3)
+    assert overview.days == ["2026-11-24", "2026-11-25", "2026-11-26"]
+    # 01:00 on the 24th, every 40 minutes: 35 that day, 36 the next, 29 on the 26th (the old one is outside)
+    assert overview.per_day == {"routing": [35, 36, 29]}
+    assert overview.by_path == {"routing": [("llm", 10), ("local", 90)]}
+    assert overview.by_action == {"routing": [("CLARIFY", 50), ("RETRIEVE", 50)]}
+    [routing] = overview.kinds
+    assert (routing.decisions, routing.llm_calls, routing.without_llm, routing.prompt_tokens) == (100, 10, 90, 1000)
+    assert (routing.p50_ms, routing.p99_ms) == (50.0, 99.0)
+
+
+async def test_the_explorer_filters_and_pages_without_repeating_a_row(database: Database) -> None:
+    await _seed(database)
+    queries = DashboardQueries(database)
+    seen: list[str] = []
+    before = None
+    while True:
+        page = await queries.decisions("t", DecisionFilter(), limit=40, before=before)
+        seen += [r.id for r in page]
+        if len(page) < 40:
+            break
+        before = (page[-1].created_at, page[-1].id)
+    assert len(seen) == len(set(seen)) == 101 and seen[0] == "r100" and seen[-1] == "old"
+    found = await queries.decisions("t", DecisionFilter(text="PRICING"), limit=10)
+    assert [r.id for r in found] == ["r007"]
+    subject = await queries.decisions("t", DecisionFilter(subject="session-1", path="llm", action="CLARIFY"), limit=50)
+    assert [r.id for r in subject] == ["r100", "r070", "r040", "r010"]
+    window = DecisionFilter(since=NOW - timedelta(days=40), until=NOW - timedelta(days=20))
+    assert [r.id for r in await queries.decisions("t", window, limit=10)] == ["old"]
+    assert await queries.decisions("u", DecisionFilter(kind="admission"), limit=10) == []

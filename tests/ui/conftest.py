@@ -1,5 +1,8 @@
 """A real server with seeded decisions, and Debian's Chromium driven by Playwright (issue 25).
 
+Playwright and its browser live for one module: its sync API keeps an event loop running on
+the main thread, and the async tests after it need that thread's loop free.
+
 ``playwright install`` downloads a browser and cannot run here: the tests launch
 ``/usr/bin/chromium`` (``apt-get install -y chromium``; ``.ci/run`` installs it). Every page a
 test opens is watched: a console error, or a request to any origin but the server's, fails it.
@@ -136,7 +139,7 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
         yield board
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if shutil.which(CHROMIUM) is None:
         pytest.fail(f"no browser at {CHROMIUM}: apt-get install -y chromium (or set PHRONESIS_CHROMIUM)")
@@ -144,7 +147,7 @@ def playwright() -> Iterator[Playwright]:
         yield p
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])

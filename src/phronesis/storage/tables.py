@@ -198,6 +198,39 @@ decision_records = Table(
     Index("ix_decision_records_created", "created_at"),
 )
 
+decision_rollups = Table(  # 0018: the dashboard's hourly aggregates (audit.rollups)
+    "decision_rollups",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("hour", Integer, primary_key=True),  # hours since the epoch, UTC
+    Column("kind", String(32), primary_key=True),
+    Column("path", String(32), primary_key=True),
+    Column("outcome", String(64), primary_key=True),  # the action where it is a word, else ''
+    Column("reason", String(64), primary_key=True),
+    Column("decisions", Integer, nullable=False),
+    Column("llm_calls", Integer, nullable=False),
+    Column("prompt_tokens", BigInteger, nullable=False),
+    Column("completion_tokens", BigInteger, nullable=False),
+    Column("without_llm", Integer, nullable=False),
+)
+
+decision_latency_rollups = Table(
+    "decision_latency_rollups",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("hour", Integer, primary_key=True),
+    Column("kind", String(32), primary_key=True),
+    Column("bucket", Integer, primary_key=True),
+    Column("decisions", Integer, nullable=False),
+)
+
+decision_rollup_marks = Table(
+    "decision_rollup_marks",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("until_hour", Integer, nullable=False),  # every hour before it is rolled up
+)
+
 feedback = Table(
     "feedback",
     metadata,

@@ -1,21 +1,21 @@
 """What the dashboard's pages show, aggregated in SQL over one tenant's decision records.
 
-Every figure is a ``GROUP BY`` on the ``(tenant, kind, created_at)`` index over the chosen
-window; nothing walks the records in Python (issue 25: pages answer in milliseconds over a
-million records). Percentiles are the database's (``percentile_disc`` on PostgreSQL; on SQLite,
-which has none, the row at that rank by ``ORDER BY … OFFSET``).
+The overview groups the hourly rollups (``audit.rollups``) with the last hours' records, in
+SQL; the explorer reads one page of records by the ``(tenant, kind, created_at)`` index, keyset
+paged. Nothing walks all the records in Python (issue 25: pages in milliseconds over a million).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, or_, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import DecisionRecord
+from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records, feedback
 
@@ -24,9 +24,6 @@ __all__ = ["DecisionFilter", "DashboardQueries", "KindSummary", "Overview"]
 c = decision_records.c
 
 KINDS = ("executive", "learning", "routing", "admission", "proactive", "reevaluation")
-CATEGORICAL_ACTIONS = ("routing", "admission", "proactive")
-"""Kinds whose ``action`` is one of a few words (a route, ADD/NOT/…, sent/deferred/silent); an
-executive action is free text and is broken down by path only."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +37,7 @@ class KindSummary:
     without_llm: int
     """Decisions made with no LLM call: each one an always-LLM agent would have paid for."""
     p50_ms: float | None
+    """The upper bound of the latency bucket holding the median (``audit.rollups``)."""
     p99_ms: float | None
 
 
@@ -66,95 +64,65 @@ class DecisionFilter:
     until: datetime | None = None
 
 
-def _day(dialect: str, column: Any) -> Any:
-    if dialect == "postgresql":
-        return func.to_char(func.timezone("UTC", column), "YYYY-MM-DD")
-    return func.strftime("%Y-%m-%d", column)
-
-
 class DashboardQueries:
     def __init__(self, database: Database) -> None:
         self._db = database
+        self._rollups = DecisionRollups(database)
 
     async def overview(self, tenant: str, now: datetime, days: int) -> Overview:
         since = (now - timedelta(days=days - 1)).replace(hour=0, minute=0, second=0, microsecond=0)
         labels = [(since + timedelta(days=i)).strftime("%Y-%m-%d") for i in range(days)]
         out = Overview(since=since, days=labels)
-        window = and_(c.tenant == tenant, c.created_at >= since)
-        day = _day(self._db.dialect, c.created_at).label("day")
+        until = await self._rollups.ensure(tenant, now)
+        g = self._rollups.combined(tenant, since, until).c
+        first_day = hour_of(since) // 24
+        day = (g.hour // 24).label("day")
+        # one pass over the rollups, grouped by day: at most days × the kinds' paths and outcomes
+        # rows (about 1,700 for 30 days), which the figures below are summed from
+        daily = select(
+            g.kind,
+            day,
+            g.path,
+            g.outcome,
+            g.reason,
+            func.sum(g.decisions),
+            func.sum(g.llm_calls),
+            func.sum(g.prompt_tokens),
+            func.sum(g.completion_tokens),
+            func.sum(g.without_llm),
+        ).group_by(g.kind, day, g.path, g.outcome, g.reason)
+        t = self._rollups.combined_latency(tenant, since, until).c
+        latency = select(t.kind, t.bucket, func.sum(t.decisions)).group_by(t.kind, t.bucket)
         async with self._db.connect() as conn:
-            index = {label: i for i, label in enumerate(labels)}
-            rows = await conn.execute(select(c.kind, day, func.count()).where(window).group_by(c.kind, day))
-            for kind, label, count in rows:
-                series = out.per_day.setdefault(kind, [0] * len(labels))
-                if label in index:
-                    series[index[label]] = count
-            rows = await conn.execute(
-                select(c.kind, c.path, func.count()).where(window).group_by(c.kind, c.path).order_by(c.kind, c.path)
-            )
-            for kind, path, count in rows:
-                out.by_path.setdefault(kind, []).append((path, count))
-            rows = await conn.execute(
-                select(c.kind, c.action, func.count())
-                .where(window, c.kind.in_(CATEGORICAL_ACTIONS))
-                .group_by(c.kind, c.action)
-                .order_by(c.kind, c.action)
-            )
-            for kind, action, count in rows:
-                out.by_action.setdefault(kind, []).append((action or "none", count))
-            rows = await conn.execute(
-                select(c.reason, func.count())
-                .where(window, c.kind == "proactive", c.action != "sent", c.reason.is_not(None))
-                .group_by(c.reason)
-                .order_by(func.count().desc())
-            )
-            out.proactive_reasons = [(reason, count) for reason, count in rows]
-            summed = await conn.execute(
-                select(
-                    c.kind,
-                    func.count(),
-                    func.coalesce(func.sum(c.llm_calls), 0),
-                    func.coalesce(func.sum(c.prompt_tokens), 0),
-                    func.coalesce(func.sum(c.completion_tokens), 0),
-                    func.count().filter(c.llm_calls == 0),
-                )
-                .where(window)
-                .group_by(c.kind)
-                .order_by(c.kind)
-            )
-            totals = list(summed)
-            latency = await self._percentiles(conn, window, [row[0] for row in totals])
-        for kind, count, calls, prompt, completion, without in totals:
-            p50, p99 = latency.get(kind, (None, None))
-            out.kinds.append(KindSummary(kind, count, int(calls), int(prompt), int(completion), without, p50, p99))
-        return out
-
-    async def _percentiles(
-        self, conn: AsyncConnection, window: Any, kinds: list[str]
-    ) -> dict[str, tuple[float | None, float | None]]:
-        timed = and_(window, c.latency_ms.is_not(None))
-        if self._db.dialect == "postgresql":
-            ranked = await conn.execute(
-                select(
-                    c.kind,
-                    func.percentile_disc(0.5).within_group(c.latency_ms),
-                    func.percentile_disc(0.99).within_group(c.latency_ms),
-                )
-                .where(timed)
-                .group_by(c.kind)
-            )
-            return {kind: (p50, p99) for kind, p50, p99 in ranked}
-        out: dict[str, tuple[float | None, float | None]] = {}
-        rows = await conn.execute(select(c.kind, func.count()).where(timed).group_by(c.kind))
-        counts: dict[str, int] = {kind: n for kind, n in rows}
-        for kind in kinds:
-            n = counts.get(kind, 0)
-            if not n:
-                continue
-            at_rank = select(c.latency_ms).where(timed, c.kind == kind).order_by(c.latency_ms).limit(1)
-            p50 = (await conn.execute(at_rank.offset(int(0.5 * (n - 1))))).scalar()
-            p99 = (await conn.execute(at_rank.offset(int(0.99 * (n - 1))))).scalar()
-            out[kind] = (p50, p99)
+            rows = list(await conn.execute(daily))
+            buckets: dict[str, dict[int, int]] = {}
+            for kind, bucket, count in await conn.execute(latency):
+                buckets.setdefault(kind, {})[int(bucket)] = int(count)
+        paths: dict[str, Counter[str]] = {}
+        actions: dict[str, Counter[str]] = {}
+        reasons: Counter[str] = Counter()
+        sums: dict[str, list[int]] = {}
+        for kind, day_number, path, outcome, reason, count, calls, prompt, completion, without in rows:
+            count = int(count)
+            series = out.per_day.setdefault(kind, [0] * len(labels))
+            if 0 <= day_number - first_day < len(labels):
+                series[day_number - first_day] += count
+            paths.setdefault(kind, Counter())[path] += count
+            if kind in CATEGORICAL:
+                actions.setdefault(kind, Counter())[outcome or "none"] += count
+            if kind == "proactive" and outcome != "sent" and reason:
+                reasons[reason] += count
+            total = sums.setdefault(kind, [0, 0, 0, 0, 0])
+            for i, value in enumerate((count, calls, prompt, completion, without)):
+                total[i] += int(value)
+        out.by_path = {kind: sorted(counts.items()) for kind, counts in sorted(paths.items())}
+        out.by_action = {kind: sorted(counts.items()) for kind, counts in sorted(actions.items())}
+        out.proactive_reasons = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        for kind in sorted(sums):
+            count, calls, prompt, completion, without = sums[kind]
+            latency_counts = buckets.get(kind, {})
+            p50, p99 = percentile_bound(latency_counts, 0.5), percentile_bound(latency_counts, 0.99)
+            out.kinds.append(KindSummary(kind, count, calls, prompt, completion, without, p50, p99))
         return out
 
     async def decisions(

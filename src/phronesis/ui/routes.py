@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from phronesis.api.auth import tenant_for_key
+from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError
@@ -36,6 +37,16 @@ _templates = Environment(
     lstrip_blocks=True,
 )
 _templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_keys=True, default=str)
+
+
+def _bound(ms: float | None) -> str:
+    """A latency percentile as the rollups know it: the upper bound of its bucket."""
+    if ms is None:
+        return "–"
+    return f"> {LATENCY_BOUNDS_MS[-1]:,} ms" if ms == float("inf") else f"≤ {ms:g} ms"
+
+
+_templates.filters["bound"] = _bound
 
 SECURITY_HEADERS = {
     # nothing but the server's own origin: no CDN, no font host, no beacon (issue 25)

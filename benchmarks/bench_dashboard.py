@@ -48,7 +48,8 @@ PAGES = [
     "/ui/decisions?kind=routing&action=CLARIFY",
     "/ui/decisions?kind=proactive&path=cycle&since={week_ago}",
     "/ui/decisions?subject=subject-77",
-    "/ui/decisions?q=do+thing+4242",
+    "/ui/decisions?q=do+thing+4242",  # the last day, by default
+    "/ui/decisions?q=do+thing+4242&since={week_ago}",
     "/ui/decisions/{some_id}",
 ]
 

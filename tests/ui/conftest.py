@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -53,7 +54,7 @@ SEEDED = {
 @dataclass
 class Dashboard:
     base_url: str
-    executive_decision: dict[str, object] = field(default_factory=dict)
+    executive_decision: dict[str, Any] = field(default_factory=dict)
     globex_decision: str = "globex-0"
 
     def api(self, key: str = "sk-acme-ui") -> httpx.Client:
@@ -82,7 +83,7 @@ async def _seed(data_dir: Path) -> None:
                 record = NewDecisionRecord(
                     id=f"seed-{n}",
                     tenant="acme",
-                    kind=kind,  # type: ignore[arg-type]
+                    kind=kind,
                     path=path,
                     action=action,
                     reason=reason,
@@ -136,6 +137,8 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
             ).json()
             decided = client.post("/v1/events/decide", json={"text": condition, "event_id": "ev-greenhouse"}).json()
             board.executive_decision = {"id": decided["response_id"], "heuristic_id": heuristic["id"]}
+            rated = client.post("/v1/feedback", json={"response_id": decided["response_id"], "rating": "positive"})
+            board.executive_decision["confidence"] = rated.json()["new_confidence"]
         yield board
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from tests.ui.conftest import SEEDED, Dashboard, Watched, sign_in
 
 
@@ -56,6 +58,9 @@ def test_the_explorer_filters_and_a_decision_explains_itself(watched: Watched, d
     page.wait_for_url("**/ui/decisions?*")
     assert page.locator("table[data-table=decisions] tbody tr").count() == 3
     watched.shot("decisions")
+    page.goto("/ui/decisions?q=GREENHOUSE")  # matches the event's id, case-insensitively, over the last day
+    assert page.locator("table[data-table=decisions] tbody tr").count() == 1
+    assert page.get_attribute("[data-text-since]", "data-text-since")
 
     decided = dashboard.executive_decision
     page.goto(f"/ui/decisions/{decided['id']}")
@@ -118,3 +123,21 @@ def test_a_form_without_its_csrf_token_is_refused(watched: Watched) -> None:
     page.fill("input[name=api_key]", "sk-acme-ui")
     page.click("button[type=submit]")
     assert "did not come from this page" in page.inner_text("[role=alert]")
+
+
+def test_a_heuristics_confidence_history_is_plotted_from_its_signals(watched: Watched, dashboard: Dashboard) -> None:
+    sign_in(watched)
+    page = watched.page
+    page.click("header nav a[href='/ui/heuristics']")
+    decided = dashboard.executive_decision
+    row = page.locator(f"table[data-table=heuristics] tr[data-id='{decided['heuristic_id']}']")
+    assert float(row.get_attribute("data-confidence") or 0) == pytest.approx(float(decided["confidence"]), abs=1e-4)
+    assert row.get_attribute("data-fires") == "1"
+    watched.shot("heuristics")
+    row.locator("a").click()
+    page.wait_for_url(f"**/ui/heuristics/{decided['heuristic_id']}")
+    points = page.locator("[data-chart=confidence] circle.point")
+    values = [float(points.nth(i).get_attribute("data-value") or 0) for i in range(points.count())]
+    assert values == pytest.approx([0.9, float(decided["confidence"])], abs=1e-4)  # created, then the feedback
+    assert page.locator("table[data-table=signals] tbody tr").count() == 1
+    watched.shot("heuristic")

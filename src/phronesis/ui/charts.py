@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Bar", "BarChart", "bar_chart", "share_bars"]
+__all__ = ["Bar", "BarChart", "LineChart", "Point", "bar_chart", "line_chart", "share_bars"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,3 +50,37 @@ def share_bars(points: Sequence[tuple[str, float]], *, width: int = 320, row: in
     total = sum(value for _, value in points) or 1.0
     bars = [Bar(label, value, 0.0, i * row, width * value / total, row - 4) for i, (label, value) in enumerate(points)]
     return BarChart(width, row * max(1, len(points)), bars, total)
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    label: str
+    value: float
+    x: float
+    y: float
+
+
+@dataclass(frozen=True, slots=True)
+class LineChart:
+    width: int
+    height: int
+    points: list[Point]
+    low: float
+    high: float
+
+    @property
+    def polyline(self) -> str:
+        return " ".join(f"{p.x:.1f},{p.y:.1f}" for p in self.points)
+
+
+def line_chart(
+    points: Sequence[tuple[str, float]], *, low: float = 0.0, high: float = 1.0, width: int = 560, height: int = 140
+) -> LineChart:
+    """Values in [low, high] (a confidence: [0, 1]) left to right, one per point, evenly spaced."""
+    step = width / max(1, len(points) - 1)
+    span = (high - low) or 1.0
+    out = [
+        Point(label, value, i * step if len(points) > 1 else width / 2, height - height * (value - low) / span)
+        for i, (label, value) in enumerate(points)
+    ]
+    return LineChart(width, height, out, low, high)

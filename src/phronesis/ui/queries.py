@@ -17,7 +17,7 @@ from sqlalchemy import and_, func, or_, select
 from phronesis.audit.models import DecisionRecord
 from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
 from phronesis.storage.database import Database
-from phronesis.storage.tables import decision_records, feedback
+from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics
 
 __all__ = ["DecisionFilter", "DashboardQueries", "KindSummary", "Overview"]
 
@@ -165,3 +165,55 @@ class DashboardQueries:
         )
         async with self._db.connect() as conn:
             return [dict(row._mapping) for row in await conn.execute(query)]
+
+    async def heuristics(self, tenant: str, *, limit: int, offset: int) -> list[dict[str, Any]]:
+        """The tenant's heuristics, most confident first (the ``(tenant, …)`` primary key bounds it)."""
+        h = heuristics.c
+        query = (
+            select(
+                h.id,
+                h.name,
+                h.domain,
+                h.condition_text,
+                h.action_text,
+                h.confidence,
+                h.fire_count,
+                h.success_count,
+                h.failure_count,
+                h.origin,
+                h.locked,
+                h.signal_count,
+                h.last_fired_at,
+                h.created_at,
+            )
+            .where(h.tenant == tenant)
+            .order_by(h.confidence.desc(), h.id)
+            .limit(limit)
+            .offset(offset)
+        )
+        async with self._db.connect() as conn:
+            return [dict(row._mapping) for row in await conn.execute(query)]
+
+    async def confidence_history(self, tenant: str, heuristic_id: str, *, limit: int = 500) -> list[dict[str, Any]]:
+        """The last ``limit`` signals that moved a heuristic's confidence, oldest first."""
+        e = confidence_events.c
+        query = (
+            select(
+                e.id,
+                e.source,
+                e.positive,
+                e.magnitude,
+                e.weight,
+                e.old_confidence,
+                e.new_confidence,
+                e.event_id,
+                e.fire_id,
+                e.created_at,
+            )
+            .where(e.tenant == tenant, e.heuristic_id == heuristic_id)
+            .order_by(e.created_at.desc(), e.id.desc())
+            .limit(limit)
+        )
+        async with self._db.connect() as conn:
+            rows = [dict(row._mapping) for row in await conn.execute(query)]
+        return rows[::-1]

@@ -201,7 +201,17 @@ async def explorer(request: Request) -> Response:
         last = rows[-1]
         keep = {k: v for k, v in given.items() if k != "before"}
         next_page = "?" + urlencode(keep | {"before": f"{last.created_at.isoformat()}|{last.id}"})
-    return _render(request, "decisions.html", viewer=who, rows=rows, query=query, kinds=KINDS, next_page=next_page)
+    text_since = since if query.q and query.since is None else None
+    return _render(
+        request,
+        "decisions.html",
+        viewer=who,
+        rows=rows,
+        query=query,
+        kinds=KINDS,
+        next_page=next_page,
+        text_since=text_since,
+    )
 
 
 @router.get("/decisions/{record_id}", response_class=HTMLResponse)

@@ -50,6 +50,8 @@ SEEDED = {
     ("proactive", "prefilter", "silent", "muted"): 1,
 }
 
+RATED = ("correct", "correct", "incorrect", "correct")
+
 
 @dataclass
 class Dashboard:
@@ -96,6 +98,9 @@ async def _seed(data_dir: Path) -> None:
                 )
                 await engine.decisions.add(record)
                 await _backdate(engine, record.id, now - timedelta(days=n % 3))
+        # the first routing decisions rated (confidence 0.5, 0.55, 0.6, 0.65), for calibration
+        for record_id, outcome in zip(("seed-1", "seed-2", "seed-3", "seed-4"), RATED, strict=True):
+            await engine.decisions.set_outcome("acme", record_id, outcome)
         for i in range(4):
             await engine.decisions.add(
                 NewDecisionRecord(

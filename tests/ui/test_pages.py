@@ -145,3 +145,17 @@ def test_a_heuristics_confidence_history_is_plotted_from_its_signals(watched: Wa
     assert any(v == pytest.approx(float(decided["confidence"]), abs=1e-4) for v in values[1:])
     assert page.locator("table[data-table=signals] tbody tr").count() == len(values) - 1
     watched.shot("heuristic")
+
+
+def test_calibration_draws_each_rated_decision_point(watched: Watched) -> None:
+    sign_in(watched)
+    page = watched.page
+    page.click("header nav a[href='/ui/calibration']")
+    routing = page.locator("section[data-kind=routing]")
+    assert routing.get_attribute("data-rated") == "4"
+    assert float(routing.get_attribute("data-ece") or 0) == pytest.approx(0.3, abs=1e-4)
+    bars = routing.locator(".bar")
+    shown = [(bars.nth(i).get_attribute("data-n"), bars.nth(i).get_attribute("data-observed")) for i in range(2)]
+    assert shown == [("2", "1.0000"), ("2", "0.5000")]
+    assert page.locator("section[data-kind=executive]").count() == 1  # the greenhouse decision, rated positive
+    watched.shot("calibration")

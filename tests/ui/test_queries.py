@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.storage.database import Database
@@ -70,3 +72,21 @@ async def test_the_explorer_filters_and_pages_without_repeating_a_row(database: 
     window = DecisionFilter(since=NOW - timedelta(days=40), until=NOW - timedelta(days=20))
     assert [r.id for r in await queries.decisions("t", window, limit=10)] == ["old"]
     assert await queries.decisions("u", DecisionFilter(kind="admission"), limit=10) == []
+
+
+async def test_calibration_bins_rated_decisions_by_confidence(database: Database) -> None:
+    records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(hours=1)))
+    rated = [(0.5, "correct"), (0.55, "correct"), (0.6, "incorrect"), (0.65, "correct"), (1.0, "correct")]
+    rated += [(0.2, "positive"), (0.25, "negative"), (0.9, "neutral"), (0.9, None)]  # neutral, unrated: left out
+    for n, (confidence, outcome) in enumerate(rated):
+        kind = "executive" if outcome in ("positive", "negative", "neutral") else "routing"
+        await records.add(NewDecisionRecord(id=f"c{n}", tenant="t", kind=kind, path="local", confidence=confidence))
+        if outcome is not None:
+            await records.set_outcome("t", f"c{n}", outcome)
+    found = {r.kind: r for r in await DashboardQueries(database).calibration("t", NOW - timedelta(days=1))}
+    routing = found["routing"]
+    assert [(b.low, b.decisions, b.observed) for b in routing.bins] == [(0.5, 2, 1.0), (0.6, 2, 0.5), (0.9, 1, 1.0)]
+    assert routing.bins[0].predicted == pytest.approx(0.525) and routing.rated == 5
+    assert routing.ece == pytest.approx((2 * 0.475 + 2 * 0.125 + 1 * 0.0) / 5)
+    executive = found["executive"]
+    assert [(b.low, b.decisions, b.observed) for b in executive.bins] == [(0.2, 2, 0.5)]

@@ -196,6 +196,15 @@ decision_records = Table(
     Index("ix_decision_records_tenant_kind_created", "tenant", "kind", "created_at"),
     Index("ix_decision_records_tenant_subject", "tenant", "subject_id"),
     Index("ix_decision_records_created", "created_at"),
+    # 0018: the rated few, for calibration (an outcome is set by feedback on a small share)
+    Index(
+        "ix_decision_records_rated",
+        "tenant",
+        "kind",
+        "created_at",
+        sqlite_where=text("outcome IS NOT NULL"),
+        postgresql_where=text("outcome IS NOT NULL"),
+    ),
 )
 
 decision_rollups = Table(  # 0018: the dashboard's hourly aggregates (audit.rollups)

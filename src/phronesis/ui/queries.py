@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import Integer, and_, case, cast, func, literal_column, or_, select
 
 from phronesis.audit.models import DecisionRecord
 from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
 from phronesis.storage.database import Database
 from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics
 
-__all__ = ["DecisionFilter", "DashboardQueries", "KindSummary", "Overview"]
+__all__ = ["Calibration", "CalibrationBin", "DashboardQueries", "DecisionFilter", "KindSummary", "Overview"]
 
 c = decision_records.c
 
@@ -51,6 +51,31 @@ class Overview:
     by_action: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     proactive_reasons: list[tuple[str, int]] = field(default_factory=list)
     kinds: list[KindSummary] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrationBin:
+    low: float
+    high: float
+    decisions: int
+    predicted: float
+    """Mean confidence of the bin's decisions."""
+    observed: float
+    """Share of them rated a success."""
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    kind: str
+    bins: list[CalibrationBin]
+    rated: int
+    ece: float
+    """Expected calibration error: the bins' |observed − predicted|, weighted by their sizes."""
+
+
+SUCCESS = ("positive", "correct")
+FAILURE = ("negative", "incorrect")
+BINS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,3 +242,41 @@ class DashboardQueries:
         async with self._db.connect() as conn:
             rows = [dict(row._mapping) for row in await conn.execute(query)]
         return rows[::-1]
+
+    async def calibration(self, tenant: str, since: datetime) -> list[Calibration]:
+        """Reliability per decision point: rated decisions (an outcome of success or failure, from
+        feedback) binned by their confidence, in SQL over the rated-records index."""
+        rated = and_(
+            c.tenant == tenant,
+            c.created_at >= since,
+            c.outcome.in_(SUCCESS + FAILURE),
+            c.confidence.is_not(None),
+        )
+        scaled = c.confidence * BINS
+        # floor: PostgreSQL's cast rounds (5.5 → 6), SQLite's truncates (which, for a confidence, floors)
+        raw = cast(func.floor(scaled) if self._db.dialect == "postgresql" else scaled, Integer)
+        bin_ = case((raw >= BINS, BINS - 1), (raw < 0, 0), else_=raw).label("bin")
+        query = (
+            select(
+                c.kind,
+                bin_,
+                func.count(),
+                func.avg(c.confidence),
+                func.count().filter(c.outcome.in_(SUCCESS)),
+            )
+            .where(rated)
+            .group_by(c.kind, literal_column("bin"))
+            .order_by(c.kind, literal_column("bin"))
+        )
+        by_kind: dict[str, list[CalibrationBin]] = {}
+        async with self._db.connect() as conn:
+            for kind, number, count, mean, successes in await conn.execute(query):
+                by_kind.setdefault(kind, []).append(
+                    CalibrationBin(number / BINS, (number + 1) / BINS, int(count), float(mean), successes / count)
+                )
+        out = []
+        for kind, bins in by_kind.items():
+            total = sum(b.decisions for b in bins)
+            ece = sum(b.decisions / total * abs(b.observed - b.predicted) for b in bins)
+            out.append(Calibration(kind, bins, total, ece))
+        return out

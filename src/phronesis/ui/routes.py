@@ -57,6 +57,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 PAGE_SIZE = 50
+CALIBRATION_PX = 240
 TEXT_WINDOW = timedelta(days=1)
 """How far back a text search looks when no Since is given."""
 
@@ -256,3 +257,15 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
     history = [("created", signals[0]["old_confidence"])] if signals else [("now", heuristic.confidence)]
     history += [(s["created_at"].strftime("%Y-%m-%d %H:%M"), s["new_confidence"]) for s in signals]
     return _render(request, "heuristic.html", viewer=who, h=heuristic, signals=signals, chart=line_chart(history))
+
+
+@router.get("/calibration", response_class=HTMLResponse)
+async def calibration_page(request: Request, days: Annotated[int, Query(ge=1, le=365)] = 30) -> Response:
+    """Seed 001's question for every decision point: when it says 0.8, is it right 80 % of the time?"""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    since = engine.clock.now() - timedelta(days=days)
+    reliability = await DashboardQueries(engine.database).calibration(who.tenant, since)
+    return _render(request, "calibration.html", viewer=who, reliability=reliability, days=days, size=CALIBRATION_PX)

@@ -5,6 +5,8 @@
   decisions, LLM calls, tokens, decisions made without an LLM call.
 - ``decision_latency_rollups``: per tenant, hour and kind, decisions per latency bucket.
 - ``decision_rollup_marks``: per tenant, the hour up to which both are complete.
+- ``ix_decision_records_rated``: the records with an outcome (rated by feedback), for the
+  calibration page's reliability diagrams.
 
 Revision ID: 0018
 Revises: 0017
@@ -49,8 +51,18 @@ def upgrade() -> None:
         sa.Column("until_hour", sa.Integer(), nullable=False),
     )
 
+    rated = sa.text("outcome IS NOT NULL")
+    op.create_index(
+        "ix_decision_records_rated",
+        "decision_records",
+        ["tenant", "kind", "created_at"],
+        sqlite_where=rated,
+        postgresql_where=rated,
+    )
+
 
 def downgrade() -> None:
+    op.drop_index("ix_decision_records_rated", table_name="decision_records")
     op.drop_table("decision_rollup_marks")
     op.drop_table("decision_latency_rollups")
     op.drop_table("decision_rollups")

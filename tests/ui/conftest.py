@@ -36,13 +36,13 @@ ARTIFACTS = (
     Path(os.environ.get("PHRONESIS_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "ui"
 )
 """Screenshots of each page, kept after the run (``test-artifacts/ui/*.png``, not committed)."""
-KEYS = {"sk-acme-ui": "acme", "sk-globex-ui": "globex"}
+KEYS = {"sk-acme-ui": "acme", "sk-globex-ui": "globex", "sk-initech-ui": "initech"}
 
 SEEDED = {
     # (kind, path, action, reason): how many, for tenant acme, spread over the last three days
     ("routing", "local", "RETRIEVE", None): 4,
     ("routing", "local", "USE_TOOL", None): 2,
-    ("routing", "llm", "ESCALATE", None): 1,
+    ("routing", "llm", "ESCALATE", "sensitive_topic"): 1,
     ("admission", "llm", "ADD", None): 3,
     ("admission", "rule", "NOT", None): 2,
     ("proactive", "cycle", "sent", "sent"): 2,
@@ -98,9 +98,12 @@ async def _seed(data_dir: Path) -> None:
                 )
                 await engine.decisions.add(record)
                 await _backdate(engine, record.id, now - timedelta(days=n % 3))
-        # the first routing decisions rated (confidence 0.5, 0.55, 0.6, 0.65), for calibration
+        # the first routing decisions rated (confidence 0.5, 0.55, 0.6, 0.65), for calibration;
+        # the wrong one should have asked to clarify
         for record_id, outcome in zip(("seed-1", "seed-2", "seed-3", "seed-4"), RATED, strict=True):
-            await engine.decisions.set_outcome("acme", record_id, outcome)
+            right = outcome == "correct"
+            said = {"correct": right, "expected_decision": None if right else "CLARIFY"}
+            await engine.decisions.rate("acme", record_id, "route_feedback", said, correct=right)
         for i in range(4):
             await engine.decisions.add(
                 NewDecisionRecord(
@@ -144,7 +147,23 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
             board.executive_decision = {"id": decided["response_id"], "heuristic_id": heuristic["id"]}
             rated = client.post("/v1/feedback", json={"response_id": decided["response_id"], "rating": "positive"})
             board.executive_decision["confidence"] = rated.json()["new_confidence"]
+        _proactive_story(board)
         yield board
+
+
+def _proactive_story(board: Dashboard) -> None:
+    """Tenant initech: a user gets a deadline warning and answers it; another has nothing due."""
+    awake = {"created_at": "2025-01-01T00:00:00Z", "interaction_count": 500, "timezone": "UTC",
+             "sleep_time": "00:00", "wake_time": "00:00"}  # fmt: skip
+    due = (datetime.now(UTC) + timedelta(minutes=40)).isoformat()
+    signal = {"type": "deadline_approaching", "urgency_hint": 9, "data": {"title": "Essay", "due": due}}
+    with board.api("sk-initech-ui") as client:
+        for user in ("ana", "ben"):
+            assert client.put(f"/v1/users/{user}", json=awake).status_code == 201
+        assert client.post("/v1/users/ana/signals", json={"signals": [signal]}).status_code == 201
+        for user in ("ana", "ben"):
+            client.post("/v1/proactive/cycles", json={"user_id": user}).raise_for_status()
+        client.post("/v1/users/ana/messages", json={"text": "thanks, on it!"}).raise_for_status()
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,17 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from playwright.sync_api import Page
 
 from tests.ui.conftest import SEEDED, Dashboard, Watched, sign_in
+
+
+def _bars(page: Page, chart: str) -> dict[str | None, str | None]:
+    """A chart's bars as drawn: label → value (``data-label``, ``data-value``)."""
+    bars = page.locator(f"[data-chart={chart}] .bar")
+    return {
+        bars.nth(i).get_attribute("data-label"): bars.nth(i).get_attribute("data-value") for i in range(bars.count())
+    }
 
 
 def _seeded(kind: str, by: int) -> Counter[str]:
@@ -25,26 +34,13 @@ def test_the_overview_shows_the_seeded_figures(watched: Watched) -> None:
     for kind in ("routing", "admission", "proactive"):
         row = page.locator(f"tr[data-kind={kind}]")
         assert row.get_attribute("data-decisions") == str(sum(_seeded(kind, 2).values()))
-        per_day = page.locator(f"[data-chart={kind}-per-day] .bar")
-        assert sum(int(per_day.nth(i).get_attribute("data-value") or 0) for i in range(per_day.count())) == sum(
-            _seeded(kind, 2).values()
-        )
-        bars = page.locator(f"[data-chart={kind}-outcome] .bar")
-        shown = {
-            bars.nth(i).get_attribute("data-label"): int(bars.nth(i).get_attribute("data-value") or 0)
-            for i in range(bars.count())
-        }
-        assert shown == dict(_seeded(kind, 2))
+        per_day = _bars(page, f"{kind}-per-day")
+        assert sum(int(n or 0) for n in per_day.values()) == sum(_seeded(kind, 2).values())
+        assert _bars(page, f"{kind}-outcome") == {k: str(n) for k, n in _seeded(kind, 2).items()}
     routing = page.locator("tr[data-kind=routing]")
     assert (routing.get_attribute("data-llm-calls"), routing.get_attribute("data-without-llm")) == ("1", "6")
-    reasons = page.locator("[data-chart=proactive-reason] .bar")
-    assert {
-        reasons.nth(i).get_attribute("data-label"): reasons.nth(i).get_attribute("data-value")
-        for i in range(reasons.count())
-    } == {
-        "quiet_hours": "2",
-        "muted": "1",
-    }
+    assert _bars(page, "proactive-reason") == {"quiet_hours": "2", "muted": "1"}
+    assert _bars(page, "routing-reason") == {"sensitive_topic": "1"}
     watched.shot("overview")
 
 
@@ -159,3 +155,32 @@ def test_calibration_draws_each_rated_decision_point(watched: Watched) -> None:
     assert shown == [("2", "1.0000"), ("2", "0.5000")]
     assert page.locator("section[data-kind=executive]").count() == 1  # the greenhouse decision, rated positive
     watched.shot("calibration")
+
+
+def test_routing_shows_its_mix_escalations_and_the_confusion_feedback_found(watched: Watched) -> None:
+    sign_in(watched)
+    page = watched.page
+    page.click("header nav a[href='/ui/routing']")
+    assert page.get_attribute("[data-total]", "data-total") == "7"
+    assert page.get_attribute("[data-clarify-rate]", "data-clarify-rate") == "0.0000"
+    assert _bars(page, "routing-escalations") == {"sensitive_topic": "1"}
+    assert (
+        page.get_attribute("td[data-decided=RETRIEVE][data-truth=RETRIEVE]", "data-n"),
+        page.get_attribute("td[data-decided=RETRIEVE][data-truth=CLARIFY]", "data-n"),
+    ) == ("3", "1")
+    watched.shot("routing")
+
+
+def test_proactive_shows_the_funnel_and_engagement(watched: Watched) -> None:
+    sign_in(watched, "sk-initech-ui")
+    page = watched.page
+    page.click("header nav a[href='/ui/proactive']")
+    steps = page.locator("[data-chart=proactive-funnel] .bar")
+    funnel = {
+        steps.nth(i).get_attribute("data-label"): steps.nth(i).get_attribute("data-value") for i in range(steps.count())
+    }
+    assert funnel == {"due": "2", "passed pre-filter": "1", "with a candidate": "1", "sent": "1", "engaged": "1"}
+    assert _bars(page, "proactive-blocked") == {"no_signals": "1"}
+    row = page.locator("table[data-table=engagement] tr[data-category]")
+    assert (row.get_attribute("data-sent"), row.get_attribute("data-engaged")) == ("1", "1")
+    watched.shot("proactive")

@@ -76,7 +76,13 @@ async def test_the_explorer_filters_and_pages_without_repeating_a_row(database: 
 
 async def test_calibration_bins_rated_decisions_by_confidence(database: Database) -> None:
     records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(hours=1)))
-    rated = [(0.5, "correct"), (0.55, "correct"), (0.6, "incorrect"), (0.65, "correct"), (1.0, "correct")]
+    rated: list[tuple[float, str | None]] = [
+        (0.5, "correct"),
+        (0.55, "correct"),
+        (0.6, "incorrect"),
+        (0.65, "correct"),
+        (1.0, "correct"),
+    ]
     rated += [(0.2, "positive"), (0.25, "negative"), (0.9, "neutral"), (0.9, None)]  # neutral, unrated: left out
     for n, (confidence, outcome) in enumerate(rated):
         kind = "executive" if outcome in ("positive", "negative", "neutral") else "routing"
@@ -90,3 +96,26 @@ async def test_calibration_bins_rated_decisions_by_confidence(database: Database
     assert routing.ece == pytest.approx((2 * 0.475 + 2 * 0.125 + 1 * 0.0) / 5)
     executive = found["executive"]
     assert [(b.low, b.decisions, b.observed) for b in executive.bins] == [(0.2, 2, 0.5)]
+
+
+async def test_route_confusion_reads_what_feedback_said_it_should_have_been(database: Database) -> None:
+    records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(hours=1)))
+    ratings = [
+        ("RETRIEVE", None),
+        ("RETRIEVE", "CLARIFY"),
+        ("USE_TOOL", None),
+        ("ESCALATE", "USE_TOOL"),
+        ("CLARIFY", ""),
+    ]
+    for n, (decided, should) in enumerate(ratings):
+        await records.add(NewDecisionRecord(id=f"q{n}", tenant="t", kind="routing", path="local", action=decided))
+        if should != "":  # the last one is never rated
+            said = {"correct": should is None, "expected_decision": should}
+            await records.rate("t", f"q{n}", "route_feedback", said, correct=should is None)
+    confusion = await DashboardQueries(database).route_confusion("t", NOW - timedelta(days=1))
+    assert sorted(confusion) == [
+        ("ESCALATE", "USE_TOOL", 1),
+        ("RETRIEVE", "CLARIFY", 1),
+        ("RETRIEVE", "RETRIEVE", 1),
+        ("USE_TOOL", "USE_TOOL", 1),
+    ]

@@ -17,7 +17,7 @@ from sqlalchemy import Integer, and_, case, cast, func, literal_column, or_, sel
 from phronesis.audit.models import DecisionRecord
 from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
 from phronesis.storage.database import Database
-from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics
+from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics, proactive_sends
 
 __all__ = ["Calibration", "CalibrationBin", "DashboardQueries", "DecisionFilter", "KindSummary", "Overview"]
 
@@ -49,7 +49,8 @@ class Overview:
     """kind → decisions per day, aligned with ``days``."""
     by_path: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     by_action: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
-    proactive_reasons: list[tuple[str, int]] = field(default_factory=list)
+    reasons: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    """kind → why, most frequent first: proactive's block reasons, routing's escalation reasons."""
     kinds: list[KindSummary] = field(default_factory=list)
 
 
@@ -89,6 +90,12 @@ class DecisionFilter:
     until: datetime | None = None
 
 
+def _explains(kind: str, outcome: str) -> bool:
+    """Whether a record's reason says why it went this way: a proactive cycle that did not send
+    (its block reason), a routing escalation (its escalation reason)."""
+    return (kind == "proactive" and outcome != "sent") or (kind == "routing" and outcome == "ESCALATE")
+
+
 class DashboardQueries:
     def __init__(self, database: Database) -> None:
         self._db = database
@@ -125,7 +132,7 @@ class DashboardQueries:
                 buckets.setdefault(kind, {})[int(bucket)] = int(count)
         paths: dict[str, Counter[str]] = {}
         actions: dict[str, Counter[str]] = {}
-        reasons: Counter[str] = Counter()
+        reasons: dict[str, Counter[str]] = {}
         sums: dict[str, list[int]] = {}
         for kind, day_number, path, outcome, reason, count, calls, prompt, completion, without in rows:
             count = int(count)
@@ -135,14 +142,14 @@ class DashboardQueries:
             paths.setdefault(kind, Counter())[path] += count
             if kind in CATEGORICAL:
                 actions.setdefault(kind, Counter())[outcome or "none"] += count
-            if kind == "proactive" and outcome != "sent" and reason:
-                reasons[reason] += count
+            if reason and _explains(kind, outcome):
+                reasons.setdefault(kind, Counter())[reason] += count
             total = sums.setdefault(kind, [0, 0, 0, 0, 0])
             for i, value in enumerate((count, calls, prompt, completion, without)):
                 total[i] += int(value)
         out.by_path = {kind: sorted(counts.items()) for kind, counts in sorted(paths.items())}
         out.by_action = {kind: sorted(counts.items()) for kind, counts in sorted(actions.items())}
-        out.proactive_reasons = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+        out.reasons = {kind: sorted(n.items(), key=lambda kv: (-kv[1], kv[0])) for kind, n in reasons.items()}
         for kind in sorted(sums):
             count, calls, prompt, completion, without = sums[kind]
             latency_counts = buckets.get(kind, {})
@@ -280,3 +287,61 @@ class DashboardQueries:
             ece = sum(b.decisions / total * abs(b.observed - b.predicted) for b in bins)
             out.append(Calibration(kind, bins, total, ece))
         return out
+
+    async def route_confusion(self, tenant: str, since: datetime) -> list[tuple[str, str, int]]:
+        """(decided, should have been, count) over the routing decisions users rated (route
+        feedback): a right one counts on the diagonal. SQL over the rated-records index."""
+        expected = c.attributes["route_feedback"]["expected_decision"].as_string()
+        truth = case((c.outcome == "correct", c.action), else_=func.coalesce(expected, "?")).label("truth")
+        query = (
+            select(c.action, truth, func.count())
+            .where(
+                c.tenant == tenant,
+                c.kind == "routing",
+                c.created_at >= since,
+                c.outcome.in_(("correct", "incorrect")),
+            )
+            .group_by(c.action, literal_column("truth"))
+        )
+        async with self._db.connect() as conn:
+            return [(str(action), str(should), int(n)) for action, should, n in await conn.execute(query)]
+
+    async def engagement(self, tenant: str, since: datetime) -> dict[str, dict[str, int]]:
+        """category → feedback outcome → sends, for the sends since ``since``."""
+        p = proactive_sends.c
+        query = (
+            select(p.category, p.outcome, func.count())
+            .where(p.tenant == tenant, p.sent_at >= since, p.delivery_status == "sent")
+            .group_by(p.category, p.outcome)
+        )
+        out: dict[str, dict[str, int]] = {}
+        async with self._db.connect() as conn:
+            for category, outcome, n in await conn.execute(query):
+                out.setdefault(category, {})[outcome] = int(n)
+        return out
+
+
+PREFILTER_REASONS = (
+    "paused", "opted_out", "muted", "no_signals", "context_only", "low_urgency", "quiet_hours", "daily_cap", "cooldown",
+)  # fmt: skip
+"""The block reasons of seed 004's pre-filter (``proactive.prefilter``): decided before any candidate."""
+
+
+def funnel(daily: dict[str, dict[str, int]]) -> list[tuple[str, int]]:
+    """Seed 004's funnel from the tenant's daily counters (``proactive.counters``): users due a
+    cycle, past the pre-filter, with a candidate, sent, engaged."""
+    totals: Counter[str] = Counter()
+    for names in daily.values():
+        totals.update(names)
+    due = sum(n for name, n in totals.items() if name.startswith("cycle:"))
+    passed = due - sum(totals[f"cycle:{reason}"] for reason in PREFILTER_REASONS) - totals["cycle:error"]
+    candidates = passed - totals["cycle:no_candidates"]
+    sent = totals["cycle:sent"] + totals["cycle:explored"]
+    engaged = totals["feedback:engaged"] + totals["feedback:button_click"]
+    return [
+        ("due", due),
+        ("passed pre-filter", passed),
+        ("with a candidate", candidates),
+        ("sent", sent),
+        ("engaged", engaged),
+    ]

@@ -8,6 +8,7 @@ before anything is read from it.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from datetime import datetime, timedelta
 from typing import Annotated, Any
 from urllib.parse import parse_qs, urlencode
@@ -23,7 +24,7 @@ from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError
 from phronesis.ui.charts import bar_chart, line_chart, share_bars
-from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter
+from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, funnel
 from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
 
 __all__ = ["router"]
@@ -145,7 +146,7 @@ async def overview(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 
         charts=charts,
         paths=paths,
         actions=actions,
-        reasons=share_bars(data.proactive_reasons),
+        reasons={kind: share_bars(rows) for kind, rows in data.reasons.items()},
     )
 
 
@@ -269,3 +270,62 @@ async def calibration_page(request: Request, days: Annotated[int, Query(ge=1, le
     since = engine.clock.now() - timedelta(days=days)
     reliability = await DashboardQueries(engine.database).calibration(who.tenant, since)
     return _render(request, "calibration.html", viewer=who, reliability=reliability, days=days, size=CALIBRATION_PX)
+
+
+@router.get("/routing", response_class=HTMLResponse)
+async def routing_page(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 14) -> Response:
+    """Seed 002 at a glance: the decision mix, why it escalated, how often it asked, and where
+    route feedback says it was wrong."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    queries = DashboardQueries(engine.database)
+    data = await queries.overview(who.tenant, engine.clock.now(), days)
+    mix = dict(data.by_action.get("routing", []))
+    total = sum(mix.values())
+    confusion = await queries.route_confusion(who.tenant, data.since)
+    labels = sorted({a for a, _, _ in confusion} | {b for _, b, _ in confusion})
+    cells = {(a, b): n for a, b, n in confusion}
+    return _render(
+        request,
+        "routing.html",
+        viewer=who,
+        days=days,
+        total=total,
+        mix=share_bars(sorted(mix.items())),
+        clarify_rate=mix.get("CLARIFY", 0) / total if total else None,
+        escalations=share_bars(data.reasons.get("routing", [])),
+        per_day=bar_chart(list(zip(data.days, data.per_day.get("routing", [0] * len(data.days)), strict=True))),
+        labels=labels,
+        cells=cells,
+    )
+
+
+@router.get("/proactive", response_class=HTMLResponse)
+async def proactive_page(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 7) -> Response:
+    """Seed 004 at a glance: the funnel, why messages were not sent, engagement by category."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    queries = DashboardQueries(engine.database)
+    since = engine.clock.now() - timedelta(days=days)
+    daily = await engine.proactive.stats(who.tenant, days=days)
+    steps = funnel(daily)
+    blocked: Counter[str] = Counter()
+    for names in daily.values():
+        blocked.update({name.split(":", 1)[1]: n for name, n in names.items() if name.startswith("cycle:")})
+    for done in ("sent", "explored"):
+        blocked.pop(done, None)
+    engagement = await queries.engagement(who.tenant, since)
+    return _render(
+        request,
+        "proactive.html",
+        viewer=who,
+        days=days,
+        funnel=share_bars(steps) if steps[0][1] else None,
+        steps=steps,
+        blocked=share_bars(blocked.most_common()),
+        engagement=engagement,
+    )

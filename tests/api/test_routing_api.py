@@ -118,3 +118,13 @@ def test_route_feedback_is_recorded_on_the_decision(live_server: LiveServer) -> 
         assert record["attributes"]["route_feedback"]["expected_decision"] == "RETRIEVE"
         other = client.post("/v1/sessions", json={}).json()["id"]  # another session's decision: not found
         assert client.post(f"/v1/sessions/{other}/route-feedback", json=body).status_code == 404
+
+
+def test_replay_over_http(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        report = client.post("/v1/replay", json={"decision_point": "routing", "parameter": "cascade_threshold",
+                                                 "value": 0.5})  # fmt: skip
+        assert report.status_code == 200 and report.json()["value"] == 0.5
+        refused = client.post("/v1/replay", json={"decision_point": "routing", "parameter": "cascade_threshold",
+                                                  "value": 2})  # fmt: skip
+        assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "value"

@@ -104,6 +104,14 @@ async def _seed(data_dir: Path) -> None:
             right = outcome == "correct"
             said = {"correct": right, "expected_decision": None if right else "CLARIFY"}
             await engine.decisions.rate("acme", record_id, "route_feedback", said, correct=right)
+        for i in range(20):  # initech's cascade decisions, all rated right, for the replay
+            p = 0.3 + i * 0.035
+            local = {"decision": "RETRIEVE" if i % 2 else "CLARIFY", "probability": p, "abstained": None}
+            record = NewDecisionRecord(id=f"cascade-{i}", tenant="initech", kind="routing", strategy="cascade",
+                                       path="llm" if p < 0.75 else "local", action="RETRIEVE", llm_calls=int(p < 0.75),
+                                       attributes={"local": local})  # fmt: skip
+            await engine.decisions.add(record)
+            await engine.decisions.rate("initech", record.id, "route_feedback", {"correct": True}, correct=True)
         for i in range(4):
             await engine.decisions.add(
                 NewDecisionRecord(

@@ -184,3 +184,23 @@ def test_proactive_shows_the_funnel_and_engagement(watched: Watched) -> None:
     row = page.locator("table[data-table=engagement] tr[data-category]")
     assert (row.get_attribute("data-sent"), row.get_attribute("data-engaged")) == ("1", "1")
     watched.shot("proactive")
+
+
+def test_replay_shows_what_another_cascade_threshold_would_do(watched: Watched) -> None:
+    sign_in(watched, "sk-initech-ui")
+    page = watched.page
+    page.click("header nav a[href='/ui/replay']")
+    page.fill("input[name=value]", "0.5")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_url("**/ui/replay?*")
+    table = page.locator("table[data-table=replay]")
+    # confidence 0.51–0.72 went to the LLM at 0.75 and stays local at 0.5: seven decisions, all
+    # covered (the local router's answer was logged and feedback says RETRIEVE was right)
+    assert (table.get_attribute("data-decisions"), table.get_attribute("data-changed")) == ("20", "7")
+    assert table.get_attribute("data-coverage") == "1.0000"
+    calls = page.locator("[data-llm-logged]")
+    assert (calls.get_attribute("data-llm-logged"), calls.get_attribute("data-llm-replayed")) == ("13", "6")
+    watched.shot("replay")
+    watched.allow(422)
+    response = page.goto("/ui/replay?value=7")
+    assert response is not None and response.status == 422

@@ -27,6 +27,7 @@ from phronesis.api.routers import (
     heuristics,
     learning,
     proactive,
+    replay,
     routing,
 )
 from phronesis.engine import Engine
@@ -164,6 +165,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(routing.router)
     app.include_router(admission.router)
     app.include_router(proactive.router)
+    app.include_router(replay.router)
     app.include_router(ui.router)
     app.mount("/ui/static", StaticFiles(packages=[("phronesis.ui", "static")]), name="ui-static")
     app.add_api_route("/", _root, include_in_schema=False, response_class=HTMLResponse)

@@ -49,6 +49,11 @@ proactive_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(proactive_app, name="proactive")
+replay_app = typer.Typer(
+    help="What-if replay: another setting on the logged decisions (what changes, LLM calls, estimated success).",
+    no_args_is_help=True,
+)
+app.add_typer(replay_app, name="replay")
 
 log = logging.getLogger("phronesis.cli")
 
@@ -309,4 +314,5 @@ from phronesis.cli import executive as _executive  # noqa: E402,F401
 from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401
 from phronesis.cli import learning as _learning  # noqa: E402,F401
 from phronesis.cli import proactive as _proactive  # noqa: E402,F401
+from phronesis.cli import replay as _replay  # noqa: E402,F401
 from phronesis.cli import routing as _routing  # noqa: E402,F401

@@ -23,6 +23,7 @@ from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError
+from phronesis.replay import ReplayIn, run_replay
 from phronesis.ui.charts import bar_chart, line_chart, share_bars
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, funnel
 from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
@@ -75,6 +76,11 @@ def _render(request: Request, template: str, status: int = 200, **context: Any) 
     response = HTMLResponse(html, status_code=status, headers=SECURITY_HEADERS)
     keep_csrf(request, response, token)
     return response
+
+
+def _not_found(request: Request, who: Viewer, what: str, key: str) -> HTMLResponse:
+    message = f"There is no {what} {key[:64]!r} for this tenant."
+    return _render(request, "error.html", 404, viewer=who, title="Not found", message=message)
 
 
 def _sign_in_first() -> RedirectResponse:
@@ -225,8 +231,7 @@ async def decision_page(request: Request, record_id: str) -> Response:
     try:
         record = await engine.decisions.get(who.tenant, record_id[:64])
     except NotFoundError:
-        message = f"There is no decision {record_id[:64]!r} for this tenant."
-        return _render(request, "error.html", 404, viewer=who, title="Not found", message=message)
+        return _not_found(request, who, "decision", record_id)
     rated = await DashboardQueries(engine.database).feedback_for(who.tenant, record.id)
     candidates = record.inputs.get("candidates") if isinstance(record.inputs.get("candidates"), list) else None
     return _render(request, "decision.html", viewer=who, record=record, feedback=rated, candidates=candidates)
@@ -252,8 +257,7 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
     try:
         heuristic = await engine.heuristics.repository.get(who.tenant, heuristic_id[:64])
     except NotFoundError:
-        message = f"There is no heuristic {heuristic_id[:64]!r} for this tenant."
-        return _render(request, "error.html", 404, viewer=who, title="Not found", message=message)
+        return _not_found(request, who, "heuristic", heuristic_id)
     signals = await DashboardQueries(engine.database).confidence_history(who.tenant, heuristic.id)
     history = [("created", signals[0]["old_confidence"])] if signals else [("now", heuristic.confidence)]
     history += [(s["created_at"].strftime("%Y-%m-%d %H:%M"), s["new_confidence"]) for s in signals]
@@ -329,3 +333,23 @@ async def proactive_page(request: Request, days: Annotated[int, Query(ge=1, le=9
         blocked=share_bars(blocked.most_common()),
         engagement=engagement,
     )
+
+
+@router.get("/replay", response_class=HTMLResponse)
+async def replay_page(request: Request) -> Response:
+    """What another routing cascade threshold would have done with the logged decisions."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    current = engine.settings.routing.cascade_threshold
+    report = None
+    if "value" in request.query_params:
+        asked = {k: v for k, v in request.query_params.items() if v != ""}
+        try:
+            body = ReplayIn.model_validate({"decision_point": "routing", "parameter": "cascade_threshold"} | asked)
+        except ValidationError as exc:
+            field = exc.errors()[0]["loc"][0]
+            return _render(request, "error.html", 422, viewer=who, title="Bad replay", message=f"{field}: not valid")
+        report = await run_replay(engine, who.tenant, body)
+    return _render(request, "replay.html", viewer=who, current=current, report=report)

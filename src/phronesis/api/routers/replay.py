@@ -1,0 +1,15 @@
+"""What-if replay of logged decisions (issue 25)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.replay import ReplayIn, ReplayReport, run_replay
+
+router = APIRouter(prefix="/v1/replay", tags=["replay"])
+
+
+@router.post("", summary="Replay the logged decisions under another setting: what would change, and how well")
+async def replay(body: ReplayIn, engine: EngineDep, tenant: TenantDep) -> ReplayReport:
+    return await run_replay(engine, tenant, body)

@@ -184,6 +184,14 @@ def test_proactive_shows_the_funnel_and_engagement(watched: Watched) -> None:
     row = page.locator("table[data-table=engagement] tr[data-category]")
     assert (row.get_attribute("data-sent"), row.get_attribute("data-engaged")) == ("1", "1")
     watched.shot("proactive")
+    page.fill("#find-user input[name=id]", "ana")
+    page.click("#find-user button[type=submit]")
+    page.wait_for_url("**/ui/users/ana")
+    kinds = page.locator("table[data-table=timeline] tr[data-kind]")
+    seen = {kinds.nth(i).get_attribute("data-kind") for i in range(kinds.count())}
+    assert {"signal_used", "cycle", "send", "feedback"} <= seen, seen
+    assert page.get_attribute("[data-now]", "data-now") == "silent"  # nothing left to say
+    watched.shot("user")
 
 
 def test_replay_shows_what_another_cascade_threshold_would_do(watched: Watched) -> None:

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from datetime import datetime, timedelta
 from typing import Annotated, Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
@@ -353,3 +353,23 @@ async def replay_page(request: Request) -> Response:
             return _render(request, "error.html", 422, viewer=who, title="Bad replay", message=f"{field}: not valid")
         report = await run_replay(engine, who.tenant, body)
     return _render(request, "replay.html", viewer=who, current=current, report=report)
+
+
+@router.get("/users")
+async def find_user(user_id: Annotated[str, Query(alias="id", min_length=1, max_length=64)]) -> Response:
+    """The proactive page's form (a GET, no script): to that user's page."""
+    return RedirectResponse(f"/ui/users/{quote(user_id, safe='')}", status_code=303, headers=SECURITY_HEADERS)
+
+
+@router.get("/users/{user_id}", response_class=HTMLResponse)
+async def user_page(request: Request, user_id: str, days: Annotated[int, Query(ge=1, le=90)] = 7) -> Response:
+    """A user's proactive story (``proactive.timeline``): signals, cycles, sends, feedback, and
+    what a cycle would decide now."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    try:
+        timeline = await _engine(request).proactive.timeline(who.tenant, user_id[:64], days=days)
+    except NotFoundError:
+        return _not_found(request, who, "user", user_id)
+    return _render(request, "user.html", viewer=who, timeline=timeline, days=days)

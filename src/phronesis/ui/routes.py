@@ -1,4 +1,5 @@
-"""The dashboard's pages (issue 25): overview, decision explorer, one decision, sign-in.
+"""The dashboard's pages (issue 25): overview, decision explorer and one decision, heuristics
+and one heuristic, calibration, routing, proactive and a user's timeline, replay, sign-in.
 
 Thin: each page reads its figures from ``ui.queries`` and renders one template. A page asked
 for without a tenant goes to the sign-in page; a form without its CSRF token is refused (403)

@@ -166,7 +166,10 @@ async def test_cascade_asks_the_llm_only_when_the_local_router_is_unsure(make_en
     assert "<query>" in prompt and "LOCAL ROUTER HINTS" in prompt
     record = await engine.decisions.get(T, unsure.decision_id)
     assert record.path == "llm" and record.raw_llm_output == answer and record.prompt == prompt
-    assert record.strategy == "cascade"
+    assert (record.strategy, record.llm_calls) == ("cascade", 1)
+    # every routing record counts its LLM requests: none is "none", not "unknown" (the dashboard's
+    # "decided without the LLM" read 0 % for a server with no LLM at all)
+    assert (await engine.decisions.get(T, sure.decision_id)).llm_calls == 0
     forced = await engine.route(sid, "quantum chromodynamics lattice gauge theory", router="local")
     assert forced.path == "local" and len(llm.requests) == 1
     assert (await engine.decisions.get(T, forced.decision_id)).strategy == "local"

@@ -209,6 +209,28 @@ def test_replay_shows_what_another_cascade_threshold_would_do(watched: Watched) 
     calls = page.locator("[data-llm-logged]")
     assert (calls.get_attribute("data-llm-logged"), calls.get_attribute("data-llm-replayed")) == ("13", "6")
     watched.shot("replay")
+
+
+def test_bad_page_parameters_get_a_page_naming_them(watched: Watched) -> None:
+    sign_in(watched)
+    page = watched.page
     watched.allow(422)
-    response = page.goto("/ui/replay?value=7")
-    assert response is not None and response.status == 422
+    for path, named in (
+        ("/ui?days=0", "days: a whole number from 1 to 90"),
+        ("/ui/routing?days=abc", "days: a whole number from 1 to 90"),
+        ("/ui/decisions?kind=bogus", "kind: Input should be"),
+        ("/ui/replay?value=7", "value: Input should be less than or equal to 1"),
+    ):
+        response = page.goto(path)
+        assert response is not None and response.status == 422, path
+        assert named in page.inner_text("[role=alert]"), (path, page.inner_text("[role=alert]"))
+        assert page.locator("header nav").count() == 1  # a page of the dashboard, not a JSON body
+
+
+def test_the_api_documentation_works_offline(watched: Watched) -> None:
+    page = watched.page
+    page.goto("/")
+    page.click("a[href='/docs']")
+    page.wait_for_selector(".swagger-ui .information-container")  # drawn from the server's own assets
+    assert "phronesis" in page.inner_text(".swagger-ui .information-container")
+    watched.shot("api-docs")

@@ -119,3 +119,14 @@ async def test_route_confusion_reads_what_feedback_said_it_should_have_been(data
         ("RETRIEVE", "RETRIEVE", 1),
         ("USE_TOOL", "USE_TOOL", 1),
     ]
+
+
+async def test_text_search_reads_what_a_decision_was_given_and_outcome_filters_ratings(database: Database) -> None:
+    records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(hours=1)))
+    await records.add(NewDecisionRecord(id="a", tenant="t", kind="routing", path="local", action="RETRIEVE",
+                                        inputs={"query": "What is your Refund policy?"}))  # fmt: skip
+    await records.add(NewDecisionRecord(id="b", tenant="t", kind="routing", path="local", action="RETRIEVE"))
+    await records.set_outcome("t", "b", "correct")
+    queries = DashboardQueries(database)
+    assert [r.id for r in await queries.decisions("t", DecisionFilter(text="refund"), limit=10)] == ["a"]
+    assert [r.id for r in await queries.decisions("t", DecisionFilter(outcome="correct"), limit=10)] == ["b"]

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -43,8 +44,20 @@ PURGE_INTERVAL_S = 3600.0
 
 _ROOT = (
     "<!doctype html><html lang=en><meta charset=utf-8><title>phronesis</title>"
+    "<link rel=icon href=/ui/static/favicon.svg type=image/svg+xml>"
     "<h1>phronesis</h1><ul><li><a href=/ui>Dashboard</a></li><li><a href=/docs>API (OpenAPI)</a></li></ul></html>"
 )
+
+
+async def _docs() -> HTMLResponse:
+    """The API's interactive documentation, every asset from this server (offline too)."""
+    return get_swagger_ui_html(
+        openapi_url="/openapi.json",
+        title="phronesis API",
+        swagger_js_url="/api-static/swagger-ui-bundle.js",
+        swagger_css_url="/api-static/swagger-ui.css",
+        swagger_favicon_url="/ui/static/favicon.svg",
+    )
 
 
 async def _root() -> HTMLResponse:
@@ -147,6 +160,8 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
         version=__version__,
         description="A decision engine for LLM agents.",
         lifespan=lifespan,
+        docs_url=None,  # served below from the package: FastAPI's loads Swagger UI from a CDN
+        redoc_url=None,
     )
     app.state.engine = the_engine
     app.state.metrics = Metrics()
@@ -169,4 +184,6 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(ui.router)
     app.mount("/ui/static", StaticFiles(packages=[("phronesis.ui", "static")]), name="ui-static")
     app.add_api_route("/", _root, include_in_schema=False, response_class=HTMLResponse)
+    app.mount("/api-static", StaticFiles(packages=[("phronesis.api", "static")]), name="api-static")
+    app.add_api_route("/docs", _docs, include_in_schema=False, response_class=HTMLResponse)
     return app

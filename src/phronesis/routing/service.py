@@ -116,6 +116,8 @@ class _Turn:
     raw_output: str | None = None
     model: str | None = None
     prompt_tokens: int | None = None
+    llm_calls: int = 0
+    """Requests sent to the LLM this turn (each ``decide`` sends one): the record's ``llm_calls``."""
     completion_tokens: int | None = None
     llm_latency_ms: float | None = None
     retrieval: RetrievalResult | None = None
@@ -311,6 +313,7 @@ class RoutingService:
         assert self._llm_router is not None
         hints = RouterHints(turn.local.candidates) if turn.local is not None else None
         turn.model = self._llm_router.llm.model_name  # recorded even if the call fails
+        turn.llm_calls += 1  # counted before the call: a timeout was a request sent too
         prompt, result = await self._llm_router.decide(turn.query, turn.session, tools, hints)
         turn.path, turn.prompt = "llm", prompt
         if isinstance(result, StructuredFailure):
@@ -709,6 +712,7 @@ class RoutingService:
             latency_ms=(self.parts.clock.monotonic() - started) * 1000,
             prompt_tokens=turn.prompt_tokens,
             completion_tokens=turn.completion_tokens,
+            llm_calls=turn.llm_calls,
             reason=(reason or "")[:256] or None,
             attributes=attributes,
         )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, and_, case, cast, func, literal_column, or_, select
+from sqlalchemy import Integer, String, and_, case, cast, func, literal_column, or_, select
 
 from phronesis.audit.models import DecisionRecord
 from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
@@ -84,6 +84,7 @@ class DecisionFilter:
     kind: str | None = None
     path: str | None = None
     action: str | None = None
+    outcome: str | None = None
     subject: str | None = None
     text: str | None = None
     since: datetime | None = None
@@ -163,7 +164,8 @@ class DashboardQueries:
         """Newest first, ``limit`` at a time; ``before`` is the last row of the previous page
         (keyset paging: page 1,000 costs what page 1 does)."""
         query = select(decision_records).where(c.tenant == tenant)
-        for column, value in ((c.kind, where.kind), (c.path, where.path), (c.action, where.action)):
+        given = ((c.kind, where.kind), (c.path, where.path), (c.action, where.action), (c.outcome, where.outcome))
+        for column, value in given:
             if value:
                 query = query.where(column == value)
         if where.subject:
@@ -179,6 +181,8 @@ class DashboardQueries:
                     func.lower(c.action).like(pattern),
                     func.lower(c.reason).like(pattern),
                     func.lower(c.subject_id).like(pattern),
+                    # what the decision was given: the event, the user's query, the run's task
+                    func.lower(cast(c.inputs, String)).like(pattern),
                 )
             )
         if before is not None:

@@ -20,10 +20,11 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from phronesis.api.auth import tenant_for_key
+from phronesis.audit.models import DecisionKind
 from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
-from phronesis.exceptions import NotFoundError
+from phronesis.exceptions import NotFoundError, validation_message
 from phronesis.replay import ReplayIn, run_replay
 from phronesis.ui.charts import bar_chart, line_chart, share_bars
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, funnel
@@ -84,6 +85,26 @@ def _not_found(request: Request, who: Viewer, what: str, key: str) -> HTMLRespon
     return _render(request, "error.html", 404, viewer=who, title="Not found", message=message)
 
 
+def _bad_input(request: Request, who: Viewer, title: str, exc: ValidationError) -> HTMLResponse:
+    """A bad query parameter, named with what is wrong (as the API's problem details do), on a page."""
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"])
+    return _render(request, "error.html", 422, viewer=who, title=title, message=f"{field}: {validation_message(error)}")
+
+
+def _days(request: Request, who: Viewer, default: int, most: int) -> int | HTMLResponse:
+    """The page's ``days`` (1 to ``most``), or the page that says what is wrong with it."""
+    given = request.query_params.get("days", "")
+    try:
+        days = int(given) if given else default
+    except ValueError:
+        days = 0
+    if not 1 <= days <= most:
+        message = f"days: a whole number from 1 to {most}, not {given[:20]!r}"
+        return _render(request, "error.html", 422, viewer=who, title="Bad window", message=message)
+    return days
+
+
 def _sign_in_first() -> RedirectResponse:
     return RedirectResponse("/ui/sign-in", status_code=303, headers=SECURITY_HEADERS)
 
@@ -133,10 +154,13 @@ async def sign_out(request: Request) -> Response:
 
 
 @router.get("", response_class=HTMLResponse)
-async def overview(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 14) -> Response:
+async def overview(request: Request) -> Response:
     who = _who(request)
     if who is None:
         return _sign_in_first()
+    days = _days(request, who, 14, 90)
+    if isinstance(days, HTMLResponse):
+        return days
     engine = _engine(request)
     data = await DashboardQueries(engine.database).overview(who.tenant, engine.clock.now(), days)
     kinds = [kind for kind in KINDS if kind in data.per_day]
@@ -162,9 +186,12 @@ class ExplorerQuery(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    kind: str | None = Field(default=None, max_length=32)
+    kind: DecisionKind | None = None
     path: str | None = Field(default=None, max_length=32)
     action: str | None = Field(default=None, max_length=200)
+    """What was decided (a route, ADD/NOT/…, sent/silent, an executive's action text)."""
+    outcome: str | None = Field(default=None, max_length=64)
+    """What feedback said (positive, correct, …)."""
     subject: str | None = Field(default=None, max_length=256)
     q: str | None = Field(default=None, max_length=200)
     since: Instant | None = None
@@ -185,9 +212,10 @@ async def explorer(request: Request) -> Response:
         if query.before:
             at, _, record_id = query.before.partition("|")
             before = (datetime.fromisoformat(at), record_id)
-    except (ValidationError, ValueError) as exc:
-        field = exc.errors()[0]["loc"][0] if isinstance(exc, ValidationError) else "before"
-        return _render(request, "error.html", 422, viewer=who, title="Bad filter", message=f"{field}: not valid")
+    except ValidationError as exc:
+        return _bad_input(request, who, "Bad filter", exc)
+    except ValueError:
+        return _render(request, "error.html", 422, viewer=who, title="Bad filter", message="before: not a page mark")
     since = query.since
     if query.q and since is None:
         # Text is matched row by row (no index serves LIKE '%…%'): 1.2 s over a million records.
@@ -197,6 +225,7 @@ async def explorer(request: Request) -> Response:
         kind=query.kind,
         path=query.path,
         action=query.action,
+        outcome=query.outcome,
         subject=query.subject,
         text=query.q,
         since=since,
@@ -266,11 +295,14 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
 
 
 @router.get("/calibration", response_class=HTMLResponse)
-async def calibration_page(request: Request, days: Annotated[int, Query(ge=1, le=365)] = 30) -> Response:
+async def calibration_page(request: Request) -> Response:
     """Seed 001's question for every decision point: when it says 0.8, is it right 80 % of the time?"""
     who = _who(request)
     if who is None:
         return _sign_in_first()
+    days = _days(request, who, 30, 365)
+    if isinstance(days, HTMLResponse):
+        return days
     engine = _engine(request)
     since = engine.clock.now() - timedelta(days=days)
     reliability = await DashboardQueries(engine.database).calibration(who.tenant, since)
@@ -278,12 +310,15 @@ async def calibration_page(request: Request, days: Annotated[int, Query(ge=1, le
 
 
 @router.get("/routing", response_class=HTMLResponse)
-async def routing_page(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 14) -> Response:
+async def routing_page(request: Request) -> Response:
     """Seed 002 at a glance: the decision mix, why it escalated, how often it asked, and where
     route feedback says it was wrong."""
     who = _who(request)
     if who is None:
         return _sign_in_first()
+    days = _days(request, who, 14, 90)
+    if isinstance(days, HTMLResponse):
+        return days
     engine = _engine(request)
     queries = DashboardQueries(engine.database)
     data = await queries.overview(who.tenant, engine.clock.now(), days)
@@ -308,11 +343,14 @@ async def routing_page(request: Request, days: Annotated[int, Query(ge=1, le=90)
 
 
 @router.get("/proactive", response_class=HTMLResponse)
-async def proactive_page(request: Request, days: Annotated[int, Query(ge=1, le=90)] = 7) -> Response:
+async def proactive_page(request: Request) -> Response:
     """Seed 004 at a glance: the funnel, why messages were not sent, engagement by category."""
     who = _who(request)
     if who is None:
         return _sign_in_first()
+    days = _days(request, who, 7, 90)
+    if isinstance(days, HTMLResponse):
+        return days
     engine = _engine(request)
     queries = DashboardQueries(engine.database)
     since = engine.clock.now() - timedelta(days=days)
@@ -350,8 +388,7 @@ async def replay_page(request: Request) -> Response:
         try:
             body = ReplayIn.model_validate({"decision_point": "routing", "parameter": "cascade_threshold"} | asked)
         except ValidationError as exc:
-            field = exc.errors()[0]["loc"][0]
-            return _render(request, "error.html", 422, viewer=who, title="Bad replay", message=f"{field}: not valid")
+            return _bad_input(request, who, "Bad replay", exc)
         report = await run_replay(engine, who.tenant, body)
     return _render(request, "replay.html", viewer=who, current=current, report=report)
 
@@ -363,12 +400,15 @@ async def find_user(user_id: Annotated[str, Query(alias="id", min_length=1, max_
 
 
 @router.get("/users/{user_id}", response_class=HTMLResponse)
-async def user_page(request: Request, user_id: str, days: Annotated[int, Query(ge=1, le=90)] = 7) -> Response:
+async def user_page(request: Request, user_id: str) -> Response:
     """A user's proactive story (``proactive.timeline``): signals, cycles, sends, feedback, and
     what a cycle would decide now."""
     who = _who(request)
     if who is None:
         return _sign_in_first()
+    days = _days(request, who, 7, 90)
+    if isinstance(days, HTMLResponse):
+        return days
     try:
         timeline = await _engine(request).proactive.timeline(who.tenant, user_id[:64], days=days)
     except NotFoundError:

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 
 from phronesis.executive.report import wilson_interval
 from phronesis.replay.models import Change, Estimate, ReplayIn, ReplayReport
+from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
@@ -49,11 +49,10 @@ async def replay_routing(
     query = select(
         c.path,
         c.action,
-        c.outcome,
+        should_have_been(),
         local["probability"].as_float(),
         local["abstained"].as_string(),
         local["decision"].as_string(),
-        c.attributes["route_feedback"]["expected_decision"].as_string(),
         c.llm_calls,
     ).where(
         c.tenant == tenant,
@@ -68,7 +67,7 @@ async def replay_routing(
     changes: Counter[tuple[str, str]] = Counter()
     async with database.connect() as conn:
         rows = (await conn.execute(query)).all()  # a few small columns a decision: 100,000 fit easily
-    for path, action, outcome, probability, abstained, local_decision, expected, llm_calls in rows:
+    for path, action, truth, probability, abstained, local_decision, llm_calls in rows:
         decisions += 1
         asked = abstained is not None or probability < body.value
         replayed = "llm" if asked else "local"
@@ -78,8 +77,7 @@ async def replay_routing(
         if replayed != path:
             changed += 1
             changes[(f"{path}: {action}", f"{replayed}: {local_decision if replayed == 'local' else '?'}")] += 1
-        truth = _truth(outcome, action, expected)
-        if truth is None:
+        if truth is None:  # not rated, or the rating did not say what was right
             continue
         rated += 1
         logged_right += action == truth
@@ -104,12 +102,3 @@ async def replay_routing(
         coverage=covered / rated if rated else 0.0,
         ips="not estimable: the cascade is deterministic, its logs carry no propensities",
     )
-
-
-def _truth(outcome: Any, action: Any, expected: Any) -> str | None:
-    """The right decision, if feedback established it."""
-    if outcome == "correct":
-        return str(action)
-    if outcome == "incorrect" and expected:
-        return str(expected)
-    return None

@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints, model_validator
+from sqlalchemy import ColumnElement, case
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
+from phronesis.storage.tables import decision_records
 
 __all__ = ["RouteFeedback", "RouteFeedbackIn", "RouteFeedbackStore"]
 
@@ -52,6 +54,20 @@ class RouteFeedback(BaseModel):
     route_feedback: dict[str, Any]
 
 
+KEY = "route_feedback"
+"""Where a rating lives on the decision's record (``attributes``)."""
+
+
+def should_have_been() -> ColumnElement[str]:
+    """In SQL over ``decision_records``: the decision a rated routing record should have made —
+    its own when it was rated correct, the rating's ``expected_decision`` when incorrect; NULL
+    when it is unrated or the rating named none. The dashboard's confusion matrix and the
+    replay's estimates both read the truth from here."""
+    c = decision_records.c
+    expected = c.attributes[KEY]["expected_decision"].as_string()
+    return case((c.outcome == "correct", c.action), (c.outcome == "incorrect", expected))
+
+
 class RouteFeedbackStore:
     def __init__(self, decisions: DecisionRecordRepository, clock: Clock) -> None:
         self._decisions = decisions
@@ -71,7 +87,7 @@ class RouteFeedbackStore:
             "note": body.note,
             "at": self._clock.now().isoformat(),
         }
-        await self._decisions.rate(tenant, record.id, "route_feedback", feedback, correct=body.correct)
+        await self._decisions.rate(tenant, record.id, KEY, feedback, correct=body.correct)
         outcome = "correct" if body.correct else "incorrect"
         return RouteFeedback(
             decision_id=record.id,
@@ -84,7 +100,7 @@ class RouteFeedbackStore:
     async def exemplars(self, tenant: str, *, limit: int = 100_000) -> list[Exemplar]:
         """What rated decisions teach, oldest first (see the module docstring)."""
         taught: list[Exemplar] = []
-        for rated in await self._decisions.rated(tenant, "routing", "route_feedback", limit=limit):
+        for rated in await self._decisions.rated(tenant, "routing", KEY, limit=limit):
             text = str(rated.inputs.get("query", "")).strip()
             if not text:
                 continue

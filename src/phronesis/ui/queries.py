@@ -16,6 +16,7 @@ from sqlalchemy import Integer, String, and_, case, cast, func, literal_column, 
 
 from phronesis.audit.models import DecisionRecord
 from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
+from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
 from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics, proactive_sends
 
@@ -295,8 +296,7 @@ class DashboardQueries:
     async def route_confusion(self, tenant: str, since: datetime) -> list[tuple[str, str, int]]:
         """(decided, should have been, count) over the routing decisions users rated (route
         feedback): a right one counts on the diagonal. SQL over the rated-records index."""
-        expected = c.attributes["route_feedback"]["expected_decision"].as_string()
-        truth = case((c.outcome == "correct", c.action), else_=func.coalesce(expected, "?")).label("truth")
+        truth = func.coalesce(should_have_been(), "?").label("truth")
         query = (
             select(c.action, truth, func.count())
             .where(

@@ -9,7 +9,7 @@ from fastapi import HTTPException, Request
 
 from phronesis.settings import ApiSettings
 
-__all__ = ["is_loopback_host", "resolve_tenant", "tenant_for_key"]
+__all__ = ["dev_tenant", "is_loopback_host", "resolve_tenant", "tenant_for_key"]
 
 _CHALLENGE = {"WWW-Authenticate": 'Bearer realm="phronesis"'}
 
@@ -35,6 +35,13 @@ def tenant_for_key(settings: ApiSettings, presented: str) -> str | None:
     return found
 
 
+def dev_tenant(request: Request, settings: ApiSettings) -> str | None:
+    """The dev tenant for a request from loopback in dev mode; None otherwise (a key is needed).
+    The API and the dashboard (``ui.session``) both admit a keyless request by this rule."""
+    client = request.client.host if request.client else None
+    return settings.dev_tenant if settings.dev_mode and is_loopback_host(client) else None
+
+
 async def resolve_tenant(request: Request) -> str:
     """The tenant of this request's API key, or the dev tenant in dev mode from loopback.
 
@@ -50,7 +57,7 @@ async def resolve_tenant(request: Request) -> str:
         if tenant is None:
             raise HTTPException(401, "unknown API key", headers=_CHALLENGE)
         return tenant
-    client = request.client.host if request.client else None
-    if settings.dev_mode and is_loopback_host(client):
-        return settings.dev_tenant
+    tenant = dev_tenant(request, settings)
+    if tenant is not None:
+        return tenant
     raise HTTPException(401, "an API key is required (Authorization: Bearer <key>)", headers=_CHALLENGE)

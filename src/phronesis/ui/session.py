@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from fastapi import Request, Response
 
-from phronesis.api.auth import is_loopback_host, tenant_for_key
+from phronesis.api.auth import dev_tenant, tenant_for_key
 from phronesis.settings import ApiSettings
 
 __all__ = [
@@ -54,10 +54,8 @@ def viewer(request: Request, settings: ApiSettings) -> Viewer | None:
         tenant = tenant_for_key(settings, key)
         if tenant is not None:
             return Viewer(tenant, signed_in=True)
-    client = request.client.host if request.client else None
-    if settings.dev_mode and is_loopback_host(client):
-        return Viewer(settings.dev_tenant, signed_in=False)
-    return None
+    tenant = dev_tenant(request, settings)
+    return None if tenant is None else Viewer(tenant, signed_in=False)
 
 
 def _secure(request: Request) -> bool:

@@ -23,12 +23,14 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from sqlalchemy import update
 
 from phronesis.api.app import create_app
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.settings import Settings
+from phronesis.storage.tables import decision_records
 from tests.loopback import serving_app
 
 CHROMIUM = os.environ.get("PHRONESIS_CHROMIUM", "/usr/bin/chromium")
@@ -129,10 +131,6 @@ async def _seed(data_dir: Path) -> None:
 
 
 async def _backdate(engine: Engine, record_id: str, at: datetime) -> None:
-    from sqlalchemy import update
-
-    from phronesis.storage.tables import decision_records
-
     async with engine.database.transaction() as conn:
         await conn.execute(update(decision_records).where(decision_records.c.id == record_id).values(created_at=at))
 

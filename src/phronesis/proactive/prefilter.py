@@ -27,7 +27,13 @@ from phronesis.proactive.quiet_hours import is_quiet, local_day_start
 from phronesis.proactive.trust import Trust
 from phronesis.settings import ProactiveSettings
 
-__all__ = ["Screened", "UserState", "controlled", "prefilter", "sends_today"]
+__all__ = ["PREFILTER_REASONS", "Screened", "UserState", "controlled", "prefilter", "sends_today"]
+
+PREFILTER_REASONS: tuple[BlockReason, ...] = (
+    "paused", "opted_out", "muted", "no_signals", "context_only", "low_urgency", "quiet_hours", "daily_cap", "cooldown",
+)  # fmt: skip
+"""Every reason ``controlled`` and ``prefilter`` below block with: decided before any candidate
+(the dashboard's funnel counts the users past them)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,21 +10,23 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import Integer, String, and_, case, cast, func, literal_column, or_, select
 
-from phronesis.audit.models import DecisionRecord
+from phronesis.audit.models import DecisionKind, DecisionRecord
 from phronesis.audit.rollups import CATEGORICAL, DecisionRollups, hour_of, percentile_bound
+from phronesis.proactive.prefilter import PREFILTER_REASONS
 from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
+from phronesis.storage.filters import where_given
 from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics, proactive_sends
 
 __all__ = ["Calibration", "CalibrationBin", "DashboardQueries", "DecisionFilter", "KindSummary", "Overview"]
 
 c = decision_records.c
 
-KINDS = ("executive", "learning", "routing", "admission", "proactive", "reevaluation")
+KINDS: tuple[str, ...] = get_args(DecisionKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,17 +166,20 @@ class DashboardQueries:
     ) -> list[DecisionRecord]:
         """Newest first, ``limit`` at a time; ``before`` is the last row of the previous page
         (keyset paging: page 1,000 costs what page 1 does)."""
-        query = select(decision_records).where(c.tenant == tenant)
-        given = ((c.kind, where.kind), (c.path, where.path), (c.action, where.action), (c.outcome, where.outcome))
-        for column, value in given:
-            if value:
-                query = query.where(column == value)
-        if where.subject:
-            query = query.where(c.subject_id == where.subject)
-        if where.since:
-            query = query.where(c.created_at >= where.since)
-        if where.until:
-            query = query.where(c.created_at < where.until)
+        equal = (
+            (c.kind, where.kind),
+            (c.path, where.path),
+            (c.action, where.action),
+            (c.outcome, where.outcome),
+            (c.subject_id, where.subject),
+        )
+        query = where_given(
+            select(decision_records).where(c.tenant == tenant),
+            equal,
+            created_at=c.created_at,
+            since=where.since,
+            until=where.until,
+        )
         if where.text:
             pattern = f"%{where.text.lower()}%"
             query = query.where(
@@ -323,12 +328,6 @@ class DashboardQueries:
             for category, outcome, n in await conn.execute(query):
                 out.setdefault(category, {})[outcome] = int(n)
         return out
-
-
-PREFILTER_REASONS = (
-    "paused", "opted_out", "muted", "no_signals", "context_only", "low_urgency", "quiet_hours", "daily_cap", "cooldown",
-)  # fmt: skip
-"""The block reasons of seed 004's pre-filter (``proactive.prefilter``): decided before any candidate."""
 
 
 def funnel(daily: dict[str, dict[str, int]]) -> list[tuple[str, int]]:

@@ -26,8 +26,8 @@ from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError, validation_message
 from phronesis.replay import ReplayIn, run_replay
-from phronesis.ui.charts import bar_chart, line_chart, share_bars
-from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, funnel
+from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
+from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
 from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
 
 __all__ = ["router"]
@@ -92,8 +92,12 @@ def _bad_input(request: Request, who: Viewer, title: str, exc: ValidationError) 
     return _render(request, "error.html", 422, viewer=who, title=title, message=f"{field}: {validation_message(error)}")
 
 
-def _days(request: Request, who: Viewer, default: int, most: int) -> int | HTMLResponse:
-    """The page's ``days`` (1 to ``most``), or the page that says what is wrong with it."""
+def _window(request: Request, default: int, most: int) -> tuple[Viewer, int] | Response:
+    """Who is looking and the page's ``days`` (1 to ``most``); or, instead of the page, the
+    sign-in redirect or the page that says what is wrong with ``days``."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
     given = request.query_params.get("days", "")
     try:
         days = int(given) if given else default
@@ -102,7 +106,12 @@ def _days(request: Request, who: Viewer, default: int, most: int) -> int | HTMLR
     if not 1 <= days <= most:
         message = f"days: a whole number from 1 to {most}, not {given[:20]!r}"
         return _render(request, "error.html", 422, viewer=who, title="Bad window", message=message)
-    return days
+    return who, days
+
+
+def _per_day(data: Overview, kind: str) -> BarChart:
+    """One decision point's decisions per day of the window (days without any: zero)."""
+    return bar_chart(list(zip(data.days, data.per_day.get(kind, [0] * len(data.days)), strict=True)))
 
 
 def _sign_in_first() -> RedirectResponse:
@@ -155,16 +164,14 @@ async def sign_out(request: Request) -> Response:
 
 @router.get("", response_class=HTMLResponse)
 async def overview(request: Request) -> Response:
-    who = _who(request)
-    if who is None:
-        return _sign_in_first()
-    days = _days(request, who, 14, 90)
-    if isinstance(days, HTMLResponse):
-        return days
+    gate = _window(request, 14, 90)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
     engine = _engine(request)
     data = await DashboardQueries(engine.database).overview(who.tenant, engine.clock.now(), days)
     kinds = [kind for kind in KINDS if kind in data.per_day]
-    charts = {kind: bar_chart(list(zip(data.days, data.per_day[kind], strict=True))) for kind in kinds}
+    charts = {kind: _per_day(data, kind) for kind in kinds}
     paths = {kind: share_bars(rows) for kind, rows in data.by_path.items()}
     actions = {kind: share_bars(rows) for kind, rows in data.by_action.items()}
     return _render(
@@ -297,12 +304,10 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
 @router.get("/calibration", response_class=HTMLResponse)
 async def calibration_page(request: Request) -> Response:
     """Seed 001's question for every decision point: when it says 0.8, is it right 80 % of the time?"""
-    who = _who(request)
-    if who is None:
-        return _sign_in_first()
-    days = _days(request, who, 30, 365)
-    if isinstance(days, HTMLResponse):
-        return days
+    gate = _window(request, 30, 365)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
     engine = _engine(request)
     since = engine.clock.now() - timedelta(days=days)
     reliability = await DashboardQueries(engine.database).calibration(who.tenant, since)
@@ -313,12 +318,10 @@ async def calibration_page(request: Request) -> Response:
 async def routing_page(request: Request) -> Response:
     """Seed 002 at a glance: the decision mix, why it escalated, how often it asked, and where
     route feedback says it was wrong."""
-    who = _who(request)
-    if who is None:
-        return _sign_in_first()
-    days = _days(request, who, 14, 90)
-    if isinstance(days, HTMLResponse):
-        return days
+    gate = _window(request, 14, 90)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
     engine = _engine(request)
     queries = DashboardQueries(engine.database)
     data = await queries.overview(who.tenant, engine.clock.now(), days)
@@ -336,7 +339,7 @@ async def routing_page(request: Request) -> Response:
         mix=share_bars(sorted(mix.items())),
         clarify_rate=mix.get("CLARIFY", 0) / total if total else None,
         escalations=share_bars(data.reasons.get("routing", [])),
-        per_day=bar_chart(list(zip(data.days, data.per_day.get("routing", [0] * len(data.days)), strict=True))),
+        chart=_per_day(data, "routing"),
         labels=labels,
         cells=cells,
     )
@@ -345,12 +348,10 @@ async def routing_page(request: Request) -> Response:
 @router.get("/proactive", response_class=HTMLResponse)
 async def proactive_page(request: Request) -> Response:
     """Seed 004 at a glance: the funnel, why messages were not sent, engagement by category."""
-    who = _who(request)
-    if who is None:
-        return _sign_in_first()
-    days = _days(request, who, 7, 90)
-    if isinstance(days, HTMLResponse):
-        return days
+    gate = _window(request, 7, 90)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
     engine = _engine(request)
     queries = DashboardQueries(engine.database)
     since = engine.clock.now() - timedelta(days=days)
@@ -403,12 +404,10 @@ async def find_user(user_id: Annotated[str, Query(alias="id", min_length=1, max_
 async def user_page(request: Request, user_id: str) -> Response:
     """A user's proactive story (``proactive.timeline``): signals, cycles, sends, feedback, and
     what a cycle would decide now."""
-    who = _who(request)
-    if who is None:
-        return _sign_in_first()
-    days = _days(request, who, 7, 90)
-    if isinstance(days, HTMLResponse):
-        return days
+    gate = _window(request, 7, 90)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
     try:
         timeline = await _engine(request).proactive.timeline(who.tenant, user_id[:64], days=days)
     except NotFoundError:

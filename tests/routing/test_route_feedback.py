@@ -80,6 +80,10 @@ async def test_only_a_routed_decision_of_that_session_can_be_rated(make_engine: 
     assert escalated.decision == "ESCALATE" and waiting.decision is None
     with pytest.raises(InvalidInputError):
         await rate(T, sid, RouteFeedbackIn(decision_id=waiting.decision_id, correct=True))
+    contradicts = RouteFeedbackIn(decision_id=routed.decision_id, correct=False, expected_decision=Decision.REASON_ONLY)
+    with pytest.raises(InvalidInputError, match="rate it correct"):  # it decided REASON_ONLY
+        await rate(T, sid, contradicts)
+    assert (await engine.decisions.get(T, routed.decision_id)).outcome is None  # nothing written
 
 
 @pytest.mark.parametrize(

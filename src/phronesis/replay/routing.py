@@ -9,9 +9,11 @@ local router would have decided.
 Outcomes come from route feedback: a decision rated correct was right; one rated incorrect
 says what it should have been (``expected_decision``). A replayed decision's outcome is known
 when it is the logged one (same path), or when it is the local router's and the rating says
-what was right. A decision the LLM would now decide instead is not covered: its answer was
-never logged. The cascade is deterministic (no logged propensities), so inverse-propensity
-estimates are not possible and the report says so.
+what was right. The local router's decision is its prediction before the checks (a RETRIEVE
+that retrieved nothing would have become CLARIFY): the estimate for a decision switched to the
+local router is an approximation to that extent. A decision the LLM would now decide instead
+is not covered: its answer was never logged. The cascade is deterministic (no logged
+propensities), so inverse-propensity estimates are not possible and the report says so.
 """
 
 from __future__ import annotations

@@ -80,6 +80,11 @@ class RouteFeedbackStore:
             raise NotFoundError("routing decision", body.decision_id)
         if record.action is None:
             raise InvalidInputError("decision_id", "that turn was not routed (a human owned the session)")
+        expected = body.expected_decision.value if body.expected_decision else None
+        if not body.correct and expected == record.action and record.action != "USE_TOOL":
+            # "wrong, it should have been what it was" teaches nothing and counted as right in the
+            # confusion matrix and the replay (a USE_TOOL may still have picked the wrong tool)
+            raise InvalidInputError("expected_decision", f"{expected} is what it decided: rate it correct instead")
         feedback = {
             "correct": body.correct,
             "expected_decision": body.expected_decision.value if body.expected_decision else None,

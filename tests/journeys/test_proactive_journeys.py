@@ -117,7 +117,7 @@ def test_a_students_week(campus: tuple[Journeys, Receiver, str]) -> None:
     week.signal("MA1521 lab report", 6)
     week.nothing_for(1)
     assert week.now()["reason"] == "quiet_hours"
-    preview = week.call("POST", "/v1/proactive/preview", {"user_id": "maya", "at": _local_noon_tomorrow()})
+    preview = week.call("POST", "/v1/proactive/preview", {"user_id": "maya", "at": _after_she_wakes()})
     assert preview["decision"] == "would_send" and "MA1521 lab report" in preview["message"]  # in the morning
     week.signal("Problem set 4", 9)
     urgent = week.next_message(1)
@@ -174,6 +174,8 @@ def test_a_students_week(campus: tuple[Journeys, Receiver, str]) -> None:
     assert totals["opt_out:category"] == 1 and totals["opt_out:all"] == 1
 
 
-def _local_noon_tomorrow() -> str:
-    noon = (datetime.now(ZONE) + timedelta(days=1)).replace(hour=12, minute=0, second=0, microsecond=0)
-    return noon.isoformat()
+def _after_she_wakes() -> str:
+    """An hour after the wake time ``Week.hours(asleep=True)`` set (two hours from now). It was
+    noon of the next local day: after midnight in Singapore that is 35 hours away, when the
+    signal has expired, and the preview was silent (the journey failed from 16:00 to 04:00 UTC)."""
+    return (datetime.now(ZONE) + timedelta(hours=3)).isoformat()

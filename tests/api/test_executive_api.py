@@ -68,3 +68,36 @@ def test_bad_input_is_a_problem_naming_the_field(live_server: LiveServer) -> Non
         assert missing.status_code == 404
         both = client.post("/v1/feedback", json={"response_id": "nope", "rating": "positive", "dev_score": 4})
         assert both.status_code == 422
+
+
+def test_replay_and_tune_the_heuristic_threshold_over_http(live_server: LiveServer, unique: str) -> None:
+    condition = f"the shed {unique} light is still on"
+    with live_server.client() as client:
+        heuristic = client.post(
+            "/v1/heuristics", json={"condition_text": condition, "action_text": "switch it off", "confidence": 0.75}
+        ).json()
+        decision = client.post("/v1/events/decide", json={"text": condition}).json()
+        assert decision["matched_heuristic_id"] == heuristic["id"]
+        client.post("/v1/feedback", json={"response_id": decision["response_id"], "rating": "positive"})
+
+        replayed = client.post("/v1/replay", json={"decision_point": "executive", "value": 0.8})
+        assert replayed.status_code == 200, replayed.text
+        report = replayed.json()
+        assert report["parameter"] == "heuristic_threshold" and report["current"] == 0.7
+        # at 0.8 this 0.75 heuristic would not have fired
+        mine = [c for c in report["changes"] if heuristic["id"][:8] in c["logged"]]
+        assert mine and mine[0]["replayed"].startswith("no heuristic")
+
+        tuned = client.post("/v1/replay/tune", json={"decision_point": "executive", "days": 1})
+        assert tuned.status_code == 200, tuned.text
+        body = tuned.json()
+        assert body["proposed"] in [row["value"] for row in body["rows"] if row["eligible"]]
+
+        for bad, field in (
+            ({"decision_point": "executive", "parameter": "cascade_threshold", "value": 0.5}, "parameter"),
+            ({"decision_point": "admission", "value": 0.5}, "decision_point"),
+        ):
+            refused = client.post("/v1/replay", json=bad)
+            assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == field, refused.text
+        refused = client.post("/v1/replay/tune", json={"decision_point": "executive", "min_coverage": 2})
+        assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "min_coverage"

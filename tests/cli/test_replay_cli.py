@@ -14,7 +14,7 @@ def test_replay_reports_on_the_logged_decisions(cli: CliRunner) -> None:
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert (report["current"], report["value"], report["decisions"]) == (0.75, 0.6, 0)
-    assert report["replayed_success"]["rate"] is None and "not estimable" in report["ips"]
+    assert report["replayed_success"]["rate"] is None and "not estimable" in report["weighting"]
     table = cli.invoke(app, ["replay", "routing", "--cascade-threshold", "0.6"])
     assert "cascade_threshold: 0.75 → 0.6" in table.stdout and "success replayed: –" in table.stdout
 
@@ -26,3 +26,19 @@ def test_bad_replay_input_is_one_line_and_exit_2(cli: CliRunner) -> None:
             args,
             result.output,
         )
+
+
+def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
+    replayed = cli.invoke(app, ["replay", "executive", "--heuristic-threshold", "0.6"])
+    assert replayed.exit_code == 0, replayed.output
+    assert "executive heuristic_threshold: 0.7 → 0.6" in replayed.stdout and "exploration off" in replayed.stdout
+    tuned = cli.invoke(app, ["tune", "routing", "--json"])
+    assert tuned.exit_code == 0, tuned.output
+    report = json.loads(tuned.stdout)
+    # nothing logged: nothing to argue for another value
+    assert report["proposed"] == report["current"] == 0.75 and report["rated"] == 0
+    table = cli.invoke(app, ["tune", "executive"])
+    assert "proposed 0.7" in table.stdout and "← proposed" in table.stdout
+    for args in (["tune", "executive", "--min-coverage", "2"], ["replay", "executive", "--heuristic-threshold", "-1"]):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and result.output.startswith("error: --"), (args, result.output)

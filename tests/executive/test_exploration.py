@@ -110,3 +110,26 @@ def test_a_propensity_is_a_probability_and_only_a_clearing_draw_fires(
     assert 0.0 <= float(record["probability"]) <= 1.0 and record["explored"] is (chosen is not None)
     if chosen is not None:
         assert float(record["probability"]) > 0.0 and float(record["sample"]) >= threshold
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(0.05, 20.0), st.floats(0.05, 20.0)), min_size=1, max_size=5),
+    st.floats(0.3, 0.95),
+    st.floats(0.01, 1.0),
+    st.integers(0, 2**32),
+)
+def test_every_choices_propensity_is_recorded_and_they_sum_to_one(
+    evidence: list[tuple[float, float]], threshold: float, rate: float, seed: int
+) -> None:
+    """What a replay of another threshold weights by (issue 25): each candidate's chance and the
+    chance of not exploring, a distribution; what happened is one of them."""
+    candidates = [candidate(i, a, b) for i, (a, b) in enumerate(evidence)]
+    outcome = ThompsonExploration(rate).choose(candidates, threshold, random.Random(seed))
+    assert outcome is not None
+    chosen, record = outcome
+    chances: dict[str, float] = record["chances"]
+    assert set(chances) == {c.heuristic_id for c in candidates}
+    assert sum(chances.values()) + record["stay"] == pytest.approx(1.0)
+    taken = record["stay"] if chosen is None else chances[chosen.heuristic_id]
+    assert taken == pytest.approx(record["probability"])

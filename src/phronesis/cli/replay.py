@@ -1,4 +1,5 @@
-"""``phronesis replay routing``: what another setting would have done with the logged decisions."""
+"""``phronesis replay executive|routing``: what another setting would have done with the logged
+decisions; ``phronesis tune executive|routing``: the setting they argue for, with the table behind it."""
 
 from __future__ import annotations
 
@@ -8,18 +9,26 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, invalid, replay_app, with_engine
+from phronesis.cli.app import TenantOption, app, invalid, replay_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
-from phronesis.replay import ReplayIn, ReplayReport, run_replay
+from phronesis.replay import ReplayIn, ReplayReport, TuneIn, TuneReport, run_replay, tune
+from phronesis.replay.models import DecisionPoint
+
+DaysOption = Annotated[float, typer.Option("--days", help="How far back to replay.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
 
 
 def _pct(value: float | None) -> str:
     return "–" if value is None else f"{value:.1%}"
 
 
+def _interval(interval: tuple[float, float] | None) -> str:
+    return f" (95 % {interval[0]:.1%}–{interval[1]:.1%})" if interval else ""
+
+
 def _table(report: ReplayReport) -> str:
     now, then = report.current_success, report.replayed_success
-    interval = f" (95 % {then.interval[0]:.1%}–{then.interval[1]:.1%})" if then.interval else ""
+    interval = _interval(then.interval)
     lines = [
         f"{report.decision_point} {report.parameter}: {report.current} → {report.value}",
         f"decisions replayed: {report.decisions}, changed: {report.changed}",
@@ -27,10 +36,29 @@ def _table(report: ReplayReport) -> str:
         f"success now: {_pct(now.rate)} of {now.covered} rated",
         f"success replayed: {_pct(then.rate)}{interval} on {then.covered} covered "
         f"({report.coverage:.0%} of the rated decisions)",
-        f"IPS: {report.ips}",
     ]
+    for weighted in (report.ips, report.snips):
+        if weighted is not None:
+            lines.append(
+                f"{weighted.method.upper()}: {_pct(weighted.rate)}{_interval(weighted.interval)} on "
+                f"{weighted.decisions} rated ({weighted.coverage:.0%} of them)"
+            )
+    lines.append(f"weighting: {report.weighting}")
     lines += [f"  {c.decisions:>5}  {c.logged}  →  {c.replayed}" for c in report.changes]
     return "\n".join(lines)
+
+
+def _replay(point: DecisionPoint, option: str, value: float, days: float, as_json: bool, tenant: str) -> None:
+    try:
+        body = ReplayIn(decision_point=point, value=value, days=days)
+    except ValidationError as exc:
+        raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("value", option)) from None
+
+    async def work(engine: Engine) -> ReplayReport:
+        return await run_replay(engine, tenant, body)
+
+    report = with_engine(work)
+    typer.echo(json.dumps(report.model_dump(mode="json"), indent=2) if as_json else _table(report))
 
 
 @replay_app.command("routing")
@@ -38,18 +66,66 @@ def routing(
     cascade_threshold: Annotated[
         float, typer.Option("--cascade-threshold", help="The routing.cascade_threshold to replay.")
     ],
-    days: Annotated[float, typer.Option("--days", help="How far back to replay.")] = 30.0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    days: DaysOption = 30.0,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Replay the cascade threshold on the logged cascade decisions: changes, LLM calls, estimated success."""
-    try:
-        body = ReplayIn(decision_point="routing", parameter="cascade_threshold", value=cascade_threshold, days=days)
-    except ValidationError as exc:
-        raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("value", "cascade-threshold")) from None
+    _replay("routing", "cascade-threshold", cascade_threshold, days, as_json, tenant)
 
-    async def work(engine: Engine) -> ReplayReport:
-        return await run_replay(engine, tenant, body)
+
+@replay_app.command("executive")
+def executive(
+    heuristic_threshold: Annotated[
+        float, typer.Option("--heuristic-threshold", help="The executive.heuristic_threshold to replay.")
+    ],
+    days: DaysOption = 30.0,
+    as_json: JsonOption = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Replay the heuristic threshold on the logged heuristic-first decisions: which heuristic would
+    fire instead, LLM calls, estimated success (IPS and SNIPS where exploration was on)."""
+    _replay("executive", "heuristic-threshold", heuristic_threshold, days, as_json, tenant)
+
+
+def _tune_table(report: TuneReport) -> str:
+    lines = [
+        f"{report.decision_point} {report.parameter}: now {report.current}, proposed {report.proposed}",
+        f"objective: {report.objective}",
+        f"decisions: {report.decisions}, rated: {report.rated}",
+        f"{'value':>6}  {'changed':>7}  {'LLM calls':>9}  {'avoided':>7}  {'success':>8}  {'95 %':>13}  "
+        f"{'method':>6}  {'coverage':>8}",
+    ]
+    for row in report.rows:
+        low_high = f"{row.interval[0]:.1%}–{row.interval[1]:.1%}" if row.interval else "–"
+        mark = "  ← proposed" if row.value == report.proposed else ("  (now)" if row.value == report.current else "")
+        lines.append(
+            f"{row.value:>6.2f}  {row.changed:>7}  {row.llm_calls:>9}  {row.llm_calls_avoided:>7}  "
+            f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {row.coverage:>8.0%}"
+            f"{'' if row.eligible else '  ✗'}{mark}"
+        )
+    return "\n".join(lines)
+
+
+@app.command("tune")
+def tune_command(
+    decision_point: Annotated[DecisionPoint, typer.Argument(help="executive or routing.")],
+    days: DaysOption = 30.0,
+    min_coverage: Annotated[
+        float, typer.Option("--min-coverage", help="The least share of rated decisions an estimate must cover.")
+    ] = 0.8,
+    as_json: JsonOption = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Propose the threshold that avoids the most LLM calls without lowering the estimated success,
+    from the logged decisions, with the replay of every value behind it. Changes nothing."""
+    try:
+        body = TuneIn(decision_point=decision_point, days=days, min_coverage=min_coverage)
+    except ValidationError as exc:
+        raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("_", "-")) from None
+
+    async def work(engine: Engine) -> TuneReport:
+        return await tune(engine, tenant, body)
 
     report = with_engine(work)
-    typer.echo(json.dumps(report.model_dump(mode="json"), indent=2) if as_json else _table(report))
+    typer.echo(json.dumps(report.model_dump(mode="json"), indent=2) if as_json else _tune_table(report))

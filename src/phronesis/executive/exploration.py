@@ -43,12 +43,20 @@ class ThompsonExploration:
         """None when exploration is off or there is nothing to explore. Otherwise the candidate to
         fire (or None: not explored this time) and what to record either way: ``explored`` and
         ``probability``, the propensity of what happened (that candidate fired, or no exploration),
-        so a fire and a non-fire alike can be weighted offline."""
+        so a fire and a non-fire alike can be weighted offline; ``chances`` (each candidate's
+        propensity) and ``stay`` (no exploration's), so another policy's choice can be too."""
         if not candidates or self.rate <= 0.0:
             return None
         alpha, beta = _posteriors(candidates)
         wins, any_clears = _chances(alpha, beta, threshold)
-        record: dict[str, Any] = {"policy": "thompson", "rate": self.rate}
+        record: dict[str, Any] = {
+            "policy": "thompson",
+            "rate": self.rate,
+            # every choice's propensity, not only the one taken: what a replay of another
+            # threshold needs to know whether this policy could have made its choice (issue 25)
+            "chances": {c.heuristic_id: self.rate * float(w) for c, w in zip(candidates, wins, strict=True)},
+            "stay": 1.0 - self.rate * any_clears,
+        }
         if rng.random() < self.rate:
             draw = np.random.default_rng(rng.getrandbits(64)).beta(alpha, beta)
             best = int(np.argmax(draw))

@@ -32,14 +32,21 @@ from phronesis.executive.traces import ReasoningTrace, TraceStore
 from phronesis.executive.types import DecisionContext, DecisionResult
 from phronesis.llm.types import LLMProvider
 
-__all__ = ["AlwaysLLMStrategy", "BaseStrategy", "HeuristicFirstStrategy", "effective_threshold"]
+__all__ = ["AlwaysLLMStrategy", "BaseStrategy", "HeuristicFirstStrategy", "biased_threshold", "effective_threshold"]
 
 
 def effective_threshold(base: float, context: DecisionContext, *, reduction: float = 0.0) -> float:
     """Seed 000 F-24 (+ urgency): ``base + bias − urgency × reduction``, clamped to [0.3, 0.95]."""
-    adjusted = base + context.personality_biases.get("confidence_threshold", 0.0) - context.urgency * reduction
+    return biased_threshold(
+        base, context.personality_biases.get("confidence_threshold", 0.0), context.urgency * reduction
+    )
+
+
+def biased_threshold(base: float, bias: float, reduction: float = 0.0) -> float:
+    """``base + bias − reduction`` clamped to seed 000's safe range: also what a replay of another
+    base threshold applies to each logged decision's own bias (``replay.executive``)."""
     low, high = THRESHOLD_BOUNDS
-    return max(low, min(high, adjusted))
+    return max(low, min(high, base + bias - reduction))
 
 
 def _new_id() -> str:
@@ -108,7 +115,8 @@ class HeuristicFirstStrategy(BaseStrategy):
 
     async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
         threshold = effective_threshold(self._config.confidence_threshold, context)
-        metadata: dict[str, Any] = {"threshold": threshold, "strategy": self.name}
+        # llm_available: where a replay of another threshold would send a decision no heuristic fires
+        metadata: dict[str, Any] = {"threshold": threshold, "strategy": self.name, "llm_available": llm is not None}
         if self.uses_heuristic_path:
             passed_over: list[str] = []
             for candidate in context.candidates:  # most similar first (candidates_from_memory)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock
@@ -28,6 +27,7 @@ from phronesis.executive.experiment import Experiment
 from phronesis.executive.factory import STRATEGIES, create_decision_strategy
 from phronesis.executive.learning_hooks import FireRater, FireRecorder, FollowUp, FollowUpObserver
 from phronesis.executive.prompt_builder import PromptTemplates
+from phronesis.executive.records import executive_record
 from phronesis.executive.results import fire
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
 from phronesis.executive.types import (
@@ -213,41 +213,7 @@ class ExecutiveService:
         latency_ms: float,
     ) -> None:
         """The decision record and the fire it causes commit together (ARCHITECTURE: record)."""
-        record = NewDecisionRecord(
-            id=result.response_id,
-            tenant=tenant,
-            kind="executive",
-            subject_id=context.event_id,
-            strategy=strategy,
-            path=result.path.value,
-            action=result.response_text or None,
-            confidence=result.predicted_success,
-            inputs={
-                "event_text": context.event_text,
-                "event_source": context.event_source,
-                "salience": context.salience,
-                "immediate": context.immediate,
-                "urgency": context.urgency,
-                "goals": context.goals,
-                "personality_biases": context.personality_biases,
-                "candidates": [c.model_dump() for c in context.candidates],
-            },
-            prompt=result.prompt_text or None,
-            raw_llm_output=result.raw_llm_output,
-            model=result.model,
-            latency_ms=latency_ms,
-            prompt_tokens=result.prompt_tokens or None,
-            completion_tokens=result.completion_tokens or None,
-            llm_calls=result.llm_calls,
-            reason=result.metadata.get("reason"),
-            attributes={
-                **result.metadata,
-                "matched_heuristic_id": result.matched_heuristic_id,
-                "predicted_success": result.predicted_success,
-                "prediction_confidence": result.prediction_confidence,
-                "assignment": assignment,
-            },
-        )
+        record = executive_record(tenant, context, result, strategy, assignment, latency_ms)
         async with self.parts.database.transaction() as conn:
             await self.parts.decisions.add(record, connection=conn)
             if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:

@@ -1,13 +1,24 @@
-"""What-if replay of logged decisions under another setting (issue 25).
+"""What-if replay of logged decisions under another setting, and tuning from it (issue 25).
 
 Only what the logs support is estimated: a replayed decision counts toward the estimated
-success when its outcome is known, because it is the decision that was made and rated, or
-because feedback said what the right decision was and the replayed one can be compared with it.
-Everything else is reported as not covered, never guessed.
+success when its outcome is known (it is the decision that was made and rated, or feedback
+said what the right decision was), or, for a randomised logging policy, through the recorded
+propensity of the replayed choice. Everything else is reported as not covered, never guessed.
 """
 
+from phronesis.replay.executive import replay_executive
 from phronesis.replay.models import ReplayIn, ReplayReport
 from phronesis.replay.routing import replay_routing
 from phronesis.replay.run import run_replay
+from phronesis.replay.tune import TuneIn, TuneReport, tune
 
-__all__ = ["ReplayIn", "ReplayReport", "replay_routing", "run_replay"]
+__all__ = [
+    "ReplayIn",
+    "ReplayReport",
+    "TuneIn",
+    "TuneReport",
+    "replay_executive",
+    "replay_routing",
+    "run_replay",
+    "tune",
+]

@@ -4,23 +4,42 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from phronesis.clock import Instant
 
-__all__ = ["Change", "Estimate", "ReplayIn", "ReplayReport"]
+__all__ = ["PARAMETERS", "Change", "DecisionPoint", "Estimate", "ReplayIn", "ReplayReport", "WeightedEstimate"]
+
+DecisionPoint = Literal["executive", "routing"]
+PARAMETERS: dict[str, str] = {"executive": "heuristic_threshold", "routing": "cascade_threshold"}
+"""The setting each decision point's replay varies (seed 000's base threshold; seed 002's
+cascade threshold). Admission's and proactive's are on the roadmap."""
 
 
 class ReplayIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    decision_point: Literal["routing"]
-    """Routing first; the executive, admission and proactive settings are on the roadmap."""
-    parameter: Literal["cascade_threshold"]
+    decision_point: DecisionPoint
+    parameter: Literal["heuristic_threshold", "cascade_threshold"] | None = None
+    """The decision point's setting (``PARAMETERS``); given, it must be that one."""
     value: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     since: Instant | None = None
     """The window's start (None: ``days`` back from now)."""
     days: float = Field(default=30.0, gt=0.0, le=365.0)
+
+    @field_validator("parameter")
+    @classmethod
+    def _its_parameter(cls, parameter: str | None, info: ValidationInfo) -> str | None:
+        point = info.data.get("decision_point")
+        if parameter is not None and point is not None and parameter != PARAMETERS[point]:
+            raise ValueError(f"{point} replays {PARAMETERS[point]}, not {parameter}")
+        return parameter
+
+    @model_validator(mode="after")
+    def _default_parameter(self) -> ReplayIn:
+        if self.parameter is None:
+            self.parameter = PARAMETERS[self.decision_point]  # type: ignore[assignment]
+        return self
 
 
 class Change(BaseModel):
@@ -38,13 +57,27 @@ class Estimate(BaseModel):
     """95 % Wilson score interval of ``rate``."""
 
 
+class WeightedEstimate(BaseModel):
+    """An inverse-propensity estimate (``replay.estimators``)."""
+
+    method: Literal["ips", "snips"]
+    rate: float | None
+    interval: tuple[float, float] | None
+    """95 % normal-approximation interval, clipped to [0, 1]."""
+    decisions: int
+    """Rated decisions where the logging policy could have made the replayed choice."""
+    coverage: float
+    """``decisions`` / rated decisions."""
+
+
 class ReplayReport(BaseModel):
     decision_point: str
     parameter: str
     current: float
     value: float
     decisions: int
-    """Logged decisions the setting applies to (cascade-mode routing where the local router ran)."""
+    """Logged decisions the setting applies to (heuristic-first executive decisions; cascade-mode
+    routing where the local router ran)."""
     changed: int
     changes: list[Change]
     llm_calls_logged: int
@@ -55,5 +88,8 @@ class ReplayReport(BaseModel):
     """The replayed policy where the logs establish its outcome (direct method)."""
     coverage: float
     """``replayed_success.covered`` / rated decisions: the share of the rated decisions the estimate covers."""
-    ips: str
-    """Why there is no inverse-propensity estimate (or its figure, when the logs carry propensities)."""
+    ips: WeightedEstimate | None
+    snips: WeightedEstimate | None
+    """Inverse-propensity estimates, where the logs carry propensities (explored decisions)."""
+    weighting: str
+    """What the weighted estimates rest on, or why there are none."""

@@ -19,34 +19,33 @@ propensities), so inverse-propensity estimates are not possible and the report s
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 
-from phronesis.executive.report import wilson_interval
-from phronesis.replay.models import Change, Estimate, ReplayIn, ReplayReport
+from phronesis.replay.estimators import direct
+from phronesis.replay.models import Change, ReplayIn, ReplayReport
 from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
-__all__ = ["replay_routing"]
+__all__ = ["load_routing", "replay_routing", "replay_routing_rows"]
 
 c = decision_records.c
-
-
-def _estimate(successes: int, covered: int) -> Estimate:
-    return Estimate(
-        successes=successes,
-        covered=covered,
-        rate=successes / covered if covered else None,
-        interval=wilson_interval(successes, covered),
-    )
 
 
 async def replay_routing(
     database: Database, tenant: str, body: ReplayIn, *, current: float, since: datetime
 ) -> ReplayReport:
     """The cascade threshold ``body.value`` replayed on the tenant's cascade decisions since ``since``."""
+    return replay_routing_rows(await load_routing(database, tenant, since), body.value, current=current)
+
+
+async def load_routing(database: Database, tenant: str, since: datetime) -> Sequence[Any]:
+    """The cascade decisions since ``since``: a few small columns each (100,000 fit easily),
+    read once however many thresholds are replayed on them (``replay.tune``)."""
     local = c.attributes["local"]
     query = select(
         c.path,
@@ -64,14 +63,18 @@ async def replay_routing(
         c.path.in_(("local", "llm")),
         local["probability"].as_float().is_not(None),
     )
+    async with database.connect() as conn:
+        return (await conn.execute(query)).all()
+
+
+def replay_routing_rows(rows: Sequence[Any], value: float, *, current: float) -> ReplayReport:
+    """The cascade threshold ``value`` replayed on rows from ``load_routing``."""
     decisions = changed = calls_logged = calls_replayed = 0
     rated = logged_right = covered = replayed_right = 0
     changes: Counter[tuple[str, str]] = Counter()
-    async with database.connect() as conn:
-        rows = (await conn.execute(query)).all()  # a few small columns a decision: 100,000 fit easily
     for path, action, truth, probability, abstained, local_decision, llm_calls in rows:
         decisions += 1
-        asked = abstained is not None or probability < body.value
+        asked = abstained is not None or probability < value
         replayed = "llm" if asked else "local"
         calls_logged += int(llm_calls or 0)
         # an unchanged decision costs what it cost; one the LLM now decides, one call
@@ -93,14 +96,16 @@ async def replay_routing(
         decision_point="routing",
         parameter="cascade_threshold",
         current=current,
-        value=body.value,
+        value=value,
         decisions=decisions,
         changed=changed,
         changes=[Change(logged=a, replayed=b, decisions=n) for (a, b), n in changes.most_common(20)],
         llm_calls_logged=calls_logged,
         llm_calls_replayed=calls_replayed,
-        current_success=_estimate(logged_right, rated),
-        replayed_success=_estimate(replayed_right, covered),
+        current_success=direct(logged_right, rated),
+        replayed_success=direct(replayed_right, covered),
         coverage=covered / rated if rated else 0.0,
-        ips="not estimable: the cascade is deterministic, its logs carry no propensities",
+        ips=None,
+        snips=None,
+        weighting="not estimable: the cascade is deterministic, its logs carry no propensities",
     )

@@ -1,0 +1,131 @@
+"""``phronesis tune``: the setting the logged decisions argue for, with the replay table behind it
+(issue 25).
+
+The objective is stated, not hidden: *the most LLM calls avoided, subject to an estimated
+success no lower than the current setting's, on at least ``min_coverage`` of the rated
+decisions*. Each candidate value is replayed on the same logged decisions (read once); its
+success is the best estimate the logs support (SNIPS where the logs carry propensities, else
+the direct estimate). A value whose estimate covers too little is not proposed: what the logs
+do not establish is not guessed. With nothing better, the proposal is to keep the current value.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from phronesis.replay.executive import load_executive, replay_executive_rows
+from phronesis.replay.models import PARAMETERS, DecisionPoint, ReplayIn, ReplayReport
+from phronesis.replay.routing import load_routing, replay_routing_rows
+from phronesis.replay.run import current_value
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
+
+__all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "tune"]
+
+GRIDS: dict[str, tuple[float, ...]] = {
+    # seed 000 clamps a threshold to [0.3, 0.95] (F-24): nothing outside it can be replayed
+    "executive": tuple(round(0.30 + 0.05 * i, 2) for i in range(14)),
+    "routing": tuple(round(0.05 * i, 2) for i in range(21)),
+}
+
+
+Method = Literal["snips", "direct"]
+
+
+class TuneIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision_point: DecisionPoint
+    days: float = Field(default=30.0, gt=0.0, le=365.0)
+    min_coverage: float = Field(default=0.8, ge=0.0, le=1.0, allow_inf_nan=False)
+    """The least share of the rated decisions an estimate must cover for its value to be proposed."""
+
+
+class TuneRow(BaseModel):
+    value: float
+    changed: int
+    llm_calls: int
+    llm_calls_avoided: int
+    """Against the logged decisions (negative: more calls)."""
+    success: float | None
+    interval: tuple[float, float] | None
+    method: Method
+    coverage: float
+    eligible: bool
+    """Meets the objective's constraints (success and coverage)."""
+
+
+class TuneReport(BaseModel):
+    decision_point: str
+    parameter: str
+    current: float
+    proposed: float
+    objective: str
+    decisions: int
+    rated: int
+    current_success: float | None
+    rows: list[TuneRow]
+
+
+def best_estimate(
+    report: ReplayReport,
+) -> tuple[float | None, tuple[float, float] | None, Literal["snips", "direct"], float]:
+    """The estimate a proposal rests on: SNIPS where there is one, else the direct estimate."""
+    if report.snips is not None and report.snips.rate is not None:
+        return report.snips.rate, report.snips.interval, "snips", report.snips.coverage
+    return report.replayed_success.rate, report.replayed_success.interval, "direct", report.coverage
+
+
+async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
+    since = engine.clock.now() - timedelta(days=body.days)
+    current = current_value(engine, ReplayIn(decision_point=body.decision_point, value=0.0))
+    grid = sorted({*GRIDS[body.decision_point], current})
+    if body.decision_point == "executive":
+        executive_rows = await load_executive(engine.database, tenant, since)
+        reports = [replay_executive_rows(executive_rows, value, current=current) for value in grid]
+    else:
+        routing_rows = await load_routing(engine.database, tenant, since)
+        reports = [replay_routing_rows(routing_rows, value, current=current) for value in grid]
+    baseline = reports[grid.index(current)]
+    now = baseline.current_success.rate
+    rows = []
+    for report in reports:
+        success, interval, method, coverage = best_estimate(report)
+        eligible = report.value == current or (
+            success is not None and now is not None and success >= now and coverage >= body.min_coverage
+        )
+        rows.append(
+            TuneRow(
+                value=report.value,
+                changed=report.changed,
+                llm_calls=report.llm_calls_replayed,
+                llm_calls_avoided=report.llm_calls_logged - report.llm_calls_replayed,
+                success=success,
+                interval=interval,
+                method=method,
+                coverage=coverage,
+                eligible=eligible,
+            )
+        )
+    # most calls avoided; among equals, the value nearest the current one (the smallest change)
+    best = max(
+        (row for row in rows if row.eligible), key=lambda row: (row.llm_calls_avoided, -abs(row.value - current))
+    )
+    return TuneReport(
+        decision_point=body.decision_point,
+        parameter=PARAMETERS[body.decision_point],
+        current=current,
+        proposed=best.value,
+        objective=(
+            "most LLM calls avoided, subject to estimated success ≥ the current "
+            f"({'–' if now is None else f'{now:.1%}'}) on ≥ {body.min_coverage:.0%} of the rated decisions"
+        ),
+        decisions=baseline.decisions,
+        rated=baseline.current_success.covered,
+        current_success=now,
+        rows=rows,
+    )

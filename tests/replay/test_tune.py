@@ -1,0 +1,46 @@
+"""``replay.tune`` (issue 25): the proposal follows the stated objective on logs with known truth."""
+
+from __future__ import annotations
+
+import random
+
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.engine import Engine
+from phronesis.replay import TuneIn, tune
+from phronesis.settings import Settings
+from phronesis.storage.database import Database
+from phronesis.testing import FixedClock
+from tests.executive.conftest import answering
+from tests.replay.test_executive_replay import LOGGED, NOW, _events, _log, _true_success
+
+
+def _engine(database: Database) -> Engine:
+    settings = Settings.model_validate({"executive": {"heuristic_threshold": LOGGED}})
+    return Engine(settings, database=database, embedder=HashingEmbedder(384), llm=None, clock=FixedClock(NOW))
+
+
+async def test_tune_proposes_the_threshold_that_saves_llm_calls_without_losing_success(database: Database) -> None:
+    events = _events(2000, random.Random(4), ordered=True)
+    await _log(database, events, exploration=0.5, llm=answering("handle it"))
+    report = await tune(_engine(database), "t", TuneIn(decision_point="executive"))
+    assert report.current == LOGGED and report.decisions == 2000 and report.rated == 2000
+    assert report.current_success is not None
+    by_value = {row.value: row for row in report.rows}
+    proposed = by_value[report.proposed]
+    # the stated objective: the most calls avoided among the values whose estimate holds up
+    assert proposed.eligible and proposed.method == "snips"
+    assert all(row.llm_calls_avoided <= proposed.llm_calls_avoided for row in report.rows if row.eligible)
+    for row in report.rows:
+        if row.value != LOGGED and row.eligible:
+            assert row.success is not None and row.success >= report.current_success and row.coverage >= 0.8
+    # and it is a good proposal in truth: fewer LLM calls, no worse than the logging policy
+    assert report.proposed < LOGGED and proposed.llm_calls_avoided > 0
+    truth = sum(_true_success(e, report.proposed) for e in events) / len(events)
+    assert truth >= sum(_true_success(e, LOGGED) for e in events) / len(events)
+
+
+async def test_with_nothing_rated_it_keeps_the_current_value(database: Database) -> None:
+    await _log(database, _events(50, random.Random(5), ordered=True), exploration=0.0, llm=answering("x"), rate=False)
+    report = await tune(_engine(database), "t", TuneIn(decision_point="executive"))
+    assert report.proposed == LOGGED and report.rated == 0
+    assert [row.value for row in report.rows if row.eligible] == [LOGGED]

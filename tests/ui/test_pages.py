@@ -198,6 +198,7 @@ def test_replay_shows_what_another_cascade_threshold_would_do(watched: Watched) 
     sign_in(watched, "sk-initech-ui")
     page = watched.page
     page.click("header nav a[href='/ui/replay']")
+    page.select_option("select[name=decision_point]", "routing")
     page.fill("input[name=value]", "0.5")
     page.click("form.filters button[type=submit]")
     page.wait_for_url("**/ui/replay?*")
@@ -209,6 +210,29 @@ def test_replay_shows_what_another_cascade_threshold_would_do(watched: Watched) 
     calls = page.locator("[data-llm-logged]")
     assert (calls.get_attribute("data-llm-logged"), calls.get_attribute("data-llm-replayed")) == ("13", "6")
     watched.shot("replay")
+
+
+def test_replay_and_tune_the_executive_threshold(watched: Watched, dashboard: Dashboard) -> None:
+    sign_in(watched)
+    page = watched.page
+    page.click("header nav a[href='/ui/replay']")
+    page.select_option("select[name=decision_point]", "executive")
+    page.fill("input[name=value]", "0.95")
+    page.click("form.filters button[type=submit]:not([name])")
+    page.wait_for_url("**/ui/replay?*")
+    table = page.locator("table[data-table=replay]")
+    # acme's one heuristic-first decision fired a 0.9 heuristic: at 0.95 it would not have
+    assert table.get_attribute("data-decision-point") == "executive"
+    assert (table.get_attribute("data-decisions"), table.get_attribute("data-changed")) == ("1", "1")
+    assert dashboard.executive_decision["heuristic_id"][:8] in page.inner_text("table[data-table=changes]")
+    page.click("form.filters button[name=tune]")
+    page.wait_for_selector("table[data-table=tune]")
+    rows = page.locator("table[data-table=tune] tr[data-value]")
+    assert rows.count() == 14
+    # no value avoids an LLM call (there was none): keep the current threshold
+    assert page.get_attribute("[data-proposed]", "data-proposed") == "0.7"
+    assert page.get_attribute("tr[data-value='0.95']", "data-eligible") == "false"  # its success is not covered
+    watched.shot("tune")
 
 
 def test_bad_page_parameters_get_a_page_naming_them(watched: Watched) -> None:

@@ -25,7 +25,9 @@ from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError, validation_message
-from phronesis.replay import ReplayIn, run_replay
+from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
+from phronesis.replay.models import PARAMETERS
+from phronesis.replay.run import current_value
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
 from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
@@ -377,21 +379,35 @@ async def proactive_page(request: Request) -> Response:
 
 @router.get("/replay", response_class=HTMLResponse)
 async def replay_page(request: Request) -> Response:
-    """What another routing cascade threshold would have done with the logged decisions."""
+    """What another threshold would have done with the logged decisions (``value``), or the
+    threshold the logs argue for, every value replayed (``tune``)."""
     who = _who(request)
     if who is None:
         return _sign_in_first()
     engine = _engine(request)
-    current = engine.settings.routing.cascade_threshold
-    report = None
-    if "value" in request.query_params:
-        asked = {k: v for k, v in request.query_params.items() if v != ""}
-        try:
-            body = ReplayIn.model_validate({"decision_point": "routing", "parameter": "cascade_threshold"} | asked)
-        except ValidationError as exc:
-            return _bad_input(request, who, "Bad replay", exc)
-        report = await run_replay(engine, who.tenant, body)
-    return _render(request, "replay.html", viewer=who, current=current, report=report)
+    asked = {k: v for k, v in request.query_params.items() if v != ""}
+    point = asked.pop("decision_point", "executive")
+    wants_tune = asked.pop("tune", None) is not None
+    try:
+        body = ReplayIn.model_validate({"decision_point": point, "value": 0.0} | asked)
+        tune_body = TuneIn(decision_point=body.decision_point, days=body.days) if wants_tune else None
+    except ValidationError as exc:
+        return _bad_input(request, who, "Bad replay", exc)
+    current = current_value(engine, body)
+    report = await run_replay(engine, who.tenant, body) if "value" in asked and not wants_tune else None
+    tuned = await tune(engine, who.tenant, tune_body) if tune_body is not None else None
+    return _render(
+        request,
+        "replay.html",
+        viewer=who,
+        point=body.decision_point,
+        parameter=PARAMETERS[body.decision_point],
+        points=PARAMETERS,
+        current=current,
+        report=report,
+        tuned=tuned,
+        days=asked.get("days", "30"),
+    )
 
 
 @router.get("/users")

@@ -38,7 +38,7 @@ ARTIFACTS = (
     Path(os.environ.get("PHRONESIS_TEST_ARTIFACTS", Path(__file__).resolve().parents[2] / "test-artifacts")) / "ui"
 )
 """Screenshots of each page, kept after the run (``test-artifacts/ui/*.png``, not committed)."""
-KEYS = {"sk-acme-ui": "acme", "sk-globex-ui": "globex", "sk-initech-ui": "initech"}
+KEYS = {"sk-acme-ui": "acme", "sk-globex-ui": "globex", "sk-initech-ui": "initech", "sk-umbrella-ui": "umbrella"}
 
 SEEDED = {
     # (kind, path, action, reason): how many, for tenant acme, spread over the last three days
@@ -60,6 +60,8 @@ class Dashboard:
     base_url: str
     executive_decision: dict[str, Any] = field(default_factory=dict)
     globex_decision: str = "globex-0"
+    runs: dict[str, str] = field(default_factory=dict)
+    """Tenant umbrella's admission story: name → run id (and ``merge``: the MERGE's decision id)."""
 
     def api(self, key: str = "sk-acme-ui") -> httpx.Client:
         return httpx.Client(base_url=self.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=10)
@@ -154,7 +156,25 @@ def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
             rated = client.post("/v1/feedback", json={"response_id": decided["response_id"], "rating": "positive"})
             board.executive_decision["confidence"] = rated.json()["new_confidence"]
         _proactive_story(board)
+        _admission_story(board)
         yield board
+
+
+def _admission_story(board: Dashboard) -> None:
+    """Tenant umbrella: a failed run replaced by a better one, then a complementary run merged."""
+    task = "Generate the invoice schema"
+    with board.api("sk-umbrella-ui") as client:
+        first = client.post("/v1/runs", json={"agent_id": "builder", "task": task, "outcome": "failure"}).json()
+        better = client.post(
+            "/v1/runs", json={"agent_id": "builder", "task": task, "outcome": "success", "replaces": first["run_id"]}
+        ).json()
+        other = client.post(
+            "/v1/runs",
+            json={"agent_id": "builder", "task": task, "outcome": "success", "references": ["docs/invoices.md"]},
+        ).json()
+    assert (better["decision"], other["decision"]) == ("REPLACE", "MERGE"), (better, other)
+    board.runs = {"first": first["run_id"], "better": better["run_id"], "other": other["run_id"]}
+    board.runs["merge"] = other["decision_id"]
 
 
 def _proactive_story(board: Dashboard) -> None:

@@ -258,3 +258,53 @@ def test_the_api_documentation_works_offline(watched: Watched) -> None:
     page.wait_for_selector(".swagger-ui .information-container")  # drawn from the server's own assets
     assert "phronesis" in page.inner_text(".swagger-ui .information-container")
     watched.shot("api-docs")
+
+
+def test_admission_draws_its_groups_and_undoes_a_decision(watched: Watched, dashboard: Dashboard) -> None:
+    sign_in(watched, "sk-umbrella-ui")
+    page = watched.page
+    page.click("header nav a[href='/ui/admission']")
+    page.wait_for_selector("svg[data-chart=run-graph]")
+    runs = dashboard.runs
+    assert page.get_attribute("[data-total]", "data-total") == "3"
+    mix = {
+        g.get_attribute("data-label"): g.get_attribute("data-value")
+        for g in page.locator("[data-chart=admission-mix] g.bar").all()
+    }
+    assert mix == {"ADD": "1", "REPLACE": "1", "MERGE": "1"}
+    edges = {
+        (e.get_attribute("data-edge"), e.get_attribute("data-source"), e.get_attribute("data-target"))
+        for e in page.locator("svg[data-chart=run-graph] [data-edge]").all()
+    }
+    with dashboard.api("sk-umbrella-ui") as client:  # the group's canonical run, as the API says
+        head = runs["other"] if client.get(f"/v1/runs/{runs['other']}").json()["canonical"] else runs["better"]
+    member = runs["better"] if head == runs["other"] else runs["other"]
+    assert edges == {("replaced", runs["first"], runs["better"]), ("merged", member, head)}
+    assert page.get_attribute(f"g[data-run='{head}']", "data-canonical") == "true"
+    assert page.get_attribute(f"g[data-run='{runs['first']}']", "data-status") == "superseded"
+    assert page.get_attribute("svg[data-chart=run-graph]", "data-groups") == "1"
+    watched.shot("admission")
+
+    # without the form's token the undo is refused and nothing changes
+    watched.allow(403)
+    refused = page.request.post(f"{dashboard.base_url}/ui/admission/undo", form={"decision_id": runs["merge"]})
+    assert refused.status == 403
+    with dashboard.api("sk-umbrella-ui") as client:
+        assert client.get(f"/v1/runs/{runs['other']}").status_code == 200
+
+    page.click(f"tr[data-decision='{runs['merge']}'] button[type=submit]")
+    page.wait_for_selector(f"[data-undone='{runs['merge']}']")
+    assert page.get_attribute(f"tr[data-decision='{runs['merge']}']", "data-undone") == "true"
+    edges = {e.get_attribute("data-edge") for e in page.locator("svg[data-chart=run-graph] [data-edge]").all()}
+    assert edges == {"replaced"}  # the merged run is gone, as the API says
+    with dashboard.api("sk-umbrella-ui") as client:
+        assert client.get(f"/v1/runs/{runs['other']}").status_code == 404
+        undone = client.get("/v1/memory-decisions", params={"decision": "MERGE"}).json()["items"][0]
+        assert undone["undone_at"] is not None and undone["undone_by"]
+    watched.shot("admission-undone")
+    # the first ADD cannot be taken back while the REPLACE built on it stands: a page saying why
+    watched.allow(409)
+    first_add = page.locator("tr[data-kind=ADD]").last
+    first_add.locator("button[type=submit]").click()
+    page.wait_for_selector("[role=alert]")
+    assert "Cannot undo" in page.inner_text("main") and runs["first"] in page.inner_text("[role=alert]")

@@ -20,7 +20,15 @@ from phronesis.proactive.prefilter import PREFILTER_REASONS
 from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
-from phronesis.storage.tables import confidence_events, decision_records, feedback, heuristics, proactive_sends
+from phronesis.storage.tables import (
+    admission_runs,
+    confidence_events,
+    decision_records,
+    feedback,
+    heuristics,
+    proactive_sends,
+)
+from phronesis.ui.graphs import RunNode
 
 __all__ = ["Calibration", "CalibrationBin", "DashboardQueries", "DecisionFilter", "KindSummary", "Overview"]
 
@@ -328,6 +336,21 @@ class DashboardQueries:
             for category, outcome, n in await conn.execute(query):
                 out.setdefault(category, {})[outcome] = int(n)
         return out
+
+    async def run_nodes(self, tenant: str, run_ids: set[str], *, most: int = 200) -> list[RunNode]:
+        """The runs ``run_ids`` and the other members of their merge groups (at most ``most``):
+        by the primary key and the group index, a few dozen rows."""
+        r = admission_runs.c
+        columns = (r.id, r.task, r.status, r.superseded_by, r.merge_group, r.canonical, r.created_at)
+        async with self._db.connect() as conn:
+            named = (await conn.execute(select(*columns).where(r.tenant == tenant, r.id.in_(run_ids)))).all()
+            groups = {row.merge_group for row in named if row.merge_group}
+            members: list[Any] = []
+            if groups:
+                query = select(*columns).where(r.tenant == tenant, r.merge_group.in_(groups)).limit(most)
+                members = list((await conn.execute(query)).all())
+        unique = {row.id: row for row in [*named, *members]}
+        return [RunNode(*row) for row in list(unique.values())[:most]]
 
 
 def funnel(daily: dict[str, dict[str, int]]) -> list[tuple[str, int]]:

@@ -1,5 +1,6 @@
 """The dashboard's pages (issue 25): overview, decision explorer and one decision, heuristics
-and one heuristic, calibration, routing, proactive and a user's timeline, replay, sign-in.
+and one heuristic, calibration, routing, admission (with undo), proactive and a user's
+timeline, replay and tuning, sign-in.
 
 Thin: each page reads its figures from ``ui.queries`` and renders one template. A page asked
 for without a tenant goes to the sign-in page; a form without its CSRF token is refused (403)
@@ -24,11 +25,12 @@ from phronesis.audit.models import DecisionKind
 from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
-from phronesis.exceptions import NotFoundError, validation_message
+from phronesis.exceptions import ConflictError, NotFoundError, validation_message
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS
 from phronesis.replay.run import current_value
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
+from phronesis.ui.graphs import run_graph
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
 from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
 
@@ -63,6 +65,8 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 PAGE_SIZE = 50
+ADMISSION_ROWS = 30
+"""The admission page's latest decisions, and the runs its graph draws from them."""
 CALIBRATION_PX = 240
 TEXT_WINDOW = timedelta(days=1)
 """How far back a text search looks when no Since is given."""
@@ -116,6 +120,13 @@ def _per_day(data: Overview, kind: str) -> BarChart:
     return bar_chart(list(zip(data.days, data.per_day.get(kind, [0] * len(data.days)), strict=True)))
 
 
+def _refused(request: Request, who: Viewer | None) -> HTMLResponse:
+    """A state-changing form without its CSRF token: nothing was read from it, nothing done."""
+    return _render(
+        request, "error.html", 403, viewer=who, title="Refused", message="The form did not come from this page."
+    )
+
+
 def _sign_in_first() -> RedirectResponse:
     return RedirectResponse("/ui/sign-in", status_code=303, headers=SECURITY_HEADERS)
 
@@ -155,7 +166,7 @@ async def sign_in(request: Request) -> Response:
 async def sign_out(request: Request) -> Response:
     form = await _form(request)
     if not csrf_valid(request, form.get(CSRF_FIELD)):
-        return _render(request, "error.html", 403, title="Refused", message="The form did not come from this page.")
+        return _refused(request, None)
     response = RedirectResponse("/ui/sign-in", status_code=303, headers=SECURITY_HEADERS)
     set_key_cookie(request, response, None)
     return response
@@ -345,6 +356,63 @@ async def routing_page(request: Request) -> Response:
         labels=labels,
         cells=cells,
     )
+
+
+@router.get("/admission", response_class=HTMLResponse)
+async def admission_page(request: Request) -> Response:
+    """Seed 003 at a glance: decisions over time and by kind, the latest decisions with an undo,
+    and the runs their REPLACEs and MERGEs tied together, drawn as a graph."""
+    gate = _window(request, 14, 90)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
+    engine = _engine(request)
+    queries = DashboardQueries(engine.database)
+    data = await queries.overview(who.tenant, engine.clock.now(), days)
+    mix = sorted(data.by_action.get("admission", []))
+    recent = await engine.admission.decisions(who.tenant, since=data.since, limit=ADMISSION_ROWS)
+    tied = {
+        run_id
+        for d in recent
+        if d.decision in ("REPLACE", "MERGE") and d.undone_at is None
+        for run_id in (d.run_id, d.target_run_id)
+        if run_id is not None
+    }
+    graph = run_graph(await queries.run_nodes(who.tenant, tied)) if tied else None
+    undone = request.query_params.get("undone")
+    return _render(
+        request,
+        "admission.html",
+        viewer=who,
+        days=days,
+        total=sum(n for _, n in mix),
+        mix=share_bars(mix),
+        chart=_per_day(data, "admission"),
+        recent=recent,
+        graph=graph,
+        undone=next((d for d in recent if d.id == undone and d.undone_at is not None), None),
+    )
+
+
+@router.post("/admission/undo")
+async def admission_undo(request: Request) -> Response:
+    """Take an admission decision back, as ``POST /v1/memory-decisions/{id}/undo`` does (the same
+    service, recorded the same way); refused without the form's CSRF token."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    form = await _form(request)
+    if not csrf_valid(request, form.get(CSRF_FIELD)):
+        return _refused(request, who)
+    decision_id = form.get("decision_id", "")[:64]
+    try:
+        await _engine(request).admission.undo(who.tenant, decision_id)
+    except NotFoundError:
+        return _not_found(request, who, "admission decision", decision_id)
+    except ConflictError as exc:
+        return _render(request, "error.html", 409, viewer=who, title="Cannot undo", message=exc.message)
+    target = f"/ui/admission?{urlencode({'undone': decision_id})}"
+    return RedirectResponse(target, status_code=303, headers=SECURITY_HEADERS)
 
 
 @router.get("/proactive", response_class=HTMLResponse)

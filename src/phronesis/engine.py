@@ -55,6 +55,7 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import DIMENSION as PGVECTOR_DIMENSION
 from phronesis.storage.pgvector import PgVectorColumn, pgvector_state
 from phronesis.storage.pgvector import require as require_pgvector
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["DEFAULT_TENANT", "Engine"]
 
@@ -113,6 +114,7 @@ class Engine:
         )
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
+        self.tenant_settings = TenantSettings(self.settings, self.database, self.decisions, self.clock)
         self.background = BackgroundTasks()
         self.learning = LearningModule(
             self.database,
@@ -138,6 +140,7 @@ class Engine:
                 record_fire=self._record_executive_fire,
                 rate_fire=self._rate_executive_fire,
                 observe=self._observe_follow_up,
+                tenant_settings=self.tenant_settings,
             ),
             tie_epsilon=self.settings.heuristics.tie_epsilon,
         )
@@ -152,6 +155,7 @@ class Engine:
             document_index=self._partitioned_index(),
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
+            tenant_settings=self.tenant_settings,
         )
         self.admission = AdmissionModule(
             self.settings.admission,

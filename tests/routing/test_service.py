@@ -22,6 +22,7 @@ from phronesis.routing.models import RouteResult, ToolOutcomeIn
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import ToolIn
+from phronesis.tenant_settings import ApplyIn
 from phronesis.testing import ScriptedLLM
 from tests.engines import EngineFactory
 from tests.routing.conftest import exemplars, out_of_scope
@@ -468,3 +469,19 @@ async def test_what_the_tenant_registered_is_in_scope_after_all(make_engine: Eng
     assert record.attributes["local"]["abstained"] == "out_of_scope"  # what the router alone said
     chatter = await engine.route(await _session(engine), "sing a song about the sea")
     assert (chatter.decision, chatter.escalation_reason) == ("ESCALATE", "out_of_scope")
+
+
+async def test_the_tenants_applied_cascade_threshold_holds_from_the_next_turn(make_engine: EngineFactory) -> None:
+    """Issue 25's Apply: a tenant's tuned threshold, read at each turn from the database."""
+    answer = json.dumps({"decision": "retrieve", "confidence": 0.95, "reasoning": "factual", "retrieval_needed": True})
+    llm = ScriptedLLM(lambda request: answer)
+    engine = await _fitted(make_engine, llm)
+    sid = await _session(engine)
+    mixed = "pricing thanks booking"  # the local router is 0.83 sure
+    assert (await engine.route(sid, mixed)).path == "local"
+    await engine.tenant_settings.apply(T, "routing.cascade_threshold", ApplyIn(value=0.9, note="ask more"))
+    asked = await engine.route(sid, mixed)
+    assert asked.path == "llm" and len(llm.requests) == 1
+    assert (await engine.route(sid, "thanks that helps")).path == "local"  # 1.0 sure: still local
+    await engine.tenant_settings.apply(T, "routing.cascade_threshold", ApplyIn(value=None))
+    assert (await engine.route(sid, mixed)).path == "local" and len(llm.requests) == 1

@@ -31,6 +31,7 @@ from phronesis.api.routers import (
     replay,
     routing,
 )
+from phronesis.api.routers import settings as settings_router
 from phronesis.engine import Engine
 from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
@@ -181,6 +182,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(admission.router)
     app.include_router(proactive.router)
     app.include_router(replay.router)
+    app.include_router(settings_router.router)
     app.include_router(ui.router)
     app.mount("/ui/static", StaticFiles(packages=[("phronesis.ui", "static")]), name="ui-static")
     app.add_api_route("/", _root, include_in_schema=False, response_class=HTMLResponse)

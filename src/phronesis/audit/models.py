@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["DecisionKind", "DecisionRecord", "NewDecisionRecord", "OutcomeSummary", "PathCount"]
 
-DecisionKind = Literal["executive", "reevaluation", "learning", "routing", "admission", "proactive"]
+DecisionKind = Literal["executive", "reevaluation", "learning", "routing", "admission", "proactive", "setting"]
 """``reevaluation``: an executive event decided again in the sleep cycle (F-25), never an A/B arm."""
 
 

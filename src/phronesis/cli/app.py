@@ -54,6 +54,11 @@ replay_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(replay_app, name="replay")
+settings_app = typer.Typer(
+    help="A tenant's tuned settings: list them, apply a value, put the configured one back.",
+    no_args_is_help=True,
+)
+app.add_typer(settings_app, name="settings")
 
 log = logging.getLogger("phronesis.cli")
 
@@ -316,3 +321,4 @@ from phronesis.cli import learning as _learning  # noqa: E402,F401
 from phronesis.cli import proactive as _proactive  # noqa: E402,F401
 from phronesis.cli import replay as _replay  # noqa: E402,F401
 from phronesis.cli import routing as _routing  # noqa: E402,F401
+from phronesis.cli import settings as _settings  # noqa: E402,F401

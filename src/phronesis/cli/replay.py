@@ -13,6 +13,7 @@ from phronesis.cli.app import TenantOption, app, invalid, replay_app, with_engin
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.replay import ReplayIn, ReplayReport, TuneIn, TuneReport, run_replay, tune
 from phronesis.replay.models import DecisionPoint
+from phronesis.tenant_settings import AppliedSetting, ApplyIn
 
 DaysOption = Annotated[float, typer.Option("--days", help="How far back to replay.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
@@ -114,18 +115,38 @@ def tune_command(
     min_coverage: Annotated[
         float, typer.Option("--min-coverage", help="The least share of rated decisions an estimate must cover.")
     ] = 0.8,
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Apply the proposal to the tenant (recorded as a decision).")
+    ] = False,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Propose the threshold that avoids the most LLM calls without lowering the estimated success,
-    from the logged decisions, with the replay of every value behind it. Changes nothing."""
+    from the logged decisions, with the replay of every value behind it. Changes nothing unless
+    --apply: then the tenant's decisions use it from the next one on, in every process."""
     try:
         body = TuneIn(decision_point=decision_point, days=days, min_coverage=min_coverage)
     except ValidationError as exc:
         raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("_", "-")) from None
 
-    async def work(engine: Engine) -> TuneReport:
-        return await tune(engine, tenant, body)
+    async def work(engine: Engine) -> tuple[TuneReport, AppliedSetting | None]:
+        report = await tune(engine, tenant, body)
+        if not apply or report.proposed == report.current:
+            return report, None
+        note = f"phronesis tune {decision_point}: {report.objective}"
+        change = ApplyIn(value=report.proposed, note=note[:1000])
+        return report, await engine.tenant_settings.apply(tenant, report.setting, change)
 
-    report = with_engine(work)
-    typer.echo(json.dumps(report.model_dump(mode="json"), indent=2) if as_json else _tune_table(report))
+    report, applied = with_engine(work)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                report.model_dump(mode="json") | {"applied": applied and applied.model_dump(mode="json")}, indent=2
+            )
+        )
+        return
+    typer.echo(_tune_table(report))
+    if applied is not None:
+        typer.echo(f"applied: {applied.name} = {applied.value} for tenant {tenant} (decision {applied.decision_id})")
+    elif apply:
+        typer.echo(f"nothing applied: the proposal is the current value ({report.current})")

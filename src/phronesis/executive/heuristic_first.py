@@ -36,7 +36,10 @@ __all__ = ["AlwaysLLMStrategy", "BaseStrategy", "HeuristicFirstStrategy", "biase
 
 
 def effective_threshold(base: float, context: DecisionContext, *, reduction: float = 0.0) -> float:
-    """Seed 000 F-24 (+ urgency): ``base + bias − urgency × reduction``, clamped to [0.3, 0.95]."""
+    """Seed 000 F-24 (+ urgency): ``base + bias − urgency × reduction``, clamped to [0.3, 0.95];
+    ``base`` is the tenant's applied value when it has one (``context.base_threshold``)."""
+    if context.base_threshold is not None:
+        base = context.base_threshold
     return biased_threshold(
         base, context.personality_biases.get("confidence_threshold", 0.0), context.urgency * reduction
     )

@@ -8,6 +8,7 @@ the fire it causes) → effects after the response (convergence and endorsement)
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
 from phronesis.settings import ExecutiveSettings
 from phronesis.storage.database import Database
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["ExecutiveService"]
 
@@ -63,6 +65,8 @@ class ExecutiveParts:
     """Learning's explicit channel for heuristic-path ratings; without it the heuristic is updated directly."""
     observe: FollowUpObserver | None = None
     """Learning's follow-up channel: the event undoes, confirms or ignores its source's open fires."""
+    tenant_settings: TenantSettings | None = None
+    """A tenant's applied threshold (issue 25); None: the configured one for every tenant."""
 
 
 def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[str, Any]:
@@ -129,9 +133,11 @@ class ExecutiveService:
     async def context_for(self, tenant: str, request: EventRequest, event_id: str) -> DecisionContext:
         if self.settings.known_sources and request.source not in self.settings.known_sources:
             raise InvalidInputError("source", f"unknown source {request.source!r}")
-        candidates = request.candidates
-        if candidates is None:
-            candidates = await self.candidates(tenant, request.text, request.source)
+        threshold = self._tenant_threshold(tenant)
+        if request.candidates is None:  # the embedding and the setting's read, side by side
+            candidates, base = await asyncio.gather(self.candidates(tenant, request.text, request.source), threshold)
+        else:
+            candidates, base = request.candidates, await threshold
         return DecisionContext(
             event_id=event_id,
             event_text=request.text,
@@ -142,7 +148,14 @@ class ExecutiveService:
             goals=self.settings.goals if request.goals is None else request.goals,
             personality_biases=request.personality_biases,
             urgency=request.urgency,
+            base_threshold=base,
         )
+
+    async def _tenant_threshold(self, tenant: str) -> float | None:
+        """The tenant's applied heuristic threshold, read at each decision (many processes)."""
+        if self.parts.tenant_settings is None:
+            return None
+        return await self.parts.tenant_settings.value(tenant, "executive.heuristic_threshold")
 
     async def candidates(self, tenant: str, text: str, source: str) -> list[HeuristicCandidate]:
         """Seed 000 candidates from heuristic memory, with memory's limit and similarity floor."""

@@ -87,6 +87,9 @@ class DecisionContext(BaseModel):
     goals: list[str] = Field(default_factory=list)
     personality_biases: PersonalityBiases = Field(default_factory=dict)
     urgency: Urgency = 0.0
+    base_threshold: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    """The tenant's applied ``executive.heuristic_threshold`` (``tenant_settings``); None: the
+    strategy's configured one. Bias and urgency adjust it as they adjust the configured one."""
 
 
 class DecisionResult(BaseModel):

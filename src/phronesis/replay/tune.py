@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from phronesis.replay.executive import load_executive, replay_executive_rows
-from phronesis.replay.models import PARAMETERS, DecisionPoint, ReplayIn, ReplayReport
+from phronesis.replay.models import PARAMETERS, DecisionPoint, ReplayReport
 from phronesis.replay.routing import load_routing, replay_routing_rows
-from phronesis.replay.run import current_value
+from phronesis.replay.run import SETTINGS, current_value
+from phronesis.tenant_settings import SettingName
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -62,6 +63,8 @@ class TuneRow(BaseModel):
 class TuneReport(BaseModel):
     decision_point: str
     parameter: str
+    setting: SettingName
+    """The tenant setting to apply it to (``PUT /v1/settings/{setting}``)."""
     current: float
     proposed: float
     objective: str
@@ -82,7 +85,7 @@ def best_estimate(
 
 async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     since = engine.clock.now() - timedelta(days=body.days)
-    current = current_value(engine, ReplayIn(decision_point=body.decision_point, value=0.0))
+    current = await current_value(engine, tenant, body.decision_point)
     grid = sorted({*GRIDS[body.decision_point], current})
     if body.decision_point == "executive":
         executive_rows = await load_executive(engine.database, tenant, since)
@@ -118,6 +121,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     return TuneReport(
         decision_point=body.decision_point,
         parameter=PARAMETERS[body.decision_point],
+        setting=SETTINGS[body.decision_point],
         current=current,
         proposed=best.value,
         objective=(

@@ -28,6 +28,7 @@ from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["RoutingModule"]
 
@@ -46,6 +47,7 @@ class RoutingModule:
         document_index: PartitionedIndex | None = None,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
+        tenant_settings: TenantSettings | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
@@ -66,6 +68,7 @@ class RoutingModule:
             embedder=embedder,
             llm=llm,
             clock=clock,
+            tenant_settings=tenant_settings,
         )
         self.service = RoutingService(settings, parts)
         self.feedback = RouteFeedbackStore(decisions, clock)

@@ -54,6 +54,7 @@ from phronesis.routing.tool_choice import ToolChoice, ToolChooser
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
 from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["RoutingParts", "RoutingService"]
 
@@ -95,6 +96,8 @@ class RoutingParts:
     embedder: Embedder
     llm: LLMProvider | None
     clock: Clock
+    tenant_settings: TenantSettings | None = None
+    """A tenant's applied cascade threshold (issue 25); None: the configured one."""
 
 
 @dataclass(slots=True)
@@ -368,7 +371,10 @@ class RoutingService:
         prediction = turn.local
         if prediction is None:  # the local router failed; ``output`` says how that was handled
             return output
-        confident = prediction.abstained is None and prediction.probability >= self.settings.cascade_threshold
+        threshold = self.settings.cascade_threshold
+        if mode == "cascade" and self.parts.tenant_settings is not None:  # read at each turn (many processes)
+            threshold = await self.parts.tenant_settings.value(tenant, "routing.cascade_threshold")
+        confident = prediction.abstained is None and prediction.probability >= threshold
         if mode == "cascade" and not confident and self._llm_router is not None:
             turn.notes["cascade"] = "local router not confident: asked the LLM"
             return await self._ask_llm(tenant, turn, tools)

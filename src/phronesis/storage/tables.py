@@ -207,6 +207,16 @@ decision_records = Table(
     ),
 )
 
+tenant_settings = Table(  # 0019: a tenant's applied setting (tenant_settings), e.g. a tuned threshold
+    "tenant_settings",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("name", String(64), primary_key=True),
+    Column("value", Float, nullable=True),  # None: the server's configured value
+    Column("decision_id", String(64), nullable=True),  # the decision record of the last change
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
 decision_rollups = Table(  # 0018: the dashboard's hourly aggregates (audit.rollups)
     "decision_rollups",
     metadata,

@@ -461,7 +461,7 @@ async def replay_page(request: Request) -> Response:
         tune_body = TuneIn(decision_point=body.decision_point, days=body.days) if wants_tune else None
     except ValidationError as exc:
         return _bad_input(request, who, "Bad replay", exc)
-    current = current_value(engine, body)
+    current = await current_value(engine, who.tenant, body.decision_point)
     report = await run_replay(engine, who.tenant, body) if "value" in asked and not wants_tune else None
     tuned = await tune(engine, who.tenant, tune_body) if tune_body is not None else None
     return _render(

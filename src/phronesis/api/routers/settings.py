@@ -1,0 +1,29 @@
+"""A tenant's applied settings (issue 25: "Apply"): read them, set one, put the configured one back."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
+
+router = APIRouter(prefix="/v1/settings", tags=["settings"])
+
+
+class SettingList(BaseModel):
+    items: list[AppliedSetting]
+
+
+@router.get("", summary="The tenant's tunable settings: the value decisions use, the configured one, the applied one")
+async def list_settings(engine: EngineDep, tenant: TenantDep) -> SettingList:
+    return SettingList(items=await engine.tenant_settings.list(tenant))
+
+
+@router.put(
+    "/{name}",
+    summary="Apply a value for this tenant (null: back to the configured one), recorded as a decision of its own",
+)
+async def apply_setting(name: SettingName, body: ApplyIn, engine: EngineDep, tenant: TenantDep) -> AppliedSetting:
+    """Holds from the next decision on, in every process on the database."""
+    return await engine.tenant_settings.apply(tenant, name, body)

@@ -1,0 +1,71 @@
+"""``phronesis settings``: a tenant's applied settings, as ``/v1/settings`` (issue 25)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+
+from phronesis.cli.app import TenantOption, invalid, settings_app, with_engine
+from phronesis.engine import DEFAULT_TENANT, Engine
+from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
+
+NoteOption = Annotated[str | None, typer.Option("--note", help="Why: kept on the change's decision record.")]
+
+
+def _line(s: AppliedSetting) -> str:
+    applied = "configured" if s.applied is None else f"applied (configured {s.configured})"
+    return f"{s.name} = {s.value}  {applied}"
+
+
+@settings_app.command("list")
+def list_settings(
+    as_json: Annotated[bool, typer.Option("--json", help="Print them as JSON.")] = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """The tunable settings: the value the tenant's decisions use, and where it comes from."""
+
+    async def work(engine: Engine) -> list[AppliedSetting]:
+        return await engine.tenant_settings.list(tenant)
+
+    items = with_engine(work)
+    if as_json:
+        typer.echo(json.dumps([s.model_dump(mode="json") for s in items], indent=2))
+    else:
+        typer.echo("\n".join(_line(s) for s in items))
+
+
+def _apply(tenant: str, name: SettingName, value: float | None, note: str | None) -> None:
+    try:
+        change = ApplyIn(value=value, note=note)
+    except ValidationError as exc:
+        raise invalid(exc) from None
+
+    async def work(engine: Engine) -> AppliedSetting:
+        return await engine.tenant_settings.apply(tenant, name, change)
+
+    applied = with_engine(work)
+    typer.echo(f"{_line(applied)} (decision {applied.decision_id})")
+
+
+@settings_app.command("set")
+def set_setting(
+    name: Annotated[SettingName, typer.Argument(help="The setting, e.g. executive.heuristic_threshold.")],
+    value: Annotated[float, typer.Argument(help="Its value for this tenant, 0 to 1.")],
+    note: NoteOption = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Apply a value for the tenant: its decisions use it from the next one on, in every process."""
+    _apply(tenant, name, value, note)
+
+
+@settings_app.command("reset")
+def reset_setting(
+    name: Annotated[SettingName, typer.Argument(help="The setting to put back to the configured value.")],
+    note: NoteOption = None,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Put the server's configured value back for the tenant (recorded, as a change is)."""
+    _apply(tenant, name, None, note)

@@ -1,0 +1,146 @@
+"""A tenant's applied settings: what "Apply" on a replay or ``phronesis tune --apply`` changes
+(issue 25), recorded as a decision of its own.
+
+A server's settings are its configuration; a tenant may have a tuned value of a few of them
+(``TUNABLE``). The decision points read the tenant's value from the database at each decision,
+never from memory, so a value applied by the CLI, by another API worker or from the dashboard
+holds for the very next decision everywhere (many processes, one database). A value of None
+puts the configured one back.
+
+Each change is a ``setting`` decision record in the same transaction as the change: what it
+was, what it became, and why (the note, e.g. the replay behind it). The row is locked while it
+is changed, so two concurrent changes are recorded one after the other, each with the value it
+really replaced.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select, update
+
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.clock import Clock
+from phronesis.settings import Settings
+from phronesis.storage.database import Database
+from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.tables import tenant_settings
+
+__all__ = ["TUNABLE", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
+
+SettingName = Literal["executive.heuristic_threshold", "routing.cascade_threshold"]
+TUNABLE: dict[str, Callable[[Settings], float]] = {
+    "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
+    "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
+}
+"""The settings a tenant may tune: the ones a replay can evaluate (``replay``)."""
+assert set(TUNABLE) == set(get_args(SettingName))
+
+t = tenant_settings.c
+
+
+class ApplyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | None = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    """The tenant's value; null puts the server's configured value back."""
+    note: str | None = Field(default=None, max_length=1000)
+    """Why: kept on the setting's decision record (e.g. the replay or tuning behind it)."""
+
+
+class AppliedSetting(BaseModel):
+    name: SettingName
+    value: float
+    """What decisions use now: the tenant's value, else the configured one."""
+    configured: float
+    applied: float | None
+    """The tenant's own value (None: it uses the configured one)."""
+    decision_id: str | None
+    """The decision record of the last change (``GET /v1/decisions/{id}``)."""
+    updated_at: datetime | None
+
+
+class TenantSettings:
+    def __init__(
+        self, settings: Settings, database: Database, decisions: DecisionRecordRepository, clock: Clock
+    ) -> None:
+        self._settings = settings
+        self._db = database
+        self._decisions = decisions
+        self._clock = clock
+
+    def configured(self, name: SettingName) -> float:
+        return TUNABLE[name](self._settings)
+
+    async def value(self, tenant: str, name: SettingName) -> float:
+        """The value a decision uses now: one read by primary key."""
+        query = select(t.value).where(t.tenant == tenant, t.name == name)
+        async with self._db.connect() as conn:
+            applied = (await conn.execute(query)).scalar_one_or_none()
+        return self.configured(name) if applied is None else float(applied)
+
+    async def list(self, tenant: str) -> list[AppliedSetting]:
+        query = select(t.name, t.value, t.decision_id, t.updated_at).where(t.tenant == tenant)
+        async with self._db.connect() as conn:
+            rows = {row.name: row for row in await conn.execute(query)}
+        out = []
+        for name in get_args(SettingName):
+            row = rows.get(name)
+            configured = self.configured(name)
+            applied = None if row is None or row.value is None else float(row.value)
+            out.append(
+                AppliedSetting(
+                    name=name,
+                    value=configured if applied is None else applied,
+                    configured=configured,
+                    applied=applied,
+                    decision_id=None if row is None else row.decision_id,
+                    updated_at=None if row is None else row.updated_at,
+                )
+            )
+        return out
+
+    async def apply(self, tenant: str, name: SettingName, change: ApplyIn) -> AppliedSetting:
+        """Set (or, with None, clear) the tenant's value and record the change, in one transaction."""
+        now = self._clock.now()
+        decision_id = str(uuid.uuid4())
+        configured = self.configured(name)
+        async with self._db.transaction() as conn:
+            seed = insert_or_ignore(self._db.dialect, tenant_settings)
+            await conn.execute(seed.values(tenant=tenant, name=name, value=None, decision_id=None, updated_at=now))
+            # locked until commit: a concurrent change waits, then reads what this one wrote
+            locked = select(t.value).where(t.tenant == tenant, t.name == name).with_for_update()
+            old = (await conn.execute(locked)).scalar_one_or_none()
+            await conn.execute(
+                update(tenant_settings)
+                .where(t.tenant == tenant, t.name == name)
+                .values(value=change.value, decision_id=decision_id, updated_at=now)
+            )
+            before = configured if old is None else float(old)
+            after = configured if change.value is None else change.value
+            record = NewDecisionRecord(
+                id=decision_id,
+                tenant=tenant,
+                kind="setting",
+                subject_id=name,
+                path="apply" if change.value is not None else "reset",
+                action=f"{name}={after:g}",
+                inputs={"name": name, "old": old, "new": change.value, "configured": configured, "note": change.note},
+                reason=(change.note or "")[:256] or None,
+                llm_calls=0,
+                attributes={"before": before, "after": after},
+            )
+            await self._decisions.add(record, connection=conn)
+        return AppliedSetting(
+            name=name,
+            value=after,
+            configured=configured,
+            applied=change.value,
+            decision_id=decision_id,
+            updated_at=now,
+        )

@@ -1,0 +1,58 @@
+"""A tenant's applied settings over HTTP (issue 25's Apply), changed from another process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.api.conftest import OTHER_KEY, LiveServer
+
+NAME = "executive.heuristic_threshold"
+
+
+def _cli(server: LiveServer, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI as a process of its own on the server's database."""
+    env = os.environ | {
+        "PHRONESIS_DATA_DIR": str(server.engine.settings.data_dir),
+        "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384",
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "phronesis", *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_a_threshold_set_by_the_cli_holds_for_the_servers_next_decision(own_server: LiveServer, unique: str) -> None:
+    condition = f"the attic {unique} window is open"
+    with own_server.client() as client:
+        client.post(
+            "/v1/heuristics", json={"condition_text": condition, "action_text": "close it", "confidence": 0.65}
+        ).raise_for_status()
+        before = client.post("/v1/events/decide", json={"text": condition}).json()
+        assert before["decision_path"] == "rejected"  # 0.65 is under the configured 0.7
+
+        note = "replayed: fires more"
+        done = _cli(own_server, "settings", "set", NAME, "0.6", "--note", note, "--tenant", "tenant-a")
+        assert done.returncode == 0, done.stderr
+        after = client.post("/v1/events/decide", json={"text": condition}).json()
+        assert after["decision_path"] == "heuristic", after
+
+        listed = {s["name"]: s for s in client.get("/v1/settings").json()["items"]}
+        assert (listed[NAME]["value"], listed[NAME]["configured"]) == (0.6, 0.7)
+        change = client.get(f"/v1/decisions/{listed[NAME]['decision_id']}").json()
+        assert (change["kind"], change["inputs"]["new"], change["reason"]) == ("setting", 0.6, note)
+
+        for path, body, field in (
+            (f"/v1/settings/{NAME}", {"value": 2}, "value"),
+            (f"/v1/settings/{NAME}", {}, "value"),
+            ("/v1/settings/executive.nonsense", {"value": 0.5}, "name"),
+        ):
+            refused = client.put(path, json=body)
+            assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == field, refused.text
+
+        reset = client.put(f"/v1/settings/{NAME}", json={"value": None, "note": "back"})
+        assert reset.status_code == 200 and reset.json()["value"] == 0.7
+        assert client.post("/v1/events/decide", json={"text": condition}).json()["decision_path"] == "rejected"
+
+    with own_server.client(OTHER_KEY) as other:  # another tenant never saw the change
+        assert {s["name"]: s["applied"] for s in other.get("/v1/settings").json()["items"]}[NAME] is None

@@ -1,0 +1,65 @@
+"""``tenant_settings`` (issue 25's Apply): a tenant's tuned value, recorded as a decision, read
+by every process from the database, and changed one at a time."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pydantic import ValidationError
+
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.settings import Settings
+from phronesis.storage.database import Database
+from phronesis.tenant_settings import ApplyIn, TenantSettings
+from phronesis.testing import FixedClock
+from tests.replay.test_executive_replay import NOW
+
+NAME = "executive.heuristic_threshold"
+
+
+def _store(database: Database) -> TenantSettings:
+    settings = Settings.model_validate({"executive": {"heuristic_threshold": 0.7}})
+    clock = FixedClock(NOW)
+    return TenantSettings(settings, database, DecisionRecordRepository(database, clock=clock), clock)
+
+
+async def test_apply_reset_and_list_each_recorded_as_a_decision(database: Database) -> None:
+    store = _store(database)
+    assert await store.value("t", NAME) == 0.7
+    applied = await store.apply("t", NAME, ApplyIn(value=0.6, note="tuned: 120 LLM calls avoided"))
+    assert (applied.value, applied.applied, applied.configured) == (0.6, 0.6, 0.7)
+    assert await store.value("t", NAME) == 0.6 and await store.value("other", NAME) == 0.7
+    record = await DecisionRecordRepository(database).get("t", applied.decision_id or "")
+    assert (record.kind, record.subject_id, record.path, record.action) == ("setting", NAME, "apply", f"{NAME}=0.6")
+    assert (
+        record.inputs["old"] is None and record.inputs["new"] == 0.6 and record.reason == "tuned: 120 LLM calls avoided"
+    )
+    reset = await store.apply("t", NAME, ApplyIn(value=None))
+    assert reset.value == 0.7 and await store.value("t", NAME) == 0.7
+    undo = await DecisionRecordRepository(database).get("t", reset.decision_id or "")
+    assert (undo.path, undo.inputs["old"], undo.attributes) == ("reset", 0.6, {"before": 0.6, "after": 0.7})
+    listed = {s.name: s for s in await store.list("t")}
+    assert listed[NAME].applied is None and listed[NAME].decision_id == reset.decision_id
+    assert listed["routing.cascade_threshold"].decision_id is None
+
+
+def test_a_value_outside_zero_to_one_is_refused() -> None:
+    for bad in (-0.1, 1.5, float("nan")):
+        with pytest.raises(ValidationError):
+            ApplyIn(value=bad)
+
+
+async def test_concurrent_changes_are_recorded_one_after_the_other(database: Database) -> None:
+    """Each change records the value it replaced. The row is locked while it changes; without the
+    lock two changes at once on PostgreSQL both read the same old value, and the history has a
+    fork: the records no longer chain from the first value to the last."""
+    store = _store(database)
+    await store.apply("t", NAME, ApplyIn(value=0.5))  # the row exists: the changes race on it
+    values = [round(0.51 + i / 100, 2) for i in range(12)]
+    await asyncio.gather(*(store.apply("t", NAME, ApplyIn(value=v)) for v in values))
+    records = await DecisionRecordRepository(database).query("t", kind="setting", limit=100)
+    olds = sorted(float(r.inputs["old"]) for r in records if r.inputs["old"] is not None)
+    final = await store.value("t", NAME)
+    # a chain: every value but the last was replaced exactly once
+    assert olds == sorted(v for v in [0.5, *values] if v != final)

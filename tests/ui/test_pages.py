@@ -235,6 +235,41 @@ def test_replay_and_tune_the_executive_threshold(watched: Watched, dashboard: Da
     watched.shot("tune")
 
 
+def test_apply_from_the_replay_sets_the_tenants_threshold(watched: Watched, dashboard: Dashboard) -> None:
+    sign_in(watched, "sk-globex-ui")  # a tenant whose executive decisions no other test reads
+    page = watched.page
+    page.goto("/ui/replay?decision_point=executive&value=0.65")
+    assert page.get_attribute("[data-current]", "data-current") == "0.7"
+    # without the form's token: refused, nothing changed
+    watched.allow(403)
+    refused = page.request.post(
+        f"{dashboard.base_url}/ui/settings/apply", form={"decision_point": "executive", "value": "0.1"}
+    )
+    assert refused.status == 403
+    page.click("button[data-apply='0.65']")
+    page.wait_for_selector("[data-applied]")
+    assert page.get_attribute("[data-current]", "data-current") == "0.65"
+    watched.shot("applied")
+    with dashboard.api("sk-globex-ui") as client:
+        listed = {s["name"]: s for s in client.get("/v1/settings").json()["items"]}
+        setting = listed["executive.heuristic_threshold"]
+        assert setting["value"] == 0.65 and setting["decision_id"] == page.get_attribute(
+            "[data-applied]", "data-applied"
+        )
+        record = client.get(f"/v1/decisions/{setting['decision_id']}").json()
+        assert record["kind"] == "setting" and "replayed over" in record["inputs"]["note"]
+        # the next decision uses it: a 0.68 heuristic fires now (it would not at 0.7)
+        condition = "the cold room alarm is beeping"
+        client.post("/v1/heuristics", json={"condition_text": condition, "action_text": "check it", "confidence": 0.68})
+        assert client.post("/v1/events/decide", json={"text": condition}).json()["decision_path"] == "heuristic"
+    page.click("button[data-apply='']")  # back to the configured value
+    page.wait_for_selector("[data-applied]")
+    assert page.get_attribute("[data-current]", "data-current") == "0.7"
+    with dashboard.api("sk-globex-ui") as client:
+        condition = "the cold room alarm is beeping"
+        assert client.post("/v1/events/decide", json={"text": condition}).json()["decision_path"] == "rejected"
+
+
 def test_bad_page_parameters_get_a_page_naming_them(watched: Watched) -> None:
     sign_in(watched)
     page = watched.page

@@ -27,8 +27,9 @@ from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, NotFoundError, validation_message
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
-from phronesis.replay.models import PARAMETERS
-from phronesis.replay.run import current_value
+from phronesis.replay.models import PARAMETERS, DecisionPoint
+from phronesis.replay.run import SETTINGS, current_value
+from phronesis.tenant_settings import ApplyIn
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
@@ -456,6 +457,7 @@ async def replay_page(request: Request) -> Response:
     asked = {k: v for k, v in request.query_params.items() if v != ""}
     point = asked.pop("decision_point", "executive")
     wants_tune = asked.pop("tune", None) is not None
+    applied = asked.pop("applied", None)
     try:
         body = ReplayIn.model_validate({"decision_point": point, "value": 0.0} | asked)
         tune_body = TuneIn(decision_point=body.decision_point, days=body.days) if wants_tune else None
@@ -464,6 +466,7 @@ async def replay_page(request: Request) -> Response:
     current = await current_value(engine, who.tenant, body.decision_point)
     report = await run_replay(engine, who.tenant, body) if "value" in asked and not wants_tune else None
     tuned = await tune(engine, who.tenant, tune_body) if tune_body is not None else None
+    setting = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}[SETTINGS[body.decision_point]]
     return _render(
         request,
         "replay.html",
@@ -472,10 +475,43 @@ async def replay_page(request: Request) -> Response:
         parameter=PARAMETERS[body.decision_point],
         points=PARAMETERS,
         current=current,
+        setting=setting,
         report=report,
         tuned=tuned,
         days=asked.get("days", "30"),
+        applied=applied,
     )
+
+
+class ApplyForm(BaseModel):
+    """The replay page's Apply: a tenant setting, its value, and the replay behind it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    decision_point: DecisionPoint
+    value: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    """None (the field left empty): back to the configured value."""
+    note: str | None = Field(default=None, max_length=1000)
+
+
+@router.post("/settings/apply")
+async def apply_setting(request: Request) -> Response:
+    """Set the tenant's threshold as ``PUT /v1/settings/{name}`` does (the same store, the change
+    recorded as a decision); refused without the form's CSRF token."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    form = await _form(request)
+    if not csrf_valid(request, form.get(CSRF_FIELD)):
+        return _refused(request, who)
+    try:
+        asked = ApplyForm.model_validate({k: v for k, v in form.items() if v != ""})
+    except ValidationError as exc:
+        return _bad_input(request, who, "Bad setting", exc)
+    change = ApplyIn(value=asked.value, note=asked.note or "applied from the dashboard's replay page")
+    applied = await _engine(request).tenant_settings.apply(who.tenant, SETTINGS[asked.decision_point], change)
+    query = urlencode({"decision_point": asked.decision_point, "applied": applied.decision_id or ""})
+    return RedirectResponse(f"/ui/replay?{query}", status_code=303, headers=SECURITY_HEADERS)
 
 
 @router.get("/users")

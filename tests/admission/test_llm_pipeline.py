@@ -46,6 +46,9 @@ async def test_the_llm_summary_is_embedded_and_its_verdict_executed(make_engine:
     assert record.model == "scripted-judge" and record.strategy == "llm"
     assert record.raw_llm_output is not None and json.loads(record.raw_llm_output)["decision"] == "MERGE"
     assert record.prompt is not None and first.run_id not in record.prompt  # candidates by number only
+    # what the dashboard counts: the summary's request and the judge's; the first run, its summary's
+    assert record.llm_calls == 2
+    assert (await engine.decisions.get("default", first.decision_id)).llm_calls == 1
 
 
 @pytest.mark.parametrize(
@@ -66,7 +69,7 @@ async def test_an_unusable_verdict_takes_the_fail_safe_add_and_records_why(
     assert (await engine.admission.run("default", first.run_id)).status == "active"  # nothing destructive
     record = await engine.decisions.get("default", second.decision_id)
     assert record.path == "fail_safe" and record.raw_llm_output == answer
-    assert record.attributes["fail_safe"]
+    assert record.attributes["fail_safe"] and record.llm_calls == 2  # asked, even if its answer was unusable
 
 
 async def test_the_fail_safe_can_be_the_rule_judge(make_engine: EngineFactory) -> None:

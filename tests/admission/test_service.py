@@ -76,6 +76,7 @@ async def test_scenario_2_an_identical_run_is_not_stored_but_decided(engine: Eng
         again.run_id,
     )
     assert record.attributes["target_run_id"] == first.run_id
+    assert record.llm_calls == 0  # no LLM: counted as none, not unknown (the dashboard's LLM figures)
 
 
 async def test_scenario_3_a_better_version_supersedes_never_deletes(engine: Engine, clock: FixedClock) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import httpx
 import pytest
 from playwright.sync_api import Page
 
@@ -343,3 +344,12 @@ def test_admission_draws_its_groups_and_undoes_a_decision(watched: Watched, dash
     first_add.locator("button[type=submit]").click()
     page.wait_for_selector("[role=alert]")
     assert "Cannot undo" in page.inner_text("main") and runs["first"] in page.inner_text("[role=alert]")
+
+
+def test_pages_answer_head_as_they_answer_get(dashboard: Dashboard) -> None:
+    """A link checker's or a proxy's HEAD got 405 (found by a user trial)."""
+    with httpx.Client(base_url=dashboard.base_url, timeout=10) as client:
+        page = client.head("/ui/sign-in")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html") and page.content == b""
+        assert client.head("/ui").status_code == 303  # not signed in: to the sign-in page, as GET does
+        assert client.head("/ui/static/style.css").status_code == 200

@@ -266,6 +266,8 @@ class Executor:
             latency_ms=trace.latency_ms if trace else None,
             prompt_tokens=trace.prompt_tokens if trace else None,
             completion_tokens=trace.completion_tokens if trace else None,
+            # the judge's request, if it was asked, and the summary's (the dashboard's LLM counts)
+            llm_calls=int(trace is not None) + p.summary.llm_calls,
             reason=verdict.reason[:256],
             attributes={
                 "target_run_id": verdict.target,

@@ -34,6 +34,8 @@ class Summary:
     """"stored": the run duplicates stored content exactly, so it kept that run's summary."""
     note: str | None = None
     """Why the extractive summary stood in for the LLM's, or why the run was not summarised."""
+    llm_calls: int = 0
+    """Requests sent to the LLM for it (1 when one was asked, whether or not its answer was used)."""
 
 
 class Summariser(Protocol):
@@ -116,8 +118,8 @@ class LLMSummariser:
                 LLMRequest(prompt=self.prompt(run), max_tokens=400, temperature=self._temperature)
             )
         except LLMError as exc:
-            return Summary(self._fallback.extract(run), "extractive", f"llm summary failed: {exc.reason}")
+            return Summary(self._fallback.extract(run), "extractive", f"llm summary failed: {exc.reason}", llm_calls=1)
         text = " ".join(response.text.split())
         if not text:
-            return Summary(self._fallback.extract(run), "extractive", "llm summary was empty")
-        return Summary(text[: self._max_chars], "llm")
+            return Summary(self._fallback.extract(run), "extractive", "llm summary was empty", llm_calls=1)
+        return Summary(text[: self._max_chars], "llm", llm_calls=1)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qs, quote, urlencode
 
 from fastapi import APIRouter, Query, Request, Response
@@ -36,6 +37,8 @@ from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overvi
 from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
 
 __all__ = ["router"]
+
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Awaitable[Response]])
 
 router = APIRouter(prefix="/ui", include_in_schema=False)
 
@@ -71,6 +74,11 @@ ADMISSION_ROWS = 30
 CALIBRATION_PX = 240
 TEXT_WINDOW = timedelta(days=1)
 """How far back a text search looks when no Since is given."""
+
+
+def _page(path: str) -> Callable[[Endpoint], Endpoint]:
+    """A page answers GET and HEAD (a link checker's or a proxy's probe got 405)."""
+    return router.api_route(path, methods=["GET", "HEAD"], response_class=HTMLResponse)
 
 
 def _engine(request: Request) -> Engine:
@@ -145,7 +153,7 @@ def _who(request: Request) -> Viewer | None:
 # -- signing in and out --------------------------------------------------------------------
 
 
-@router.get("/sign-in", response_class=HTMLResponse)
+@_page("/sign-in")
 async def sign_in_page(request: Request) -> Response:
     return _render(request, "sign_in.html", error=None)
 
@@ -176,7 +184,7 @@ async def sign_out(request: Request) -> Response:
 # -- pages -----------------------------------------------------------------------------------
 
 
-@router.get("", response_class=HTMLResponse)
+@_page("")
 async def overview(request: Request) -> Response:
     gate = _window(request, 14, 90)
     if isinstance(gate, Response):
@@ -221,7 +229,7 @@ class ExplorerQuery(BaseModel):
     """The last row of the previous page: ``created_at|id``."""
 
 
-@router.get("/decisions", response_class=HTMLResponse)
+@_page("/decisions")
 async def explorer(request: Request) -> Response:
     who = _who(request)
     if who is None:
@@ -273,7 +281,7 @@ async def explorer(request: Request) -> Response:
     )
 
 
-@router.get("/decisions/{record_id}", response_class=HTMLResponse)
+@_page("/decisions/{record_id}")
 async def decision_page(request: Request, record_id: str) -> Response:
     who = _who(request)
     if who is None:
@@ -288,7 +296,7 @@ async def decision_page(request: Request, record_id: str) -> Response:
     return _render(request, "decision.html", viewer=who, record=record, feedback=rated, candidates=candidates)
 
 
-@router.get("/heuristics", response_class=HTMLResponse)
+@_page("/heuristics")
 async def heuristics_page(request: Request, page: Annotated[int, Query(ge=1, le=100_000)] = 1) -> Response:
     who = _who(request)
     if who is None:
@@ -299,7 +307,7 @@ async def heuristics_page(request: Request, page: Annotated[int, Query(ge=1, le=
     return _render(request, "heuristics.html", viewer=who, rows=rows, page=page, more=len(rows) == PAGE_SIZE)
 
 
-@router.get("/heuristics/{heuristic_id}", response_class=HTMLResponse)
+@_page("/heuristics/{heuristic_id}")
 async def heuristic_page(request: Request, heuristic_id: str) -> Response:
     who = _who(request)
     if who is None:
@@ -315,7 +323,7 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
     return _render(request, "heuristic.html", viewer=who, h=heuristic, signals=signals, chart=line_chart(history))
 
 
-@router.get("/calibration", response_class=HTMLResponse)
+@_page("/calibration")
 async def calibration_page(request: Request) -> Response:
     """Seed 001's question for every decision point: when it says 0.8, is it right 80 % of the time?"""
     gate = _window(request, 30, 365)
@@ -328,7 +336,7 @@ async def calibration_page(request: Request) -> Response:
     return _render(request, "calibration.html", viewer=who, reliability=reliability, days=days, size=CALIBRATION_PX)
 
 
-@router.get("/routing", response_class=HTMLResponse)
+@_page("/routing")
 async def routing_page(request: Request) -> Response:
     """Seed 002 at a glance: the decision mix, why it escalated, how often it asked, and where
     route feedback says it was wrong."""
@@ -359,7 +367,7 @@ async def routing_page(request: Request) -> Response:
     )
 
 
-@router.get("/admission", response_class=HTMLResponse)
+@_page("/admission")
 async def admission_page(request: Request) -> Response:
     """Seed 003 at a glance: decisions over time and by kind, the latest decisions with an undo,
     and the runs their REPLACEs and MERGEs tied together, drawn as a graph."""
@@ -416,7 +424,7 @@ async def admission_undo(request: Request) -> Response:
     return RedirectResponse(target, status_code=303, headers=SECURITY_HEADERS)
 
 
-@router.get("/proactive", response_class=HTMLResponse)
+@_page("/proactive")
 async def proactive_page(request: Request) -> Response:
     """Seed 004 at a glance: the funnel, why messages were not sent, engagement by category."""
     gate = _window(request, 7, 90)
@@ -446,7 +454,7 @@ async def proactive_page(request: Request) -> Response:
     )
 
 
-@router.get("/replay", response_class=HTMLResponse)
+@_page("/replay")
 async def replay_page(request: Request) -> Response:
     """What another threshold would have done with the logged decisions (``value``), or the
     threshold the logs argue for, every value replayed (``tune``)."""
@@ -520,7 +528,7 @@ async def find_user(user_id: Annotated[str, Query(alias="id", min_length=1, max_
     return RedirectResponse(f"/ui/users/{quote(user_id, safe='')}", status_code=303, headers=SECURITY_HEADERS)
 
 
-@router.get("/users/{user_id}", response_class=HTMLResponse)
+@_page("/users/{user_id}")
 async def user_page(request: Request, user_id: str) -> Response:
     """A user's proactive story (``proactive.timeline``): signals, cycles, sends, feedback, and
     what a cycle would decide now."""

@@ -19,7 +19,6 @@ propensity is 0 or was not recorded), the decision is outside the weighted estim
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,8 +27,9 @@ from typing import Any
 from sqlalchemy import select
 
 from phronesis.executive.heuristic_first import biased_threshold
-from phronesis.replay.estimators import Weighted, direct, ips, snips
-from phronesis.replay.models import Change, ReplayIn, ReplayReport
+from phronesis.replay.estimators import Weighted, ips, snips
+from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
@@ -90,23 +90,39 @@ class Logged:
     exploration: Mapping[str, Any] | None
 
 
-def _logged(path: str, outcome: str | None, llm_calls: int | None, raw_inputs: Any, raw_attributes: Any) -> Logged:
-    inputs, attributes = _as_dict(raw_inputs), _as_dict(raw_attributes)
-    candidates = [cand for cand in inputs.get("candidates") or () if isinstance(cand, dict)]
-    exploration = attributes.get("exploration")
+def _logged(
+    path: str,
+    outcome: str | None,
+    llm_calls: int | None,
+    raw_candidates: Any,
+    bias: float | None,
+    immediate: Any,
+    matched: str | None,
+    reason: str | None,
+    llm_available: Any,
+    raw_exploration: Any,
+) -> Logged:
+    parsed = json.loads(raw_candidates) if isinstance(raw_candidates, str) else raw_candidates
+    candidates = [cand for cand in parsed or () if isinstance(cand, dict)]
+    exploration = _as_dict(raw_exploration) if raw_exploration is not None else None
     return Logged(
         path=path,
-        reason=attributes.get("reason"),
-        choice=str(attributes.get("matched_heuristic_id")) if path == "heuristic" else REST,
+        reason=reason,
+        choice=str(matched) if path == "heuristic" else REST,
         reward=REWARDS.get(outcome or ""),
         llm_calls=int(llm_calls or 0),
         # llm_available is recorded since issue 25; before, assumed (the count is then an upper bound)
-        llm_if_rest=bool(inputs.get("immediate", True)) and bool(attributes.get("llm_available", True)),
-        bias=float((inputs.get("personality_biases") or {}).get("confidence_threshold", 0.0)),
+        llm_if_rest=_flag(immediate) and _flag(llm_available),
+        bias=float(bias or 0.0),
         candidates=tuple((str(cand.get("heuristic_id")), float(cand.get("confidence", 0.0))) for cand in candidates),
         actions={str(cand.get("heuristic_id")): str(cand.get("suggested_action", "")) for cand in candidates},
-        exploration=exploration if isinstance(exploration, dict) else None,
+        exploration=exploration or None,
     )
+
+
+def _flag(value: Any) -> bool:
+    """A recorded boolean as either dialect returns it (true/1/'true'); absent: true."""
+    return value is None or value in (True, 1, "true", "1")
 
 
 async def replay_executive(
@@ -120,68 +136,65 @@ async def replay_executive(
 async def load_executive(database: Database, tenant: str, since: datetime) -> list[Logged]:
     """The heuristic-first decisions since ``since``, read and parsed once however many
     thresholds are replayed on them (``replay.tune``)."""
-    query = select(c.path, c.outcome, c.llm_calls, c.inputs, c.attributes).where(
+    # only the paths the replay reads, extracted in SQL: not the event text, goals, prompts
+    query = select(
+        c.path,
+        c.outcome,
+        c.llm_calls,
+        c.inputs["candidates"],
+        c.inputs["personality_biases"]["confidence_threshold"].as_float(),
+        c.inputs["immediate"].as_string(),
+        c.attributes["matched_heuristic_id"].as_string(),
+        c.attributes["reason"].as_string(),
+        c.attributes["llm_available"].as_string(),
+        c.attributes["exploration"],
+    ).where(
         c.tenant == tenant,
         c.kind == "executive",
         c.strategy == "heuristic_first",
         c.created_at >= since,
     )
     async with database.connect() as conn:
-        return [_logged(*row) for row in await conn.execute(query)]
+        return [_logged(*tuple(row)) for row in await conn.execute(query)]
 
 
 def replay_executive_rows(rows: Sequence[Logged], value: float, *, current: float) -> ReplayReport:
     """The base heuristic threshold ``value`` replayed on rows from ``load_executive``."""
-    decisions = changed = calls_logged = calls_replayed = 0
-    rated = logged_right = covered = replayed_right = 0
+    tally = Tally()
     supported: list[Weighted] = []
     explored = 0
-    changes: Counter[tuple[str, str]] = Counter()
     for row in rows:
         threshold = biased_threshold(value, row.bias)
         replayed = next((h for h, confidence in row.candidates if confidence >= threshold), REST)
         logged = row.choice
         explored += row.exploration is not None
-        decisions += 1
-        calls_logged += row.llm_calls
-        if replayed == logged:
-            calls_replayed += row.llm_calls
-        elif replayed == REST:
-            calls_replayed += int(row.llm_if_rest)
+        # unchanged: what it cost; a heuristic fires instead: none; it goes on instead: the LLM's, if one was there
+        calls = row.llm_calls if replayed == logged else int(row.llm_if_rest) if replayed == REST else 0
+        change = None
         if replayed != logged:
-            changed += 1
             logged_label = _label(logged, row.actions) if logged != REST else f"{row.path}: {row.reason or row.path}"
-            changes[(logged_label, _label(replayed, row.actions))] += 1
+            change = (logged_label, _label(replayed, row.actions))
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change)
         if row.reward is None:
             continue
-        rated += 1
-        logged_right += int(row.reward)
-        if replayed == logged:
-            covered += 1
-            replayed_right += int(row.reward)
+        right = bool(row.reward)
+        tally.rating(logged_right=right, replayed_right=right if replayed == logged else None)
         if _propensity(replayed, logged, row.exploration) > 0.0:
             weight = 1.0 / _propensity(logged, logged, row.exploration) if replayed == logged else 0.0
             supported.append(Weighted(reward=row.reward, weight=weight))
     weighting = (
-        f"{explored} of {decisions} decisions explored, with recorded propensities; the weighted "
+        f"{explored} of {tally.decisions} decisions explored, with recorded propensities; the weighted "
         "estimates cover the rated decisions where the logging policy could have made the replayed choice"
         if explored
         else "no explored decisions in the window (exploration off): only the direct estimate"
     )
-    return ReplayReport(
+    weighted = explored and tally.rated
+    return tally.report(
         decision_point="executive",
         parameter="heuristic_threshold",
         current=current,
         value=value,
-        decisions=decisions,
-        changed=changed,
-        changes=[Change(logged=a, replayed=b, decisions=n) for (a, b), n in changes.most_common(20)],
-        llm_calls_logged=calls_logged,
-        llm_calls_replayed=calls_replayed,
-        current_success=direct(logged_right, rated),
-        replayed_success=direct(replayed_right, covered),
-        coverage=covered / rated if rated else 0.0,
-        ips=ips(supported, rated) if explored and rated else None,
-        snips=snips(supported, rated) if explored and rated else None,
         weighting=weighting,
+        ips=ips(supported, tally.rated) if weighted else None,
+        snips=snips(supported, tally.rated) if weighted else None,
     )

@@ -18,15 +18,14 @@ propensities), so inverse-propensity estimates are not possible and the report s
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
 
-from phronesis.replay.estimators import direct
-from phronesis.replay.models import Change, ReplayIn, ReplayReport
+from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.tally import Tally
 from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
@@ -69,43 +68,29 @@ async def load_routing(database: Database, tenant: str, since: datetime) -> Sequ
 
 def replay_routing_rows(rows: Sequence[Any], value: float, *, current: float) -> ReplayReport:
     """The cascade threshold ``value`` replayed on rows from ``load_routing``."""
-    decisions = changed = calls_logged = calls_replayed = 0
-    rated = logged_right = covered = replayed_right = 0
-    changes: Counter[tuple[str, str]] = Counter()
+    tally = Tally()
     for path, action, truth, probability, abstained, local_decision, llm_calls in rows:
-        decisions += 1
         asked = abstained is not None or probability < value
         replayed = "llm" if asked else "local"
-        calls_logged += int(llm_calls or 0)
-        # an unchanged decision costs what it cost; one the LLM now decides, one call
-        calls_replayed += int(llm_calls or 0) if replayed == path else int(asked)
+        calls = int(llm_calls or 0)
+        change = None
         if replayed != path:
-            changed += 1
-            changes[(f"{path}: {action}", f"{replayed}: {local_decision if replayed == 'local' else '?'}")] += 1
+            change = (f"{path}: {action}", f"{replayed}: {local_decision if replayed == 'local' else '?'}")
+        # an unchanged decision costs what it cost; one the LLM now decides, one call
+        tally.decision(calls_logged=calls, calls_replayed=calls if replayed == path else int(asked), change=change)
         if truth is None:  # not rated, or the rating did not say what was right
             continue
-        rated += 1
-        logged_right += action == truth
         if replayed == path:
-            covered += 1
-            replayed_right += action == truth
+            known: bool | None = action == truth
         elif replayed == "local":
-            covered += 1
-            replayed_right += local_decision == truth
-    return ReplayReport(
+            known = local_decision == truth
+        else:
+            known = None  # the LLM's answer was never logged
+        tally.rating(logged_right=action == truth, replayed_right=known)
+    return tally.report(
         decision_point="routing",
         parameter="cascade_threshold",
         current=current,
         value=value,
-        decisions=decisions,
-        changed=changed,
-        changes=[Change(logged=a, replayed=b, decisions=n) for (a, b), n in changes.most_common(20)],
-        llm_calls_logged=calls_logged,
-        llm_calls_replayed=calls_replayed,
-        current_success=direct(logged_right, rated),
-        replayed_success=direct(replayed_right, covered),
-        coverage=covered / rated if rated else 0.0,
-        ips=None,
-        snips=None,
         weighting="not estimable: the cascade is deterministic, its logs carry no propensities",
     )

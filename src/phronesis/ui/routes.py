@@ -124,6 +124,18 @@ def _window(request: Request, default: int, most: int) -> tuple[Viewer, int] | R
     return who, days
 
 
+async def _overview_window(request: Request) -> tuple[Viewer, int, DashboardQueries, Overview] | Response:
+    """A decision point's page: who is looking, its window (14 days unless asked), and the
+    window's figures from the rollups; or the sign-in redirect or the bad-window page."""
+    gate = _window(request, 14, 90)
+    if isinstance(gate, Response):
+        return gate
+    who, days = gate
+    engine = _engine(request)
+    queries = DashboardQueries(engine.database)
+    return who, days, queries, await queries.overview(who.tenant, engine.clock.now(), days)
+
+
 def _per_day(data: Overview, kind: str) -> BarChart:
     """One decision point's decisions per day of the window (days without any: zero)."""
     return bar_chart(list(zip(data.days, data.per_day.get(kind, [0] * len(data.days)), strict=True)))
@@ -340,13 +352,10 @@ async def calibration_page(request: Request) -> Response:
 async def routing_page(request: Request) -> Response:
     """Seed 002 at a glance: the decision mix, why it escalated, how often it asked, and where
     route feedback says it was wrong."""
-    gate = _window(request, 14, 90)
-    if isinstance(gate, Response):
-        return gate
-    who, days = gate
-    engine = _engine(request)
-    queries = DashboardQueries(engine.database)
-    data = await queries.overview(who.tenant, engine.clock.now(), days)
+    seen = await _overview_window(request)
+    if isinstance(seen, Response):
+        return seen
+    who, days, queries, data = seen
     mix = dict(data.by_action.get("routing", []))
     total = sum(mix.values())
     confusion = await queries.route_confusion(who.tenant, data.since)
@@ -371,13 +380,11 @@ async def routing_page(request: Request) -> Response:
 async def admission_page(request: Request) -> Response:
     """Seed 003 at a glance: decisions over time and by kind, the latest decisions with an undo,
     and the runs their REPLACEs and MERGEs tied together, drawn as a graph."""
-    gate = _window(request, 14, 90)
-    if isinstance(gate, Response):
-        return gate
-    who, days = gate
+    seen = await _overview_window(request)
+    if isinstance(seen, Response):
+        return seen
+    who, days, queries, data = seen
     engine = _engine(request)
-    queries = DashboardQueries(engine.database)
-    data = await queries.overview(who.tenant, engine.clock.now(), days)
     mix = sorted(data.by_action.get("admission", []))
     recent = await engine.admission.decisions(who.tenant, since=data.since, limit=ADMISSION_ROWS)
     tied = {

@@ -1,0 +1,71 @@
+"""What every replay counts, decision by decision, and the report it makes (issue 25)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from phronesis.replay.estimators import direct
+from phronesis.replay.models import Change, ReplayReport, WeightedEstimate
+
+__all__ = ["Tally"]
+
+
+@dataclass(slots=True)
+class Tally:
+    decisions: int = 0
+    changed: int = 0
+    calls_logged: int = 0
+    calls_replayed: int = 0
+    rated: int = 0
+    logged_right: int = 0
+    covered: int = 0
+    """Rated decisions whose outcome under the replayed setting the logs establish."""
+    replayed_right: int = 0
+    changes: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+    def decision(self, *, calls_logged: int, calls_replayed: int, change: tuple[str, str] | None) -> None:
+        """One logged decision replayed: what it cost then and would cost now, and how it changed."""
+        self.decisions += 1
+        self.calls_logged += calls_logged
+        self.calls_replayed += calls_replayed
+        if change is not None:
+            self.changed += 1
+            self.changes[change] += 1
+
+    def rating(self, *, logged_right: bool, replayed_right: bool | None) -> None:
+        """A rated decision: whether the logged one was right, and the replayed one (None: unknown)."""
+        self.rated += 1
+        self.logged_right += logged_right
+        if replayed_right is not None:
+            self.covered += 1
+            self.replayed_right += replayed_right
+
+    def report(
+        self,
+        *,
+        decision_point: str,
+        parameter: str,
+        current: float,
+        value: float,
+        weighting: str,
+        ips: WeightedEstimate | None = None,
+        snips: WeightedEstimate | None = None,
+    ) -> ReplayReport:
+        return ReplayReport(
+            decision_point=decision_point,
+            parameter=parameter,
+            current=current,
+            value=value,
+            decisions=self.decisions,
+            changed=self.changed,
+            changes=[Change(logged=a, replayed=b, decisions=n) for (a, b), n in self.changes.most_common(20)],
+            llm_calls_logged=self.calls_logged,
+            llm_calls_replayed=self.calls_replayed,
+            current_success=direct(self.logged_right, self.rated),
+            replayed_success=direct(self.replayed_right, self.covered),
+            coverage=self.covered / self.rated if self.rated else 0.0,
+            ips=ips,
+            snips=snips,
+            weighting=weighting,
+        )

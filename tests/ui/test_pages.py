@@ -331,6 +331,10 @@ def test_admission_draws_its_groups_and_undoes_a_decision(watched: Watched, dash
     page.click(f"tr[data-decision='{runs['merge']}'] button[type=submit]")
     page.wait_for_selector(f"[data-undone='{runs['merge']}']")
     assert page.get_attribute(f"tr[data-decision='{runs['merge']}']", "data-undone") == "true"
+    assert (page.get_attribute("[data-total]", "data-total"), page.get_attribute("[data-total]", "data-undos")) == (
+        "3",
+        "1",
+    )  # the undo is a decision of its own, not a fourth run
     edges = {e.get_attribute("data-edge") for e in page.locator("svg[data-chart=run-graph] [data-edge]").all()}
     assert edges == {"replaced"}  # the merged run is gone, as the API says
     with dashboard.api("sk-umbrella-ui") as client:

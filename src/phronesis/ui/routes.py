@@ -401,7 +401,9 @@ async def admission_page(request: Request) -> Response:
         "admission.html",
         viewer=who,
         days=days,
-        total=sum(n for _, n in mix),
+        # an undo is recorded as an admission decision too: counted apart, it admitted no run
+        total=sum(n for action, n in mix if action != "UNDO"),
+        undos=sum(n for action, n in mix if action == "UNDO"),
         mix=share_bars(mix),
         chart=_per_day(data, "admission"),
         recent=recent,

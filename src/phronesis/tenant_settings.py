@@ -18,22 +18,30 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 from sqlalchemy import select, update
 
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
+from phronesis.exceptions import InvalidInputError
+from phronesis.executive.config import THRESHOLD_BOUNDS
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.tables import tenant_settings
 
-__all__ = ["TUNABLE", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
+__all__ = ["BOUNDS", "TUNABLE", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
 
 SettingName = Literal["executive.heuristic_threshold", "routing.cascade_threshold"]
+BOUNDS: dict[str, tuple[float, float]] = {
+    # seed 000 F-24 clamps the executive's threshold to this range: a value outside it would be
+    # listed as applied while decisions used the bound
+    "executive.heuristic_threshold": THRESHOLD_BOUNDS,
+    "routing.cascade_threshold": (0.0, 1.0),
+}
 TUNABLE: dict[str, Callable[[Settings], float]] = {
     "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
@@ -47,8 +55,8 @@ t = tenant_settings.c
 class ApplyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: float | None = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    """The tenant's value; null puts the server's configured value back."""
+    value: Annotated[float, Strict()] | None = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    """The tenant's value (a number: ``true`` is not 1); null puts the server's configured value back."""
     note: str | None = Field(default=None, max_length=1000)
     """Why: kept on the setting's decision record (e.g. the replay or tuning behind it)."""
 
@@ -107,6 +115,9 @@ class TenantSettings:
 
     async def apply(self, tenant: str, name: SettingName, change: ApplyIn) -> AppliedSetting:
         """Set (or, with None, clear) the tenant's value and record the change, in one transaction."""
+        low, high = BOUNDS[name]
+        if change.value is not None and not low <= change.value <= high:
+            raise InvalidInputError("value", f"{name} takes a value from {low} to {high}, not {change.value}")
         now = self._clock.now()
         decision_id = str(uuid.uuid4())
         configured = self.configured(name)

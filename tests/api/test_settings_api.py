@@ -44,6 +44,8 @@ def test_a_threshold_set_by_the_cli_holds_for_the_servers_next_decision(own_serv
 
         for path, body, field in (
             (f"/v1/settings/{NAME}", {"value": 2}, "value"),
+            (f"/v1/settings/{NAME}", {"value": 0.1}, "value"),  # seed 000 clamps it: decisions would use 0.3
+            (f"/v1/settings/{NAME}", {"value": True}, "value"),  # not 1.0
             (f"/v1/settings/{NAME}", {}, "value"),
             ("/v1/settings/executive.nonsense", {"value": 0.5}, "name"),
         ):

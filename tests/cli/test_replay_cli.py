@@ -38,7 +38,13 @@ def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
     # nothing logged: nothing to argue for another value
     assert report["proposed"] == report["current"] == 0.75 and report["rated"] == 0
     table = cli.invoke(app, ["tune", "executive"])
-    assert "proposed 0.7" in table.stdout and "← proposed" in table.stdout
+    assert "now 0.7; no logged decisions in the window: nothing to tune on" in table.stdout
+    for args, message in (
+        (["settings", "set", "executive.heuristic_threshold", "0.1"], "from 0.3 to 0.95"),
+        (["replay", "executive", "--heuristic-threshold", "0.1"], "clamped to [0.3, 0.95]"),
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and message in result.output and result.output.count("\n") == 1, result.output
     for args in (["tune", "executive", "--min-coverage", "2"], ["replay", "executive", "--heuristic-threshold", "-1"]):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and result.output.startswith("error: --"), (args, result.output)

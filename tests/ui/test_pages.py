@@ -239,6 +239,10 @@ def test_replay_and_tune_the_executive_threshold(watched: Watched, dashboard: Da
 def test_apply_from_the_replay_sets_the_tenants_threshold(watched: Watched, dashboard: Dashboard) -> None:
     sign_in(watched, "sk-globex-ui")  # a tenant whose executive decisions no other test reads
     page = watched.page
+    with dashboard.api("sk-globex-ui") as client:  # a decision to replay (nothing logged: no Apply)
+        condition = "the freezer door is ajar"
+        client.post("/v1/heuristics", json={"condition_text": condition, "action_text": "shut it", "confidence": 0.9})
+        client.post("/v1/events/decide", json={"text": condition}).raise_for_status()
     page.goto("/ui/replay?decision_point=executive&value=0.65")
     assert page.get_attribute("[data-current]", "data-current") == "0.7"
     # without the form's token: refused, nothing changed

@@ -267,6 +267,7 @@ class RunRemoval:
                     action="UNDO",
                     inputs={"decision_id": decision_id, "decision": decision, "run_id": run_id},
                     reason=f"undid {decision} {decision_id}"[:256],
+                    llm_calls=0,
                 ),
                 writes,
             )

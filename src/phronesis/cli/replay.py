@@ -90,6 +90,11 @@ def executive(
 
 
 def _tune_table(report: TuneReport) -> str:
+    if not report.decisions:
+        return (
+            f"{report.decision_point} {report.parameter}: now {report.current}; no logged decisions in the "
+            "window: nothing to tune on (--days to look further back)"
+        )
     lines = [
         f"{report.decision_point} {report.parameter}: now {report.current}, proposed {report.proposed}",
         f"objective: {report.objective}",

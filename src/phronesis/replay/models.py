@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from phronesis.clock import Instant
+from phronesis.executive.config import THRESHOLD_BOUNDS
 
 __all__ = ["PARAMETERS", "Change", "DecisionPoint", "Estimate", "ReplayIn", "ReplayReport", "WeightedEstimate"]
 
@@ -34,6 +35,15 @@ class ReplayIn(BaseModel):
         if parameter is not None and point is not None and parameter != PARAMETERS[point]:
             raise ValueError(f"{point} replays {PARAMETERS[point]}, not {parameter}")
         return parameter
+
+    @field_validator("value")
+    @classmethod
+    def _in_range(cls, value: float, info: ValidationInfo) -> float:
+        if info.data.get("decision_point") == "executive":
+            low, high = THRESHOLD_BOUNDS  # seed 000 F-24: nothing outside decides differently
+            if not low <= value <= high:
+                raise ValueError(f"the executive's threshold is clamped to [{low}, {high}], not {value}")
+        return value
 
     @model_validator(mode="after")
     def _default_parameter(self) -> ReplayIn:

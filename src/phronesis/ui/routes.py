@@ -26,7 +26,7 @@ from phronesis.audit.models import DecisionKind
 from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
-from phronesis.exceptions import ConflictError, NotFoundError, validation_message
+from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError, validation_message
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, DecisionPoint
 from phronesis.replay.run import SETTINGS, current_value
@@ -428,7 +428,8 @@ async def admission_undo(request: Request) -> Response:
     except NotFoundError:
         return _not_found(request, who, "admission decision", decision_id)
     except ConflictError as exc:
-        return _render(request, "error.html", 409, viewer=who, title="Cannot undo", message=exc.message)
+        back = {"back": "/ui/admission", "back_label": "the admission page"}
+        return _render(request, "error.html", 409, viewer=who, title="Cannot undo", message=exc.message, **back)
     target = f"/ui/admission?{urlencode({'undone': decision_id})}"
     return RedirectResponse(target, status_code=303, headers=SECURITY_HEADERS)
 
@@ -476,20 +477,21 @@ async def replay_page(request: Request) -> Response:
     wants_tune = asked.pop("tune", None) is not None
     applied = asked.pop("applied", None)
     try:
-        body = ReplayIn.model_validate({"decision_point": point, "value": 0.0} | asked)
-        tune_body = TuneIn(decision_point=body.decision_point, days=body.days) if wants_tune else None
+        # the window and decision point, whether or not a value is asked (Tune needs none)
+        where = TuneIn.model_validate({"decision_point": point} | {k: v for k, v in asked.items() if k == "days"})
+        body = ReplayIn.model_validate({"decision_point": point} | asked) if "value" in asked else None
     except ValidationError as exc:
         return _bad_input(request, who, "Bad replay", exc)
-    current = await current_value(engine, who.tenant, body.decision_point)
-    report = await run_replay(engine, who.tenant, body) if "value" in asked and not wants_tune else None
-    tuned = await tune(engine, who.tenant, tune_body) if tune_body is not None else None
-    setting = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}[SETTINGS[body.decision_point]]
+    current = await current_value(engine, who.tenant, where.decision_point)
+    report = await run_replay(engine, who.tenant, body) if body is not None and not wants_tune else None
+    tuned = await tune(engine, who.tenant, where) if wants_tune else None
+    setting = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}[SETTINGS[where.decision_point]]
     return _render(
         request,
         "replay.html",
         viewer=who,
-        point=body.decision_point,
-        parameter=PARAMETERS[body.decision_point],
+        point=where.decision_point,
+        parameter=PARAMETERS[where.decision_point],
         points=PARAMETERS,
         current=current,
         setting=setting,
@@ -526,7 +528,10 @@ async def apply_setting(request: Request) -> Response:
     except ValidationError as exc:
         return _bad_input(request, who, "Bad setting", exc)
     change = ApplyIn(value=asked.value, note=asked.note or "applied from the dashboard's replay page")
-    applied = await _engine(request).tenant_settings.apply(who.tenant, SETTINGS[asked.decision_point], change)
+    try:
+        applied = await _engine(request).tenant_settings.apply(who.tenant, SETTINGS[asked.decision_point], change)
+    except InvalidInputError as exc:
+        return _render(request, "error.html", 422, viewer=who, title="Bad setting", message=str(exc))
     query = urlencode({"decision_point": asked.decision_point, "applied": applied.decision_id or ""})
     return RedirectResponse(f"/ui/replay?{query}", status_code=303, headers=SECURITY_HEADERS)
 

@@ -185,6 +185,9 @@ class OutboundSettings(BaseModel):
 
 class AuditSettings(BaseModel):
     retention_days: float = Field(default=30.0, gt=0.0)
+    rollup_interval_s: float = Field(default=600.0, ge=0.0, le=86_400.0)
+    """How often the server rolls up finished hours for the dashboard, for every tenant with new
+    records (0: only when a page asks, which makes a first view over months of records slow)."""
 
 
 class ExecutiveSettings(BaseModel):

@@ -7,6 +7,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -32,6 +33,7 @@ from phronesis.api.routers import (
     routing,
 )
 from phronesis.api.routers import settings as settings_router
+from phronesis.audit.rollups import MARGIN, DecisionRollups
 from phronesis.engine import Engine
 from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
@@ -82,6 +84,14 @@ async def _purge(engine: Engine) -> None:
         log.info("purged %d runs superseded more than %g days ago", runs, days)
 
 
+async def _rollups(engine: Engine) -> None:
+    """The dashboard's hourly rollups made on the clock, not on a page's first view (issue 25)."""
+    recent = timedelta(seconds=engine.settings.audit.rollup_interval_s) + MARGIN + timedelta(hours=2)
+    done = await DecisionRollups(engine.database).ensure_active(engine.clock.now(), recent=recent)
+    if done:
+        log.debug("decision rollups up to date for %d tenants", len(done))
+
+
 async def _proactive_tick(engine: Engine) -> None:
     """Seed 004's loop, embedded: every ``cycle_minutes`` a cycle for every due user of every tenant.
 
@@ -110,6 +120,9 @@ def _loops(engine: Engine, metrics: Metrics) -> list[PeriodicLoop]:
             "learning-sweep", engine.learning.sweep, engine.settings.learning.sweep_interval_sec, on_failure=count
         ),
     ]
+    rollup_every = engine.settings.audit.rollup_interval_s
+    if rollup_every > 0:
+        loops.append(PeriodicLoop("decision-rollups", lambda: _rollups(engine), rollup_every, on_failure=count))
     if engine.settings.proactive.scheduler:
         interval = engine.settings.proactive.cycle_minutes * 60
         loops.append(PeriodicLoop("proactive-scheduler", lambda: _proactive_tick(engine), interval, on_failure=count))

@@ -86,10 +86,10 @@ class TenantSettings:
         return TUNABLE[name](self._settings)
 
     async def value(self, tenant: str, name: SettingName) -> float:
-        """The value a decision uses now: one read by primary key."""
-        query = select(t.value).where(t.tenant == tenant, t.name == name)
-        async with self._db.connect() as conn:
-            applied = (await conn.execute(query)).scalar_one_or_none()
+        """The value a decision uses now: one point read by primary key (``Database.read``: on a
+        SQLite file the reader lane, elsewhere the read pool), on every decision's path."""
+        rows = await self._db.read(select(t.value).where(t.tenant == tenant, t.name == name), {})
+        applied = rows[0][0] if rows else None
         return self.configured(name) if applied is None else float(applied)
 
     async def list(self, tenant: str) -> list[AppliedSetting]:

@@ -198,12 +198,10 @@ async def sign_out(request: Request) -> Response:
 
 @_page("")
 async def overview(request: Request) -> Response:
-    gate = _window(request, 14, 90)
-    if isinstance(gate, Response):
-        return gate
-    who, days = gate
-    engine = _engine(request)
-    data = await DashboardQueries(engine.database).overview(who.tenant, engine.clock.now(), days)
+    seen = await _overview_window(request)
+    if isinstance(seen, Response):
+        return seen
+    who, days, _, data = seen
     kinds = [kind for kind in KINDS if kind in data.per_day]
     charts = {kind: _per_day(data, kind) for kind in kinds}
     paths = {kind: share_bars(rows) for kind, rows in data.by_path.items()}

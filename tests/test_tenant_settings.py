@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.exceptions import InvalidInputError
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.tenant_settings import ApplyIn, TenantSettings
@@ -44,10 +45,29 @@ async def test_apply_reset_and_list_each_recorded_as_a_decision(database: Databa
     assert listed["routing.cascade_threshold"].decision_id is None
 
 
-def test_a_value_outside_zero_to_one_is_refused() -> None:
-    for bad in (-0.1, 1.5, float("nan")):
+def test_a_value_that_is_no_number_is_refused() -> None:
+    for bad in (float("nan"), float("inf"), True, "0.5"):
         with pytest.raises(ValidationError):
             ApplyIn(value=bad)
+
+
+async def test_each_setting_takes_its_own_range(database: Database) -> None:
+    """A probability for the thresholds of similarity, a 0-10 score for proactive's (seed 004)."""
+    store = _store(database)
+    for name, bad in (
+        ("routing.cascade_threshold", 1.5),
+        ("admission.low_similarity", -0.1),
+        ("proactive.score_threshold.new", 10.5),
+        (NAME, 0.2),
+    ):
+        with pytest.raises(InvalidInputError, match="takes a value from"):
+            await store.apply("t", name, ApplyIn(value=bad))
+        assert (await store.applied("t", name)) == {}  # nothing half-written
+    await store.apply("t", "proactive.score_threshold.building", ApplyIn(value=6.5))
+    await store.apply("t", "admission.low_similarity", ApplyIn(value=0.8))
+    assert await store.applied("t", "proactive.score_threshold.") == {"proactive.score_threshold.building": 6.5}
+    assert await store.value("t", "proactive.score_threshold.new") == 7.0  # seed 004's default for new
+    assert await store.value("t", "admission.low_similarity") == 0.8
 
 
 async def test_concurrent_changes_are_recorded_one_after_the_other(database: Database) -> None:

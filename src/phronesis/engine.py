@@ -167,6 +167,7 @@ class Engine:
             index=self._partitioned_index(),
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
+            tenant_settings=self.tenant_settings,
         )
         self.proactive = ProactiveModule(
             self.settings.proactive,
@@ -175,6 +176,7 @@ class Engine:
             decisions=self.decisions,
             clock=self.clock,
             outbound=self.settings.outbound,
+            tenant_settings=self.tenant_settings,
         )
         self.started = False
         self.index_backend = self.settings.index.backend

@@ -16,35 +16,55 @@ really replaced.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, Strict
 from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
 from phronesis.executive.config import THRESHOLD_BOUNDS
-from phronesis.settings import Settings
+from phronesis.settings import Settings, TrustLevelName
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.tables import tenant_settings
 
 __all__ = ["BOUNDS", "TUNABLE", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
 
-SettingName = Literal["executive.heuristic_threshold", "routing.cascade_threshold"]
+SettingName = Literal[
+    "executive.heuristic_threshold",
+    "routing.cascade_threshold",
+    "admission.low_similarity",
+    "proactive.score_threshold.new",
+    "proactive.score_threshold.building",
+    "proactive.score_threshold.established",
+    "proactive.score_threshold.deep",
+]
 BOUNDS: dict[str, tuple[float, float]] = {
     # seed 000 F-24 clamps the executive's threshold to this range: a value outside it would be
     # listed as applied while decisions used the bound
     "executive.heuristic_threshold": THRESHOLD_BOUNDS,
     "routing.cascade_threshold": (0.0, 1.0),
+    "admission.low_similarity": (0.0, 1.0),
+    # seed 004's composite score is 0-10
+    **{f"proactive.score_threshold.{level}": (0.0, 10.0) for level in get_args(TrustLevelName)},
 }
+
+
+def _score_threshold(level: TrustLevelName) -> Callable[[Settings], float]:
+    return lambda s: s.proactive.trust_levels[level].score_threshold
+
+
 TUNABLE: dict[str, Callable[[Settings], float]] = {
     "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
+    "admission.low_similarity": lambda s: s.admission.low_similarity,
+    **{f"proactive.score_threshold.{level}": _score_threshold(level) for level in get_args(TrustLevelName)},
 }
 """The settings a tenant may tune: the ones a replay can evaluate (``replay``)."""
 assert set(TUNABLE) == set(get_args(SettingName))
@@ -55,8 +75,9 @@ t = tenant_settings.c
 class ApplyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: Annotated[float, Strict()] | None = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    """The tenant's value (a number: ``true`` is not 1); null puts the server's configured value back."""
+    value: Annotated[float, Strict()] | None = Field(allow_inf_nan=False)
+    """The tenant's value (a number: ``true`` is not 1), in the setting's range (``BOUNDS``); null
+    puts the server's configured value back."""
     note: str | None = Field(default=None, max_length=1000)
     """Why: kept on the setting's decision record (e.g. the replay or tuning behind it)."""
 
@@ -91,6 +112,15 @@ class TenantSettings:
         rows = await self._db.read(select(t.value).where(t.tenant == tenant, t.name == name), {})
         applied = rows[0][0] if rows else None
         return self.configured(name) if applied is None else float(applied)
+
+    async def applied(self, tenant: str, prefix: str, *, connection: AsyncConnection | None = None) -> dict[str, float]:
+        """The tenant's own values of the settings named ``prefix…``, in one read (the
+        proactive cycle reads every trust level's threshold on the connection it loads users on)."""
+        query = select(t.name, t.value).where(t.tenant == tenant, t.name.startswith(prefix, autoescape=True))
+        rows: Sequence[Any] = (
+            (await connection.execute(query)).all() if connection is not None else await self._db.read(query, {})
+        )
+        return {str(name): float(value) for name, value in rows if value is not None}
 
     async def list(self, tenant: str) -> list[AppliedSetting]:
         query = select(t.name, t.value, t.decision_id, t.updated_at).where(t.tenant == tenant)

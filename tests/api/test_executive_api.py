@@ -95,7 +95,8 @@ def test_replay_and_tune_the_heuristic_threshold_over_http(live_server: LiveServ
 
         for bad, field in (
             ({"decision_point": "executive", "parameter": "cascade_threshold", "value": 0.5}, "parameter"),
-            ({"decision_point": "admission", "value": 0.5}, "decision_point"),
+            ({"decision_point": "elsewhere", "value": 0.5}, "decision_point"),
+            ({"decision_point": "admission", "value": 1.5}, "value"),
         ):
             refused = client.post("/v1/replay", json=bad)
             assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == field, refused.text

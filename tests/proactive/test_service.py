@@ -13,8 +13,9 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import InvalidInputError, NotFoundError, StorageError
 from phronesis.proactive.models import SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
-from phronesis.settings import ProactiveSettings
+from phronesis.settings import ProactiveSettings, Settings
 from phronesis.storage.database import Database
+from phronesis.tenant_settings import ApplyIn, TenantSettings
 from phronesis.testing import FixedClock, RecordingChannel, ScriptedLLM
 from tests.proactive.conftest import AWAKE, ESTABLISHED, START, deadline
 
@@ -436,3 +437,31 @@ async def test_a_batch_whose_commit_fails_is_committed_user_by_user(
     assert report.reasons == {"error": 1, "sent": 2}
     assert sorted(m.user_id for m in channel.sent) == ["bob", "cem"]
     assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # ana's cycle left nothing behind
+
+
+async def test_a_tenants_score_threshold_holds_for_the_next_cycle(
+    database: Database, clock: FixedClock, channel: RecordingChannel
+) -> None:
+    """Applied (``proactive.score_threshold.established``), the threshold is read at each cycle:
+    a habit reminder below seed 004's 5.5 stays silent, then goes out at 3.0, recorded with it."""
+    decisions = DecisionRecordRepository(database, clock=clock)
+    store = TenantSettings(Settings(), database, decisions, clock)
+    proactive = ProactiveModule(
+        ProactiveSettings(seed=7),
+        database=database,
+        llm=None,
+        decisions=decisions,
+        clock=clock,
+        channels={"console": channel},
+        tenant_settings=store,
+    )
+    await proactive.put_user("t", "ana", ESTABLISHED)
+    gym = SignalIn(type="habit_gym", urgency_hint=5, data={"title": "Gym"})
+    await proactive.add_signals("t", "ana", [gym])
+    assert (await proactive.run_cycle("t", "ana")).reason == "below_threshold"
+    await store.apply("t", "proactive.score_threshold.established", ApplyIn(value=3.0))
+    await proactive.add_signals("t", "ana", [gym.model_copy(update={"dedup_key": "gym-2"})])
+    clock.advance(minutes=31)  # past the cooldown
+    sent = await proactive.run_cycle("t", "ana")
+    assert (sent.decision, sent.threshold) == ("sent", 3.0)
+    assert await store.value("other", "proactive.score_threshold.established") == 5.5

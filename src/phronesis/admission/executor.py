@@ -274,6 +274,13 @@ class Executor:
                 "similarity": plan.similarity,
                 "rule": verdict.rule,
                 "duplicate_threshold": plan.duplicate_threshold,
+                # what a replay of the low threshold needs (``replay.admission``): the threshold
+                # screened at, the judge a run past it meets, and whether a candidate of the same
+                # task (judged whatever its similarity) was among the similar runs
+                "low_similarity": plan.low_similarity,
+                "judge_configured": plan.judge,
+                "pair_judge": plan.pair_judge,
+                "same_task_candidates": sum(1 for c in plan.nearest if c.same_task),
                 "similar_runs": similar_rows,
                 "fail_safe": plan.fail_safe,
                 "summary_note": p.summary.note,

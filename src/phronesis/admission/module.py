@@ -41,6 +41,7 @@ from phronesis.settings import AdmissionSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["AdmissionModule"]
 
@@ -61,6 +62,7 @@ class AdmissionModule:
         index: PartitionedIndex,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
+        tenant_settings: TenantSettings | None = None,
     ) -> None:
         if settings.judge == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_ADMISSION__JUDGE=llm needs an LLM (PHRONESIS_LLM__SPEC)")
@@ -74,6 +76,7 @@ class AdmissionModule:
         self.feedback = AdmissionFeedbackStore(self.memory_decisions, self.runs, decisions, clock)
         """Ratings of admission decisions, and the pairs they teach ``calibrate``."""
         self._database, self._decisions, self._clock = database, decisions, clock
+        self._tenant_settings = tenant_settings
         self.in_process = RunIndex(
             self.runs, embedder, index, interval_s=follow_interval_s, monotonic=clock.monotonic, snapshot=snapshot
         )
@@ -106,6 +109,7 @@ class AdmissionModule:
                 summariser=self._summariser,
                 calibrations=self.calibrations,
                 embedder=self.embedder,
+                tenant_settings=self._tenant_settings,
             ),
         )
         self._search = RunSearch(self.runs, index, self.embedder)

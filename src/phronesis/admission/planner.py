@@ -84,6 +84,13 @@ class Plan:
     """Why the fail-safe stood in for the LLM's verdict, when it did."""
     resent: bool = False
     """The same run (id and content) sent again: an idempotent NOT that changes nothing."""
+    low_similarity: float | None = None
+    """The pre-filter's low threshold this run was screened at (the tenant's, ``tenant_settings``)."""
+    judge: str = "rules"
+    """The judge a run past the pre-filter goes to ("llm" or "rules"): what a replay of the low
+    threshold needs to know about a run the pre-filter decided (``replay.admission``)."""
+    pair_judge: bool = False
+    """Whether the tenant's pair judge decided which candidates are duplicates."""
 
     @property
     def similarity(self) -> float | None:
@@ -159,12 +166,15 @@ class Planner:
         batch: Sequence[Prepared],
         *,
         hashes: Mapping[tuple[str, str, str], tuple[str, str]] | None = None,
+        low_similarity: float | None = None,
     ) -> View:
         """Search the index and read what the batch needs, all on one connection (each read is a
         round trip: this is most of an admission's latency), and none at all when nothing needs
         reading (a re-sent run). ``hashes``: the exact-duplicate lookup already made for this
-        batch, so it is not read twice."""
+        batch, so it is not read twice. ``low_similarity``: the tenant's low threshold (None: the
+        configured one)."""
         s = self._settings
+        low = s.low_similarity if low_similarity is None else low_similarity
         # a run known to duplicate stored content was not embedded (see AdmissionService): no search
         searching = any(p.vector is not None for p in batch)
         explicit = [p.data.id for p in batch if p.data.id] + [p.data.replaces for p in batch if p.data.replaces]
@@ -187,7 +197,7 @@ class Planner:
                 kin |= await self._add_same_task(tenant, (agent_id, user_id), group, hits, connection)
             wanted = [key for found in hits.values() for key, _ in found] + explicit
             # the judge sees these: their references and artifacts are read (``prefilter``)
-            judged = [key for found in hits.values() for key, score in found if score >= s.low_similarity or key in kin]
+            judged = [key for found in hits.values() for key, score in found if score >= low or key in kin]
             stored = await self._runs.stored(tenant, wanted, with_values=judged, connection=connection)
             if hashes is None:
                 keys = [(*p.scope, p.content_hash) for p in batch]
@@ -230,14 +240,24 @@ class Planner:
         return {run_id for run_id, _, _ in rows}
 
     async def decide(
-        self, batch: Sequence[Prepared], view: View, *, duplicate_threshold: float, pair_judge: PairJudge | None = None
+        self,
+        batch: Sequence[Prepared],
+        view: View,
+        *,
+        duplicate_threshold: float,
+        pair_judge: PairJudge | None = None,
+        low_similarity: float | None = None,
     ) -> list[Plan]:
         """Plan each run in order; a run sees the runs planned before it (the batch deduplicates
         itself). With the tenant's ``pair_judge``, it decides which candidates are duplicates
-        (``judgement.is_duplicate``); without one, the cosine threshold does."""
+        (``judgement.is_duplicate``); without one, the cosine threshold does. ``low_similarity``:
+        the tenant's low threshold (None: the configured one)."""
+        low = self._settings.low_similarity if low_similarity is None else low_similarity
+        judge = "rules" if self._llm_judge is None else "llm"
         plans = []
         for p in batch:
-            plan = await self._plan_one(p, view.hits[p.position], view, duplicate_threshold, pair_judge)
+            plan = await self._plan_one(p, view.hits[p.position], view, duplicate_threshold, pair_judge, low)
+            plan = replace(plan, low_similarity=low, judge=judge, pair_judge=pair_judge is not None)
             plans.append(plan)
             self._remember(plan, view)
         return plans
@@ -293,10 +313,10 @@ class Planner:
         # the same task's runs are judged even below the top k (``_add_same_task``)
         return ranked[:top] + [c for c in ranked[top:] if c.same_task][:top]
 
-    def _judged(self, p: Prepared, nearest: list[Candidate], judge: PairJudge) -> list[Candidate]:
+    @staticmethod
+    def _judged(p: Prepared, nearest: list[Candidate], judge: PairJudge, low: float) -> list[Candidate]:
         """The candidates a judge will see (at or above the low threshold), with the pair judge's
         verdict on each: does it say what this run says?"""
-        low = self._settings.low_similarity
         seen = [c for c in nearest if c.similarity >= low]
         if not seen:
             return nearest
@@ -310,9 +330,9 @@ class Planner:
         found: list[tuple[str, float]],
         view: View,
         duplicate_threshold: float,
-        pair_judge: PairJudge | None = None,
+        pair_judge: PairJudge | None,
+        low: float,
     ) -> Plan:
-        s = self._settings
         stored = view.stored.get(p.run_id)
         if p.data.id is not None and stored is not None:
             verdict = Verdict(
@@ -322,7 +342,7 @@ class Planner:
         exact = view.hashes.get((*p.scope, p.content_hash))
         nearest = [] if exact is not None else self._nearest(p, found, view)
         if pair_judge is not None and nearest:
-            nearest = self._judged(p, nearest, pair_judge)
+            nearest = self._judged(p, nearest, pair_judge, low)
         if exact is None and p.data.replaces is not None:
             target = p.data.replaces
             verdict = Verdict(
@@ -333,7 +353,7 @@ class Planner:
             p.incoming,
             nearest,
             exact_duplicate_of=exact,
-            low_similarity=s.low_similarity,
+            low_similarity=low,
             duplicate_threshold=duplicate_threshold,
         )
         if isinstance(screened, Verdict):

@@ -24,6 +24,7 @@ from phronesis.admission.summaries import Summariser, Summary
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.settings import AdmissionSettings
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["AdmissionService"]
 
@@ -55,6 +56,8 @@ class AdmissionParts:
     summariser: Summariser
     calibrations: CalibrationStore
     embedder: Embedder
+    tenant_settings: TenantSettings | None = None
+    """Where the tenant's own low threshold is read, at each admission (many processes)."""
 
 
 class AdmissionService:
@@ -79,7 +82,8 @@ class AdmissionService:
         parts = self._parts
         identified = [self._identify(position, run) for position, run in enumerate(runs)]
         lookup = await parts.runs.by_content(tenant, [r.key for r in identified])
-        prepared = await self._prepare(identified, lookup, batch=batch)
+        # the tenant's low threshold is read while the runs are summarised and embedded
+        prepared, low = await asyncio.gather(self._prepare(identified, lookup, batch=batch), self._low(tenant))
         batch_id = uuid.uuid4().hex if batch else None
         # the first plan reuses the duplicate lookup made before embedding; a twin stored since
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
@@ -87,7 +91,7 @@ class AdmissionService:
         for attempt in range(1, self._settings.max_attempts + 1):
             calibrated = await parts.calibrations.current(tenant)  # cached: rarely a read
             while True:
-                view = await parts.planner.load(tenant, prepared, hashes=known)
+                view = await parts.planner.load(tenant, prepared, hashes=known, low_similarity=low)
                 known = None
                 missing = parts.planner.unprepared(prepared, view)
                 if not missing:
@@ -98,13 +102,20 @@ class AdmissionService:
                 prepared = [redone.get(p.position, p) for p in prepared]
             threshold = self._settings.duplicate_threshold if calibrated is None else calibrated.duplicate_threshold
             judge = None if calibrated is None else calibrated.pair_judge
-            plans = await parts.planner.decide(prepared, view, duplicate_threshold=threshold, pair_judge=judge)
+            plans = await parts.planner.decide(
+                prepared, view, duplicate_threshold=threshold, pair_judge=judge, low_similarity=low
+            )
             try:
                 return await parts.executor.execute(tenant, plans, batch_id=batch_id)
             except (StalePlan, ConflictError) as exc:
                 if attempt == self._settings.max_attempts:
                     raise ConflictError("runs", f"memory kept changing under this admission: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _low(self, tenant: str) -> float | None:
+        """The tenant's ``admission.low_similarity`` (seed 003's 0.7 unless tuned; None: no store)."""
+        store = self._parts.tenant_settings
+        return None if store is None else await store.value(tenant, "admission.low_similarity")
 
     @staticmethod
     def _identify(position: int, run: RunIn) -> Identified:

@@ -476,6 +476,10 @@ class CycleRunner:
                     "message": c.candidate.message[:300],
                     "category": c.candidate.category,
                     "score": c.score,
+                    # the composite's parts: what a replay of the weights will rescore (issue 25)
+                    "relevance": c.candidate.relevance,
+                    "timing": c.candidate.timing,
+                    "urgency": c.candidate.urgency,
                     "verdict": c.verdict,
                     "probability": c.probability,
                 }

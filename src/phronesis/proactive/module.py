@@ -55,6 +55,7 @@ from phronesis.proactive.timeline import timeline_events
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import OutboundSettings, ProactiveSettings
 from phronesis.storage.database import Database
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["ProactiveModule"]
 
@@ -73,6 +74,7 @@ class ProactiveModule:
         channels: dict[str, Channel] | None = None,
         http: httpx.AsyncClient | None = None,
         outbound: OutboundSettings | None = None,
+        tenant_settings: TenantSettings | None = None,
     ) -> None:
         if settings.candidates == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_PROACTIVE__CANDIDATES=llm needs an LLM (PHRONESIS_LLM__SPEC)")
@@ -136,7 +138,7 @@ class ProactiveModule:
         self.ticker = Ticker(
             settings,
             database=database,
-            loader=StateLoader(settings, self.users, self.signals, self.sends, self.controls),
+            loader=StateLoader(settings, self.users, self.signals, self.sends, self.controls, tenant_settings),
             signals=self.signals,
             sends=self.sends,
             feedback=self.feedback,

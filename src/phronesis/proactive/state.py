@@ -21,9 +21,12 @@ from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.trust import trust_for
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
+from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["StateLoader", "zone"]
 
+THRESHOLD_PREFIX = "proactive.score_threshold."
+"""A trust level's score threshold as a tenant setting: ``proactive.score_threshold.<level>``."""
 CAP_LOOKBACK = timedelta(hours=27)
 """Covers any local day (UTC−12…+14) plus the cooldown, so one read serves both rules."""
 
@@ -46,8 +49,10 @@ class StateLoader:
         signals: SignalRepository,
         sends: SendRepository,
         controls: TenantControls,
+        tenant_settings: TenantSettings | None = None,
     ) -> None:
         self._settings = settings
+        self._tenant_settings = tenant_settings
         self._controls = controls
         self._users = users
         self._signals = signals
@@ -61,6 +66,7 @@ class StateLoader:
         pending = await self._signals.pending_for(conn, tenant, ids, now)
         recent = await self._sends.recent_for(conn, tenant, ids, now - CAP_LOOKBACK)
         paused = await self._controls.paused(conn, tenant)
+        thresholds = await self._thresholds(conn, tenant)
         s = self._settings
         states = []
         for row in rows:
@@ -76,6 +82,7 @@ class StateLoader:
                         created_at=row.created_at,
                         interactions=row.interaction_count,
                         last_active_at=row.last_active_at,
+                        thresholds=thresholds,
                     ),
                     signals=pending.get(row.id, []),
                     recent_sends=recent.get(row.id, []),
@@ -87,3 +94,10 @@ class StateLoader:
                 )
             )
         return states
+
+    async def _thresholds(self, conn: AsyncConnection, tenant: str) -> dict[str, float]:
+        """The tenant's own score threshold per trust level, read at each cycle (many processes)."""
+        if self._tenant_settings is None:
+            return {}
+        applied = await self._tenant_settings.applied(tenant, THRESHOLD_PREFIX, connection=conn)
+        return {name.removeprefix(THRESHOLD_PREFIX): value for name, value in applied.items()}

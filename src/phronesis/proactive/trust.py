@@ -7,6 +7,7 @@ messages stays new"). The original also steps a user back down after inactivity 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -54,7 +55,9 @@ def trust_for(
     created_at: datetime,
     interactions: int,
     last_active_at: datetime | None,
+    thresholds: Mapping[str, float] | None = None,
 ) -> Trust:
+    """``thresholds``: the tenant's own score threshold per level (``tenant_settings``, issue 25)."""
     days = max(0, (now - created_at).days)
     rung = _earned(days, interactions, settings)
     demoted = 0
@@ -65,4 +68,7 @@ def trust_for(
         elif idle >= settings.demote_one_after_days:
             demoted = 1
     level = TRUST_ORDER[max(0, rung - demoted)]
-    return Trust(level, settings.trust_levels[level], days, interactions, min(demoted, rung))
+    policy = settings.trust_levels[level]
+    if thresholds and level in thresholds:
+        policy = policy.model_copy(update={"score_threshold": thresholds[level]})
+    return Trust(level, policy, days, interactions, min(demoted, rung))

@@ -6,8 +6,10 @@ said what the right decision was), or, for a randomised logging policy, through 
 propensity of the replayed choice. Everything else is reported as not covered, never guessed.
 """
 
+from phronesis.replay.admission import replay_admission
 from phronesis.replay.executive import replay_executive
 from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.proactive import replay_proactive
 from phronesis.replay.routing import replay_routing
 from phronesis.replay.run import run_replay
 from phronesis.replay.tune import TuneIn, TuneReport, tune
@@ -17,7 +19,9 @@ __all__ = [
     "ReplayReport",
     "TuneIn",
     "TuneReport",
+    "replay_admission",
     "replay_executive",
+    "replay_proactive",
     "replay_routing",
     "run_replay",
     "tune",

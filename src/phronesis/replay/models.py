@@ -2,54 +2,105 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from phronesis.clock import Instant
-from phronesis.executive.config import THRESHOLD_BOUNDS
+from phronesis.tenant_settings import BOUNDS, SettingName
 
-__all__ = ["PARAMETERS", "Change", "DecisionPoint", "Estimate", "ReplayIn", "ReplayReport", "WeightedEstimate"]
+__all__ = [
+    "PARAMETERS",
+    "Asked",
+    "Change",
+    "DecisionPoint",
+    "Estimate",
+    "Parameter",
+    "ReplayIn",
+    "ReplayReport",
+    "WeightedEstimate",
+    "setting_of",
+]
 
-DecisionPoint = Literal["executive", "routing"]
-PARAMETERS: dict[str, str] = {"executive": "heuristic_threshold", "routing": "cascade_threshold"}
-"""The setting each decision point's replay varies (seed 000's base threshold; seed 002's
-cascade threshold). Admission's and proactive's are on the roadmap."""
+DecisionPoint = Literal["executive", "routing", "admission", "proactive"]
+Parameter = Literal[
+    "heuristic_threshold",
+    "cascade_threshold",
+    "low_similarity",
+    "score_threshold.new",
+    "score_threshold.building",
+    "score_threshold.established",
+    "score_threshold.deep",
+]
+PARAMETERS: dict[str, tuple[Parameter, ...]] = {
+    "executive": ("heuristic_threshold",),
+    "routing": ("cascade_threshold",),
+    "admission": ("low_similarity",),
+    "proactive": (
+        "score_threshold.new",
+        "score_threshold.building",
+        "score_threshold.established",
+        "score_threshold.deep",
+    ),
+}
+"""The settings each decision point's replay varies, its default first: seed 000's base
+threshold, seed 002's cascade threshold, seed 003's low similarity threshold, seed 004's score
+threshold of one trust level. Each is the tenant setting ``{decision_point}.{parameter}``."""
 
 
-class ReplayIn(BaseModel):
+def setting_of(point: str, parameter: str) -> SettingName:
+    """The tenant setting (``tenant_settings``) a replay of ``parameter`` at ``point`` varies."""
+    name = f"{point}.{parameter}"
+    assert name in BOUNDS, name
+    return name  # type: ignore[return-value]
+
+
+class Asked(BaseModel):
+    """A decision point and one of its parameters (``PARAMETERS``; omitted: the first)."""
+
     model_config = ConfigDict(extra="forbid")
 
     decision_point: DecisionPoint
-    parameter: Literal["heuristic_threshold", "cascade_threshold"] | None = None
-    """The decision point's setting (``PARAMETERS``); given, it must be that one."""
-    value: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    since: Instant | None = None
-    """The window's start (None: ``days`` back from now)."""
-    days: float = Field(default=30.0, gt=0.0, le=365.0)
+    parameter: Parameter | None = None
 
     @field_validator("parameter")
     @classmethod
     def _its_parameter(cls, parameter: str | None, info: ValidationInfo) -> str | None:
         point = info.data.get("decision_point")
-        if parameter is not None and point is not None and parameter != PARAMETERS[point]:
-            raise ValueError(f"{point} replays {PARAMETERS[point]}, not {parameter}")
+        if parameter is not None and point is not None and parameter not in PARAMETERS[point]:
+            raise ValueError(f"{point} replays {' or '.join(PARAMETERS[point])}, not {parameter}")
         return parameter
+
+    @property
+    def setting(self) -> SettingName:
+        return setting_of(self.decision_point, self.parameter or PARAMETERS[self.decision_point][0])
+
+    @model_validator(mode="after")
+    def _default_parameter(self) -> Self:
+        if self.parameter is None:
+            self.parameter = PARAMETERS[self.decision_point][0]
+        return self
+
+
+class ReplayIn(Asked):
+    value: float = Field(allow_inf_nan=False)
+    """In the setting's range (``tenant_settings.BOUNDS``: a probability; a score of 0–10 for proactive)."""
+    since: Instant | None = None
+    """The window's start (None: ``days`` back from now)."""
+    days: float = Field(default=30.0, gt=0.0, le=365.0)
 
     @field_validator("value")
     @classmethod
     def _in_range(cls, value: float, info: ValidationInfo) -> float:
-        if info.data.get("decision_point") == "executive":
-            low, high = THRESHOLD_BOUNDS  # seed 000 F-24: nothing outside decides differently
-            if not low <= value <= high:
-                raise ValueError(f"the executive's threshold is clamped to [{low}, {high}], not {value}")
+        point = info.data.get("decision_point")
+        if point is None or "parameter" not in info.data:
+            return value  # the point or parameter is refused already
+        # seed 000 F-24 clamps the executive's threshold: nothing outside decides differently
+        setting = setting_of(point, info.data["parameter"] or PARAMETERS[point][0])
+        low, high = BOUNDS[setting]
+        if not low <= value <= high:
+            raise ValueError(f"{setting} takes a value from {low} to {high}, not {value}")
         return value
-
-    @model_validator(mode="after")
-    def _default_parameter(self) -> ReplayIn:
-        if self.parameter is None:
-            self.parameter = PARAMETERS[self.decision_point]  # type: ignore[assignment]
-        return self
 
 
 class Change(BaseModel):
@@ -97,9 +148,13 @@ class ReplayReport(BaseModel):
     replayed_success: Estimate
     """The replayed policy where the logs establish its outcome (direct method)."""
     coverage: float
-    """``replayed_success.covered`` / rated decisions: the share of the rated decisions the estimate covers."""
+    """``replayed_success.covered`` / the decisions whose outcome the estimate needs (the rated
+    decisions; for proactive, the cycles the replayed setting sends in): the share it covers."""
     ips: WeightedEstimate | None
     snips: WeightedEstimate | None
     """Inverse-propensity estimates, where the logs carry propensities (explored decisions)."""
     weighting: str
     """What the weighted estimates rest on, or why there are none."""
+    sent_logged: int | None = None
+    sent_replayed: int | None = None
+    """Proactive only: messages sent then, and under the replayed setting."""

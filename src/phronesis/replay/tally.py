@@ -19,9 +19,14 @@ class Tally:
     calls_replayed: int = 0
     rated: int = 0
     logged_right: int = 0
+    needed: int = 0
+    """Decisions whose outcome under the replayed setting the estimate needs: the rated ones, or
+    for proactive the cycles the replayed setting sends in."""
     covered: int = 0
-    """Rated decisions whose outcome under the replayed setting the logs establish."""
+    """Of ``needed``, those whose outcome under the replayed setting the logs establish."""
     replayed_right: int = 0
+    sent_logged: int = 0
+    sent_replayed: int = 0
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     def decision(self, *, calls_logged: int, calls_replayed: int, change: tuple[str, str] | None) -> None:
@@ -35,11 +40,20 @@ class Tally:
 
     def rating(self, *, logged_right: bool, replayed_right: bool | None) -> None:
         """A rated decision: whether the logged one was right, and the replayed one (None: unknown)."""
+        self.logged(right=logged_right)
+        self.replayed(right=replayed_right)
+
+    def logged(self, *, right: bool) -> None:
+        """A rated logged decision: the current setting's success counts it."""
         self.rated += 1
-        self.logged_right += logged_right
-        if replayed_right is not None:
+        self.logged_right += right
+
+    def replayed(self, *, right: bool | None) -> None:
+        """A replayed decision the estimate needs the outcome of (None: the logs do not say)."""
+        self.needed += 1
+        if right is not None:
             self.covered += 1
-            self.replayed_right += replayed_right
+            self.replayed_right += right
 
     def report(
         self,
@@ -64,8 +78,10 @@ class Tally:
             llm_calls_replayed=self.calls_replayed,
             current_success=direct(self.logged_right, self.rated),
             replayed_success=direct(self.replayed_right, self.covered),
-            coverage=self.covered / self.rated if self.rated else 0.0,
+            coverage=self.covered / self.needed if self.needed else 0.0,
             ips=ips,
             snips=snips,
             weighting=weighting,
+            sent_logged=self.sent_logged if decision_point == "proactive" else None,
+            sent_replayed=self.sent_replayed if decision_point == "proactive" else None,
         )

@@ -3,7 +3,9 @@
 
 The objective is stated, not hidden: *the most LLM calls avoided, subject to an estimated
 success no lower than the current setting's, on at least ``min_coverage`` of the rated
-decisions*. Each candidate value is replayed on the same logged decisions (read once); its
+decisions*. For proactive, where a threshold costs no call, *the most messages sent, subject
+to an estimated engagement no lower than the current one, on at least ``min_coverage`` of the
+messages it sends*. Each candidate value is replayed on the same logged decisions (read once); its
 success is the best estimate the logs support (SNIPS where the logs carry propensities, else
 the direct estimate). A value whose estimate covers too little is not proposed: what the logs
 do not establish is not guessed. With nothing better, the proposal is to keep the current value.
@@ -14,12 +16,10 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
-from phronesis.replay.executive import load_executive, replay_executive_rows
-from phronesis.replay.models import PARAMETERS, DecisionPoint, ReplayReport
-from phronesis.replay.routing import load_routing, replay_routing_rows
-from phronesis.replay.run import SETTINGS, current_value
+from phronesis.replay.models import Asked, ReplayReport
+from phronesis.replay.run import current_value, load, replay_loaded
 from phronesis.tenant_settings import SettingName
 
 if TYPE_CHECKING:
@@ -31,16 +31,15 @@ GRIDS: dict[str, tuple[float, ...]] = {
     # seed 000 clamps a threshold to [0.3, 0.95] (F-24): nothing outside it can be replayed
     "executive": tuple(round(0.30 + 0.05 * i, 2) for i in range(14)),
     "routing": tuple(round(0.05 * i, 2) for i in range(21)),
+    "admission": tuple(round(0.05 * i, 2) for i in range(21)),
+    "proactive": tuple(round(0.5 * i, 1) for i in range(21)),  # seed 004's scores are 0-10
 }
 
 
 Method = Literal["snips", "direct"]
 
 
-class TuneIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    decision_point: DecisionPoint
+class TuneIn(Asked):
     days: float = Field(default=30.0, gt=0.0, le=365.0)
     min_coverage: float = Field(default=0.8, ge=0.0, le=1.0, allow_inf_nan=False)
     """The least share of the rated decisions an estimate must cover for its value to be proposed."""
@@ -52,6 +51,8 @@ class TuneRow(BaseModel):
     llm_calls: int
     llm_calls_avoided: int
     """Against the logged decisions (negative: more calls)."""
+    sent: int | None = None
+    """Proactive: messages it would send."""
     success: float | None
     interval: tuple[float, float] | None
     method: Method
@@ -85,14 +86,11 @@ def best_estimate(
 
 async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     since = engine.clock.now() - timedelta(days=body.days)
-    current = await current_value(engine, tenant, body.decision_point)
-    grid = sorted({*GRIDS[body.decision_point], current})
-    if body.decision_point == "executive":
-        executive_rows = await load_executive(engine.database, tenant, since)
-        reports = [replay_executive_rows(executive_rows, value, current=current) for value in grid]
-    else:
-        routing_rows = await load_routing(engine.database, tenant, since)
-        reports = [replay_routing_rows(routing_rows, value, current=current) for value in grid]
+    point, parameter = body.decision_point, str(body.parameter)
+    current = await current_value(engine, tenant, point, parameter)
+    grid = sorted({*GRIDS[point], current})
+    logged = await load(engine, tenant, point, parameter, since)
+    reports = [replay_loaded(point, parameter, logged, value, current=current) for value in grid]
     baseline = reports[grid.index(current)]
     now = baseline.current_success.rate
     rows = []
@@ -107,6 +105,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
                 changed=report.changed,
                 llm_calls=report.llm_calls_replayed,
                 llm_calls_avoided=report.llm_calls_logged - report.llm_calls_replayed,
+                sent=report.sent_replayed,
                 success=success,
                 interval=interval,
                 method=method,
@@ -114,22 +113,30 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
                 eligible=eligible,
             )
         )
-    # most calls avoided; among equals, the value nearest the current one (the smallest change)
-    best = max(
-        (row for row in rows if row.eligible), key=lambda row: (row.llm_calls_avoided, -abs(row.value - current))
-    )
+    # most gained (calls avoided; proactive: messages sent); among equals, the value nearest the
+    # current one (the smallest change)
+    best = max((row for row in rows if row.eligible), key=lambda row: (_gain(row), -abs(row.value - current)))
     return TuneReport(
-        decision_point=body.decision_point,
-        parameter=PARAMETERS[body.decision_point],
-        setting=SETTINGS[body.decision_point],
+        decision_point=point,
+        parameter=parameter,
+        setting=body.setting,
         current=current,
         proposed=best.value,
         objective=(
-            "most LLM calls avoided, subject to estimated success ≥ the current "
-            f"({'–' if now is None else f'{now:.1%}'}) on ≥ {body.min_coverage:.0%} of the rated decisions"
+            f"{OBJECTIVES[point]}, subject to estimated {SUCCESS[point]} ≥ the current "
+            f"({'–' if now is None else f'{now:.1%}'}) on ≥ {body.min_coverage:.0%} of {NEEDED[point]}"
         ),
         decisions=baseline.decisions,
         rated=baseline.current_success.covered,
         current_success=now,
         rows=rows,
     )
+
+
+def _gain(row: TuneRow) -> int:
+    return row.sent if row.sent is not None else row.llm_calls_avoided
+
+
+OBJECTIVES = {point: "most LLM calls avoided" for point in GRIDS} | {"proactive": "most messages sent"}
+SUCCESS = {point: "success" for point in GRIDS} | {"proactive": "engagement"}
+NEEDED = {point: "the rated decisions" for point in GRIDS} | {"proactive": "its sends"}

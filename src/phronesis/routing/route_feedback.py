@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints, model_validator
-from sqlalchemy import ColumnElement, case
+from sqlalchemy import ColumnElement
 
+from phronesis.audit import ratings
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
-from phronesis.storage.tables import decision_records
 
 __all__ = ["RouteFeedback", "RouteFeedbackIn", "RouteFeedbackStore"]
 
@@ -59,13 +59,8 @@ KEY = "route_feedback"
 
 
 def should_have_been() -> ColumnElement[str]:
-    """In SQL over ``decision_records``: the decision a rated routing record should have made —
-    its own when it was rated correct, the rating's ``expected_decision`` when incorrect; NULL
-    when it is unrated or the rating named none. The dashboard's confusion matrix and the
-    replay's estimates both read the truth from here."""
-    c = decision_records.c
-    expected = c.attributes[KEY]["expected_decision"].as_string()
-    return case((c.outcome == "correct", c.action), (c.outcome == "incorrect", expected))
+    """A rated routing record's true decision (``audit.ratings.should_have_been``)."""
+    return ratings.should_have_been(KEY)
 
 
 class RouteFeedbackStore:

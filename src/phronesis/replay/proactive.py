@@ -1,0 +1,209 @@
+"""Replaying seed 004's score threshold of one trust level (``proactive.score_threshold.<level>``)
+over logged proactive cycles.
+
+A cycle past the pre-filter scores its candidates (``proactive.scoring``) and sends the best one
+at or above the user's trust threshold; with exploration on, one within the band below it may be
+sent with a small chance. Each cycle's record keeps every candidate with its composite score,
+its verdict and the chance it had (``attributes.candidates``), the threshold, the trust level,
+and the send it made (``send_id``); the send's feedback (seed 004 §5) says whether the user
+engaged. So for another threshold of that level the replay knows, cycle by cycle, which
+candidate would be sent, or that none would: the best candidate at or above the new threshold
+that was not a repeat, suppressed or opted out. The replayed policy is that deterministic rule,
+without exploration.
+
+Success is seed 004's engagement rate: of the messages sent, those engaged (a reply, a button).
+The direct estimate covers the replayed sends that are the logged sends, with their feedback in;
+a message the replay would send that was never sent has no feedback, and is not covered. With
+exploration on, the logging policy sent candidates in the band with a recorded chance: IPS and
+SNIPS weight a matching send by 1 / its chance, and cover the replayed sends the logging policy
+could have made.
+
+Cycle by cycle: a message the replay adds would count toward the day's cap and the cooldown,
+and could have kept a later logged message from going out; one it removes could have let one
+through. The replay does not model that sequence, and cycles the pre-filter blocked (cap,
+cooldown, quiet hours) kept no candidates to replay.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, select
+
+from phronesis.proactive.models import ENGAGED_OUTCOMES
+from phronesis.replay.estimators import Weighted, ips, snips
+from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.tally import Tally
+from phronesis.storage.database import Database
+from phronesis.storage.tables import decision_records, proactive_sends
+
+__all__ = ["Cycle", "Scored", "load_proactive", "replay_proactive", "replay_proactive_rows"]
+
+c = decision_records.c
+s = proactive_sends.c
+BARRED = frozenset({"duplicate", "suppressed", "opted_out"})
+"""Verdicts no threshold changes: never sent."""
+BAND = frozenset({"explored", "deferred"})
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    category: str
+    score: float
+    verdict: str
+    probability: float
+
+
+@dataclass(frozen=True, slots=True)
+class Cycle:
+    """What a replay needs of one logged cycle."""
+
+    level: str
+    candidates: tuple[Scored, ...]
+    """As recorded: sendable ones first, best score first."""
+    sent: int | None
+    """The index of the candidate sent, None for silence."""
+    probability: float | None
+    """The recorded probability of what the cycle did."""
+    reward: float | None
+    """1 engaged, 0 ignored or negative; None: silent, or no feedback yet."""
+    llm_calls: int
+
+
+def _chances(candidates: Sequence[Scored]) -> list[float]:
+    """The logging policy's chance of sending each candidate: the best approved one surely; with
+    none approved, each band candidate (best first) when it is explored and those ahead are not.
+    A band candidate's recorded chance is the exploration rate when explored, 1 - rate when not."""
+    approved = [i for i, cand in enumerate(candidates) if cand.verdict == "approved"]
+    chances = [0.0] * len(candidates)
+    if approved:
+        chances[max(approved, key=lambda i: candidates[i].score)] = 1.0
+        return chances
+    band = sorted(
+        (i for i, cand in enumerate(candidates) if cand.verdict in BAND and cand.probability < 1.0),
+        key=lambda i: -candidates[i].score,
+    )
+    stay = 1.0
+    for i in band:
+        cand = candidates[i]
+        rate = cand.probability if cand.verdict == "explored" else 1.0 - cand.probability
+        chances[i] = stay * rate
+        stay *= 1.0 - rate
+    return chances
+
+
+def _choice(candidates: Sequence[Scored], threshold: float) -> int | None:
+    """The replayed policy: the best candidate at or above ``threshold`` that may be sent."""
+    eligible = [i for i, cand in enumerate(candidates) if cand.verdict not in BARRED and cand.score >= threshold]
+    return max(eligible, key=lambda i: candidates[i].score, default=None)
+
+
+def _cycle(level: Any, raw: Any, action: str, probability: Any, outcome: str | None, calls: Any) -> Cycle:
+    parsed = json.loads(raw) if isinstance(raw, str) else raw
+    candidates = tuple(
+        Scored(
+            category=str(cand.get("category", "?")),
+            score=float(cand.get("score", 0.0)),
+            verdict=str(cand.get("verdict", "")),
+            probability=float(cand.get("probability", 1.0)),
+        )
+        for cand in parsed or ()
+        if isinstance(cand, dict)
+    )
+    sent = None
+    if action == "sent":  # the cycle sends the first sendable candidate (``cycle``)
+        sent = next((i for i, cand in enumerate(candidates) if cand.verdict in ("approved", "explored")), None)
+    reward = None if outcome in (None, "pending") else float(outcome in ENGAGED_OUTCOMES)
+    return Cycle(
+        level=str(level),
+        candidates=candidates,
+        sent=sent,
+        probability=None if probability is None else float(probability),
+        reward=reward if sent is not None else None,
+        llm_calls=int(calls or 0),
+    )
+
+
+async def load_proactive(database: Database, tenant: str, since: datetime, level: str) -> list[Cycle]:
+    """The cycles of users at ``level`` since ``since`` that scored candidates, each with its send's
+    feedback, read once however many thresholds are replayed (``replay.tune``)."""
+    send_id = c.attributes["send_id"].as_string()
+    query = (
+        select(
+            c.inputs["trust"]["level"].as_string(),
+            c.attributes["candidates"],
+            c.action,
+            c.attributes["probability"].as_float(),
+            s.outcome,
+            c.llm_calls,
+        )
+        .select_from(decision_records.outerjoin(proactive_sends, and_(s.tenant == c.tenant, s.id == send_id)))
+        .where(
+            c.tenant == tenant,
+            c.kind == "proactive",
+            c.created_at >= since,
+            c.path != "prefilter",
+            c.inputs["trust"]["level"].as_string() == level,
+        )
+    )
+    async with database.connect() as conn:
+        return [_cycle(*tuple(row)) for row in await conn.execute(query)]
+
+
+async def replay_proactive(
+    database: Database, tenant: str, body: ReplayIn, *, current: float, since: datetime
+) -> ReplayReport:
+    """The score threshold ``body.value`` of the level ``body.parameter`` names, replayed on that
+    level's cycles since ``since``."""
+    level = str(body.parameter).rsplit(".", 1)[1]
+    rows = await load_proactive(database, tenant, since, level)
+    return replay_proactive_rows(rows, body.value, current=current, parameter=str(body.parameter))
+
+
+def _label(cycle: Cycle, index: int | None) -> str:
+    return "silent" if index is None else f"sent: {cycle.candidates[index].category}"
+
+
+def replay_proactive_rows(rows: Sequence[Cycle], value: float, *, current: float, parameter: str) -> ReplayReport:
+    """The score threshold ``value`` replayed on rows from ``load_proactive``."""
+    tally = Tally()
+    supported: list[Weighted] = []
+    explored = 0
+    for row in rows:
+        replayed = _choice(row.candidates, value)
+        chances = _chances(row.candidates)
+        explored += any(cand.probability < 1.0 for cand in row.candidates)
+        change = None if replayed == row.sent else (_label(row, row.sent), _label(row, replayed))
+        # candidates are made (by rules or the LLM) before they are scored: the threshold costs no call
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change)
+        tally.sent_logged += row.sent is not None
+        tally.sent_replayed += replayed is not None
+        if row.sent is not None and row.reward is not None:
+            tally.logged(right=bool(row.reward))
+        if replayed is None:
+            continue  # silence: no message whose engagement counts
+        same = replayed == row.sent
+        tally.replayed(right=bool(row.reward) if same and row.reward is not None else None)
+        if chances[replayed] > 0.0 and (not same or row.reward is not None):
+            logged = row.probability or chances[replayed]
+            supported.append(Weighted(reward=row.reward or 0.0, weight=1.0 / logged if same else 0.0))
+    weighting = (
+        f"{explored} of {tally.decisions} cycles had candidates in the exploration band, with recorded "
+        "chances; the weighted estimates cover the replayed sends the logging policy could have made"
+        if explored
+        else "no candidate was in the exploration band (exploration off): only the direct estimate"
+    )
+    weighted = explored and tally.needed
+    return tally.report(
+        decision_point="proactive",
+        parameter=parameter,
+        current=current,
+        value=value,
+        weighting=weighting,
+        ips=ips(supported, tally.needed) if weighted else None,
+        snips=snips(supported, tally.needed) if weighted else None,
+    )

@@ -7,8 +7,11 @@ the app in process (``httpx.ASGITransport``: the server's time, no network) and 
 Goal: p99 ≤ 300 ms per page. Then what-if replays over the logged decisions: the routing
 cascade threshold over the routing quarter (cascade decisions, 10 % rated) and the executive
 heuristic threshold over the executive share (heuristic-first decisions with three candidates
-each, exploration recorded on a fifth of those no candidate cleared, 10 % rated): goal ≤ 10 s
-for 100,000; and ``tune`` for both (every value of the grid replayed on one read).
+each, exploration recorded on a fifth of those no candidate cleared, 10 % rated), the
+admission low similarity threshold over the admission share (a best similarity and the judge
+each, 10 % rated) and one trust level's proactive score threshold over its cycles (one to three
+scored candidates each, the sends joined for their feedback): goal ≤ 10 s for 100,000; and
+``tune`` for each (every value of the grid replayed on one read).
 
     python benchmarks/bench_dashboard.py [--records 1000000] [--postgres postgresql+asyncpg://…/test]
 """
@@ -34,14 +37,16 @@ from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.settings import Settings
-from phronesis.storage.tables import decision_records
+from phronesis.storage.tables import decision_records, proactive_sends, proactive_users
 
 TENANT = "default"
+USERS = 2000
+LEVELS = ("new", "building", "established", "deep")
 KINDS: dict[str, tuple[float, list[str], list[str]]] = {
     # kind: (share, paths, actions)
     "executive": (0.30, ["heuristic", "llm", "fallback", "rejected"], []),
     "routing": (0.25, ["local", "llm", "rule"], ["RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE"]),
-    "admission": (0.15, ["llm", "rule", "local"], ["ADD", "NOT", "REPLACE", "MERGE"]),
+    "admission": (0.15, ["prefilter", "judge"], ["ADD", "NOT", "REPLACE", "MERGE"]),
     "proactive": (0.25, ["cycle", "prefilter"], ["sent", "deferred", "silent"]),
     "learning": (0.05, ["feedback"], []),
 }
@@ -61,10 +66,13 @@ PAGES = [
 ]
 
 
-def _rows(count: int, start: int, now: datetime, rng: random.Random) -> list[dict[str, Any]]:
+def _rows(
+    count: int, start: int, now: datetime, rng: random.Random
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Decision records, and the proactive sends their sent cycles made."""
     kinds = list(KINDS)
     weights = [KINDS[k][0] for k in kinds]
-    rows = []
+    rows, sends = [], []
     for i in range(start, start + count):
         kind = rng.choices(kinds, weights)[0]
         _, paths, actions = KINDS[kind]
@@ -86,12 +94,21 @@ def _rows(count: int, start: int, now: datetime, rng: random.Random) -> list[dic
                 outcome = rng.choice(["correct", "incorrect"])
                 if outcome == "incorrect":
                     attributes["route_feedback"] = {"correct": False, "expected_decision": rng.choice(actions)}
+        if kind == "admission":
+            path, action, attributes, outcome, llm = _admission(rng)
+        created = now - timedelta(seconds=rng.uniform(0, 30 * 86400))
+        subject = f"subject-{rng.randint(1, 20000)}"
+        if kind == "proactive" and path == "cycle":
+            user = f"u{rng.randrange(USERS)}"
+            subject, action, inputs, attributes, send = _cycle(i, user, created, rng)
+            if send is not None:
+                sends.append(send)
         rows.append(
             {
                 "id": f"d{i:08}",
                 "tenant": TENANT,
                 "kind": kind,
-                "subject_id": f"subject-{rng.randint(1, 20000)}",
+                "subject_id": subject,
                 "strategy": strategy,
                 "path": path,
                 "action": action,
@@ -108,10 +125,61 @@ def _rows(count: int, start: int, now: datetime, rng: random.Random) -> list[dic
                 "outcome": outcome,
                 "outcome_at": None,
                 "attributes": attributes,
-                "created_at": now - timedelta(seconds=rng.uniform(0, 30 * 86400)),
+                "created_at": created,
             }
         )
-    return rows
+    return rows, sends
+
+
+def _admission(rng: random.Random) -> tuple[str, str, dict[str, Any], str | None, bool]:
+    """An admission as the executor records one: the best similarity, the same-task count, the
+    judge (the LLM) a run past the pre-filter met; 10 % rated."""
+    best = rng.uniform(0.3, 1.0)
+    same_task = int(rng.random() < 0.1)
+    judged = same_task or best >= 0.7
+    action = rng.choice(["ADD", "NOT", "MERGE"]) if judged else "ADD"
+    attributes: dict[str, Any] = {
+        "similarity": best, "rule": "llm" if judged else "below_low_similarity", "duplicate_threshold": 0.95,
+        "low_similarity": 0.7, "judge_configured": "llm", "pair_judge": False, "same_task_candidates": same_task,
+    }  # fmt: skip
+    outcome = None
+    if rng.random() < 0.1:
+        outcome = rng.choice(["correct", "incorrect"])
+        if outcome == "incorrect":
+            attributes["admission_feedback"] = {"correct": False, "expected_decision": rng.choice(["ADD", "NOT"])}
+    return ("judge" if judged else "prefilter"), action, attributes, outcome, bool(judged)
+
+
+def _cycle(
+    i: int, user: str, at: datetime, rng: random.Random
+) -> tuple[str, str, dict[str, Any], dict[str, Any], dict[str, Any] | None]:
+    """A proactive cycle past the pre-filter as ``cycle`` records one: one to three scored
+    candidates (exploration at 0.1 in a band of 1 below the level's threshold), the send, and
+    that send's feedback."""
+    level = rng.choice(LEVELS)
+    threshold = {"new": 7.0, "building": 6.0, "established": 5.5, "deep": 5.0}[level]
+    candidates = []
+    for n in range(rng.randint(1, 3)):
+        score = round(rng.uniform(3.0, 9.5), 2)
+        verdict, probability = ("approved", 1.0) if score >= threshold else ("deferred", 1.0)
+        if threshold - 1.0 <= score < threshold:
+            verdict, probability = ("explored", 0.1) if rng.random() < 0.1 else ("deferred", 0.9)
+        candidates.append({"message": f"message {i}.{n}", "category": rng.choice(["deadline_warning", "habit"]),
+                           "score": score, "verdict": verdict, "probability": probability})  # fmt: skip
+    candidates.sort(key=lambda c: (c["verdict"] not in ("approved", "explored"), -c["score"]))
+    chosen = candidates[0] if candidates[0]["verdict"] in ("approved", "explored") else None
+    send = None
+    if chosen is not None:
+        send = {
+            "tenant": TENANT, "id": f"s{i:08}", "user_id": user, "cycle_key": f"k{i:08}", "message": chosen["message"],
+            "category": chosen["category"], "trigger_signals": [], "action_type": "text", "channel": "console",
+            "score": chosen["score"], "probability": chosen["probability"], "delivery_status": "sent", "sent_at": at,
+            "outcome": rng.choice(["engaged", "ignored", "ignored", "pending"]),
+        }  # fmt: skip
+    attributes = {"threshold": threshold, "candidates": candidates, "send_id": send and send["id"],
+                  "probability": 1.0 if chosen and chosen["verdict"] == "approved" else 0.1}  # fmt: skip
+    inputs = {"trust": {"level": level, "score_threshold": threshold}}
+    return user, "sent" if chosen else "silent", inputs, attributes, send
 
 
 def _executive(i: int, rng: random.Random) -> tuple[str, str, str, dict[str, Any], dict[str, Any], str | None]:
@@ -148,10 +216,32 @@ async def _fill(engine: Engine, url: str, records: int, now: datetime) -> float:
     rng = random.Random(7)
     started = time.perf_counter()
     chunk = 20_000
+    async with engine.database.transaction() as conn:
+        await conn.execute(
+            insert(proactive_users),
+            [
+                {
+                    "tenant": TENANT,
+                    "id": f"u{n}",
+                    "timezone": "UTC",
+                    "wake_time": "07:00",
+                    "sleep_time": "23:00",
+                    "created_at": now - timedelta(days=60),
+                    "channel": "console",
+                    "ignored_signal_types": [],
+                    "patterns": [],
+                    "learned_ignored_types": [],
+                    "updated_at": now,
+                }  # fmt: skip
+                for n in range(USERS)
+            ],
+        )
     for start in range(0, records, chunk):
-        rows = _rows(min(chunk, records - start), start, now, rng)
+        rows, sends = _rows(min(chunk, records - start), start, now, rng)
         async with engine.database.transaction() as conn:
             await conn.execute(insert(decision_records), rows)
+            if sends:
+                await conn.execute(insert(proactive_sends), sends)
     if engine.database.dialect == "postgresql":
         await admin(url, "VACUUM ANALYZE decision_records")  # autovacuum is off on this machine
     else:
@@ -200,18 +290,24 @@ async def bench(url: str, label: str, records: int, requests: int) -> list[str]:
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
     await engine.start()
     try:
-        for point, current in (("routing", 0.75), ("executive", 0.7)):
-            body = ReplayIn(decision_point=point, value=0.6, days=31)  # type: ignore[arg-type]
+        for point, parameter, value in (
+            ("routing", "cascade_threshold", 0.6),
+            ("executive", "heuristic_threshold", 0.6),
+            ("admission", "low_similarity", 0.8),
+            ("proactive", "score_threshold.new", 6.0),
+        ):
+            asked = {"decision_point": point, "parameter": parameter, "days": 31}
+            body = ReplayIn.model_validate(asked | {"value": value})
             started = time.perf_counter()
             report = await run_replay(engine, TENANT, body)
             replay_s = time.perf_counter() - started
             lines.append(
-                f"| {label} | {records:,} | replay {point} {report.parameter} {current} → 0.6 over "
+                f"| {label} | {records:,} | replay {point} {report.parameter} {report.current} → {value} over "
                 f"{report.decisions:,} decisions ({report.changed:,} change, "
                 f"{report.replayed_success.covered:,} covered) | {replay_s * 1000:.0f} | |"
             )
             started = time.perf_counter()
-            tuned = await tune(engine, TENANT, TuneIn(decision_point=point, days=31))  # type: ignore[arg-type]
+            tuned = await tune(engine, TENANT, TuneIn.model_validate(asked))
             tune_s = time.perf_counter() - started
             lines.append(
                 f"| {label} | {records:,} | tune {point}: {len(tuned.rows)} values over {tuned.decisions:,} "

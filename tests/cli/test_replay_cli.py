@@ -41,10 +41,61 @@ def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
     assert "now 0.7; no logged decisions in the window: nothing to tune on" in table.stdout
     for args, message in (
         (["settings", "set", "executive.heuristic_threshold", "0.1"], "from 0.3 to 0.95"),
-        (["replay", "executive", "--heuristic-threshold", "0.1"], "clamped to [0.3, 0.95]"),
+        (["replay", "executive", "--heuristic-threshold", "0.1"], "takes a value from 0.3 to 0.95"),
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and message in result.output and result.output.count("\n") == 1, result.output
     for args in (["tune", "executive", "--min-coverage", "2"], ["replay", "executive", "--heuristic-threshold", "-1"]):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and result.output.startswith("error: --"), (args, result.output)
+
+
+def test_replay_and_tune_admission_on_admitted_runs(cli: CliRunner) -> None:
+    """Runs admitted and rated by the CLI, replayed and tuned by the CLI, the proposal applied: the
+    next admission uses it (one database, several processes' worth of commands)."""
+    first = cli.invoke(app, ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--json"])
+    assert first.exit_code == 0, first.output
+    far = cli.invoke(
+        app, ["admission", "admit", "--task", "Translate the guide into French", "--outcome", "success", "--json"]
+    )
+    decided = json.loads(far.stdout)
+    assert decided["rule"] == "below_low_similarity"
+    rated = cli.invoke(app, ["admission", "feedback", decided["decision_id"], "--correct"])
+    assert rated.exit_code == 0, rated.output
+    replayed = cli.invoke(app, ["replay", "admission", "--low-similarity", "0.0", "--json"])
+    assert replayed.exit_code == 0, replayed.output
+    report = json.loads(replayed.stdout)
+    # at 0.0 the rated run meets the rule judge, which ADDs another task's run: nothing changes
+    assert (report["parameter"], report["decisions"], report["changed"], report["coverage"]) == (
+        "low_similarity",
+        1,
+        0,
+        1.0,
+    )
+    table = cli.invoke(app, ["tune", "admission"])
+    assert table.exit_code == 0 and "admission low_similarity: now 0.7" in table.stdout, table.output
+    applied = cli.invoke(app, ["settings", "set", "admission.low_similarity", "0.0"])
+    assert applied.exit_code == 0, applied.output
+    after = cli.invoke(
+        app, ["admission", "admit", "--task", "Plan the offsite agenda", "--outcome", "success", "--json"]
+    )
+    assert (json.loads(after.stdout)["stage"], json.loads(after.stdout)["rule"]) == ("judge", "different_task")
+
+
+def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
+    replayed = cli.invoke(app, ["replay", "proactive", "--level", "deep", "--score-threshold", "4.5"])
+    assert replayed.exit_code == 0, replayed.output
+    assert "proactive score_threshold.deep: 5.0 → 4.5" in replayed.stdout and "messages sent: 0" in replayed.stdout
+    tuned = cli.invoke(app, ["tune", "proactive", "--level", "building", "--json"])
+    assert tuned.exit_code == 0, tuned.output
+    report = json.loads(tuned.stdout)
+    assert (report["setting"], report["current"]) == ("proactive.score_threshold.building", 6.0)
+    assert "most messages sent" in report["objective"]
+    for args, message in (
+        (["replay", "proactive", "--level", "new", "--score-threshold", "11"], "from 0.0 to 10.0"),
+        (["replay", "proactive", "--level", "nobody", "--score-threshold", "5"], "--level"),
+        (["tune", "executive", "--level", "new"], "only proactive has trust levels"),
+        (["replay", "admission", "--low-similarity", "1.2"], "--low-similarity"),
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and message in result.output, (args, result.output)

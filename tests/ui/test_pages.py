@@ -199,7 +199,7 @@ def test_replay_shows_what_another_cascade_threshold_would_do(watched: Watched) 
     sign_in(watched, "sk-initech-ui")
     page = watched.page
     page.click("header nav a[href='/ui/replay']")
-    page.select_option("select[name=decision_point]", "routing")
+    page.select_option("select[name=setting]", "routing.cascade_threshold")
     page.fill("input[name=value]", "0.5")
     page.click("form.filters button[type=submit]")
     page.wait_for_url("**/ui/replay?*")
@@ -217,7 +217,7 @@ def test_replay_and_tune_the_executive_threshold(watched: Watched, dashboard: Da
     sign_in(watched)
     page = watched.page
     page.click("header nav a[href='/ui/replay']")
-    page.select_option("select[name=decision_point]", "executive")
+    page.select_option("select[name=setting]", "executive.heuristic_threshold")
     page.fill("input[name=value]", "0.95")
     page.click("form.filters button[type=submit]:not([name])")
     page.wait_for_url("**/ui/replay?*")
@@ -283,7 +283,8 @@ def test_bad_page_parameters_get_a_page_naming_them(watched: Watched) -> None:
         ("/ui?days=0", "days: a whole number from 1 to 90"),
         ("/ui/routing?days=abc", "days: a whole number from 1 to 90"),
         ("/ui/decisions?kind=bogus", "kind: Input should be"),
-        ("/ui/replay?value=7", "value: Input should be less than or equal to 1"),
+        ("/ui/replay?value=7", "value: executive.heuristic_threshold takes a value from 0.3 to 0.95"),
+        ("/ui/replay?setting=proactive.score_threshold.nobody", "parameter: Input should be"),
     ):
         response = page.goto(path)
         assert response is not None and response.status == 422, path
@@ -361,3 +362,28 @@ def test_pages_answer_head_as_they_answer_get(dashboard: Dashboard) -> None:
         assert page.status_code == 200 and page.headers["content-type"].startswith("text/html") and page.content == b""
         assert client.head("/ui").status_code == 303  # not signed in: to the sign-in page, as GET does
         assert client.head("/ui/static/style.css").status_code == 200
+
+
+def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
+    """initech's ana (trust deep) was sent a deadline warning and answered it: at a threshold above
+    its score the cycle stays silent, and tuning lists how many messages each value sends."""
+    sign_in(watched, "sk-initech-ui")
+    page = watched.page
+    page.goto("/ui/replay")
+    options = page.locator("select[name=setting] option")
+    assert options.count() == 7 and "proactive.score_threshold.deep" in options.all_inner_texts()
+    page.select_option("select[name=setting]", "proactive.score_threshold.deep")
+    page.fill("input[name=value]", "10")
+    page.click("form.filters button[type=submit]:not([name])")
+    page.wait_for_url("**/ui/replay?*")
+    table = page.locator("table[data-table=replay]")
+    assert (table.get_attribute("data-decision-point"), table.get_attribute("data-changed")) == ("proactive", "1")
+    sent = page.locator("[data-sent-logged]")
+    assert (sent.get_attribute("data-sent-logged"), sent.get_attribute("data-sent-replayed")) == ("1", "0")
+    assert "silent" in page.inner_text("table[data-table=changes]")
+    watched.shot("replay-proactive")
+    page.click("form.filters button[name=tune]")
+    page.wait_for_selector("table[data-table=tune]")
+    assert page.get_attribute("tr[data-value='10.0'] td[data-sent]", "data-sent") == "0"
+    assert page.get_attribute("tr[data-value='0.0'] td[data-sent]", "data-sent") == "1"
+    assert "most messages sent" in page.inner_text("[data-proposed]")

@@ -1,5 +1,5 @@
-"""``phronesis replay executive|routing``: what another setting would have done with the logged
-decisions; ``phronesis tune executive|routing``: the setting they argue for, with the table behind it."""
+"""``phronesis replay executive|routing|admission|proactive``: what another setting would have done
+with the logged decisions; ``phronesis tune …``: the setting they argue for, with the table behind it."""
 
 from __future__ import annotations
 
@@ -9,14 +9,18 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, app, invalid, replay_app, with_engine
+from phronesis.cli.app import TenantOption, app, fail, invalid, replay_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.replay import ReplayIn, ReplayReport, TuneIn, TuneReport, run_replay, tune
 from phronesis.replay.models import DecisionPoint
+from phronesis.settings import TrustLevelName
 from phronesis.tenant_settings import AppliedSetting, ApplyIn
 
 DaysOption = Annotated[float, typer.Option("--days", help="How far back to replay.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+LevelOption = Annotated[
+    TrustLevelName, typer.Option("--level", help="The trust level whose score threshold is replayed (proactive).")
+]
 
 
 def _pct(value: float | None) -> str:
@@ -34,9 +38,14 @@ def _table(report: ReplayReport) -> str:
         f"{report.decision_point} {report.parameter}: {report.current} → {report.value}",
         f"decisions replayed: {report.decisions}, changed: {report.changed}",
         f"LLM calls: {report.llm_calls_logged} logged → {report.llm_calls_replayed} replayed",
-        f"success now: {_pct(now.rate)} of {now.covered} rated",
-        f"success replayed: {_pct(then.rate)}{interval} on {then.covered} covered "
-        f"({report.coverage:.0%} of the rated decisions)",
+    ]
+    proactive = report.sent_logged is not None
+    if proactive:
+        lines.append(f"messages sent: {report.sent_logged} logged → {report.sent_replayed} replayed")
+    what, of = ("engagement", "its sends") if proactive else ("success", "the rated decisions")
+    lines += [
+        f"{what} now: {_pct(now.rate)} of {now.covered} rated",
+        f"{what} replayed: {_pct(then.rate)}{interval} on {then.covered} covered ({report.coverage:.0%} of {of})",
     ]
     for weighted in (report.ips, report.snips):
         if weighted is not None:
@@ -49,9 +58,17 @@ def _table(report: ReplayReport) -> str:
     return "\n".join(lines)
 
 
-def _replay(point: DecisionPoint, option: str, value: float, days: float, as_json: bool, tenant: str) -> None:
+def _replay(
+    point: DecisionPoint,
+    option: str,
+    value: float,
+    days: float,
+    as_json: bool,
+    tenant: str,
+    parameter: str | None = None,
+) -> None:
     try:
-        body = ReplayIn(decision_point=point, value=value, days=days)
+        body = ReplayIn.model_validate({"decision_point": point, "parameter": parameter, "value": value, "days": days})
     except ValidationError as exc:
         raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("value", option)) from None
 
@@ -89,24 +106,55 @@ def executive(
     _replay("executive", "heuristic-threshold", heuristic_threshold, days, as_json, tenant)
 
 
+@replay_app.command("admission")
+def admission(
+    low_similarity: Annotated[
+        float, typer.Option("--low-similarity", help="The admission.low_similarity (the pre-filter's) to replay.")
+    ],
+    days: DaysOption = 30.0,
+    as_json: JsonOption = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Replay the pre-filter's low similarity threshold on the logged admissions: runs judged or
+    added without a judge, LLM calls, estimated success from admission feedback."""
+    _replay("admission", "low-similarity", low_similarity, days, as_json, tenant)
+
+
+@replay_app.command("proactive")
+def proactive(
+    level: LevelOption,
+    score_threshold: Annotated[
+        float, typer.Option("--score-threshold", help="The level's score threshold (0-10) to replay.")
+    ],
+    days: DaysOption = 30.0,
+    as_json: JsonOption = False,
+    tenant: TenantOption = DEFAULT_TENANT,
+) -> None:
+    """Replay one trust level's score threshold on its users' logged cycles: messages sent or not,
+    estimated engagement (IPS and SNIPS where exploration was on)."""
+    _replay("proactive", "score-threshold", score_threshold, days, as_json, tenant, f"score_threshold.{level}")
+
+
 def _tune_table(report: TuneReport) -> str:
     if not report.decisions:
         return (
             f"{report.decision_point} {report.parameter}: now {report.current}; no logged decisions in the "
             "window: nothing to tune on (--days to look further back)"
         )
+    proactive = report.decision_point == "proactive"
     lines = [
         f"{report.decision_point} {report.parameter}: now {report.current}, proposed {report.proposed}",
         f"objective: {report.objective}",
         f"decisions: {report.decisions}, rated: {report.rated}",
-        f"{'value':>6}  {'changed':>7}  {'LLM calls':>9}  {'avoided':>7}  {'success':>8}  {'95 %':>13}  "
-        f"{'method':>6}  {'coverage':>8}",
+        f"{'value':>6}  {'changed':>7}  {'sent' if proactive else 'LLM calls':>9}  {'avoided':>7}  "
+        f"{'success':>8}  {'95 %':>13}  {'method':>6}  {'coverage':>8}",
     ]
     for row in report.rows:
         low_high = f"{row.interval[0]:.1%}–{row.interval[1]:.1%}" if row.interval else "–"
         mark = "  ← proposed" if row.value == report.proposed else ("  (now)" if row.value == report.current else "")
         lines.append(
-            f"{row.value:>6.2f}  {row.changed:>7}  {row.llm_calls:>9}  {row.llm_calls_avoided:>7}  "
+            f"{row.value:>6.2f}  {row.changed:>7}  {row.sent if proactive else row.llm_calls:>9}  "
+            f"{row.llm_calls_avoided:>7}  "
             f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {row.coverage:>8.0%}"
             f"{'' if row.eligible else '  ✗'}{mark}"
         )
@@ -115,7 +163,11 @@ def _tune_table(report: TuneReport) -> str:
 
 @app.command("tune")
 def tune_command(
-    decision_point: Annotated[DecisionPoint, typer.Argument(help="executive or routing.")],
+    decision_point: Annotated[DecisionPoint, typer.Argument(help="executive, routing, admission or proactive.")],
+    level: Annotated[
+        TrustLevelName | None,
+        typer.Option("--level", help="proactive: the trust level whose score threshold is tuned (default new)."),
+    ] = None,
     days: DaysOption = 30.0,
     min_coverage: Annotated[
         float, typer.Option("--min-coverage", help="The least share of rated decisions an estimate must cover.")
@@ -126,11 +178,21 @@ def tune_command(
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Propose the threshold that avoids the most LLM calls without lowering the estimated success,
-    from the logged decisions, with the replay of every value behind it. Changes nothing unless
-    --apply: then the tenant's decisions use it from the next one on, in every process."""
+    """Propose the threshold that avoids the most LLM calls (proactive: sends the most messages)
+    without lowering the estimated success, from the logged decisions, with the replay of every
+    value behind it. Changes nothing unless --apply: then the tenant's decisions use it from the
+    next one on, in every process."""
+    if level is not None and decision_point != "proactive":
+        raise fail("--level: only proactive has trust levels")
     try:
-        body = TuneIn(decision_point=decision_point, days=days, min_coverage=min_coverage)
+        body = TuneIn.model_validate(
+            {
+                "decision_point": decision_point,
+                "parameter": None if level is None else f"score_threshold.{level}",
+                "days": days,
+                "min_coverage": min_coverage,
+            }
+        )
     except ValidationError as exc:
         raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("_", "-")) from None
 

@@ -53,7 +53,7 @@ def _apply(tenant: str, name: SettingName, value: float | None, note: str | None
 @settings_app.command("set")
 def set_setting(
     name: Annotated[SettingName, typer.Argument(help="The setting, e.g. executive.heuristic_threshold.")],
-    value: Annotated[float, typer.Argument(help="Its value for this tenant, 0 to 1.")],
+    value: Annotated[float, typer.Argument(help="Its value for this tenant (0 to 1; a proactive score 0 to 10).")],
     note: NoteOption = None,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:

@@ -28,8 +28,8 @@ from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError, validation_message
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
-from phronesis.replay.models import PARAMETERS, DecisionPoint
-from phronesis.replay.run import SETTINGS, current_value
+from phronesis.replay.models import PARAMETERS, Asked, setting_of
+from phronesis.replay.run import current_value
 from phronesis.tenant_settings import ApplyIn
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
@@ -465,32 +465,37 @@ async def proactive_page(request: Request) -> Response:
 @_page("/replay")
 async def replay_page(request: Request) -> Response:
     """What another threshold would have done with the logged decisions (``value``), or the
-    threshold the logs argue for, every value replayed (``tune``)."""
+    threshold the logs argue for, every value replayed (``tune``). The setting is asked as
+    ``setting`` (the page's select: ``proactive.score_threshold.new``) or as ``decision_point``
+    and ``parameter`` (links, the Apply form)."""
     who = _who(request)
     if who is None:
         return _sign_in_first()
     engine = _engine(request)
     asked = {k: v for k, v in request.query_params.items() if v != ""}
-    point = asked.pop("decision_point", "executive")
+    if "setting" in asked:
+        asked["decision_point"], _, asked["parameter"] = asked.pop("setting").partition(".")
+    asked.setdefault("decision_point", "executive")
     wants_tune = asked.pop("tune", None) is not None
     applied = asked.pop("applied", None)
     try:
-        # the window and decision point, whether or not a value is asked (Tune needs none)
-        where = TuneIn.model_validate({"decision_point": point} | {k: v for k, v in asked.items() if k == "days"})
-        body = ReplayIn.model_validate({"decision_point": point} | asked) if "value" in asked else None
+        # the window and setting, whether or not a value is asked (Tune needs none)
+        where = TuneIn.model_validate({k: v for k, v in asked.items() if k in ("decision_point", "parameter", "days")})
+        body = ReplayIn.model_validate(asked) if "value" in asked else None
     except ValidationError as exc:
         return _bad_input(request, who, "Bad replay", exc)
-    current = await current_value(engine, who.tenant, where.decision_point)
+    point, parameter = where.decision_point, str(where.parameter)
+    current = await current_value(engine, who.tenant, point, parameter)
     report = await run_replay(engine, who.tenant, body) if body is not None and not wants_tune else None
     tuned = await tune(engine, who.tenant, where) if wants_tune else None
-    setting = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}[SETTINGS[where.decision_point]]
+    setting = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}[where.setting]
     return _render(
         request,
         "replay.html",
         viewer=who,
-        point=where.decision_point,
-        parameter=PARAMETERS[where.decision_point],
-        points=PARAMETERS,
+        point=point,
+        parameter=parameter,
+        settings=[setting_of(p, name) for p, names in PARAMETERS.items() for name in names],
         current=current,
         setting=setting,
         report=report,
@@ -500,14 +505,13 @@ async def replay_page(request: Request) -> Response:
     )
 
 
-class ApplyForm(BaseModel):
+class ApplyForm(Asked):
     """The replay page's Apply: a tenant setting, its value, and the replay behind it."""
 
     model_config = ConfigDict(extra="ignore")
 
-    decision_point: DecisionPoint
-    value: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
-    """None (the field left empty): back to the configured value."""
+    value: float | None = Field(default=None, allow_inf_nan=False)
+    """None (the field left empty): back to the configured value. Its range is the setting's (``apply``)."""
     note: str | None = Field(default=None, max_length=1000)
 
 
@@ -527,10 +531,12 @@ async def apply_setting(request: Request) -> Response:
         return _bad_input(request, who, "Bad setting", exc)
     change = ApplyIn(value=asked.value, note=asked.note or "applied from the dashboard's replay page")
     try:
-        applied = await _engine(request).tenant_settings.apply(who.tenant, SETTINGS[asked.decision_point], change)
+        applied = await _engine(request).tenant_settings.apply(who.tenant, asked.setting, change)
     except InvalidInputError as exc:
         return _render(request, "error.html", 422, viewer=who, title="Bad setting", message=str(exc))
-    query = urlencode({"decision_point": asked.decision_point, "applied": applied.decision_id or ""})
+    query = urlencode(
+        {"decision_point": asked.decision_point, "parameter": asked.parameter, "applied": applied.decision_id or ""}
+    )
     return RedirectResponse(f"/ui/replay?{query}", status_code=303, headers=SECURITY_HEADERS)
 
 

@@ -129,20 +129,26 @@ async def test_borderline_candidates_become_insights_handed_back_on_the_next_mes
 
 
 async def test_feedback_engaged_within_the_window_ignored_after_the_timeout(
-    proactive: ProactiveModule, clock: FixedClock
+    proactive: ProactiveModule, clock: FixedClock, database: Database
 ) -> None:
     await proactive.put_user("t", "ana", ESTABLISHED)
     await proactive.add_signals("t", "ana", [deadline()])
-    await proactive.run_cycle("t", "ana")
+    first = await proactive.run_cycle("t", "ana")
     clock.advance(minutes=12)
     reply = await proactive.on_message("t", "ana", UserMessageIn(text="ok, thanks!"))
     assert [(f.outcome, f.response_latency_seconds) for f in reply.feedback] == [("engaged", 720.0)]
     await proactive.add_signals("t", "ana", [deadline(9, "second", title="Exam")])
     clock.advance(minutes=40)
-    await proactive.run_cycle("t", "ana")
+    second = await proactive.run_cycle("t", "ana")
     clock.advance(minutes=181)
     report = await proactive.tick("t")
     assert report.feedback_expired == 1
+    # each cycle's decision record carries its send's feedback, and says it asked no LLM
+    records = DecisionRecordRepository(database)
+    for result, outcome in ((first, "engaged"), (second, "ignored")):
+        assert result.decision_id is not None
+        record = await records.get("t", result.decision_id)
+        assert (record.outcome, record.llm_calls) == (outcome, 0)
     summary = await proactive.feedback_summary("t", "ana")
     assert (summary.total_sent, summary.engaged, summary.ignored, summary.engagement_rate) == (2, 1, 1, 0.5)
     assert (await proactive.user("t", "ana")).interaction_count == 151

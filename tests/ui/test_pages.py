@@ -284,7 +284,7 @@ def test_bad_page_parameters_get_a_page_naming_them(watched: Watched) -> None:
         ("/ui/routing?days=abc", "days: a whole number from 1 to 90"),
         ("/ui/decisions?kind=bogus", "kind: Input should be"),
         ("/ui/replay?value=7", "value: executive.heuristic_threshold takes a value from 0.3 to 0.95"),
-        ("/ui/replay?setting=proactive.score_threshold.nobody", "parameter: Input should be"),
+        ("/ui/replay?setting=proactive.score_threshold.nobody", "setting: proactive replays score_threshold.new"),
     ):
         response = page.goto(path)
         assert response is not None and response.status == 422, path
@@ -372,7 +372,14 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page.goto("/ui/replay")
     options = page.locator("select[name=setting] option")
     assert options.count() == 7 and "proactive.score_threshold.deep" in options.all_inner_texts()
+    # another setting picked, the value left as shown (the executive's 0.7): not replayed as a
+    # score, the page shows the new setting at its own value (a fresh-clone trial)
     page.select_option("select[name=setting]", "proactive.score_threshold.deep")
+    page.click("form.filters button[type=submit]:not([name])")
+    page.wait_for_url("**/ui/replay?*")
+    assert page.locator("table[data-table=replay]").count() == 0
+    assert page.get_attribute("[data-current]", "data-current") == "5.0"
+    assert page.input_value("input[name=value]") == "5.0"
     page.fill("input[name=value]", "10")
     page.click("form.filters button[type=submit]:not([name])")
     page.wait_for_url("**/ui/replay?*")

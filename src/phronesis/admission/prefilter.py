@@ -55,7 +55,7 @@ def prefilter(
         return Verdict(
             "ADD",
             None,
-            f"Similarity {best.similarity:.2f} below threshold {low_similarity:.2f}",
+            f"Similarity {best.similarity:.3f} below threshold {low_similarity:.2f}",
             "prefilter",
             "below_low_similarity",
         )

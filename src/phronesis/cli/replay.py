@@ -142,20 +142,23 @@ def _tune_table(report: TuneReport) -> str:
             "window: nothing to tune on (--days to look further back)"
         )
     proactive = report.decision_point == "proactive"
+    # proactive: a threshold costs no LLM call; what it changes is the messages sent and engagement
+    gain, what = ("sent", "engaged") if proactive else ("LLM calls", "success")
     lines = [
         f"{report.decision_point} {report.parameter}: now {report.current}, proposed {report.proposed}",
         f"objective: {report.objective}",
         f"decisions: {report.decisions}, rated: {report.rated}",
-        f"{'value':>6}  {'changed':>7}  {'sent' if proactive else 'LLM calls':>9}  {'avoided':>7}  "
-        f"{'success':>8}  {'95 %':>13}  {'method':>6}  {'coverage':>8}",
+        f"{'value':>6}  {'changed':>7}  {gain:>9}  {'' if proactive else 'avoided':>7}  "
+        f"{what:>8}  {'95 %':>13}  {'method':>6}  {'coverage':>8}",
     ]
     for row in report.rows:
         low_high = f"{row.interval[0]:.1%}–{row.interval[1]:.1%}" if row.interval else "–"
         mark = "  ← proposed" if row.value == report.proposed else ("  (now)" if row.value == report.current else "")
+        avoided = "" if proactive else row.llm_calls_avoided
+        coverage = "–" if proactive and not row.sent else f"{row.coverage:.0%}"
         lines.append(
-            f"{row.value:>6.2f}  {row.changed:>7}  {row.sent if proactive else row.llm_calls:>9}  "
-            f"{row.llm_calls_avoided:>7}  "
-            f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {row.coverage:>8.0%}"
+            f"{row.value:>6.2f}  {row.changed:>7}  {row.sent if proactive else row.llm_calls:>9}  {avoided:>7}  "
+            f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {coverage:>8}"
             f"{'' if row.eligible else '  ✗'}{mark}"
         )
     return "\n".join(lines)

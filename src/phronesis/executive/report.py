@@ -16,8 +16,9 @@ from phronesis.audit.models import OutcomeSummary
 __all__ = ["StrategyReport", "build_report", "wilson_interval"]
 
 
-def wilson_interval(successes: int, trials: int, *, z: float = 1.96) -> tuple[float, float] | None:
-    """95 % Wilson score interval of a proportion; None with no trials."""
+def wilson_interval(successes: float, trials: float, *, z: float = 1.96) -> tuple[float, float] | None:
+    """95 % Wilson score interval of a proportion; None with no trials. Counts may be effective
+    (weighted) ones: ``replay.estimators`` bounds its weighted estimates with them."""
     if trials <= 0:
         return None
     p = successes / trials

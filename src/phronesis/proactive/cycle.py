@@ -506,6 +506,7 @@ class CycleRunner:
             latency_ms=proposed.latency_ms,
             prompt_tokens=proposed.prompt_tokens,
             completion_tokens=proposed.completion_tokens,
+            llm_calls=int(proposed.llm_called),
             reason=reason,
             attributes=attributes,
         )
@@ -551,5 +552,6 @@ def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionReco
         action="silent",
         inputs={"trust": screened.trust.info(), "sends_today": screened.sends_today},
         reason=screened.reason,
+        llm_calls=0,
         attributes={"cycle_key": key},
     )

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, bindparam, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
-from phronesis.storage.tables import proactive_sends
+from phronesis.storage.tables import decision_records, proactive_sends
 
 __all__ = ["SendRepository"]
 
@@ -184,19 +184,19 @@ class SendRepository:
         latency: float | None = None,
     ) -> None:
         if send_ids:
+            labelled = (c.tenant == tenant, c.id.in_(send_ids), c.outcome == "pending")
+            await _record_outcome(conn, tenant, labelled, outcome, at)
             await conn.execute(
                 update(proactive_sends)
-                .where(c.tenant == tenant, c.id.in_(send_ids), c.outcome == "pending")
+                .where(*labelled)
                 .values(outcome=outcome, outcome_at=at, response_latency_seconds=latency)
             )
 
     async def expire_pending(self, conn: AsyncConnection, tenant: str, before: datetime, at: datetime) -> int:
         """Seed 004 §5: no reply ``ignore_timeout`` after a send → ignored (one statement for everyone)."""
-        result = await conn.execute(
-            update(proactive_sends)
-            .where(c.tenant == tenant, c.outcome == "pending", c.sent_at < before)
-            .values(outcome="ignored", outcome_at=at)
-        )
+        expired = (c.tenant == tenant, c.outcome == "pending", c.sent_at < before)
+        await _record_outcome(conn, tenant, expired, "ignored", at)
+        result = await conn.execute(update(proactive_sends).where(*expired).values(outcome="ignored", outcome_at=at))
         return int(result.rowcount)
 
     async def window(
@@ -253,3 +253,16 @@ class SendRepository:
         query = query.order_by(c.sent_at.desc(), c.id).limit(limit).offset(offset)
         async with self._db.connect() as conn:
             return [feedback_model(r) for r in await conn.execute(query)]
+
+
+async def _record_outcome(
+    conn: AsyncConnection, tenant: str, sends: tuple[ColumnElement[bool], ...], outcome: str, at: datetime
+) -> None:
+    """The cycle's decision record gets its send's feedback as its outcome, in the same
+    transaction: a decision's page, the calibration of scores against engagement and the
+    decision list read it there (a fresh-clone trial found "Outcome none yet" on an answered send)."""
+    decided = select(c.decision_id).where(*sends, c.decision_id.is_not(None))
+    d = decision_records.c
+    await conn.execute(
+        update(decision_records).where(d.tenant == tenant, d.id.in_(decided)).values(outcome=outcome, outcome_at=at)
+    )

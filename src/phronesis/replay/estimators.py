@@ -9,7 +9,11 @@ policy would do, a logged decision that matches the replayed one is weighted by 
 so the matches stand for the decisions the logging policy made otherwise. Unbiased where the
 logging policy could have made the replayed choice (probability > 0): the estimate is over
 those decisions only, and the report gives their share as its coverage. Intervals are the
-normal approximation (95 %), by the delta method for SNIPS.
+normal approximation (95 %), by the delta method for SNIPS, widened to at least the Wilson
+interval at the effective sample size of the matching decisions: one or two matches of the same
+reward have no variance, and a zero-width interval would claim a certainty the logs do not hold
+(a fresh-clone trial: "0.0 % (95 % 0.0–0.0 %)" on one ignored message). With no logged decision
+matching the replayed one, there is no estimate at all.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from phronesis.executive.report import wilson_interval
 from phronesis.replay.models import Estimate, WeightedEstimate
@@ -49,17 +54,31 @@ def _clip(low: float, high: float) -> tuple[float, float]:
     return max(0.0, low), min(1.0, high)
 
 
+def _interval(rate: float, half: float, logged: Sequence[Weighted]) -> tuple[float, float]:
+    """The normal interval, no narrower than Wilson's at the matches' effective sample size."""
+    weights = [d.weight for d in logged if d.weight > 0.0]
+    effective = sum(weights) ** 2 / sum(w * w for w in weights)
+    low, high = _clip(rate - half, rate + half)
+    wilson = wilson_interval(min(1.0, max(0.0, rate)) * effective, effective)
+    return (low, high) if wilson is None else (min(low, wilson[0]), max(high, wilson[1]))
+
+
+def _none(method: Literal["ips", "snips"], n: int, rated: int) -> WeightedEstimate:
+    """No logged decision made the replayed choice: nothing to weigh."""
+    return WeightedEstimate(method=method, rate=None, interval=None, decisions=n, coverage=n / rated if rated else 0.0)
+
+
 def ips(logged: Sequence[Weighted], rated: int) -> WeightedEstimate:
     """Mean of weight × reward over the supported decisions."""
     n = len(logged)
-    if n == 0:
-        return WeightedEstimate(method="ips", rate=None, interval=None, decisions=0, coverage=0.0)
+    if not any(d.weight > 0.0 for d in logged):
+        return _none("ips", n, rated)
     terms = [d.weight * d.reward for d in logged]
     mean = sum(terms) / n
     variance = sum((t - mean) ** 2 for t in terms) / max(n - 1, 1)
     half = Z95 * math.sqrt(variance / n)
     return WeightedEstimate(
-        method="ips", rate=mean, interval=_clip(mean - half, mean + half), decisions=n, coverage=n / rated
+        method="ips", rate=mean, interval=_interval(mean, half, logged), decisions=n, coverage=n / rated
     )
 
 
@@ -68,13 +87,11 @@ def snips(logged: Sequence[Weighted], rated: int) -> WeightedEstimate:
     n = len(logged)
     total = sum(d.weight for d in logged)
     if n == 0 or total == 0.0:
-        return WeightedEstimate(
-            method="snips", rate=None, interval=None, decisions=n, coverage=n / rated if rated else 0.0
-        )
+        return _none("snips", n, rated)
     rate = sum(d.weight * d.reward for d in logged) / total
     mean_weight = total / n
     variance = sum((d.weight * (d.reward - rate)) ** 2 for d in logged) / n / mean_weight**2
     half = Z95 * math.sqrt(variance / n)
     return WeightedEstimate(
-        method="snips", rate=rate, interval=_clip(rate - half, rate + half), decisions=n, coverage=n / rated
+        method="snips", rate=rate, interval=_interval(rate, half, logged), decisions=n, coverage=n / rated
     )

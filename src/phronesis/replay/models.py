@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from phronesis.clock import Instant
 from phronesis.tenant_settings import BOUNDS, SettingName
@@ -61,15 +69,17 @@ class Asked(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     decision_point: DecisionPoint
-    parameter: Parameter | None = None
+    parameter: Parameter | None = Field(default=None, json_schema_extra={"examples": ["score_threshold.new"]})
 
-    @field_validator("parameter")
+    @field_validator("parameter", mode="wrap")
     @classmethod
-    def _its_parameter(cls, parameter: str | None, info: ValidationInfo) -> str | None:
+    def _its_parameter(cls, parameter: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
+        """Named against the decision point's own parameters, not every point's (a trial found the
+        error listing all seven)."""
         point = info.data.get("decision_point")
         if parameter is not None and point is not None and parameter not in PARAMETERS[point]:
-            raise ValueError(f"{point} replays {' or '.join(PARAMETERS[point])}, not {parameter}")
-        return parameter
+            raise ValueError(f"{point} replays {' or '.join(PARAMETERS[point])}, not {str(parameter)[:60]!r}")
+        return handler(parameter)
 
     @property
     def setting(self) -> SettingName:

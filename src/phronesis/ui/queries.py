@@ -85,8 +85,10 @@ class Calibration:
     """Expected calibration error: the bins' |observed − predicted|, weighted by their sizes."""
 
 
-SUCCESS = ("positive", "correct")
-FAILURE = ("negative", "incorrect")
+SUCCESS = ("positive", "correct", "engaged", "button_click")
+FAILURE = ("negative", "incorrect", "ignored")
+"""Outcomes that rate a decision: executive feedback, routing and admission ratings, and a
+proactive send's feedback (seed 004 §5: engaged or a button press; ignored or pushed back)."""
 BINS = 10
 
 

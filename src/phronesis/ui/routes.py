@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Annotated, Any, TypeVar
 from urllib.parse import parse_qs, quote, urlencode
@@ -100,11 +100,24 @@ def _not_found(request: Request, who: Viewer, what: str, key: str) -> HTMLRespon
     return _render(request, "error.html", 404, viewer=who, title="Not found", message=message)
 
 
-def _bad_input(request: Request, who: Viewer, title: str, exc: ValidationError) -> HTMLResponse:
-    """A bad query parameter, named with what is wrong (as the API's problem details do), on a page."""
+def _bad_input(
+    request: Request,
+    who: Viewer,
+    title: str,
+    exc: ValidationError,
+    *,
+    back: tuple[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    """A bad query parameter, named with what is wrong (as the API's problem details do), on a
+    page; ``back``: the link (href, label) to the page it came from; ``names``: a field as the
+    form names it."""
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"])
-    return _render(request, "error.html", 422, viewer=who, title=title, message=f"{field}: {validation_message(error)}")
+    field = (names or {}).get(field, field)
+    href, label = back or (None, None)
+    message = f"{field}: {validation_message(error)}"
+    return _render(request, "error.html", 422, viewer=who, title=title, message=message, back=href, back_label=label)
 
 
 def _window(request: Request, default: int, most: int) -> tuple[Viewer, int] | Response:
@@ -473,8 +486,17 @@ async def replay_page(request: Request) -> Response:
         return _sign_in_first()
     engine = _engine(request)
     asked = {k: v for k, v in request.query_params.items() if v != ""}
+    names: dict[str, str] = {}
+    shown, shown_value = asked.pop("shown", None), asked.pop("shown_value", None)
     if "setting" in asked:
-        asked["decision_point"], _, asked["parameter"] = asked.pop("setting").partition(".")
+        setting_asked = asked.pop("setting")
+        if shown is not None and shown != setting_asked and asked.get("value") == shown_value:
+            # another setting picked in the select, the value field left as it was: it held the
+            # previous setting's value (0.7 replayed as a proactive score, a trial found); show the
+            # new setting from its own value instead of replaying the old one's
+            asked.pop("value", None)
+        asked["decision_point"], _, asked["parameter"] = setting_asked.partition(".")
+        names = {"decision_point": "setting", "parameter": "setting"}
     asked.setdefault("decision_point", "executive")
     wants_tune = asked.pop("tune", None) is not None
     applied = asked.pop("applied", None)
@@ -483,7 +505,7 @@ async def replay_page(request: Request) -> Response:
         where = TuneIn.model_validate({k: v for k, v in asked.items() if k in ("decision_point", "parameter", "days")})
         body = ReplayIn.model_validate(asked) if "value" in asked else None
     except ValidationError as exc:
-        return _bad_input(request, who, "Bad replay", exc)
+        return _bad_input(request, who, "Bad replay", exc, back=("/ui/replay", "the replay page"), names=names)
     point, parameter = where.decision_point, str(where.parameter)
     current = await current_value(engine, who.tenant, point, parameter)
     report = await run_replay(engine, who.tenant, body) if body is not None and not wants_tune else None
@@ -528,7 +550,7 @@ async def apply_setting(request: Request) -> Response:
     try:
         asked = ApplyForm.model_validate({k: v for k, v in form.items() if v != ""})
     except ValidationError as exc:
-        return _bad_input(request, who, "Bad setting", exc)
+        return _bad_input(request, who, "Bad setting", exc, back=("/ui/replay", "the replay page"))
     change = ApplyIn(value=asked.value, note=asked.note or "applied from the dashboard's replay page")
     try:
         applied = await _engine(request).tenant_settings.apply(who.tenant, asked.setting, change)

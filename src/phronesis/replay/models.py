@@ -147,8 +147,9 @@ class ReplayReport(BaseModel):
     current: float
     value: float
     decisions: int
-    """Logged decisions the setting applies to (heuristic-first executive decisions; cascade-mode
-    routing where the local router ran)."""
+    """Logged decisions the setting applies to: heuristic-first executive decisions; cascade-mode
+    routing where the local router ran; admissions that met similar runs; the trust level's
+    proactive cycles past the pre-filter."""
     changed: int
     changes: list[Change]
     llm_calls_logged: int

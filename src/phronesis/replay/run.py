@@ -6,6 +6,7 @@ value over what it loaded, so ``tune`` replays a whole grid on one read."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -19,34 +20,44 @@ from phronesis.storage.database import Database
 if TYPE_CHECKING:
     from phronesis.engine import Engine
 
-__all__ = ["Loaded", "current_value", "load", "replay_loaded", "run_replay"]
+__all__ = ["REPLAYS", "Loaded", "Replay", "current_value", "load", "replay_loaded", "run_replay"]
 
 
 Loaded = Sequence[Any]
-Loader = Callable[[Database, str, datetime, str], Awaitable[Loaded]]
 
 
-async def _executive(database: Database, tenant: str, since: datetime, parameter: str) -> Loaded:
-    return await load_executive(database, tenant, since)
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A decision point's replay: what it reads of the logs (once), and one value replayed on it.
+    Both take the parameter (``PARAMETERS``): proactive's names the trust level."""
+
+    load: Callable[[Database, str, datetime, str], Awaitable[Loaded]]
+    replay: Callable[[Loaded, float, float, str], ReplayReport]
 
 
-async def _routing(database: Database, tenant: str, since: datetime, parameter: str) -> Loaded:
-    return await load_routing(database, tenant, since)
+def _level(parameter: str) -> str:
+    return parameter.rsplit(".", 1)[1]  # score_threshold.<level>
 
 
-async def _admission(database: Database, tenant: str, since: datetime, parameter: str) -> Loaded:
-    return await load_admission(database, tenant, since)
-
-
-async def _proactive(database: Database, tenant: str, since: datetime, parameter: str) -> Loaded:
-    return await load_proactive(database, tenant, since, parameter.rsplit(".", 1)[1])  # score_threshold.<level>
-
-
-LOADERS: dict[str, Loader] = {
-    "executive": _executive,
-    "routing": _routing,
-    "admission": _admission,
-    "proactive": _proactive,
+REPLAYS: dict[str, Replay] = {
+    "executive": Replay(
+        lambda db, tenant, since, _: load_executive(db, tenant, since),
+        lambda rows, value, current, _: replay_executive_rows(rows, value, current=current),
+    ),
+    "routing": Replay(
+        lambda db, tenant, since, _: load_routing(db, tenant, since),
+        lambda rows, value, current, _: replay_routing_rows(rows, value, current=current),
+    ),
+    "admission": Replay(
+        lambda db, tenant, since, _: load_admission(db, tenant, since),
+        lambda rows, value, current, _: replay_admission_rows(rows, value, current=current),
+    ),
+    "proactive": Replay(
+        lambda db, tenant, since, parameter: load_proactive(db, tenant, since, _level(parameter)),
+        lambda rows, value, current, parameter: replay_proactive_rows(
+            rows, value, current=current, parameter=parameter
+        ),
+    ),
 }
 
 
@@ -57,18 +68,12 @@ async def current_value(engine: Engine, tenant: str, point: DecisionPoint, param
 
 
 async def load(engine: Engine, tenant: str, point: DecisionPoint, parameter: str, since: datetime) -> Loaded:
-    return await LOADERS[point](engine.database, tenant, since, parameter)
+    return await REPLAYS[point].load(engine.database, tenant, since, parameter)
 
 
 def replay_loaded(point: str, parameter: str, rows: Loaded, value: float, *, current: float) -> ReplayReport:
     """``value`` replayed on what ``load`` read for ``point``."""
-    if point == "executive":
-        return replay_executive_rows(rows, value, current=current)
-    if point == "routing":
-        return replay_routing_rows(rows, value, current=current)
-    if point == "admission":
-        return replay_admission_rows(rows, value, current=current)
-    return replay_proactive_rows(rows, value, current=current, parameter=parameter)
+    return REPLAYS[point].replay(rows, value, current, parameter)
 
 
 async def run_replay(engine: Engine, tenant: str, body: ReplayIn) -> ReplayReport:

@@ -193,6 +193,9 @@ class AuditSettings(BaseModel):
 class ExecutiveSettings(BaseModel):
     decision_strategy: str = "heuristic_first"
     heuristic_threshold: Probability = 0.7
+    personality_bias: float = Field(default=0.0, ge=-0.5, le=0.5, allow_inf_nan=False)
+    """Seed 000 F-24's ``confidence_threshold`` bias for an event that carries none of its own
+    ("populated from user profile or domain config"): this deployment's domain default."""
     goals: Annotated[list[str], NoDecode, _split_on(";")] = Field(default_factory=list)
     max_candidates: int = Field(default=3, ge=1, le=5)  # seed 000: default 3, hard max 5
     llm_confidence_ceiling: Probability = 0.8

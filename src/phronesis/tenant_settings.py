@@ -38,6 +38,7 @@ __all__ = ["BOUNDS", "TUNABLE", "AppliedSetting", "ApplyIn", "SettingName", "Ten
 
 SettingName = Literal[
     "executive.heuristic_threshold",
+    "executive.personality_bias",
     "routing.cascade_threshold",
     "admission.low_similarity",
     "proactive.score_threshold.new",
@@ -49,6 +50,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     # seed 000 F-24 clamps the executive's threshold to this range: a value outside it would be
     # listed as applied while decisions used the bound
     "executive.heuristic_threshold": THRESHOLD_BOUNDS,
+    # past ±0.5 every threshold is clamped (F-24's safe range): nothing more would change
+    "executive.personality_bias": (-0.5, 0.5),
     "routing.cascade_threshold": (0.0, 1.0),
     "admission.low_similarity": (0.0, 1.0),
     # seed 004's composite score is 0-10
@@ -62,6 +65,7 @@ def _score_threshold(level: TrustLevelName) -> Callable[[Settings], float]:
 
 TUNABLE: dict[str, Callable[[Settings], float]] = {
     "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
+    "executive.personality_bias": lambda s: s.executive.personality_bias,
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
     "admission.low_similarity": lambda s: s.admission.low_similarity,
     **{f"proactive.score_threshold.{level}": _score_threshold(level) for level in get_args(TrustLevelName)},

@@ -58,3 +58,37 @@ def test_a_threshold_set_by_the_cli_holds_for_the_servers_next_decision(own_serv
 
     with own_server.client(OTHER_KEY) as other:  # another tenant never saw the change
         assert {s["name"]: s["applied"] for s in other.get("/v1/settings").json()["items"]}[NAME] is None
+
+
+def test_a_default_personality_bias_holds_only_for_events_without_their_own(
+    own_server: LiveServer, unique: str
+) -> None:
+    """Seed 000 F-24: the tenant's ``executive.personality_bias`` is the bias of an event that
+    carries none; each record says which it took, which a replay of the default needs."""
+    condition = f"the cellar {unique} light is on"
+    with own_server.client() as client:
+        client.post(
+            "/v1/heuristics", json={"condition_text": condition, "action_text": "switch it off", "confidence": 0.65}
+        ).raise_for_status()
+        applied = client.put("/v1/settings/executive.personality_bias", json={"value": -0.1, "note": "bolder"})
+        assert applied.status_code == 200 and applied.json()["value"] == -0.1, applied.text
+
+        plain = client.post("/v1/events/decide", json={"text": condition}).json()
+        assert plain["decision_path"] == "heuristic", plain  # 0.7 − 0.1 = 0.6 ≤ 0.65
+        own = client.post(
+            "/v1/events/decide", json={"text": condition, "personality_biases": {"confidence_threshold": 0.0}}
+        ).json()
+        assert own["decision_path"] == "rejected", own  # its own bias: 0.7 > 0.65
+
+        inputs = {
+            d["id"]: d["inputs"] for d in client.get("/v1/decisions", params={"kind": "executive"}).json()["items"]
+        }
+        took = inputs[plain["response_id"]]
+        assert (took["bias_source"], took["personality_biases"], took["base_threshold"]) == (
+            "default",
+            {"confidence_threshold": -0.1},
+            0.7,
+        )
+        assert inputs[own["response_id"]]["bias_source"] == "event"
+        refused = client.put("/v1/settings/executive.personality_bias", json={"value": 0.6})
+        assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "value"

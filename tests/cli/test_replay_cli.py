@@ -39,9 +39,20 @@ def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
     assert report["proposed"] == report["current"] == 0.75 and report["rated"] == 0
     table = cli.invoke(app, ["tune", "executive"])
     assert "now 0.7; no logged decisions in the window: nothing to tune on" in table.stdout
+    bias = cli.invoke(app, ["replay", "executive", "--personality-bias", "-0.1"])
+    assert bias.exit_code == 0 and "executive personality_bias: 0.0 → -0.1" in bias.stdout, bias.output
+    tuned_bias = json.loads(cli.invoke(app, ["tune", "executive", "--parameter", "personality_bias", "--json"]).stdout)
+    assert (tuned_bias["setting"], tuned_bias["rows"][0]["value"]) == ("executive.personality_bias", -0.5)
     for args, message in (
         (["settings", "set", "executive.heuristic_threshold", "0.1"], "from 0.3 to 0.95"),
         (["replay", "executive", "--heuristic-threshold", "0.1"], "takes a value from 0.3 to 0.95"),
+        (["replay", "executive", "--personality-bias", "0.7"], "takes a value from -0.5 to 0.5"),
+        (["replay", "executive"], "give one of --heuristic-threshold or --personality-bias"),
+        (
+            ["replay", "executive", "--heuristic-threshold", "0.6", "--personality-bias", "0"],
+            "give only one of --heuristic-threshold or --personality-bias",
+        ),
+        (["tune", "executive", "--parameter", "low_similarity"], "executive replays heuristic_threshold or"),
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and message in result.output and result.output.count("\n") == 1, result.output

@@ -174,3 +174,34 @@ async def test_the_replay_keeps_each_decisions_personality_bias(database: Databa
     # 0.6 + 0.1 = 0.7 > 0.65: still no fire; 0.5 + 0.1 = 0.6: 'decent' fires
     assert (await _replay(database, 0.6)).changed == 0
     assert (await _replay(database, 0.5)).changed == 1
+
+
+async def test_a_default_bias_replay_changes_only_the_decisions_that_took_the_default(database: Database) -> None:
+    """``executive.personality_bias`` is the bias of events without their own (F-24): replaying
+    it moves the threshold of those decisions only, around the base each one used."""
+    strategy = HeuristicFirstStrategy(StrategyConfig(confidence_threshold=LOGGED), new_id=lambda: "b1")
+    records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=1)))
+    for i, (biases, source) in enumerate(
+        (({}, "default"), ({"confidence_threshold": 0.0}, "event"), ({"confidence_threshold": -0.05}, "default"))
+    ):
+        context = DecisionContext(
+            event_id=f"e{i}", event_text="an event", candidates=[HEURISTICS[1].candidate()],
+            personality_biases=biases, bias_source=source, base_threshold=0.75,
+        )  # fmt: skip
+        result = await strategy.decide(context, llm=None)
+        await records.add(
+            executive_record(
+                "t", context, result.model_copy(update={"response_id": f"d{i}"}), "heuristic_first", None, 1.0
+            )
+        )
+    body = ReplayIn(decision_point="executive", parameter="personality_bias", value=-0.1)
+    report = await replay_executive(database, "t", body, current=0.0, since=NOW - timedelta(days=30))
+    # 0.75 − 0.1 = 0.65: 'decent' (0.65) fires for the two that took the default; the event's own 0.0 stays
+    assert (report.parameter, report.decisions, report.changed) == ("personality_bias", 3, 2)
+    assert [(c.logged, c.replayed, c.decisions) for c in report.changes] == [
+        ("rejected: llm_unavailable", "heuristic decent: do decent", 2)
+    ]
+    body = ReplayIn(decision_point="executive", parameter="personality_bias", value=0.3)
+    assert (await replay_executive(database, "t", body, current=0.0, since=NOW - timedelta(days=30))).changed == 0
+    with pytest.raises(ValueError, match="from -0.5 to 0.5"):
+        ReplayIn(decision_point="executive", parameter="personality_bias", value=0.6)

@@ -92,18 +92,36 @@ def routing(
     _replay("routing", "cascade-threshold", cascade_threshold, days, as_json, tenant)
 
 
+def _one_of(**given: float | None) -> tuple[str, float]:
+    """The one replayed setting a command was given, as (parameter, value): a replay varies one."""
+    chosen = [(name, value) for name, value in given.items() if value is not None]
+    if len(chosen) != 1:
+        options = " or ".join("--" + name.replace("_", "-") for name in given)
+        raise fail(f"give one of {options}" if not chosen else f"give only one of {options}")
+    return chosen[0]
+
+
 @replay_app.command("executive")
 def executive(
     heuristic_threshold: Annotated[
-        float, typer.Option("--heuristic-threshold", help="The executive.heuristic_threshold to replay.")
-    ],
+        float | None, typer.Option("--heuristic-threshold", help="The executive.heuristic_threshold to replay.")
+    ] = None,
+    personality_bias: Annotated[
+        float | None,
+        typer.Option(
+            "--personality-bias",
+            help="The executive.personality_bias to replay (-0.5 to 0.5): the default for events without their own.",
+        ),
+    ] = None,
     days: DaysOption = 30.0,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Replay the heuristic threshold on the logged heuristic-first decisions: which heuristic would
-    fire instead, LLM calls, estimated success (IPS and SNIPS where exploration was on)."""
-    _replay("executive", "heuristic-threshold", heuristic_threshold, days, as_json, tenant)
+    """Replay the heuristic threshold, or the default personality bias, on the logged heuristic-first
+    decisions: which heuristic would fire instead, LLM calls, estimated success (IPS and SNIPS
+    where exploration was on)."""
+    parameter, value = _one_of(heuristic_threshold=heuristic_threshold, personality_bias=personality_bias)
+    _replay("executive", parameter.replace("_", "-"), value, days, as_json, tenant, parameter)
 
 
 @replay_app.command("admission")
@@ -171,6 +189,13 @@ def tune_command(
         TrustLevelName | None,
         typer.Option("--level", help="proactive: the trust level whose score threshold is tuned (default new)."),
     ] = None,
+    parameter: Annotated[
+        str | None,
+        typer.Option(
+            "--parameter",
+            help="The setting to tune, when not the point's first: e.g. personality_bias (executive).",
+        ),
+    ] = None,
     days: DaysOption = 30.0,
     min_coverage: Annotated[
         float, typer.Option("--min-coverage", help="The least share of rated decisions an estimate must cover.")
@@ -187,11 +212,13 @@ def tune_command(
     next one on, in every process."""
     if level is not None and decision_point != "proactive":
         raise fail("--level: only proactive has trust levels")
+    if level is not None and parameter is not None:
+        raise fail("--level: give either --level (a score threshold) or --parameter")
     try:
         body = TuneIn.model_validate(
             {
                 "decision_point": decision_point,
-                "parameter": None if level is None else f"score_threshold.{level}",
+                "parameter": parameter if level is None else f"score_threshold.{level}",
                 "days": days,
                 "min_coverage": min_coverage,
             }

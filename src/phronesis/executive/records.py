@@ -36,6 +36,8 @@ def executive_record(
             "urgency": context.urgency,
             "goals": context.goals,
             "personality_biases": context.personality_biases,
+            "bias_source": context.bias_source,
+            "base_threshold": context.base_threshold,
             "candidates": [c.model_dump() for c in context.candidates],
         },
         prompt=result.prompt_text or None,

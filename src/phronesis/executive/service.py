@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Literal
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
@@ -133,11 +133,17 @@ class ExecutiveService:
     async def context_for(self, tenant: str, request: EventRequest, event_id: str) -> DecisionContext:
         if self.settings.known_sources and request.source not in self.settings.known_sources:
             raise InvalidInputError("source", f"unknown source {request.source!r}")
-        threshold = self._tenant_threshold(tenant)
-        if request.candidates is None:  # the embedding and the setting's read, side by side
-            candidates, base = await asyncio.gather(self.candidates(tenant, request.text, request.source), threshold)
+        applied = self._tenant_values(tenant)
+        if request.candidates is None:  # the embedding and the settings' read, side by side
+            candidates, tuned = await asyncio.gather(self.candidates(tenant, request.text, request.source), applied)
         else:
-            candidates, base = request.candidates, await threshold
+            candidates, tuned = request.candidates, await applied
+        biases = request.personality_biases
+        source: Literal["event", "default"] = "event"
+        if "confidence_threshold" not in biases:
+            source = "default"
+            bias = tuned.get("executive.personality_bias", self.settings.personality_bias)
+            biases = {**biases, "confidence_threshold": bias} if bias else biases
         return DecisionContext(
             event_id=event_id,
             event_text=request.text,
@@ -146,16 +152,18 @@ class ExecutiveService:
             candidates=candidates,
             immediate=request.immediate,
             goals=self.settings.goals if request.goals is None else request.goals,
-            personality_biases=request.personality_biases,
+            personality_biases=biases,
+            bias_source=source,
             urgency=request.urgency,
-            base_threshold=base,
+            base_threshold=tuned.get("executive.heuristic_threshold", self.settings.heuristic_threshold),
         )
 
-    async def _tenant_threshold(self, tenant: str) -> float | None:
-        """The tenant's applied heuristic threshold, read at each decision (many processes)."""
+    async def _tenant_values(self, tenant: str) -> dict[str, float]:
+        """The tenant's applied threshold and default bias, in one read at each decision (many
+        processes): a value applied anywhere holds for the next decision."""
         if self.parts.tenant_settings is None:
-            return None
-        return await self.parts.tenant_settings.value(tenant, "executive.heuristic_threshold")
+            return {}
+        return await self.parts.tenant_settings.applied(tenant, "executive.")
 
     async def candidates(self, tenant: str, text: str, source: str) -> list[HeuristicCandidate]:
         """Seed 000 candidates from heuristic memory, with memory's limit and similarity floor."""

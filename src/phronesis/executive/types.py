@@ -8,7 +8,7 @@ added, for the urgency-tiered strategy.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -90,6 +90,10 @@ class DecisionContext(BaseModel):
     base_threshold: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     """The tenant's applied ``executive.heuristic_threshold`` (``tenant_settings``); None: the
     strategy's configured one. Bias and urgency adjust it as they adjust the configured one."""
+    bias_source: Literal["event", "default"] = "event"
+    """Where ``personality_biases["confidence_threshold"]`` came from: the event, or the tenant's
+    (else the configured) ``executive.personality_bias`` for an event without one. A replay of
+    that default changes only the decisions that took it (``replay.executive``)."""
 
 
 class DecisionResult(BaseModel):

@@ -1,11 +1,19 @@
-"""Replaying seed 000's heuristic threshold (``executive.heuristic_threshold``) over logged executive decisions.
+"""Replaying seed 000's heuristic threshold (``executive.heuristic_threshold``) or its default
+personality bias (``executive.personality_bias``) over logged executive decisions.
 
 A heuristic-first decision fires the first candidate (most similar first) whose confidence
-reaches the threshold, ``base + the event's personality bias``, clamped (F-24). Each record
-keeps every candidate with the confidence it had then (``inputs.candidates``) and the bias, so
-for another base threshold the replay knows which heuristic would have fired, or that none
-would and the decision would have gone on (to the LLM when one was configured and the event was
-immediate, else rejected). The replayed policy is that deterministic rule, without exploration.
+reaches the threshold, ``base + the personality bias``, clamped (F-24). Each record keeps every
+candidate with the confidence it had then (``inputs.candidates``), the base and the bias, and
+whether the bias was the event's own or the default (``inputs.bias_source``), so for another
+base threshold, or another default bias, the replay knows which heuristic would have fired, or
+that none would and the decision would have gone on (to the LLM when one was configured and the
+event was immediate, else rejected). A default bias changes only the decisions that took the
+default: an event that carried its own bias keeps it. The replayed policy is that deterministic
+rule, without exploration.
+
+Records from before the base and the bias source were kept: the base is the threshold less the
+bias (exact unless the threshold was clamped), and a recorded bias was the event's own (there
+was no default then).
 
 Outcomes are the feedback a decision got (``positive`` 1, ``negative`` 0). The direct estimate
 covers the rated decisions the replay leaves as they were. With exploration on, the logging
@@ -84,6 +92,10 @@ class Logged:
     llm_if_rest: bool
     """Whether not firing would have asked the LLM (one configured, the event immediate)."""
     bias: float
+    base: float
+    """The base threshold the decision used (the tenant's, else the configured one)."""
+    default_bias: bool
+    """Whether ``bias`` was the default (the event carried none): what a bias replay replaces."""
     candidates: tuple[tuple[str, float], ...]
     """(heuristic id, confidence then), most similar first."""
     actions: Mapping[str, str]
@@ -101,6 +113,9 @@ def _logged(
     reason: str | None,
     llm_available: Any,
     raw_exploration: Any,
+    base: float | None = None,
+    bias_source: str | None = None,
+    threshold: float | None = None,
 ) -> Logged:
     parsed = json.loads(raw_candidates) if isinstance(raw_candidates, str) else raw_candidates
     candidates = [cand for cand in parsed or () if isinstance(cand, dict)]
@@ -114,10 +129,18 @@ def _logged(
         # llm_available is recorded since issue 25; before, assumed (the count is then an upper bound)
         llm_if_rest=_flag(immediate) and _flag(llm_available),
         bias=float(bias or 0.0),
+        base=_base(base, threshold, float(bias or 0.0)),
+        default_bias=bias_source == "default" if bias_source is not None else bias is None,
         candidates=tuple((str(cand.get("heuristic_id")), float(cand.get("confidence", 0.0))) for cand in candidates),
         actions={str(cand.get("heuristic_id")): str(cand.get("suggested_action", "")) for cand in candidates},
         exploration=exploration or None,
     )
+
+
+def _base(base: float | None, threshold: float | None, bias: float) -> float:
+    if base is not None:
+        return float(base)
+    return float(threshold if threshold is not None else 0.7) - bias  # before issue 25 kept it
 
 
 def _flag(value: Any) -> bool:
@@ -128,9 +151,10 @@ def _flag(value: Any) -> bool:
 async def replay_executive(
     database: Database, tenant: str, body: ReplayIn, *, current: float, since: datetime
 ) -> ReplayReport:
-    """The base heuristic threshold ``body.value`` replayed on the tenant's heuristic-first
-    decisions since ``since``."""
-    return replay_executive_rows(await load_executive(database, tenant, since), body.value, current=current)
+    """``body.value`` of ``body.parameter`` replayed on the tenant's heuristic-first decisions
+    since ``since``."""
+    rows = await load_executive(database, tenant, since)
+    return replay_executive_rows(rows, body.value, current=current, parameter=str(body.parameter))
 
 
 async def load_executive(database: Database, tenant: str, since: datetime) -> list[Logged]:
@@ -148,6 +172,9 @@ async def load_executive(database: Database, tenant: str, since: datetime) -> li
         c.attributes["reason"].as_string(),
         c.attributes["llm_available"].as_string(),
         c.attributes["exploration"],
+        c.inputs["base_threshold"].as_float(),
+        c.inputs["bias_source"].as_string(),
+        c.attributes["threshold"].as_float(),
     ).where(
         c.tenant == tenant,
         c.kind == "executive",
@@ -158,13 +185,20 @@ async def load_executive(database: Database, tenant: str, since: datetime) -> li
         return [_logged(*tuple(row)) for row in await conn.execute(query)]
 
 
-def replay_executive_rows(rows: Sequence[Logged], value: float, *, current: float) -> ReplayReport:
-    """The base heuristic threshold ``value`` replayed on rows from ``load_executive``."""
+def replay_executive_rows(
+    rows: Sequence[Logged], value: float, *, current: float, parameter: str = "heuristic_threshold"
+) -> ReplayReport:
+    """The base heuristic threshold (or, for ``personality_bias``, the default bias) ``value``
+    replayed on rows from ``load_executive``."""
+    bias = parameter == "personality_bias"
     tally = Tally()
     supported: list[Weighted] = []
     explored = 0
     for row in rows:
-        threshold = biased_threshold(value, row.bias)
+        if bias:
+            threshold = biased_threshold(row.base, value if row.default_bias else row.bias)
+        else:
+            threshold = biased_threshold(value, row.bias)
         replayed = next((h for h, confidence in row.candidates if confidence >= threshold), REST)
         logged = row.choice
         explored += row.exploration is not None
@@ -191,7 +225,7 @@ def replay_executive_rows(rows: Sequence[Logged], value: float, *, current: floa
     weighted = explored and tally.rated
     return tally.report(
         decision_point="executive",
-        parameter="heuristic_threshold",
+        parameter=parameter,
         current=current,
         value=value,
         weighting=weighting,

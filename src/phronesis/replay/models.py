@@ -33,6 +33,7 @@ __all__ = [
 DecisionPoint = Literal["executive", "routing", "admission", "proactive"]
 Parameter = Literal[
     "heuristic_threshold",
+    "personality_bias",
     "cascade_threshold",
     "low_similarity",
     "score_threshold.new",
@@ -41,7 +42,7 @@ Parameter = Literal[
     "score_threshold.deep",
 ]
 PARAMETERS: dict[str, tuple[Parameter, ...]] = {
-    "executive": ("heuristic_threshold",),
+    "executive": ("heuristic_threshold", "personality_bias"),
     "routing": ("cascade_threshold",),
     "admission": ("low_similarity",),
     "proactive": (
@@ -52,8 +53,9 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     ),
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
-threshold, seed 002's cascade threshold, seed 003's low similarity threshold, seed 004's score
-threshold of one trust level. Each is the tenant setting ``{decision_point}.{parameter}``."""
+threshold and default personality bias (F-24), seed 002's cascade threshold, seed 003's low
+similarity threshold, seed 004's score threshold of one trust level. Each is the tenant setting
+``{decision_point}.{parameter}``."""
 
 
 def setting_of(point: str, parameter: str) -> SettingName:

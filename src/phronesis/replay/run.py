@@ -42,7 +42,9 @@ def _level(parameter: str) -> str:
 REPLAYS: dict[str, Replay] = {
     "executive": Replay(
         lambda db, tenant, since, _: load_executive(db, tenant, since),
-        lambda rows, value, current, _: replay_executive_rows(rows, value, current=current),
+        lambda rows, value, current, parameter: replay_executive_rows(
+            rows, value, current=current, parameter=parameter
+        ),
     ),
     "routing": Replay(
         lambda db, tenant, since, _: load_routing(db, tenant, since),

@@ -20,20 +20,21 @@ from pydantic import BaseModel, Field
 
 from phronesis.replay.models import Asked, ReplayReport
 from phronesis.replay.run import current_value, load, replay_loaded
-from phronesis.tenant_settings import SettingName
+from phronesis.tenant_settings import BOUNDS, SettingName
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
 
-__all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "tune"]
+__all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "grid", "tune"]
 
-GRIDS: dict[str, tuple[float, ...]] = {
-    # seed 000 clamps a threshold to [0.3, 0.95] (F-24): nothing outside it can be replayed
-    "executive": tuple(round(0.30 + 0.05 * i, 2) for i in range(14)),
-    "routing": tuple(round(0.05 * i, 2) for i in range(21)),
-    "admission": tuple(round(0.05 * i, 2) for i in range(21)),
-    "proactive": tuple(round(0.5 * i, 1) for i in range(21)),  # seed 004's scores are 0-10
-}
+
+def grid(setting: SettingName) -> tuple[float, ...]:
+    """The values tried: the setting's whole range (``BOUNDS``: seed 000 clamps a threshold to
+    [0.3, 0.95], F-24, so nothing outside it can be replayed), in steps of 0.05, or 0.5 for seed
+    004's 0-10 scores."""
+    low, high = BOUNDS[setting]
+    step = 0.05 if high - low <= 1.0 else 0.5
+    return tuple(round(low + step * i, 2) for i in range(round((high - low) / step) + 1))
 
 
 Method = Literal["snips", "direct"]
@@ -88,10 +89,10 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     since = engine.clock.now() - timedelta(days=body.days)
     point, parameter = body.decision_point, str(body.parameter)
     current = await current_value(engine, tenant, point, parameter)
-    grid = sorted({*GRIDS[point], current})
+    values = sorted({*grid(body.setting), current})
     logged = await load(engine, tenant, point, parameter, since)
-    reports = [replay_loaded(point, parameter, logged, value, current=current) for value in grid]
-    baseline = reports[grid.index(current)]
+    reports = [replay_loaded(point, parameter, logged, value, current=current) for value in values]
+    baseline = reports[values.index(current)]
     now = baseline.current_success.rate
     rows = []
     for report in reports:
@@ -137,6 +138,7 @@ def _gain(row: TuneRow) -> int:
     return row.sent if row.sent is not None else row.llm_calls_avoided
 
 
-OBJECTIVES = {point: "most LLM calls avoided" for point in GRIDS} | {"proactive": "most messages sent"}
-SUCCESS = {point: "success" for point in GRIDS} | {"proactive": "engagement"}
-NEEDED = {point: "the rated decisions" for point in GRIDS} | {"proactive": "its sends"}
+POINTS = ("executive", "routing", "admission")
+OBJECTIVES = {point: "most LLM calls avoided" for point in POINTS} | {"proactive": "most messages sent"}
+SUCCESS = {point: "success" for point in POINTS} | {"proactive": "engagement"}
+NEEDED = {point: "the rated decisions" for point in POINTS} | {"proactive": "its sends"}

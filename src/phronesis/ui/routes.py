@@ -30,7 +30,7 @@ from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, setting_of
 from phronesis.replay.run import current_value
-from phronesis.tenant_settings import ApplyIn
+from phronesis.tenant_settings import BOUNDS, ApplyIn
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
@@ -518,6 +518,8 @@ async def replay_page(request: Request) -> Response:
         point=point,
         parameter=parameter,
         settings=[setting_of(p, name) for p, names in PARAMETERS.items() for name in names],
+        bounds=BOUNDS[where.setting],
+        first_parameter=PARAMETERS[point][0],
         current=current,
         setting=setting,
         report=report,

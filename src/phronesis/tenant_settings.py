@@ -29,6 +29,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
 from phronesis.executive.config import THRESHOLD_BOUNDS
+from phronesis.proactive.scoring import PARTS
 from phronesis.settings import Settings, TrustLevelName
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
@@ -45,6 +46,9 @@ SettingName = Literal[
     "proactive.score_threshold.building",
     "proactive.score_threshold.established",
     "proactive.score_threshold.deep",
+    "proactive.weight.relevance",
+    "proactive.weight.timing",
+    "proactive.weight.urgency",
 ]
 BOUNDS: dict[str, tuple[float, float]] = {
     # seed 000 F-24 clamps the executive's threshold to this range: a value outside it would be
@@ -56,6 +60,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "admission.low_similarity": (0.0, 1.0),
     # seed 004's composite score is 0-10
     **{f"proactive.score_threshold.{level}": (0.0, 10.0) for level in get_args(TrustLevelName)},
+    **{f"proactive.weight.{part}": (0.0, 1.0) for part in PARTS},
 }
 
 
@@ -69,6 +74,9 @@ TUNABLE: dict[str, Callable[[Settings], float]] = {
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
     "admission.low_similarity": lambda s: s.admission.low_similarity,
     **{f"proactive.score_threshold.{level}": _score_threshold(level) for level in get_args(TrustLevelName)},
+    "proactive.weight.relevance": lambda s: s.proactive.relevance_weight,
+    "proactive.weight.timing": lambda s: s.proactive.timing_weight,
+    "proactive.weight.urgency": lambda s: s.proactive.urgency_weight,
 }
 """The settings a tenant may tune: the ones a replay can evaluate (``replay``)."""
 assert set(TUNABLE) == set(get_args(SettingName))

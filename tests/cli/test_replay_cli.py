@@ -102,7 +102,15 @@ def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
     report = json.loads(tuned.stdout)
     assert (report["setting"], report["current"]) == ("proactive.score_threshold.building", 6.0)
     assert "most messages sent" in report["objective"]
+    weight = cli.invoke(app, ["replay", "proactive", "--urgency-weight", "0.5"])
+    assert weight.exit_code == 0 and "proactive weight.urgency: 0.25 → 0.5" in weight.stdout, weight.output
+    tuned_weight = json.loads(cli.invoke(app, ["tune", "proactive", "--parameter", "weight.timing", "--json"]).stdout)
+    assert (tuned_weight["setting"], tuned_weight["current"]) == ("proactive.weight.timing", 0.35)
     for args, message in (
+        (["replay", "proactive", "--score-threshold", "5"], "--level: the trust level"),
+        (["replay", "proactive", "--level", "new", "--timing-weight", "0.5"], "--level goes with --score-threshold"),
+        (["replay", "proactive", "--timing-weight", "1.5"], "from 0.0 to 1.0"),
+        (["tune", "proactive", "--level", "new", "--parameter", "weight.timing"], "either --level"),
         (["replay", "proactive", "--level", "new", "--score-threshold", "11"], "from 0.0 to 10.0"),
         (["replay", "proactive", "--level", "nobody", "--score-threshold", "5"], "--level"),
         (["tune", "executive", "--level", "new"], "only proactive has trust levels"),

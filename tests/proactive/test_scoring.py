@@ -7,7 +7,7 @@ import random
 import pytest
 
 from phronesis.proactive.models import Candidate
-from phronesis.proactive.scoring import composite, repeats, score_candidates, word_overlap
+from phronesis.proactive.scoring import Weights, composite, repeats, score_candidates, word_overlap
 from phronesis.settings import ProactiveSettings
 
 S = ProactiveSettings()
@@ -36,7 +36,7 @@ def score(
 
 
 def test_the_seeds_composite() -> None:
-    assert composite(cand(r=8, t=6, u=4), S) == round(0.4 * 8 + 0.35 * 6 + 0.25 * 4, 2) == 6.3
+    assert composite(cand(r=8, t=6, u=4), Weights.of(S)) == round(0.4 * 8 + 0.35 * 6 + 0.25 * 4, 2) == 6.3
 
 
 def test_llm_scores_are_clamped_and_unknown_labels_defaulted() -> None:

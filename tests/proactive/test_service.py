@@ -445,11 +445,10 @@ async def test_a_batch_whose_commit_fails_is_committed_user_by_user(
     assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # ana's cycle left nothing behind
 
 
-async def test_a_tenants_score_threshold_holds_for_the_next_cycle(
+def _tuned_module(
     database: Database, clock: FixedClock, channel: RecordingChannel
-) -> None:
-    """Applied (``proactive.score_threshold.established``), the threshold is read at each cycle:
-    a habit reminder below seed 004's 5.5 stays silent, then goes out at 3.0, recorded with it."""
+) -> tuple[ProactiveModule, TenantSettings]:
+    """The module with a tenant settings store: what Apply changes (issue 25)."""
     decisions = DecisionRecordRepository(database, clock=clock)
     store = TenantSettings(Settings(), database, decisions, clock)
     proactive = ProactiveModule(
@@ -461,6 +460,15 @@ async def test_a_tenants_score_threshold_holds_for_the_next_cycle(
         channels={"console": channel},
         tenant_settings=store,
     )
+    return proactive, store
+
+
+async def test_a_tenants_score_threshold_holds_for_the_next_cycle(
+    database: Database, clock: FixedClock, channel: RecordingChannel
+) -> None:
+    """Applied (``proactive.score_threshold.established``), the threshold is read at each cycle:
+    a habit reminder below seed 004's 5.5 stays silent, then goes out at 3.0, recorded with it."""
+    proactive, store = _tuned_module(database, clock, channel)
     await proactive.put_user("t", "ana", ESTABLISHED)
     gym = SignalIn(type="habit_gym", urgency_hint=5, data={"title": "Gym"})
     await proactive.add_signals("t", "ana", [gym])
@@ -471,3 +479,27 @@ async def test_a_tenants_score_threshold_holds_for_the_next_cycle(
     sent = await proactive.run_cycle("t", "ana")
     assert (sent.decision, sent.threshold) == ("sent", 3.0)
     assert await store.value("other", "proactive.score_threshold.established") == 5.5
+
+
+async def test_a_tenants_weights_hold_for_the_next_cycle(
+    database: Database, clock: FixedClock, channel: RecordingChannel
+) -> None:
+    """Applied (``proactive.weight.<part>``), the composite's weights are read at each cycle and
+    kept on its record (``inputs.trust.weights``): what a replay of one weight keeps of the others."""
+    proactive, store = _tuned_module(database, clock, channel)
+    await proactive.put_user("t", "ana", ESTABLISHED)
+    gym = SignalIn(type="habit_gym", urgency_hint=5, data={"title": "Gym"})
+    await proactive.add_signals("t", "ana", [gym])
+    silent = await proactive.run_cycle("t", "ana")
+    assert silent.reason == "below_threshold"
+    for part in ("relevance", "timing", "urgency"):
+        await store.apply("t", f"proactive.weight.{part}", ApplyIn(value=1.0))
+    await proactive.add_signals("t", "ana", [gym.model_copy(update={"dedup_key": "gym-2"})])
+    clock.advance(minutes=31)
+    sent = await proactive.run_cycle("t", "ana")
+    assert sent.decision == "sent", sent
+    decisions = DecisionRecordRepository(database, clock=clock)
+    assert silent.decision_id is not None and sent.decision_id is not None
+    before, after = [await decisions.get("t", d) for d in (silent.decision_id, sent.decision_id)]
+    assert before.inputs["trust"]["weights"] == {"relevance": 0.4, "timing": 0.35, "urgency": 0.25}
+    assert after.inputs["trust"]["weights"] == {"relevance": 1.0, "timing": 1.0, "urgency": 1.0}

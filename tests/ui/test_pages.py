@@ -9,6 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page
 
+from phronesis.replay.models import PARAMETERS
 from tests.ui.conftest import SEEDED, Dashboard, Watched, sign_in
 
 
@@ -371,7 +372,8 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page = watched.page
     page.goto("/ui/replay")
     options = page.locator("select[name=setting] option")
-    assert options.count() == 7 and "proactive.score_threshold.deep" in options.all_inner_texts()
+    assert options.count() == sum(map(len, PARAMETERS.values())) == 11
+    assert {"proactive.score_threshold.deep", "proactive.weight.urgency"} <= set(options.all_inner_texts())
     # another setting picked, the value left as shown (the executive's 0.7): not replayed as a
     # score, the page shows the new setting at its own value (a fresh-clone trial)
     page.select_option("select[name=setting]", "proactive.score_threshold.deep")

@@ -18,9 +18,6 @@ from phronesis.tenant_settings import AppliedSetting, ApplyIn
 
 DaysOption = Annotated[float, typer.Option("--days", help="How far back to replay.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
-LevelOption = Annotated[
-    TrustLevelName, typer.Option("--level", help="The trust level whose score threshold is replayed (proactive).")
-]
 
 
 def _pct(value: float | None) -> str:
@@ -140,17 +137,44 @@ def admission(
 
 @replay_app.command("proactive")
 def proactive(
-    level: LevelOption,
+    level: Annotated[
+        TrustLevelName | None,
+        typer.Option("--level", help="The trust level whose score threshold is replayed (with --score-threshold)."),
+    ] = None,
     score_threshold: Annotated[
-        float, typer.Option("--score-threshold", help="The level's score threshold (0-10) to replay.")
-    ],
+        float | None, typer.Option("--score-threshold", help="The level's score threshold (0-10) to replay.")
+    ] = None,
+    relevance_weight: Annotated[
+        float | None, typer.Option("--relevance-weight", help="The composite's relevance weight (0-1) to replay.")
+    ] = None,
+    timing_weight: Annotated[
+        float | None, typer.Option("--timing-weight", help="The composite's timing weight (0-1) to replay.")
+    ] = None,
+    urgency_weight: Annotated[
+        float | None, typer.Option("--urgency-weight", help="The composite's urgency weight (0-1) to replay.")
+    ] = None,
     days: DaysOption = 30.0,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Replay one trust level's score threshold on its users' logged cycles: messages sent or not,
-    estimated engagement (IPS and SNIPS where exploration was on)."""
-    _replay("proactive", "score-threshold", score_threshold, days, as_json, tenant, f"score_threshold.{level}")
+    """Replay one trust level's score threshold on its users' logged cycles, or one weight of the
+    composite on every level's: messages sent or not, estimated engagement (IPS and SNIPS where
+    exploration was on)."""
+    option, value = _one_of(
+        score_threshold=score_threshold,
+        relevance_weight=relevance_weight,
+        timing_weight=timing_weight,
+        urgency_weight=urgency_weight,
+    )
+    if option == "score_threshold":
+        if level is None:
+            raise fail("--level: the trust level whose score threshold is replayed (new, building, established, deep)")
+        parameter = f"score_threshold.{level}"
+    elif level is not None:
+        raise fail("--level: a weight is replayed on every level's cycles; --level goes with --score-threshold")
+    else:
+        parameter = "weight." + option.removesuffix("_weight")
+    _replay("proactive", option.replace("_", "-"), value, days, as_json, tenant, parameter)
 
 
 def _tune_table(report: TuneReport) -> str:
@@ -193,7 +217,8 @@ def tune_command(
         str | None,
         typer.Option(
             "--parameter",
-            help="The setting to tune, when not the point's first: e.g. personality_bias (executive).",
+            help="The setting to tune, when not the point's first: e.g. personality_bias (executive), "
+            "weight.relevance (proactive).",
         ),
     ] = None,
     days: DaysOption = 30.0,

@@ -222,6 +222,7 @@ class CycleRunner:
             settings=self._settings,
             rng=rng,
             opted_out=frozenset(context.user.opted_out_categories),
+            weights=screened.trust.weights,
         )
 
     def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:

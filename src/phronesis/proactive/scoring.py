@@ -16,16 +16,17 @@ weighed later by inverse propensity (ANCHORS: deterministic thresholds give no s
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from phronesis.proactive.models import Candidate
 from phronesis.settings import ProactiveSettings
 
-__all__ = ["Scored", "composite", "repeats", "score_candidates", "word_overlap"]
+__all__ = ["PARTS", "Scored", "Weights", "composite", "repeats", "score_candidates", "weigh", "word_overlap"]
 
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -45,13 +46,44 @@ class Scored:
         return self.verdict in ("approved", "explored")
 
 
-def composite(candidate: Candidate, settings: ProactiveSettings) -> float:
-    return round(
-        settings.relevance_weight * candidate.relevance
-        + settings.timing_weight * candidate.timing
-        + settings.urgency_weight * candidate.urgency,
-        2,
-    )
+PARTS = ("relevance", "timing", "urgency")
+"""Seed 004's composite's parts, each 0-10, each with a weight (a tenant's: ``proactive.weight.<part>``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The composite's weights: the server's (``ProactiveSettings``), or a tenant's own
+    (``proactive.weight.<part>``, issue 25), read at each cycle with the trust thresholds."""
+
+    relevance: float = 0.4
+    timing: float = 0.35
+    urgency: float = 0.25
+
+    @classmethod
+    def of(cls, settings: ProactiveSettings, tuned: Mapping[str, float] | None = None) -> Weights:
+        """The configured weights, with the tenant's values (``weight.<part>``) over them."""
+        tuned = tuned or {}
+        return cls(
+            relevance=tuned.get("weight.relevance", settings.relevance_weight),
+            timing=tuned.get("weight.timing", settings.timing_weight),
+            urgency=tuned.get("weight.urgency", settings.urgency_weight),
+        )
+
+    def replace(self, part: str, value: float) -> Weights:
+        return dataclasses.replace(self, **{part: value})
+
+    def info(self) -> dict[str, float]:
+        return {"relevance": self.relevance, "timing": self.timing, "urgency": self.urgency}
+
+
+def weigh(relevance: float, timing: float, urgency: float, weights: Weights) -> float:
+    """Seed 004's composite of three 0-10 parts: also what a replay of the weights rescores a
+    logged candidate with (``replay.proactive``)."""
+    return round(weights.relevance * relevance + weights.timing * timing + weights.urgency * urgency, 2)
+
+
+def composite(candidate: Candidate, weights: Weights) -> float:
+    return weigh(candidate.relevance, candidate.timing, candidate.urgency, weights)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -84,12 +116,15 @@ def score_candidates(
     settings: ProactiveSettings,
     rng: random.Random,
     opted_out: frozenset[str] = frozenset(),
+    weights: Weights | None = None,
 ) -> list[Scored]:
-    """Every candidate with its verdict, best score first (sendable ones before the rest)."""
+    """Every candidate with its verdict, best score first (sendable ones before the rest);
+    ``weights``: the tenant's (None: the configured ones)."""
     recent = list(recent_messages)
+    weights = weights or Weights.of(settings)
     out = []
     for candidate in candidates:
-        score = composite(candidate, settings)
+        score = composite(candidate, weights)
         if candidate.category in opted_out:
             out.append(Scored(candidate, score, "opted_out", 1.0))
         elif candidate.category in suppressed:

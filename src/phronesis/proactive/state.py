@@ -25,8 +25,9 @@ from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["StateLoader", "zone"]
 
-THRESHOLD_PREFIX = "proactive.score_threshold."
-"""A trust level's score threshold as a tenant setting: ``proactive.score_threshold.<level>``."""
+PREFIX = "proactive."
+"""The tenant settings a cycle reads: each trust level's score threshold
+(``proactive.score_threshold.<level>``) and the composite's weights (``proactive.weight.<part>``)."""
 CAP_LOOKBACK = timedelta(hours=27)
 """Covers any local day (UTC−12…+14) plus the cooldown, so one read serves both rules."""
 
@@ -66,7 +67,7 @@ class StateLoader:
         pending = await self._signals.pending_for(conn, tenant, ids, now)
         recent = await self._sends.recent_for(conn, tenant, ids, now - CAP_LOOKBACK)
         paused = await self._controls.paused(conn, tenant)
-        thresholds = await self._thresholds(conn, tenant)
+        tuned = await self._tuned(conn, tenant)
         s = self._settings
         states = []
         for row in rows:
@@ -82,7 +83,7 @@ class StateLoader:
                         created_at=row.created_at,
                         interactions=row.interaction_count,
                         last_active_at=row.last_active_at,
-                        thresholds=thresholds,
+                        tuned=tuned,
                     ),
                     signals=pending.get(row.id, []),
                     recent_sends=recent.get(row.id, []),
@@ -95,9 +96,9 @@ class StateLoader:
             )
         return states
 
-    async def _thresholds(self, conn: AsyncConnection, tenant: str) -> dict[str, float]:
-        """The tenant's own score threshold per trust level, read at each cycle (many processes)."""
+    async def _tuned(self, conn: AsyncConnection, tenant: str) -> dict[str, float]:
+        """The tenant's own thresholds and weights, read at each cycle (many processes)."""
         if self._tenant_settings is None:
             return {}
-        applied = await self._tenant_settings.applied(tenant, THRESHOLD_PREFIX, connection=conn)
-        return {name.removeprefix(THRESHOLD_PREFIX): value for name, value in applied.items()}
+        applied = await self._tenant_settings.applied(tenant, PREFIX, connection=conn)
+        return {name.removeprefix(PREFIX): value for name, value in applied.items()}

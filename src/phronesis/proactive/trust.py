@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from phronesis.proactive.models import TRUST_ORDER, TrustLevel
+from phronesis.proactive.scoring import Weights
 from phronesis.settings import ProactiveSettings, TrustLevelSettings
 
 __all__ = ["Trust", "trust_for"]
@@ -24,6 +25,10 @@ class Trust:
     days_active: int
     interactions: int
     demoted_by: int = 0
+    weights: Weights = Weights()
+    """The composite's weights for this user's candidates: the tenant's, else the configured ones.
+    Not trust's own, but read with the tenant's thresholds and recorded with them, so a replay
+    of one weight keeps the others each cycle used."""
 
     def info(self) -> dict[str, object]:
         """What the context, the prompt and the decision record show about trust."""
@@ -35,6 +40,7 @@ class Trust:
             "days_active": self.days_active,
             "interactions": self.interactions,
             "demoted_by": self.demoted_by,
+            "weights": self.weights.info(),
         }
 
 
@@ -55,9 +61,10 @@ def trust_for(
     created_at: datetime,
     interactions: int,
     last_active_at: datetime | None,
-    thresholds: Mapping[str, float] | None = None,
+    tuned: Mapping[str, float] | None = None,
 ) -> Trust:
-    """``thresholds``: the tenant's own score threshold per level (``tenant_settings``, issue 25)."""
+    """``tuned``: the tenant's own values of ``proactive.*`` settings, prefix removed
+    (``score_threshold.<level>``, ``weight.<part>``: ``tenant_settings``, issue 25)."""
     days = max(0, (now - created_at).days)
     rung = _earned(days, interactions, settings)
     demoted = 0
@@ -69,6 +76,8 @@ def trust_for(
             demoted = 1
     level = TRUST_ORDER[max(0, rung - demoted)]
     policy = settings.trust_levels[level]
-    if thresholds and level in thresholds:
-        policy = policy.model_copy(update={"score_threshold": thresholds[level]})
-    return Trust(level, policy, days, interactions, min(demoted, rung))
+    tuned = tuned or {}
+    threshold = tuned.get(f"score_threshold.{level}")
+    if threshold is not None:
+        policy = policy.model_copy(update={"score_threshold": threshold})
+    return Trust(level, policy, days, interactions, min(demoted, rung), Weights.of(settings, tuned))

@@ -40,6 +40,9 @@ Parameter = Literal[
     "score_threshold.building",
     "score_threshold.established",
     "score_threshold.deep",
+    "weight.relevance",
+    "weight.timing",
+    "weight.urgency",
 ]
 PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     "executive": ("heuristic_threshold", "personality_bias"),
@@ -50,11 +53,15 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         "score_threshold.building",
         "score_threshold.established",
         "score_threshold.deep",
+        "weight.relevance",
+        "weight.timing",
+        "weight.urgency",
     ),
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
 threshold and default personality bias (F-24), seed 002's cascade threshold, seed 003's low
-similarity threshold, seed 004's score threshold of one trust level. Each is the tenant setting
+similarity threshold, seed 004's score threshold of one trust level and each weight of its
+composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
 
 
@@ -151,7 +158,8 @@ class ReplayReport(BaseModel):
     decisions: int
     """Logged decisions the setting applies to: heuristic-first executive decisions; cascade-mode
     routing where the local router ran; admissions that met similar runs; the trust level's
-    proactive cycles past the pre-filter."""
+    proactive cycles past the pre-filter (a weight: every level's, those recorded with their
+    candidates' parts and weights)."""
     changed: int
     changes: list[Change]
     llm_calls_logged: int

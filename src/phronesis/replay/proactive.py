@@ -1,5 +1,5 @@
-"""Replaying seed 004's score threshold of one trust level (``proactive.score_threshold.<level>``)
-over logged proactive cycles.
+"""Replaying seed 004's score threshold of one trust level (``proactive.score_threshold.<level>``),
+or one weight of its composite (``proactive.weight.<part>``), over logged proactive cycles.
 
 A cycle past the pre-filter scores its candidates (``proactive.scoring``) and sends the best one
 at or above the user's trust threshold; with exploration on, one within the band below it may be
@@ -10,6 +10,11 @@ engaged. So for another threshold of that level the replay knows, cycle by cycle
 candidate would be sent, or that none would: the best candidate at or above the new threshold
 that was not a repeat, suppressed or opted out. The replayed policy is that deterministic rule,
 without exploration.
+
+A weight is replayed on every level's cycles: each candidate is rescored from the parts its
+record keeps (relevance, timing, urgency), with the cycle's own other two weights
+(``inputs.trust.weights``), and the same rule is applied at the cycle's own threshold. Cycles
+recorded before the parts and weights were kept cannot be rescored and are not replayed.
 
 Success is seed 004's engagement rate: of the messages sent, those engaged (a reply, a button).
 The direct estimate covers the replayed sends that are the logged sends, with their feedback in;
@@ -35,13 +40,14 @@ from typing import Any
 from sqlalchemy import and_, select
 
 from phronesis.proactive.models import ENGAGED_OUTCOMES
+from phronesis.proactive.scoring import PARTS, Weights, weigh
 from phronesis.replay.estimators import Weighted, ips, snips
 from phronesis.replay.models import ReplayIn, ReplayReport
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records, proactive_sends
 
-__all__ = ["Cycle", "Scored", "load_proactive", "replay_proactive", "replay_proactive_rows"]
+__all__ = ["Cycle", "Scored", "level_of", "load_proactive", "replay_proactive", "replay_proactive_rows"]
 
 c = decision_records.c
 s = proactive_sends.c
@@ -56,6 +62,8 @@ class Scored:
     score: float
     verdict: str
     probability: float
+    parts: tuple[float, float, float] | None = None
+    """Relevance, timing, urgency (None: recorded before they were kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +80,13 @@ class Cycle:
     reward: float | None
     """1 engaged, 0 ignored or negative; None: silent, or no feedback yet."""
     llm_calls: int
+    threshold: float | None = None
+    """The user's score threshold at the cycle."""
+    weights: Weights | None = None
+    """The composite's weights the cycle used (None: recorded before they were kept)."""
+
+    def rescorable(self) -> bool:
+        return self.weights is not None and self.threshold is not None and all(c.parts for c in self.candidates)
 
 
 def _chances(candidates: Sequence[Scored]) -> list[float]:
@@ -96,13 +111,37 @@ def _chances(candidates: Sequence[Scored]) -> list[float]:
     return chances
 
 
-def _choice(candidates: Sequence[Scored], threshold: float) -> int | None:
-    """The replayed policy: the best candidate at or above ``threshold`` that may be sent."""
-    eligible = [i for i, cand in enumerate(candidates) if cand.verdict not in BARRED and cand.score >= threshold]
-    return max(eligible, key=lambda i: candidates[i].score, default=None)
+def _choice(candidates: Sequence[Scored], threshold: float, scores: Sequence[float]) -> int | None:
+    """The replayed policy: the best candidate (by ``scores``) at or above ``threshold`` that may be sent."""
+    eligible = [i for i, cand in enumerate(candidates) if cand.verdict not in BARRED and scores[i] >= threshold]
+    return max(eligible, key=lambda i: scores[i], default=None)
 
 
-def _cycle(level: Any, raw: Any, action: str, probability: Any, outcome: str | None, calls: Any) -> Cycle:
+def _parts(cand: dict[str, Any]) -> tuple[float, float, float] | None:
+    parts = [cand.get(part) for part in PARTS]
+    if any(part is None for part in parts):
+        return None
+    relevance, timing, urgency = (float(part) for part in parts)  # type: ignore[arg-type]
+    return relevance, timing, urgency
+
+
+def _weights(raw: Any) -> Weights | None:
+    parsed = json.loads(raw) if isinstance(raw, str) else raw
+    if not isinstance(parsed, dict) or any(parsed.get(part) is None for part in PARTS):
+        return None
+    return Weights(**{part: float(parsed[part]) for part in PARTS})
+
+
+def _cycle(
+    level: Any,
+    raw: Any,
+    action: str,
+    probability: Any,
+    outcome: str | None,
+    calls: Any,
+    threshold: Any = None,
+    weights: Any = None,
+) -> Cycle:
     parsed = json.loads(raw) if isinstance(raw, str) else raw
     candidates = tuple(
         Scored(
@@ -110,6 +149,7 @@ def _cycle(level: Any, raw: Any, action: str, probability: Any, outcome: str | N
             score=float(cand.get("score", 0.0)),
             verdict=str(cand.get("verdict", "")),
             probability=float(cand.get("probability", 1.0)),
+            parts=_parts(cand),
         )
         for cand in parsed or ()
         if isinstance(cand, dict)
@@ -125,12 +165,15 @@ def _cycle(level: Any, raw: Any, action: str, probability: Any, outcome: str | N
         probability=None if probability is None else float(probability),
         reward=reward if sent is not None else None,
         llm_calls=int(calls or 0),
+        threshold=None if threshold is None else float(threshold),
+        weights=_weights(weights),
     )
 
 
-async def load_proactive(database: Database, tenant: str, since: datetime, level: str) -> list[Cycle]:
-    """The cycles of users at ``level`` since ``since`` that scored candidates, each with its send's
-    feedback, read once however many thresholds are replayed (``replay.tune``)."""
+async def load_proactive(database: Database, tenant: str, since: datetime, level: str | None) -> list[Cycle]:
+    """The cycles of users at ``level`` (None: every level) since ``since`` that scored
+    candidates, each with its send's feedback, read once however many values are replayed
+    (``replay.tune``)."""
     send_id = c.attributes["send_id"].as_string()
     query = (
         select(
@@ -140,6 +183,8 @@ async def load_proactive(database: Database, tenant: str, since: datetime, level
             c.attributes["probability"].as_float(),
             s.outcome,
             c.llm_calls,
+            c.attributes["threshold"].as_float(),
+            c.inputs["trust"]["weights"],
         )
         .select_from(decision_records.outerjoin(proactive_sends, and_(s.tenant == c.tenant, s.id == send_id)))
         .where(
@@ -147,7 +192,7 @@ async def load_proactive(database: Database, tenant: str, since: datetime, level
             c.kind == "proactive",
             c.created_at >= since,
             c.path != "prefilter",
-            c.inputs["trust"]["level"].as_string() == level,
+            *(() if level is None else (c.inputs["trust"]["level"].as_string() == level,)),
         )
     )
     async with database.connect() as conn:
@@ -157,10 +202,9 @@ async def load_proactive(database: Database, tenant: str, since: datetime, level
 async def replay_proactive(
     database: Database, tenant: str, body: ReplayIn, *, current: float, since: datetime
 ) -> ReplayReport:
-    """The score threshold ``body.value`` of the level ``body.parameter`` names, replayed on that
-    level's cycles since ``since``."""
-    level = str(body.parameter).rsplit(".", 1)[1]
-    rows = await load_proactive(database, tenant, since, level)
+    """``body.value`` of the score threshold or weight ``body.parameter`` names, replayed on the
+    cycles it applies to since ``since``."""
+    rows = await load_proactive(database, tenant, since, level_of(str(body.parameter)))
     return replay_proactive_rows(rows, body.value, current=current, parameter=str(body.parameter))
 
 
@@ -168,13 +212,33 @@ def _label(cycle: Cycle, index: int | None) -> str:
     return "silent" if index is None else f"sent: {cycle.candidates[index].category}"
 
 
+def level_of(parameter: str) -> str | None:
+    """The trust level a parameter's replay reads (``score_threshold.<level>``); None: every level (a weight)."""
+    kind, _, name = parameter.partition(".")
+    return name if kind == "score_threshold" else None
+
+
+def _replayed(row: Cycle, parameter: str, value: float) -> tuple[float, list[float]]:
+    """The threshold and the candidates' scores under ``value`` of ``parameter``."""
+    kind, _, name = parameter.partition(".")
+    if kind == "score_threshold":
+        return value, [cand.score for cand in row.candidates]
+    assert row.weights is not None and row.threshold is not None
+    weights = row.weights.replace(name, value)
+    return row.threshold, [weigh(*cand.parts, weights) for cand in row.candidates if cand.parts]
+
+
 def replay_proactive_rows(rows: Sequence[Cycle], value: float, *, current: float, parameter: str) -> ReplayReport:
-    """The score threshold ``value`` replayed on rows from ``load_proactive``."""
+    """``value`` of the score threshold or weight ``parameter`` replayed on rows from ``load_proactive``."""
     tally = Tally()
     supported: list[Weighted] = []
     explored = 0
+    weight = level_of(parameter) is None
     for row in rows:
-        replayed = _choice(row.candidates, value)
+        if weight and not row.rescorable():
+            continue  # logged before the parts and weights were kept: nothing to rescore
+        threshold, scores = _replayed(row, parameter, value)
+        replayed = _choice(row.candidates, threshold, scores)
         chances = _chances(row.candidates)
         explored += any(cand.probability < 1.0 for cand in row.candidates)
         change = None if replayed == row.sent else (_label(row, row.sent), _label(row, replayed))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from phronesis.replay.admission import load_admission, replay_admission_rows
 from phronesis.replay.executive import load_executive, replay_executive_rows
 from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport, setting_of
-from phronesis.replay.proactive import load_proactive, replay_proactive_rows
+from phronesis.replay.proactive import level_of, load_proactive, replay_proactive_rows
 from phronesis.replay.routing import load_routing, replay_routing_rows
 from phronesis.storage.database import Database
 
@@ -35,10 +35,6 @@ class Replay:
     replay: Callable[[Loaded, float, float, str], ReplayReport]
 
 
-def _level(parameter: str) -> str:
-    return parameter.rsplit(".", 1)[1]  # score_threshold.<level>
-
-
 REPLAYS: dict[str, Replay] = {
     "executive": Replay(
         lambda db, tenant, since, _: load_executive(db, tenant, since),
@@ -55,7 +51,7 @@ REPLAYS: dict[str, Replay] = {
         lambda rows, value, current, _: replay_admission_rows(rows, value, current=current),
     ),
     "proactive": Replay(
-        lambda db, tenant, since, parameter: load_proactive(db, tenant, since, _level(parameter)),
+        lambda db, tenant, since, parameter: load_proactive(db, tenant, since, level_of(parameter)),
         lambda rows, value, current, parameter: replay_proactive_rows(
             rows, value, current=current, parameter=parameter
         ),

@@ -42,6 +42,7 @@ SettingName = Literal[
     "executive.personality_bias",
     "routing.cascade_threshold",
     "admission.low_similarity",
+    "admission.duplicate_threshold",
     "proactive.score_threshold.new",
     "proactive.score_threshold.building",
     "proactive.score_threshold.established",
@@ -58,6 +59,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "executive.personality_bias": (-0.5, 0.5),
     "routing.cascade_threshold": (0.0, 1.0),
     "admission.low_similarity": (0.0, 1.0),
+    "admission.duplicate_threshold": (0.0, 1.0),
     # seed 004's composite score is 0-10
     **{f"proactive.score_threshold.{level}": (0.0, 10.0) for level in get_args(TrustLevelName)},
     **{f"proactive.weight.{part}": (0.0, 1.0) for part in PARTS},
@@ -73,6 +75,8 @@ TUNABLE: dict[str, Callable[[Settings], float]] = {
     "executive.personality_bias": lambda s: s.executive.personality_bias,
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
     "admission.low_similarity": lambda s: s.admission.low_similarity,
+    # a calibrated tenant's own threshold stands until one is applied (``AdmissionService``)
+    "admission.duplicate_threshold": lambda s: s.admission.duplicate_threshold,
     **{f"proactive.score_threshold.{level}": _score_threshold(level) for level in get_args(TrustLevelName)},
     "proactive.weight.relevance": lambda s: s.proactive.relevance_weight,
     "proactive.weight.timing": lambda s: s.proactive.timing_weight,

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from phronesis.admission.judgement import Candidate, Incoming
-from phronesis.admission.rule_judge import RuleJudge
+from phronesis.admission.rule_judge import RuleJudge, step_at
 from phronesis.admission.task_values import same_values
 from tests.admission.conftest import candidate, incoming
 
@@ -94,6 +94,45 @@ def test_invariants(new_outcome: str, new_refs: tuple[str, ...], pool: list, thr
         assert target.same_task and target.rank < incoming(new_outcome).rank  # only a worse run of the same task
     if verdict.decision == "ADD":
         assert verdict.target is None
+
+
+@given(
+    new_outcome=outcomes,
+    new_refs=refs,
+    pool=st.lists(
+        st.tuples(
+            st.sampled_from([0.7, 0.8, 0.9, 0.95, 0.99, 1.0]) | st.floats(0.5, 1.0),
+            outcomes,
+            st.sampled_from(["t1", "t2"]),
+            refs,
+            st.booleans(),
+            st.sampled_from([None, None, True, False]),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    threshold=st.sampled_from([0.0, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]) | st.floats(0.0, 1.0),
+)
+def test_the_verdict_by_threshold_is_the_judges_at_every_threshold(
+    new_outcome: str,
+    new_refs: tuple[str, ...],
+    pool: list,  # type: ignore[type-arg]
+    threshold: float,
+) -> None:
+    """What a replay of the duplicate threshold reads (issue 25): the few judgements
+    ``by_threshold`` records give, at any threshold, the judge's own verdict, ties at a
+    candidate's similarity and pair-judged candidates included."""
+    candidates = sorted(
+        (
+            replace(candidate(f"c{i}", sim, out, task_id=task, refs=r), same_values=values, duplicate=pair)
+            for i, (sim, out, task, r, values, pair) in enumerate(pool)
+        ),
+        key=lambda c: -c.similarity,
+    )
+    run = incoming(new_outcome, refs=new_refs)
+    verdict = judge.judge(run, candidates, duplicate_threshold=threshold)
+    step = step_at(judge.by_threshold(run, candidates), threshold)
+    assert (step.decision, step.rule, step.target) == (verdict.decision, verdict.rule, verdict.target)
 
 
 def test_a_near_duplicate_of_another_task_naming_other_values_is_add() -> None:

@@ -83,6 +83,9 @@ def test_replay_and_tune_admission_on_admitted_runs(cli: CliRunner) -> None:
         0,
         1.0,
     )
+    # nothing went past the pre-filter: the duplicate threshold had nothing to decide
+    duplicate = json.loads(cli.invoke(app, ["replay", "admission", "--duplicate-threshold", "0.8", "--json"]).stdout)
+    assert (duplicate["parameter"], duplicate["current"], duplicate["decisions"]) == ("duplicate_threshold", 0.95, 0)
     table = cli.invoke(app, ["tune", "admission"])
     assert table.exit_code == 0 and "admission low_similarity: now 0.7" in table.stdout, table.output
     applied = cli.invoke(app, ["settings", "set", "admission.low_similarity", "0.0"])
@@ -115,6 +118,8 @@ def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
         (["replay", "proactive", "--level", "nobody", "--score-threshold", "5"], "--level"),
         (["tune", "executive", "--level", "new"], "only proactive has trust levels"),
         (["replay", "admission", "--low-similarity", "1.2"], "--low-similarity"),
+        (["replay", "admission", "--duplicate-threshold", "1.2"], "--duplicate-threshold"),
+        (["replay", "admission"], "give one of --low-similarity or --duplicate-threshold"),
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and message in result.output, (args, result.output)

@@ -281,6 +281,13 @@ class Executor:
                 "judge_configured": plan.judge,
                 "pair_judge": plan.pair_judge,
                 "same_task_candidates": sum(1 for c in plan.nearest if c.same_task),
+                # and of the duplicate threshold: the rule judge's verdict at every value, or the
+                # LLM judge's hint and the values that would have given it another
+                "by_duplicate_threshold": None
+                if plan.by_threshold is None
+                else [step.record() for step in plan.by_threshold],
+                "likely_duplicate": plan.likely_duplicate,
+                "likely_duplicate_from": plan.likely_duplicate_from,
                 "similar_runs": similar_rows,
                 "fail_safe": plan.fail_safe,
                 "summary_note": p.summary.note,

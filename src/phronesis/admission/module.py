@@ -115,6 +115,16 @@ class AdmissionModule:
         self._search = RunSearch(self.runs, index, self.embedder)
         self.removal = RunRemoval(self._database, self.runs, self._clock, index, self._decisions)
 
+    async def duplicate_threshold(self, tenant: str) -> float:
+        """The duplicate threshold the tenant's next admission uses: applied, calibrated or
+        configured (``AdmissionService.duplicate_threshold``); what a replay compares against."""
+        applied = None
+        if self._tenant_settings is not None:
+            applied = (await self._tenant_settings.applied(tenant, "admission.duplicate_threshold")).get(
+                "admission.duplicate_threshold"
+            )
+        return self.service.duplicate_threshold(applied, await self.calibrations.current(tenant))
+
     def use_pgvector(self) -> None:
         """Search runs with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
         self._assemble(PgVectorRuns(self._database))

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.admission.judgement import Candidate, Incoming, Verdict
+from phronesis.admission.judgement import Candidate, Incoming, Verdict, same_structure
 from phronesis.admission.llm_judge import JudgeFailure, LLMJudge
 from phronesis.admission.models import RunIn
 from phronesis.admission.pair_judge import PairJudge
 from phronesis.admission.pending_runs import PendingRuns
 from phronesis.admission.prefilter import Screening, prefilter
-from phronesis.admission.rule_judge import RuleJudge
+from phronesis.admission.rule_judge import RuleJudge, Step
 from phronesis.admission.run_repository import RunRepository, StoredRun
 from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.summaries import Summary
@@ -91,6 +91,13 @@ class Plan:
     threshold needs to know about a run the pre-filter decided (``replay.admission``)."""
     pair_judge: bool = False
     """Whether the tenant's pair judge decided which candidates are duplicates."""
+    by_threshold: tuple[Step, ...] | None = None
+    """The rule judge's verdict at every duplicate threshold, where the rule judge decided
+    (``RuleJudge.by_threshold``): what a replay of the duplicate threshold reads."""
+    likely_duplicate: bool | None = None
+    likely_duplicate_from: float | None = None
+    """Where the LLM judge decided: the pre-filter's "likely duplicate" hint it was given, and the
+    highest duplicate threshold that would set it (None: no threshold changes it)."""
 
     @property
     def similarity(self) -> float | None:
@@ -366,13 +373,19 @@ class Planner:
         rules, run = self._rule_judge, p.incoming
         if self._llm_judge is None:
             verdict = rules.judge(run, screened.candidates, duplicate_threshold=duplicate_threshold)
-            return Plan(p, verdict, nearest, duplicate_threshold)
+            steps = rules.by_threshold(run, screened.candidates)
+            return Plan(p, verdict, nearest, duplicate_threshold, by_threshold=steps)
         answer = await self._llm_judge.judge(run, screened.candidates, likely_duplicate=screened.likely_duplicate)
+        first = screened.candidates[0]
+        hint_from = first.similarity if first.duplicate is None and same_structure(run, first) else None
+        hint = screened.likely_duplicate
         if not isinstance(answer, JudgeFailure):
-            return Plan(p, answer, nearest, duplicate_threshold)
+            return Plan(p, answer, nearest, duplicate_threshold, likely_duplicate=hint, likely_duplicate_from=hint_from)
         why = f"{answer.reason}: {answer.detail}"
         fail_safe = self._settings.fail_safe
+        schedule: tuple[Step, ...] | None = None
         if fail_safe == "rules":
+            schedule = rules.by_threshold(run, screened.candidates)
             fallback = rules.judge(run, screened.candidates, duplicate_threshold=duplicate_threshold)
             verdict = Verdict(
                 fallback.decision,
@@ -393,7 +406,16 @@ class Planner:
                 judge="llm",
                 llm=answer.trace,
             )
-        return Plan(p, verdict, nearest, duplicate_threshold, fail_safe=why)
+        return Plan(
+            p,
+            verdict,
+            nearest,
+            duplicate_threshold,
+            fail_safe=why,
+            by_threshold=schedule,
+            likely_duplicate=hint,
+            likely_duplicate_from=hint_from,
+        )
 
     @staticmethod
     def _remember(plan: Plan, view: View) -> None:

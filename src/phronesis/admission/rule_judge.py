@@ -18,13 +18,35 @@ Rules, first match wins (candidates are best-first):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from phronesis.admission.judgement import Candidate, Incoming, Verdict, is_duplicate, same_structure
 from phronesis.admission.models import AdmissionDecision
 from phronesis.admission.task_values import task_values
 
-__all__ = ["RuleJudge"]
+__all__ = ["RuleJudge", "Step", "step_at"]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The rule judge's verdict for every duplicate threshold above ``above`` (and at most the
+    previous step's): one piece of ``RuleJudge.by_threshold``."""
+
+    above: float
+    decision: AdmissionDecision
+    rule: str | None
+    target: str | None
+
+    def record(self) -> dict[str, Any]:
+        return {"above": self.above, "decision": self.decision, "rule": self.rule, "target": self.target}
+
+
+def step_at(steps: Sequence[Step], threshold: float) -> Step:
+    """The verdict ``by_threshold``'s steps give at ``threshold``."""
+    return next(step for step in steps if threshold > step.above)
 
 
 def _new_material(run: Incoming, candidate: Candidate) -> bool:
@@ -40,6 +62,30 @@ def _why_duplicate(candidate: Candidate, duplicate_threshold: float) -> str:
 
 class RuleJudge:
     name = "rules"
+
+    def by_threshold(self, run: Incoming, candidates: Sequence[Candidate]) -> tuple[Step, ...]:
+        """This run's verdict at every duplicate threshold, the most demanding first. The verdict
+        can change only where the threshold crosses a candidate's similarity (a candidate the
+        pair judge decided ignores it), so one judgement per candidate is the whole function:
+        the record keeps it, and a replay of the duplicate threshold reads the verdict any value
+        would have given, from this judge itself (``replay.admission_duplicate``)."""
+        cuts = sorted({c.similarity for c in candidates if c.duplicate is None}, reverse=True)
+        # above each cut, judged where nothing at or below it counts: at the cut itself (≥)
+        points = [(cuts[0] if cuts else -1.0, math.inf)]
+        points += [(cuts[k + 1] if k + 1 < len(cuts) else -1.0, cut) for k, cut in enumerate(cuts)]
+        steps: list[Step] = []
+        for above, at in points:
+            verdict = self.judge(run, candidates, duplicate_threshold=at)
+            step = Step(above, verdict.decision, verdict.rule, verdict.target)
+            if steps and (steps[-1].decision, steps[-1].rule, steps[-1].target) == (
+                step.decision,
+                step.rule,
+                step.target,
+            ):
+                steps[-1] = step  # the same verdict further down: one step
+            else:
+                steps.append(step)
+        return tuple(steps)
 
     def judge(self, run: Incoming, candidates: Sequence[Candidate], *, duplicate_threshold: float) -> Verdict:
         def verdict(decision: AdmissionDecision, target: Candidate | None, reason: str, rule: str) -> Verdict:

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from phronesis.admission.calibration_store import CalibrationStore
+from phronesis.admission.calibration_store import Calibration, CalibrationStore
 from phronesis.admission.executor import Executor, StalePlan
 from phronesis.admission.fingerprints import content_hash, task_id_for
 from phronesis.admission.models import AdmissionResult, RunIn
@@ -82,8 +82,9 @@ class AdmissionService:
         parts = self._parts
         identified = [self._identify(position, run) for position, run in enumerate(runs)]
         lookup = await parts.runs.by_content(tenant, [r.key for r in identified])
-        # the tenant's low threshold is read while the runs are summarised and embedded
-        prepared, low = await asyncio.gather(self._prepare(identified, lookup, batch=batch), self._low(tenant))
+        # the tenant's thresholds are read while the runs are summarised and embedded
+        prepared, tuned = await asyncio.gather(self._prepare(identified, lookup, batch=batch), self._tuned(tenant))
+        low = tuned.get("admission.low_similarity")
         batch_id = uuid.uuid4().hex if batch else None
         # the first plan reuses the duplicate lookup made before embedding; a twin stored since
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
@@ -100,7 +101,7 @@ class AdmissionService:
                 again = [Identified(p.position, p.data, p.run_id, p.task_id, p.content_hash) for p in missing]
                 redone = {p.position: p for p in await self._prepare(again, {}, batch=batch)}
                 prepared = [redone.get(p.position, p) for p in prepared]
-            threshold = self._settings.duplicate_threshold if calibrated is None else calibrated.duplicate_threshold
+            threshold = self.duplicate_threshold(tuned.get("admission.duplicate_threshold"), calibrated)
             judge = None if calibrated is None else calibrated.pair_judge
             plans = await parts.planner.decide(
                 prepared, view, duplicate_threshold=threshold, pair_judge=judge, low_similarity=low
@@ -112,10 +113,20 @@ class AdmissionService:
                     raise ConflictError("runs", f"memory kept changing under this admission: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def _low(self, tenant: str) -> float | None:
-        """The tenant's ``admission.low_similarity`` (seed 003's 0.7 unless tuned; None: no store)."""
+    async def _tuned(self, tenant: str) -> dict[str, float]:
+        """The tenant's own ``admission.low_similarity`` and ``admission.duplicate_threshold``, in one
+        read at each admission (many processes); those it has not tuned are absent."""
         store = self._parts.tenant_settings
-        return None if store is None else await store.value(tenant, "admission.low_similarity")
+        return {} if store is None else await store.applied(tenant, "admission.")
+
+    def duplicate_threshold(self, applied: float | None, calibrated: Calibration | None) -> float:
+        """The duplicate threshold a tenant's admissions use: the value applied for it (a replay's
+        Apply, ``phronesis tune``: the latest explicit, recorded choice), else its calibrated one
+        (``admission calibrate``), else the configured one (seed 003's 0.95). A fitted pair judge
+        still decides the pairs it sees either way."""
+        if applied is not None:
+            return applied
+        return self._settings.duplicate_threshold if calibrated is None else calibrated.duplicate_threshold
 
     @staticmethod
     def _identify(position: int, run: RunIn) -> Identified:

@@ -124,15 +124,22 @@ def executive(
 @replay_app.command("admission")
 def admission(
     low_similarity: Annotated[
-        float, typer.Option("--low-similarity", help="The admission.low_similarity (the pre-filter's) to replay.")
-    ],
+        float | None,
+        typer.Option("--low-similarity", help="The admission.low_similarity (the pre-filter's) to replay."),
+    ] = None,
+    duplicate_threshold: Annotated[
+        float | None,
+        typer.Option("--duplicate-threshold", help="The admission.duplicate_threshold (the judges') to replay."),
+    ] = None,
     days: DaysOption = 30.0,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Replay the pre-filter's low similarity threshold on the logged admissions: runs judged or
-    added without a judge, LLM calls, estimated success from admission feedback."""
-    _replay("admission", "low-similarity", low_similarity, days, as_json, tenant)
+    """Replay the pre-filter's low similarity threshold (runs judged or added without a judge, LLM
+    calls) or the duplicate threshold (the rule judge's verdicts; the LLM judge's hint) on the
+    logged admissions, with the estimated success from admission feedback."""
+    parameter, value = _one_of(low_similarity=low_similarity, duplicate_threshold=duplicate_threshold)
+    _replay("admission", parameter.replace("_", "-"), value, days, as_json, tenant, parameter)
 
 
 @replay_app.command("proactive")

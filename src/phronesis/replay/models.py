@@ -36,6 +36,7 @@ Parameter = Literal[
     "personality_bias",
     "cascade_threshold",
     "low_similarity",
+    "duplicate_threshold",
     "score_threshold.new",
     "score_threshold.building",
     "score_threshold.established",
@@ -47,7 +48,7 @@ Parameter = Literal[
 PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     "executive": ("heuristic_threshold", "personality_bias"),
     "routing": ("cascade_threshold",),
-    "admission": ("low_similarity",),
+    "admission": ("low_similarity", "duplicate_threshold"),
     "proactive": (
         "score_threshold.new",
         "score_threshold.building",
@@ -60,7 +61,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
 threshold and default personality bias (F-24), seed 002's cascade threshold, seed 003's low
-similarity threshold, seed 004's score threshold of one trust level and each weight of its
+similarity and duplicate thresholds, seed 004's score threshold of one trust level and each weight of its
 composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
 

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from phronesis.replay.admission import load_admission, replay_admission_rows
+from phronesis.replay.admission_duplicate import load_judged, replay_duplicate_rows
 from phronesis.replay.executive import load_executive, replay_executive_rows
 from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport, setting_of
 from phronesis.replay.proactive import level_of, load_proactive, replay_proactive_rows
@@ -47,8 +48,12 @@ REPLAYS: dict[str, Replay] = {
         lambda rows, value, current, _: replay_routing_rows(rows, value, current=current),
     ),
     "admission": Replay(
-        lambda db, tenant, since, _: load_admission(db, tenant, since),
-        lambda rows, value, current, _: replay_admission_rows(rows, value, current=current),
+        lambda db, tenant, since, parameter: (load_admission if parameter == "low_similarity" else load_judged)(
+            db, tenant, since
+        ),
+        lambda rows, value, current, parameter: (
+            replay_admission_rows if parameter == "low_similarity" else replay_duplicate_rows
+        )(rows, value, current=current),
     ),
     "proactive": Replay(
         lambda db, tenant, since, parameter: load_proactive(db, tenant, since, level_of(parameter)),
@@ -60,9 +65,13 @@ REPLAYS: dict[str, Replay] = {
 
 
 async def current_value(engine: Engine, tenant: str, point: DecisionPoint, parameter: str) -> float:
-    """The value the tenant's decisions use now (its applied one, else the configured one):
-    what the replay compares against."""
-    return await engine.tenant_settings.value(tenant, setting_of(point, parameter))
+    """The value the tenant's decisions use now (its applied one, else the configured one; for
+    the duplicate threshold, a calibrated one before the configured): what the replay compares
+    against."""
+    setting = setting_of(point, parameter)
+    if setting == "admission.duplicate_threshold":
+        return await engine.admission.duplicate_threshold(tenant)
+    return await engine.tenant_settings.value(tenant, setting)
 
 
 async def load(engine: Engine, tenant: str, point: DecisionPoint, parameter: str, since: datetime) -> Loaded:

@@ -35,7 +35,7 @@ from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.tables import tenant_settings
 
-__all__ = ["BOUNDS", "TUNABLE", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
+__all__ = ["BOUNDS", "TUNABLE", "WHOLE", "out_of_range", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
 
 SettingName = Literal[
     "executive.heuristic_threshold",
@@ -50,6 +50,10 @@ SettingName = Literal[
     "proactive.weight.relevance",
     "proactive.weight.timing",
     "proactive.weight.urgency",
+    "proactive.daily_cap.new",
+    "proactive.daily_cap.building",
+    "proactive.daily_cap.established",
+    "proactive.daily_cap.deep",
 ]
 BOUNDS: dict[str, tuple[float, float]] = {
     # seed 000 F-24 clamps the executive's threshold to this range: a value outside it would be
@@ -63,11 +67,30 @@ BOUNDS: dict[str, tuple[float, float]] = {
     # seed 004's composite score is 0-10
     **{f"proactive.score_threshold.{level}": (0.0, 10.0) for level in get_args(TrustLevelName)},
     **{f"proactive.weight.{part}": (0.0, 1.0) for part in PARTS},
+    # messages a day: a whole number (``WHOLE``)
+    **{f"proactive.daily_cap.{level}": (0.0, 50.0) for level in get_args(TrustLevelName)},
 }
+WHOLE = frozenset(f"proactive.daily_cap.{level}" for level in get_args(TrustLevelName))
+"""Settings that count something: a whole number."""
+
+
+def out_of_range(name: str, value: float) -> str | None:
+    """Why ``value`` cannot be ``name``'s (``BOUNDS``, ``WHOLE``), or None: the one check Apply
+    and a replay's value both make."""
+    low, high = BOUNDS[name]
+    if not low <= value <= high:
+        return f"{name} takes a value from {low} to {high}, not {value}"
+    if name in WHOLE and value != int(value):
+        return f"{name} takes a whole number, not {value}"
+    return None
 
 
 def _score_threshold(level: TrustLevelName) -> Callable[[Settings], float]:
     return lambda s: s.proactive.trust_levels[level].score_threshold
+
+
+def _daily_cap(level: TrustLevelName) -> Callable[[Settings], float]:
+    return lambda s: s.proactive.trust_levels[level].daily_cap
 
 
 TUNABLE: dict[str, Callable[[Settings], float]] = {
@@ -81,6 +104,7 @@ TUNABLE: dict[str, Callable[[Settings], float]] = {
     "proactive.weight.relevance": lambda s: s.proactive.relevance_weight,
     "proactive.weight.timing": lambda s: s.proactive.timing_weight,
     "proactive.weight.urgency": lambda s: s.proactive.urgency_weight,
+    **{f"proactive.daily_cap.{level}": _daily_cap(level) for level in get_args(TrustLevelName)},
 }
 """The settings a tenant may tune: the ones a replay can evaluate (``replay``)."""
 assert set(TUNABLE) == set(get_args(SettingName))
@@ -161,9 +185,9 @@ class TenantSettings:
 
     async def apply(self, tenant: str, name: SettingName, change: ApplyIn) -> AppliedSetting:
         """Set (or, with None, clear) the tenant's value and record the change, in one transaction."""
-        low, high = BOUNDS[name]
-        if change.value is not None and not low <= change.value <= high:
-            raise InvalidInputError("value", f"{name} takes a value from {low} to {high}, not {change.value}")
+        problem = None if change.value is None else out_of_range(name, change.value)
+        if problem is not None:
+            raise InvalidInputError("value", problem)
         now = self._clock.now()
         decision_id = str(uuid.uuid4())
         configured = self.configured(name)

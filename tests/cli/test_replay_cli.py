@@ -105,12 +105,16 @@ def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
     report = json.loads(tuned.stdout)
     assert (report["setting"], report["current"]) == ("proactive.score_threshold.building", 6.0)
     assert "most messages sent" in report["objective"]
+    cap = cli.invoke(app, ["replay", "proactive", "--level", "new", "--daily-cap", "1"])
+    assert cap.exit_code == 0 and "proactive daily_cap.new: 2.0 → 1.0" in cap.stdout, cap.output
     weight = cli.invoke(app, ["replay", "proactive", "--urgency-weight", "0.5"])
     assert weight.exit_code == 0 and "proactive weight.urgency: 0.25 → 0.5" in weight.stdout, weight.output
     tuned_weight = json.loads(cli.invoke(app, ["tune", "proactive", "--parameter", "weight.timing", "--json"]).stdout)
     assert (tuned_weight["setting"], tuned_weight["current"]) == ("proactive.weight.timing", 0.35)
     for args, message in (
         (["replay", "proactive", "--score-threshold", "5"], "--level: the trust level"),
+        (["replay", "proactive", "--daily-cap", "2"], "--level: the trust level whose daily cap"),
+        (["replay", "proactive", "--level", "new", "--daily-cap", "99"], "from 0.0 to 50.0"),
         (["replay", "proactive", "--level", "new", "--timing-weight", "0.5"], "--level goes with --score-threshold"),
         (["replay", "proactive", "--timing-weight", "1.5"], "from 0.0 to 1.0"),
         (["tune", "proactive", "--level", "new", "--parameter", "weight.timing"], "either --level"),

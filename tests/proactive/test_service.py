@@ -13,6 +13,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import InvalidInputError, NotFoundError, StorageError
 from phronesis.proactive.models import SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
+from phronesis.replay.proactive_cap import load_counted, replay_cap_rows
 from phronesis.settings import ProactiveSettings, Settings
 from phronesis.storage.database import Database
 from phronesis.tenant_settings import ApplyIn, TenantSettings
@@ -503,3 +504,30 @@ async def test_a_tenants_weights_hold_for_the_next_cycle(
     before, after = [await decisions.get("t", d) for d in (silent.decision_id, sent.decision_id)]
     assert before.inputs["trust"]["weights"] == {"relevance": 0.4, "timing": 0.35, "urgency": 0.25}
     assert after.inputs["trust"]["weights"] == {"relevance": 1.0, "timing": 1.0, "urgency": 1.0}
+
+
+async def test_a_tenants_daily_cap_holds_for_the_next_cycle(
+    database: Database, clock: FixedClock, channel: RecordingChannel
+) -> None:
+    """Applied (``proactive.daily_cap.established``), the cap is read at each cycle: after one
+    message the next deadline waits for tomorrow, and each record keeps the day's count, which a
+    replay of the cap reads (``replay.proactive_cap``)."""
+    proactive, store = _tuned_module(database, clock, channel)
+    await proactive.put_user("t", "ana", AWAKE)
+    await store.apply("t", "proactive.daily_cap.established", ApplyIn(value=1))
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    first = await proactive.run_cycle("t", "ana")
+    assert first.decision == "sent", first
+    await proactive.add_signals("t", "ana", [deadline(9, key="ma1521", title="MA1521 problem set")])
+    clock.advance(minutes=31)
+    second = await proactive.run_cycle("t", "ana")
+    assert (second.decision, second.reason) == ("silent", "daily_cap"), second
+    # blocked cycles are not recorded by default: the cap's block is known from the counters only
+    log = await load_counted(database, "t", START - timedelta(days=1), "established")
+    assert [(row.sends_today, row.blocked, row.sent is not None) for row in log.rows] == [(0, None, True)]
+    assert log.unrecorded == 1
+    replayed = replay_cap_rows(log, 2, current=1, parameter="daily_cap.established")
+    assert replayed.changed == 0 and "1 cycles the cap stopped" in replayed.weighting
+    assert replay_cap_rows(log, 0, current=1, parameter="daily_cap.established").changed == 1
+    with pytest.raises(InvalidInputError, match="whole number"):
+        await store.apply("t", "proactive.daily_cap.established", ApplyIn(value=1.5))

@@ -63,17 +63,13 @@ def _true_engagement(world: World, threshold: float) -> float:
     return sum(chances) / len(chances)
 
 
-async def _log(database: Database, world: Cycles, *, seed: int = 2, rate: float = RATE) -> None:
-    """Logged as the cycle logs: the real scoring (exploration included), every candidate with
-    its verdict and chance, the send with its feedback."""
-    rng = random.Random(seed)
-    records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=1)))
-    settings = SETTINGS.model_copy(update={"exploration_rate": rate})
+async def add_user(database: Database, user: str = "u") -> None:
+    """The user the logged cycles and sends are of."""
     async with database.transaction() as conn:
         await conn.execute(
             insert(proactive_users).values(
                 tenant="t",
-                id="u",
+                id=user,
                 timezone="UTC",
                 wake_time="07:00",
                 sleep_time="23:00",
@@ -85,6 +81,15 @@ async def _log(database: Database, world: Cycles, *, seed: int = 2, rate: float 
                 updated_at=NOW,
             )  # fmt: skip
         )
+
+
+async def _log(database: Database, world: Cycles, *, seed: int = 2, rate: float = RATE) -> None:
+    """Logged as the cycle logs: the real scoring (exploration included), every candidate with
+    its verdict and chance, the send with its feedback."""
+    rng = random.Random(seed)
+    records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=1)))
+    settings = SETTINGS.model_copy(update={"exploration_rate": rate})
+    await add_user(database)
     for n, cycle in enumerate(world):
         scored = score_candidates(
             [candidate for candidate, _ in cycle],

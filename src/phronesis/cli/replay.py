@@ -146,10 +146,13 @@ def admission(
 def proactive(
     level: Annotated[
         TrustLevelName | None,
-        typer.Option("--level", help="The trust level whose score threshold is replayed (with --score-threshold)."),
+        typer.Option("--level", help="The trust level replayed (with --score-threshold or --daily-cap)."),
     ] = None,
     score_threshold: Annotated[
         float | None, typer.Option("--score-threshold", help="The level's score threshold (0-10) to replay.")
+    ] = None,
+    daily_cap: Annotated[
+        int | None, typer.Option("--daily-cap", help="The level's daily cap (messages a day) to replay.")
     ] = None,
     relevance_weight: Annotated[
         float | None, typer.Option("--relevance-weight", help="The composite's relevance weight (0-1) to replay.")
@@ -164,21 +167,25 @@ def proactive(
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Replay one trust level's score threshold on its users' logged cycles, or one weight of the
-    composite on every level's: messages sent or not, estimated engagement (IPS and SNIPS where
-    exploration was on)."""
+    """Replay one trust level's score threshold or daily cap on its users' logged cycles, or one
+    weight of the composite on every level's: messages sent or not, estimated engagement (IPS and
+    SNIPS where exploration was on)."""
     option, value = _one_of(
         score_threshold=score_threshold,
+        daily_cap=daily_cap,
         relevance_weight=relevance_weight,
         timing_weight=timing_weight,
         urgency_weight=urgency_weight,
     )
-    if option == "score_threshold":
+    if option in ("score_threshold", "daily_cap"):
         if level is None:
-            raise fail("--level: the trust level whose score threshold is replayed (new, building, established, deep)")
-        parameter = f"score_threshold.{level}"
+            what = option.replace("_", " ")
+            raise fail(f"--level: the trust level whose {what} is replayed (new, building, established, deep)")
+        parameter = f"{option}.{level}"
     elif level is not None:
-        raise fail("--level: a weight is replayed on every level's cycles; --level goes with --score-threshold")
+        raise fail(
+            "--level: a weight is replayed on every level's cycles; --level goes with --score-threshold or --daily-cap"
+        )
     else:
         parameter = "weight." + option.removesuffix("_weight")
     _replay("proactive", option.replace("_", "-"), value, days, as_json, tenant, parameter)
@@ -225,7 +232,7 @@ def tune_command(
         typer.Option(
             "--parameter",
             help="The setting to tune, when not the point's first: e.g. personality_bias (executive), "
-            "weight.relevance (proactive).",
+            "duplicate_threshold (admission), weight.relevance or daily_cap.new (proactive).",
         ),
     ] = None,
     days: DaysOption = 30.0,

@@ -333,7 +333,19 @@ class CycleRunner:
                 "decision_id": decision_id,
             }
         proposed = one.proposed
-        record = self._record(tenant, decision_id, context, proposed, scored, chosen, reason, key, send_id, probability)
+        record = self._record(
+            tenant,
+            decision_id,
+            context,
+            proposed,
+            scored,
+            chosen,
+            reason,
+            key,
+            send_id,
+            probability,
+            one.screened.sends_today,
+        )
         result = CycleResult(
             user_id=user.id,
             cycle_key=key,
@@ -468,6 +480,7 @@ class CycleRunner:
         key: str,
         send_id: str | None,
         probability: float,
+        sends_today: int,
     ) -> NewDecisionRecord:
         attributes: dict[str, Any] = {
             "cycle_key": key,
@@ -500,7 +513,9 @@ class CycleRunner:
             path=proposed.path,
             action="sent" if chosen is not None else "silent",
             confidence=round(chosen.score / 10, 4) if chosen else None,
-            inputs=context.describe(),
+            # the day's sends before this cycle, as a pre-filter block keeps them: what a replay
+            # of the daily cap reads (``replay.proactive_cap``)
+            inputs=context.describe() | {"sends_today": sends_today},
             prompt=proposed.prompt,
             raw_llm_output=proposed.raw_output,
             model=proposed.model,

@@ -26,8 +26,9 @@ from phronesis.tenant_settings import TenantSettings
 __all__ = ["StateLoader", "zone"]
 
 PREFIX = "proactive."
-"""The tenant settings a cycle reads: each trust level's score threshold
-(``proactive.score_threshold.<level>``) and the composite's weights (``proactive.weight.<part>``)."""
+"""The tenant settings a cycle reads: each trust level's score threshold and daily cap
+(``proactive.score_threshold.<level>``, ``proactive.daily_cap.<level>``) and the composite's
+weights (``proactive.weight.<part>``)."""
 CAP_LOOKBACK = timedelta(hours=27)
 """Covers any local day (UTC−12…+14) plus the cooldown, so one read serves both rules."""
 

@@ -64,7 +64,7 @@ def trust_for(
     tuned: Mapping[str, float] | None = None,
 ) -> Trust:
     """``tuned``: the tenant's own values of ``proactive.*`` settings, prefix removed
-    (``score_threshold.<level>``, ``weight.<part>``: ``tenant_settings``, issue 25)."""
+    (``score_threshold.<level>``, ``daily_cap.<level>``, ``weight.<part>``: ``tenant_settings``, issue 25)."""
     days = max(0, (now - created_at).days)
     rung = _earned(days, interactions, settings)
     demoted = 0
@@ -77,7 +77,9 @@ def trust_for(
     level = TRUST_ORDER[max(0, rung - demoted)]
     policy = settings.trust_levels[level]
     tuned = tuned or {}
-    threshold = tuned.get(f"score_threshold.{level}")
+    threshold, cap = tuned.get(f"score_threshold.{level}"), tuned.get(f"daily_cap.{level}")
     if threshold is not None:
         policy = policy.model_copy(update={"score_threshold": threshold})
+    if cap is not None:
+        policy = policy.model_copy(update={"daily_cap": int(cap)})
     return Trust(level, policy, days, interactions, min(demoted, rung), Weights.of(settings, tuned))

@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from phronesis.clock import Instant
-from phronesis.tenant_settings import BOUNDS, SettingName
+from phronesis.tenant_settings import BOUNDS, SettingName, out_of_range
 
 __all__ = [
     "PARAMETERS",
@@ -44,6 +44,10 @@ Parameter = Literal[
     "weight.relevance",
     "weight.timing",
     "weight.urgency",
+    "daily_cap.new",
+    "daily_cap.building",
+    "daily_cap.established",
+    "daily_cap.deep",
 ]
 PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     "executive": ("heuristic_threshold", "personality_bias"),
@@ -57,12 +61,16 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         "weight.relevance",
         "weight.timing",
         "weight.urgency",
+        "daily_cap.new",
+        "daily_cap.building",
+        "daily_cap.established",
+        "daily_cap.deep",
     ),
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
 threshold and default personality bias (F-24), seed 002's cascade threshold, seed 003's low
-similarity and duplicate thresholds, seed 004's score threshold of one trust level and each weight of its
-composite. Each is the tenant setting
+similarity and duplicate thresholds, seed 004's score threshold and daily cap of one trust level and each
+weight of its composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
 
 
@@ -116,10 +124,9 @@ class ReplayIn(Asked):
         if point is None or "parameter" not in info.data:
             return value  # the point or parameter is refused already
         # seed 000 F-24 clamps the executive's threshold: nothing outside decides differently
-        setting = setting_of(point, info.data["parameter"] or PARAMETERS[point][0])
-        low, high = BOUNDS[setting]
-        if not low <= value <= high:
-            raise ValueError(f"{setting} takes a value from {low} to {high}, not {value}")
+        problem = out_of_range(setting_of(point, info.data["parameter"] or PARAMETERS[point][0]), value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
 

@@ -213,9 +213,10 @@ def _label(cycle: Cycle, index: int | None) -> str:
 
 
 def level_of(parameter: str) -> str | None:
-    """The trust level a parameter's replay reads (``score_threshold.<level>``); None: every level (a weight)."""
+    """The trust level a parameter's replay reads (``score_threshold.<level>``,
+    ``daily_cap.<level>``); None: every level (a weight)."""
     kind, _, name = parameter.partition(".")
-    return name if kind == "score_threshold" else None
+    return name if kind in ("score_threshold", "daily_cap") else None
 
 
 def _replayed(row: Cycle, parameter: str, value: float) -> tuple[float, list[float]]:

@@ -5,7 +5,7 @@ value over what it loaded, so ``tune`` replays a whole grid on one read."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -15,53 +15,70 @@ from phronesis.replay.admission_duplicate import load_judged, replay_duplicate_r
 from phronesis.replay.executive import load_executive, replay_executive_rows
 from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport, setting_of
 from phronesis.replay.proactive import level_of, load_proactive, replay_proactive_rows
+from phronesis.replay.proactive_cap import load_counted, replay_cap_rows
 from phronesis.replay.routing import load_routing, replay_routing_rows
 from phronesis.storage.database import Database
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
 
-__all__ = ["REPLAYS", "Loaded", "Replay", "current_value", "load", "replay_loaded", "run_replay"]
+__all__ = ["REPLAYS", "Loaded", "Replay", "current_value", "load", "replay_for", "replay_loaded", "run_replay"]
 
 
-Loaded = Sequence[Any]
+Loaded = Any
+"""What a replay's loader read: its own type (a list of logged decisions, mostly)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """A decision point's replay: what it reads of the logs (once), and one value replayed on it.
-    Both take the parameter (``PARAMETERS``): proactive's names the trust level."""
+    """One kind of setting's replay: what it reads of the logs (once), and one value replayed on
+    it. Both take the parameter (``PARAMETERS``): a trust level's names the level."""
 
     load: Callable[[Database, str, datetime, str], Awaitable[Loaded]]
     replay: Callable[[Loaded, float, float, str], ReplayReport]
 
 
+def _level(parameter: str) -> str:
+    level = level_of(parameter)
+    assert level is not None, parameter
+    return level
+
+
+_EXECUTIVE = Replay(
+    lambda db, tenant, since, _: load_executive(db, tenant, since),
+    lambda rows, value, current, parameter: replay_executive_rows(rows, value, current=current, parameter=parameter),
+)
+_PROACTIVE = Replay(
+    lambda db, tenant, since, parameter: load_proactive(db, tenant, since, level_of(parameter)),
+    lambda rows, value, current, parameter: replay_proactive_rows(rows, value, current=current, parameter=parameter),
+)
 REPLAYS: dict[str, Replay] = {
-    "executive": Replay(
-        lambda db, tenant, since, _: load_executive(db, tenant, since),
-        lambda rows, value, current, parameter: replay_executive_rows(
-            rows, value, current=current, parameter=parameter
-        ),
-    ),
-    "routing": Replay(
+    "executive.heuristic_threshold": _EXECUTIVE,
+    "executive.personality_bias": _EXECUTIVE,
+    "routing.cascade_threshold": Replay(
         lambda db, tenant, since, _: load_routing(db, tenant, since),
         lambda rows, value, current, _: replay_routing_rows(rows, value, current=current),
     ),
-    "admission": Replay(
-        lambda db, tenant, since, parameter: (load_admission if parameter == "low_similarity" else load_judged)(
-            db, tenant, since
-        ),
-        lambda rows, value, current, parameter: (
-            replay_admission_rows if parameter == "low_similarity" else replay_duplicate_rows
-        )(rows, value, current=current),
+    "admission.low_similarity": Replay(
+        lambda db, tenant, since, _: load_admission(db, tenant, since),
+        lambda rows, value, current, _: replay_admission_rows(rows, value, current=current),
     ),
-    "proactive": Replay(
-        lambda db, tenant, since, parameter: load_proactive(db, tenant, since, level_of(parameter)),
-        lambda rows, value, current, parameter: replay_proactive_rows(
-            rows, value, current=current, parameter=parameter
-        ),
+    "admission.duplicate_threshold": Replay(
+        lambda db, tenant, since, _: load_judged(db, tenant, since),
+        lambda rows, value, current, _: replay_duplicate_rows(rows, value, current=current),
+    ),
+    "proactive.score_threshold": _PROACTIVE,
+    "proactive.weight": _PROACTIVE,
+    "proactive.daily_cap": Replay(
+        lambda db, tenant, since, parameter: load_counted(db, tenant, since, _level(parameter)),
+        lambda rows, value, current, parameter: replay_cap_rows(rows, value, current=current, parameter=parameter),
     ),
 }
+"""Each kind of setting's replay, by ``{decision point}.{parameter}`` less a trust level or part."""
+
+
+def replay_for(point: str, parameter: str) -> Replay:
+    return REPLAYS[f"{point}.{parameter.partition('.')[0]}"]
 
 
 async def current_value(engine: Engine, tenant: str, point: DecisionPoint, parameter: str) -> float:
@@ -75,12 +92,12 @@ async def current_value(engine: Engine, tenant: str, point: DecisionPoint, param
 
 
 async def load(engine: Engine, tenant: str, point: DecisionPoint, parameter: str, since: datetime) -> Loaded:
-    return await REPLAYS[point].load(engine.database, tenant, since, parameter)
+    return await replay_for(point, parameter).load(engine.database, tenant, since, parameter)
 
 
 def replay_loaded(point: str, parameter: str, rows: Loaded, value: float, *, current: float) -> ReplayReport:
     """``value`` replayed on what ``load`` read for ``point``."""
-    return REPLAYS[point].replay(rows, value, current, parameter)
+    return replay_for(point, parameter).replay(rows, value, current, parameter)
 
 
 async def run_replay(engine: Engine, tenant: str, body: ReplayIn) -> ReplayReport:

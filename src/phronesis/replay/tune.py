@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from phronesis.replay.models import Asked, ReplayReport
 from phronesis.replay.run import current_value, load, replay_loaded
-from phronesis.tenant_settings import BOUNDS, SettingName
+from phronesis.tenant_settings import BOUNDS, WHOLE, SettingName
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -31,8 +31,10 @@ __all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "grid", "tune"]
 def grid(setting: SettingName) -> tuple[float, ...]:
     """The values tried: the setting's whole range (``BOUNDS``: seed 000 clamps a threshold to
     [0.3, 0.95], F-24, so nothing outside it can be replayed), in steps of 0.05, or 0.5 for seed
-    004's 0-10 scores."""
+    004's 0-10 scores; a count (a daily cap) in whole numbers."""
     low, high = BOUNDS[setting]
+    if setting in WHOLE:  # a count: every whole number up to 20 a day
+        return tuple(float(n) for n in range(int(low), min(int(high), 20) + 1))
     step = 0.05 if high - low <= 1.0 else 0.5
     return tuple(round(low + step * i, 2) for i in range(round((high - low) / step) + 1))
 

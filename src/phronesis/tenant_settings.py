@@ -29,6 +29,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
 from phronesis.executive.config import THRESHOLD_BOUNDS
+from phronesis.executive.urgency_tiered import CUTOFFS
 from phronesis.proactive.scoring import PARTS
 from phronesis.settings import Settings, TrustLevelName
 from phronesis.storage.database import Database
@@ -40,6 +41,11 @@ __all__ = ["BOUNDS", "TUNABLE", "WHOLE", "out_of_range", "AppliedSetting", "Appl
 SettingName = Literal[
     "executive.heuristic_threshold",
     "executive.personality_bias",
+    "executive.urgency.threshold_reduction",
+    "executive.urgency.immediate_min",
+    "executive.urgency.soon_min",
+    "executive.urgency.reasonable_similarity",
+    "executive.urgency.high_similarity",
     "routing.cascade_threshold",
     "admission.low_similarity",
     "admission.duplicate_threshold",
@@ -61,6 +67,7 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "executive.heuristic_threshold": THRESHOLD_BOUNDS,
     # past ±0.5 every threshold is clamped (F-24's safe range): nothing more would change
     "executive.personality_bias": (-0.5, 0.5),
+    **{f"executive.urgency.{name}": (0.0, 1.0) for name in CUTOFFS},
     "routing.cascade_threshold": (0.0, 1.0),
     "admission.low_similarity": (0.0, 1.0),
     "admission.duplicate_threshold": (0.0, 1.0),
@@ -96,6 +103,11 @@ def _daily_cap(level: TrustLevelName) -> Callable[[Settings], float]:
 TUNABLE: dict[str, Callable[[Settings], float]] = {
     "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
     "executive.personality_bias": lambda s: s.executive.personality_bias,
+    "executive.urgency.threshold_reduction": lambda s: s.executive.urgency_threshold_reduction,
+    "executive.urgency.immediate_min": lambda s: s.executive.urgency_immediate_min,
+    "executive.urgency.soon_min": lambda s: s.executive.urgency_soon_min,
+    "executive.urgency.reasonable_similarity": lambda s: s.executive.urgency_reasonable_similarity,
+    "executive.urgency.high_similarity": lambda s: s.executive.urgency_high_similarity,
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
     "admission.low_similarity": lambda s: s.admission.low_similarity,
     # a calibrated tenant's own threshold stands until one is applied (``AdmissionService``)

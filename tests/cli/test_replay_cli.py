@@ -41,6 +41,8 @@ def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
     assert "now 0.7; no logged decisions in the window: nothing to tune on" in table.stdout
     bias = cli.invoke(app, ["replay", "executive", "--personality-bias", "-0.1"])
     assert bias.exit_code == 0 and "executive personality_bias: 0.0 → -0.1" in bias.stdout, bias.output
+    soon = cli.invoke(app, ["replay", "executive", "--soon-min", "0.5"])
+    assert soon.exit_code == 0 and "executive urgency.soon_min: 0.3 → 0.5" in soon.stdout, soon.output
     tuned_bias = json.loads(cli.invoke(app, ["tune", "executive", "--parameter", "personality_bias", "--json"]).stdout)
     assert (tuned_bias["setting"], tuned_bias["rows"][0]["value"]) == ("executive.personality_bias", -0.5)
     for args, message in (

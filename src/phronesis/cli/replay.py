@@ -110,15 +110,43 @@ def executive(
             help="The executive.personality_bias to replay (-0.5 to 0.5): the default for events without their own.",
         ),
     ] = None,
+    threshold_reduction: Annotated[
+        float | None,
+        typer.Option("--threshold-reduction", help="urgency_tiered: threshold reduction per urgency."),
+    ] = None,
+    immediate_min: Annotated[
+        float | None, typer.Option("--immediate-min", help="urgency_tiered: the urgency the immediate tier starts at.")
+    ] = None,
+    soon_min: Annotated[
+        float | None, typer.Option("--soon-min", help="urgency_tiered: the urgency the soon tier starts at.")
+    ] = None,
+    reasonable_similarity: Annotated[
+        float | None,
+        typer.Option("--reasonable-similarity", help="urgency_tiered: the similarity of a reasonable match."),
+    ] = None,
+    high_similarity: Annotated[
+        float | None, typer.Option("--high-similarity", help="urgency_tiered: the similarity of a high match.")
+    ] = None,
     days: DaysOption = 30.0,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Replay the heuristic threshold, or the default personality bias, on the logged heuristic-first
-    decisions: which heuristic would fire instead, LLM calls, estimated success (IPS and SNIPS
-    where exploration was on)."""
-    parameter, value = _one_of(heuristic_threshold=heuristic_threshold, personality_bias=personality_bias)
-    _replay("executive", parameter.replace("_", "-"), value, days, as_json, tenant, parameter)
+    """Replay the heuristic threshold or the default personality bias on the logged heuristic-first
+    decisions, or one of the urgency design's cut-offs on the urgency-tiered ones: which heuristic
+    would fire instead, LLM calls, estimated success (IPS and SNIPS where choices were drawn)."""
+    parameter, value = _one_of(
+        heuristic_threshold=heuristic_threshold,
+        personality_bias=personality_bias,
+        threshold_reduction=threshold_reduction,
+        immediate_min=immediate_min,
+        soon_min=soon_min,
+        reasonable_similarity=reasonable_similarity,
+        high_similarity=high_similarity,
+    )
+    option = parameter.replace("_", "-")
+    if parameter not in ("heuristic_threshold", "personality_bias"):
+        parameter = f"urgency.{parameter}"
+    _replay("executive", option, value, days, as_json, tenant, parameter)
 
 
 @replay_app.command("admission")

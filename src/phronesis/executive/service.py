@@ -84,6 +84,10 @@ def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[s
     }
 
 
+URGENCY = "executive.urgency."
+"""The tenant settings of the urgency design's cut-offs (``urgency_tiered.CUTOFFS``)."""
+
+
 class ExecutiveService:
     def __init__(self, settings: ExecutiveSettings, parts: ExecutiveParts, *, tie_epsilon: float = 0.02) -> None:
         self.settings = settings
@@ -154,13 +158,16 @@ class ExecutiveService:
             goals=self.settings.goals if request.goals is None else request.goals,
             personality_biases=biases,
             bias_source=source,
+            urgency_cutoffs={
+                name.removeprefix(URGENCY): value for name, value in tuned.items() if name.startswith(URGENCY)
+            },
             urgency=request.urgency,
             base_threshold=tuned.get("executive.heuristic_threshold", self.settings.heuristic_threshold),
         )
 
     async def _tenant_values(self, tenant: str) -> dict[str, float]:
-        """The tenant's applied threshold and default bias, in one read at each decision (many
-        processes): a value applied anywhere holds for the next decision."""
+        """The tenant's applied threshold, default bias and urgency cut-offs, in one read at each
+        decision (many processes): a value applied anywhere holds for the next decision."""
         if self.parts.tenant_settings is None:
             return {}
         return await self.parts.tenant_settings.applied(tenant, "executive.")

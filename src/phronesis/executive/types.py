@@ -90,6 +90,9 @@ class DecisionContext(BaseModel):
     base_threshold: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     """The tenant's applied ``executive.heuristic_threshold`` (``tenant_settings``); None: the
     strategy's configured one. Bias and urgency adjust it as they adjust the configured one."""
+    urgency_cutoffs: dict[str, float] = Field(default_factory=dict)
+    """The tenant's own urgency cut-offs (``executive.urgency.<name>``, ``urgency_tiered.CUTOFFS``)
+    over the configured ones; empty: the configured ones."""
     bias_source: Literal["event", "default"] = "event"
     """Where ``personality_biases["confidence_threshold"]`` came from: the event, or the tenant's
     (else the configured) ``executive.personality_bias`` for an event without one. A replay of

@@ -18,15 +18,52 @@ A candidate passed without a similarity (the caller chose it) counts as a full m
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from phronesis.executive.heuristic_first import BaseStrategy, effective_threshold
+from phronesis.executive.config import StrategyConfig
+from phronesis.executive.heuristic_first import BaseStrategy, biased_threshold
 from phronesis.executive.results import fire
 from phronesis.executive.types import DecisionContext, DecisionResult, HeuristicCandidate
 from phronesis.heuristics.ranking import rank_similarity_dominant
 from phronesis.llm.types import LLMProvider
 
-__all__ = ["UrgencyTieredStrategy", "urgency_tier"]
+__all__ = ["CUTOFFS", "Cutoffs", "Selection", "UrgencyTieredStrategy", "select", "urgency_tier"]
+
+CUTOFFS = ("threshold_reduction", "immediate_min", "soon_min", "reasonable_similarity", "high_similarity")
+"""The cut-offs a tenant may tune (``executive.urgency.<name>``) and a replay varies."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cutoffs:
+    """The urgency design's numbers: the configured ones, or a tenant's own over them."""
+
+    threshold_reduction: float = 0.3
+    immediate_min: float = 0.7
+    soon_min: float = 0.3
+    reasonable_similarity: float = 0.7
+    high_similarity: float = 0.85
+    tie_epsilon: float = 0.02
+
+    @classmethod
+    def of(cls, config: StrategyConfig, tuned: Mapping[str, float] | None = None) -> Cutoffs:
+        tuned = tuned or {}
+        return cls(
+            threshold_reduction=tuned.get("threshold_reduction", config.threshold_reduction),
+            immediate_min=tuned.get("immediate_min", config.immediate_min_urgency),
+            soon_min=tuned.get("soon_min", config.soon_min_urgency),
+            reasonable_similarity=tuned.get("reasonable_similarity", config.reasonable_similarity),
+            high_similarity=tuned.get("high_similarity", config.high_similarity),
+            tie_epsilon=config.tie_epsilon,
+        )
+
+    def replace(self, name: str, value: float) -> Cutoffs:
+        return dataclasses.replace(self, **{name: value})
+
+    def info(self) -> dict[str, float]:
+        return dataclasses.asdict(self)
 
 
 def _similarity(candidate: HeuristicCandidate) -> float:
@@ -37,6 +74,70 @@ def urgency_tier(urgency: float, *, immediate_min: float, soon_min: float) -> st
     if urgency >= immediate_min:
         return "immediate"
     return "soon" if urgency >= soon_min else "not_urgent"
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What the tiers make of one event's candidates, before any draw."""
+
+    tier: str
+    threshold: float
+    ranked: list[HeuristicCandidate]
+    reasonable: list[HeuristicCandidate]
+    chances: dict[str, float] = field(default_factory=dict)
+    """Each heuristic's chance to fire (the soon tier draws; the others fire one surely); empty:
+    none fires and the decision goes on to the LLM or is rejected."""
+    degraded: bool = False
+    high_matches: int | None = None
+
+
+def select(
+    candidates: Sequence[HeuristicCandidate],
+    *,
+    base: float,
+    bias: float,
+    urgency: float,
+    cutoffs: Cutoffs,
+    llm_available: bool,
+) -> Selection:
+    """Seed 000's urgency tiers as a pure function: the strategy decides with it, and a replay of
+    another cut-off re-decides a logged event with it (``replay.urgency``)."""
+    threshold = biased_threshold(base, bias, urgency * cutoffs.threshold_reduction)
+    tier = urgency_tier(urgency, immediate_min=cutoffs.immediate_min, soon_min=cutoffs.soon_min)
+    ranked = rank_similarity_dominant(
+        candidates, similarity=_similarity, confidence=lambda x: x.confidence, epsilon=cutoffs.tie_epsilon
+    )
+    eligible = [x for x in ranked if x.confidence >= threshold]
+    reasonable = [x for x in eligible if _similarity(x) >= cutoffs.reasonable_similarity]
+    picked = Selection(tier, threshold, ranked, reasonable)
+    if tier == "immediate":
+        return dataclasses.replace(picked, chances={reasonable[0].heuristic_id: 1.0}) if reasonable else picked
+    if tier == "soon":
+        return dataclasses.replace(picked, chances=_weighted(reasonable))
+    high = [x for x in reasonable if _similarity(x) >= cutoffs.high_similarity]
+    if len(high) == 1:
+        return dataclasses.replace(picked, chances={high[0].heuristic_id: 1.0})
+    if not llm_available and reasonable:
+        return dataclasses.replace(picked, chances={reasonable[0].heuristic_id: 1.0}, degraded=True)
+    return dataclasses.replace(picked, high_matches=len(high))
+
+
+def _weights(pool: Sequence[HeuristicCandidate]) -> list[float]:
+    return [max(_similarity(x), 0.0) * x.confidence for x in pool]
+
+
+def _weighted(pool: Sequence[HeuristicCandidate]) -> dict[str, float]:
+    """The soon tier's chances: by similarity × confidence; all on the first when none weighs."""
+    if not pool:
+        return {}
+    weights = _weights(pool)
+    total = sum(weights)
+    if total <= 0.0:
+        return {pool[0].heuristic_id: 1.0}
+    chances: dict[str, float] = {}
+    for x, weight in zip(pool, weights, strict=True):
+        chances[x.heuristic_id] = chances.get(x.heuristic_id, 0.0) + weight / total
+    return chances
 
 
 class UrgencyTieredStrategy(BaseStrategy):
@@ -55,44 +156,46 @@ class UrgencyTieredStrategy(BaseStrategy):
         }
 
     async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
-        c = self._config
-        threshold = effective_threshold(c.confidence_threshold, context, reduction=c.threshold_reduction)
-        tier = urgency_tier(context.urgency, immediate_min=c.immediate_min_urgency, soon_min=c.soon_min_urgency)
-        ranked = rank_similarity_dominant(
-            context.candidates, similarity=_similarity, confidence=lambda x: x.confidence, epsilon=c.tie_epsilon
+        cutoffs = Cutoffs.of(self._config, context.urgency_cutoffs)
+        base = self._config.confidence_threshold if context.base_threshold is None else context.base_threshold
+        picked = select(
+            context.candidates,
+            base=base,
+            bias=context.personality_biases.get("confidence_threshold", 0.0),
+            urgency=context.urgency,
+            cutoffs=cutoffs,
+            llm_available=llm is not None,
         )
-        eligible = [x for x in ranked if x.confidence >= threshold]
-        reasonable = [x for x in eligible if _similarity(x) >= c.reasonable_similarity]
+        # the cut-offs and chances: what a replay of another cut-off re-decides from (issue 25)
         metadata: dict[str, Any] = {
             "strategy": self.name,
-            "threshold": threshold,
+            "threshold": picked.threshold,
             "urgency": context.urgency,
-            "tier": tier,
-            "eligible_ids": [x.heuristic_id for x in reasonable],
+            "tier": picked.tier,
+            "eligible_ids": [x.heuristic_id for x in picked.reasonable],
+            "cutoffs": cutoffs.info(),
+            "chances": picked.chances,
+            "llm_available": llm is not None,
         }
+        if picked.degraded:
+            metadata["degraded"] = "llm_unavailable"
+        if picked.high_matches is not None:
+            metadata["high_matches"] = picked.high_matches
         chosen: HeuristicCandidate | None = None
-        if tier == "immediate":
-            chosen = reasonable[0] if reasonable else None
-        elif tier == "soon":
-            chosen = self._weighted_choice(reasonable)
-        else:
-            high = [x for x in reasonable if _similarity(x) >= c.high_similarity]
-            if len(high) == 1:
-                chosen = high[0]
-            elif llm is None and reasonable:
-                chosen = reasonable[0]
-                metadata["degraded"] = "llm_unavailable"
-            else:
-                metadata["high_matches"] = len(high)
+        if picked.tier == "soon":
+            chosen = self._weighted_choice(picked.reasonable)
+        elif picked.chances:
+            (heuristic_id,) = picked.chances
+            chosen = next(x for x in picked.reasonable if x.heuristic_id == heuristic_id)
         if chosen is not None:
             return fire(chosen, self._new_id(), metadata)
         # The LLM sees the candidates in similarity-dominant order (best first), as the seed's contract says.
-        return await self._llm_or_reject(context.model_copy(update={"candidates": ranked}), llm, metadata)
+        return await self._llm_or_reject(context.model_copy(update={"candidates": picked.ranked}), llm, metadata)
 
     def _weighted_choice(self, pool: list[HeuristicCandidate]) -> HeuristicCandidate | None:
         if not pool:
             return None
-        weights = [max(_similarity(x), 0.0) * x.confidence for x in pool]
+        weights = _weights(pool)
         if sum(weights) <= 0.0:
             return pool[0]
         return self._rng.choices(pool, weights=weights, k=1)[0]

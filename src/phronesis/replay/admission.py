@@ -25,7 +25,6 @@ The pre-filter is deterministic: no propensities are logged, so only the direct 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -36,6 +35,7 @@ from sqlalchemy import case, select
 from phronesis.admission.feedback import KEY
 from phronesis.audit.ratings import should_have_been
 from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.recorded import as_json
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
@@ -74,7 +74,7 @@ class Screened:
 def _same_task(count: Any, similar_runs: Any) -> bool:
     if count is not None:
         return float(count) > 0
-    runs = json.loads(similar_runs) if isinstance(similar_runs, str) else similar_runs
+    runs = as_json(similar_runs)
     return any(isinstance(run, dict) and run.get("same_task") for run in runs or ())
 
 

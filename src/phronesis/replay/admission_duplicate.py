@@ -24,7 +24,6 @@ deterministic here (no propensities): only the direct estimate.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +36,7 @@ from phronesis.admission.rule_judge import Step, step_at
 from phronesis.audit.ratings import should_have_been
 from phronesis.replay.admission import JUDGED
 from phronesis.replay.models import ReplayReport
+from phronesis.replay.recorded import as_json, flag
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
@@ -69,15 +69,10 @@ class Judged:
 
 
 def _steps(raw: Any) -> tuple[Step, ...] | None:
-    parsed = json.loads(raw) if isinstance(raw, str) else raw
+    parsed = as_json(raw)
     if not isinstance(parsed, list) or not parsed:
         return None
     return tuple(Step(float(s["above"]), s["decision"], s.get("rule"), s.get("target")) for s in parsed)
-
-
-def _flag(value: Any) -> bool | None:
-    """A recorded boolean as either dialect returns it; None where it was not recorded."""
-    return None if value is None else value in (True, 1, "true", "1")
 
 
 async def load_judged(database: Database, tenant: str, since: datetime) -> list[Judged]:
@@ -102,7 +97,7 @@ async def load_judged(database: Database, tenant: str, since: datetime) -> list[
                 target=target,
                 rule=rule,
                 steps=_steps(steps),
-                hint=_flag(hint),
+                hint=flag(hint),
                 hint_from=None if hint_from is None else float(hint_from),
                 llm_calls=int(calls or 0),
                 rated=outcome in ("correct", "incorrect"),

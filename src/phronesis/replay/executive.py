@@ -26,7 +26,6 @@ propensity is 0 or was not recorded), the decision is outside the weighted estim
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +36,7 @@ from sqlalchemy import select
 from phronesis.executive.heuristic_first import biased_threshold
 from phronesis.replay.estimators import Weighted, ips, snips
 from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.recorded import as_dict, as_json, flag
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
@@ -47,12 +47,6 @@ c = decision_records.c
 REWARDS = {"positive": 1.0, "negative": 0.0}
 REST = "rest"
 """The choice not to fire a heuristic: the LLM path, or a rejection."""
-
-
-def _as_dict(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):  # a JSON column read back as text by some drivers
-        value = json.loads(value)
-    return value if isinstance(value, dict) else {}
 
 
 def _propensity(choice: str, logged: str, exploration: Mapping[str, Any] | None) -> float:
@@ -117,9 +111,9 @@ def _logged(
     bias_source: str | None = None,
     threshold: float | None = None,
 ) -> Logged:
-    parsed = json.loads(raw_candidates) if isinstance(raw_candidates, str) else raw_candidates
+    parsed = as_json(raw_candidates)
     candidates = [cand for cand in parsed or () if isinstance(cand, dict)]
-    exploration = _as_dict(raw_exploration) if raw_exploration is not None else None
+    exploration = as_dict(raw_exploration) if raw_exploration is not None else None
     return Logged(
         path=path,
         reason=reason,
@@ -127,7 +121,7 @@ def _logged(
         reward=REWARDS.get(outcome or ""),
         llm_calls=int(llm_calls or 0),
         # llm_available is recorded since issue 25; before, assumed (the count is then an upper bound)
-        llm_if_rest=_flag(immediate) and _flag(llm_available),
+        llm_if_rest=bool(flag(immediate, absent=True) and flag(llm_available, absent=True)),
         bias=float(bias or 0.0),
         base=_base(base, threshold, float(bias or 0.0)),
         default_bias=bias_source == "default" if bias_source is not None else bias is None,
@@ -141,11 +135,6 @@ def _base(base: float | None, threshold: float | None, bias: float) -> float:
     if base is not None:
         return float(base)
     return float(threshold if threshold is not None else 0.7) - bias  # before issue 25 kept it
-
-
-def _flag(value: Any) -> bool:
-    """A recorded boolean as either dialect returns it (true/1/'true'); absent: true."""
-    return value is None or value in (True, 1, "true", "1")
 
 
 async def replay_executive(

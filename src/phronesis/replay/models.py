@@ -34,6 +34,11 @@ DecisionPoint = Literal["executive", "routing", "admission", "proactive"]
 Parameter = Literal[
     "heuristic_threshold",
     "personality_bias",
+    "urgency.threshold_reduction",
+    "urgency.immediate_min",
+    "urgency.soon_min",
+    "urgency.reasonable_similarity",
+    "urgency.high_similarity",
     "cascade_threshold",
     "low_similarity",
     "duplicate_threshold",
@@ -50,7 +55,15 @@ Parameter = Literal[
     "daily_cap.deep",
 ]
 PARAMETERS: dict[str, tuple[Parameter, ...]] = {
-    "executive": ("heuristic_threshold", "personality_bias"),
+    "executive": (
+        "heuristic_threshold",
+        "personality_bias",
+        "urgency.threshold_reduction",
+        "urgency.immediate_min",
+        "urgency.soon_min",
+        "urgency.reasonable_similarity",
+        "urgency.high_similarity",
+    ),
     "routing": ("cascade_threshold",),
     "admission": ("low_similarity", "duplicate_threshold"),
     "proactive": (
@@ -68,7 +81,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     ),
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
-threshold and default personality bias (F-24), seed 002's cascade threshold, seed 003's low
+threshold, default personality bias (F-24) and urgency cut-offs, seed 002's cascade threshold, seed 003's low
 similarity and duplicate thresholds, seed 004's score threshold and daily cap of one trust level and each
 weight of its composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
@@ -164,10 +177,12 @@ class ReplayReport(BaseModel):
     current: float
     value: float
     decisions: int
-    """Logged decisions the setting applies to: heuristic-first executive decisions; cascade-mode
-    routing where the local router ran; admissions that met similar runs; the trust level's
-    proactive cycles past the pre-filter (a weight: every level's, those recorded with their
-    candidates' parts and weights)."""
+    """Logged decisions the setting applies to: heuristic-first executive decisions (an urgency
+    cut-off: the urgency-tiered ones that kept their cut-offs); cascade-mode routing where the
+    local router ran; admissions that met similar runs (the duplicate threshold: those past the
+    pre-filter that kept what it needs); the trust level's proactive cycles past the pre-filter
+    (a weight: every level's, those recorded with their candidates' parts and weights; a daily
+    cap: the level's cycles that reached the cap's check)."""
     changed: int
     changes: list[Change]
     llm_calls_logged: int

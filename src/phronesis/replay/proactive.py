@@ -31,7 +31,6 @@ cooldown, quiet hours) kept no candidates to replay.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,6 +42,7 @@ from phronesis.proactive.models import ENGAGED_OUTCOMES
 from phronesis.proactive.scoring import PARTS, Weights, weigh
 from phronesis.replay.estimators import Weighted, ips, snips
 from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.recorded import as_json
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records, proactive_sends
@@ -126,7 +126,7 @@ def _parts(cand: dict[str, Any]) -> tuple[float, float, float] | None:
 
 
 def _weights(raw: Any) -> Weights | None:
-    parsed = json.loads(raw) if isinstance(raw, str) else raw
+    parsed = as_json(raw)
     if not isinstance(parsed, dict) or any(parsed.get(part) is None for part in PARTS):
         return None
     return Weights(**{part: float(parsed[part]) for part in PARTS})
@@ -142,7 +142,7 @@ def _cycle(
     threshold: Any = None,
     weights: Any = None,
 ) -> Cycle:
-    parsed = json.loads(raw) if isinstance(raw, str) else raw
+    parsed = as_json(raw)
     candidates = tuple(
         Scored(
             category=str(cand.get("category", "?")),

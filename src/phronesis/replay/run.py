@@ -17,6 +17,7 @@ from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport, setti
 from phronesis.replay.proactive import level_of, load_proactive, replay_proactive_rows
 from phronesis.replay.proactive_cap import load_counted, replay_cap_rows
 from phronesis.replay.routing import load_routing, replay_routing_rows
+from phronesis.replay.urgency import load_tiered, replay_tiered_rows
 from phronesis.storage.database import Database
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ _PROACTIVE = Replay(
 REPLAYS: dict[str, Replay] = {
     "executive.heuristic_threshold": _EXECUTIVE,
     "executive.personality_bias": _EXECUTIVE,
+    "executive.urgency": Replay(
+        lambda db, tenant, since, _: load_tiered(db, tenant, since),
+        lambda rows, value, current, parameter: replay_tiered_rows(rows, value, current=current, parameter=parameter),
+    ),
     "routing.cascade_threshold": Replay(
         lambda db, tenant, since, _: load_routing(db, tenant, since),
         lambda rows, value, current, _: replay_routing_rows(rows, value, current=current),

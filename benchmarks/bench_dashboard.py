@@ -35,6 +35,10 @@ from bench_proactive import admin, own_database
 from phronesis.api.app import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.executive.types import HeuristicCandidate
+from phronesis.executive.urgency_tiered import Cutoffs
+from phronesis.executive.urgency_tiered import select as select_tiers
+from phronesis.proactive.scoring import Weights, weigh
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.settings import Settings
 from phronesis.storage.tables import decision_records, proactive_sends, proactive_users
@@ -142,6 +146,9 @@ def _admission(rng: random.Random) -> tuple[str, str, dict[str, Any], str | None
         "similarity": best, "rule": "llm" if judged else "below_low_similarity", "duplicate_threshold": 0.95,
         "low_similarity": 0.7, "judge_configured": "llm", "pair_judge": False, "same_task_candidates": same_task,
     }  # fmt: skip
+    if judged:  # what a replay of the duplicate threshold reads: the LLM judge's hint
+        same = rng.random() < 0.5
+        attributes |= {"likely_duplicate": same and best >= 0.95, "likely_duplicate_from": best if same else None}
     outcome = None
     if rng.random() < 0.1:
         outcome = rng.choice(["correct", "incorrect"])
@@ -160,12 +167,14 @@ def _cycle(
     threshold = {"new": 7.0, "building": 6.0, "established": 5.5, "deep": 5.0}[level]
     candidates = []
     for n in range(rng.randint(1, 3)):
-        score = round(rng.uniform(3.0, 9.5), 2)
+        parts = [round(rng.uniform(3.0, 9.5), 1) for _ in range(3)]
+        score = weigh(*parts, Weights())
         verdict, probability = ("approved", 1.0) if score >= threshold else ("deferred", 1.0)
         if threshold - 1.0 <= score < threshold:
             verdict, probability = ("explored", 0.1) if rng.random() < 0.1 else ("deferred", 0.9)
         candidates.append({"message": f"message {i}.{n}", "category": rng.choice(["deadline_warning", "habit"]),
-                           "score": score, "verdict": verdict, "probability": probability})  # fmt: skip
+                           "score": score, "verdict": verdict, "probability": probability,
+                           "relevance": parts[0], "timing": parts[1], "urgency": parts[2]})  # fmt: skip
     candidates.sort(key=lambda c: (c["verdict"] not in ("approved", "explored"), -c["score"]))
     chosen = candidates[0] if candidates[0]["verdict"] in ("approved", "explored") else None
     send = None
@@ -178,13 +187,16 @@ def _cycle(
         }  # fmt: skip
     attributes = {"threshold": threshold, "candidates": candidates, "send_id": send and send["id"],
                   "probability": 1.0 if chosen and chosen["verdict"] == "approved" else 0.1}  # fmt: skip
-    inputs = {"trust": {"level": level, "score_threshold": threshold}}
+    inputs = {"trust": {"level": level, "score_threshold": threshold, "weights": Weights().info()},
+              "sends_today": rng.randint(0, 2)}  # fmt: skip
     return user, "sent" if chosen else "silent", inputs, attributes, send
 
 
 def _executive(i: int, rng: random.Random) -> tuple[str, str, str, dict[str, Any], dict[str, Any], str | None]:
-    """A heuristic-first decision as ``executive.records`` writes one: three candidates, the first
-    to reach 0.7 fired, else the LLM (a fifth of those explored with recorded propensities)."""
+    """An executive decision as ``executive.records`` writes one: three candidates; heuristic-first
+    fires the first to reach 0.7, else the LLM (a fifth of those explored with recorded
+    propensities); a fifth of the decisions are urgency-tiered (``urgency_tiered.select``, the soon
+    tier drawn by its chances), with the cut-offs they used."""
     candidates = [
         {
             "heuristic_id": f"h{rng.randint(1, 5000)}",
@@ -197,6 +209,30 @@ def _executive(i: int, rng: random.Random) -> tuple[str, str, str, dict[str, Any
         }  # fmt: skip
         for _ in range(3)
     ]
+    urgency = round(rng.random(), 3)
+    inputs = {"event_text": f"event {i}", "event_source": "bench", "immediate": True, "urgency": urgency,
+              "personality_biases": {}, "bias_source": "default", "base_threshold": 0.7,
+              "candidates": candidates}  # fmt: skip
+    outcome = rng.choice(["positive", "negative"]) if rng.random() < 0.1 else None
+    if rng.random() < 0.2:
+        cutoffs = Cutoffs()
+        picked = select_tiers(
+            [HeuristicCandidate.model_construct(**c) for c in candidates],
+            base=0.7, bias=0.0, urgency=urgency, cutoffs=cutoffs, llm_available=True,
+        )  # fmt: skip
+        chosen = rng.choices(list(picked.chances), list(picked.chances.values()))[0] if picked.chances else None
+        attributes = {"threshold": picked.threshold, "strategy": "urgency_tiered", "tier": picked.tier,
+                      "cutoffs": cutoffs.info(), "chances": picked.chances, "llm_available": True,
+                      "matched_heuristic_id": chosen}  # fmt: skip
+        action = next(str(c["suggested_action"]) for c in candidates if c["heuristic_id"] == chosen) if chosen else ""
+        return (
+            "urgency_tiered",
+            "heuristic" if chosen else "llm",
+            action or f"llm answer {i}",
+            attributes,
+            inputs,
+            outcome,
+        )
     fired = next((c for c in candidates if c["confidence"] >= 0.7), None)
     attributes: dict[str, Any] = {"threshold": 0.7, "strategy": "heuristic_first", "llm_available": True}
     if fired is None and rng.random() < 0.2:
@@ -204,9 +240,6 @@ def _executive(i: int, rng: random.Random) -> tuple[str, str, str, dict[str, Any
         attributes["exploration"] = {"policy": "thompson", "rate": 0.1, "explored": False, "probability": 0.9,
                                      "chances": chances, "stay": 0.9}  # fmt: skip
     attributes["matched_heuristic_id"] = fired["heuristic_id"] if fired else None
-    inputs = {"event_text": f"event {i}", "event_source": "bench", "immediate": True, "urgency": 0.0,
-              "personality_biases": {}, "candidates": candidates}  # fmt: skip
-    outcome = rng.choice(["positive", "negative"]) if rng.random() < 0.1 else None
     path = "heuristic" if fired else "llm"
     action = str(fired["suggested_action"]) if fired else f"llm answer {i}"
     return "heuristic_first", path, action, attributes, inputs, outcome
@@ -250,7 +283,7 @@ async def _fill(engine: Engine, url: str, records: int, now: datetime) -> float:
     return time.perf_counter() - started
 
 
-async def bench(url: str, label: str, records: int, requests: int) -> list[str]:
+async def bench(url: str, label: str, records: int, requests: int, *, pages: bool = True) -> list[str]:
     settings = Settings(
         database={"url": url},
         embeddings={"spec": "hashing:384"},
@@ -262,6 +295,8 @@ async def bench(url: str, label: str, records: int, requests: int) -> list[str]:
     now = datetime.now(UTC)
     fill = await _fill(engine, url, records, now)
     await engine.close()
+    if not pages:
+        return await _replays(settings, label, records, fill)
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
     app = create_app(engine, close_engine=True)
     lines = []
@@ -287,14 +322,24 @@ async def bench(url: str, label: str, records: int, requests: int) -> list[str]:
                 f"| {label} | {records:,} | {path.split('?')[0]}{'?' + path.split('?')[1] if '?' in path else ''} "
                 f"| {percentile(times, 50):.1f} | {percentile(times, 99):.1f} |"
             )
+    return lines + await _replays(settings, label, records, fill)
+
+
+async def _replays(settings: Settings, label: str, records: int, fill: float) -> list[str]:
+    lines = []
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
     await engine.start()
     try:
         for point, parameter, value in (
             ("routing", "cascade_threshold", 0.6),
             ("executive", "heuristic_threshold", 0.6),
+            ("executive", "personality_bias", -0.1),
+            ("executive", "urgency.soon_min", 0.5),
             ("admission", "low_similarity", 0.8),
+            ("admission", "duplicate_threshold", 0.9),
             ("proactive", "score_threshold.new", 6.0),
+            ("proactive", "weight.urgency", 0.5),
+            ("proactive", "daily_cap.new", 1),
         ):
             asked = {"decision_point": point, "parameter": parameter, "days": 31}
             body = ReplayIn.model_validate(asked | {"value": value})
@@ -310,8 +355,8 @@ async def bench(url: str, label: str, records: int, requests: int) -> list[str]:
             tuned = await tune(engine, TENANT, TuneIn.model_validate(asked))
             tune_s = time.perf_counter() - started
             lines.append(
-                f"| {label} | {records:,} | tune {point}: {len(tuned.rows)} values over {tuned.decisions:,} "
-                f"decisions (proposed {tuned.proposed}) | {tune_s * 1000:.0f} | |"
+                f"| {label} | {records:,} | tune {point} {parameter}: {len(tuned.rows)} values over "
+                f"{tuned.decisions:,} decisions (proposed {tuned.proposed}) | {tune_s * 1000:.0f} | |"
             )
     finally:
         await engine.close()
@@ -322,10 +367,11 @@ async def bench(url: str, label: str, records: int, requests: int) -> list[str]:
 async def main_async(args: argparse.Namespace) -> None:
     lines = ["| database | records | page | p50 ms | p99 ms |", "|---|---:|---|---:|---:|"]
     with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as scratch:
-        lines += await bench(f"sqlite+aiosqlite:///{Path(scratch) / 'dash.db'}", "SQLite", args.records, args.requests)
+        sqlite = f"sqlite+aiosqlite:///{Path(scratch) / 'dash.db'}"
+        lines += await bench(sqlite, "SQLite", args.records, args.requests, pages=not args.replays_only)
     if args.postgres:
         async with own_database(args.postgres) as url:
-            lines += await bench(url, "PostgreSQL", args.records, args.requests)
+            lines += await bench(url, "PostgreSQL", args.records, args.requests, pages=not args.replays_only)
     print("\n".join(lines))
 
 
@@ -334,6 +380,7 @@ def main() -> None:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--postgres", help="also on PostgreSQL (a fresh database on this server)")
+    parser.add_argument("--replays-only", action="store_true", help="only the replays and tuning, not the pages")
     asyncio.run(main_async(parser.parse_args()))
 
 

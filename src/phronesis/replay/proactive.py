@@ -84,9 +84,10 @@ class Cycle:
     """The user's score threshold at the cycle."""
     weights: Weights | None = None
     """The composite's weights the cycle used (None: recorded before they were kept)."""
-
-    def rescorable(self) -> bool:
-        return self.weights is not None and self.threshold is not None and all(c.parts for c in self.candidates)
+    chances: tuple[float, ...] = ()
+    """The logging policy's chance of sending each candidate (``_chances``), worked out once."""
+    rescorable: bool = False
+    """Its candidates' parts and weights were kept: a weight's replay can rescore it."""
 
 
 def _chances(candidates: Sequence[Scored]) -> list[float]:
@@ -158,6 +159,7 @@ def _cycle(
     if action == "sent":  # the cycle sends the first sendable candidate (``cycle``)
         sent = next((i for i, cand in enumerate(candidates) if cand.verdict in ("approved", "explored")), None)
     reward = None if outcome in (None, "pending") else float(outcome in ENGAGED_OUTCOMES)
+    kept = _weights(weights)
     return Cycle(
         level=str(level),
         candidates=candidates,
@@ -166,7 +168,9 @@ def _cycle(
         reward=reward if sent is not None else None,
         llm_calls=int(calls or 0),
         threshold=None if threshold is None else float(threshold),
-        weights=_weights(weights),
+        weights=kept,
+        chances=tuple(_chances(candidates)),
+        rescorable=kept is not None and threshold is not None and all(c.parts for c in candidates),
     )
 
 
@@ -236,11 +240,11 @@ def replay_proactive_rows(rows: Sequence[Cycle], value: float, *, current: float
     explored = 0
     weight = level_of(parameter) is None
     for row in rows:
-        if weight and not row.rescorable():
+        if weight and not row.rescorable:
             continue  # logged before the parts and weights were kept: nothing to rescore
         threshold, scores = _replayed(row, parameter, value)
         replayed = _choice(row.candidates, threshold, scores)
-        chances = _chances(row.candidates)
+        chances = row.chances
         explored += any(cand.probability < 1.0 for cand in row.candidates)
         change = None if replayed == row.sent else (_label(row, row.sent), _label(row, replayed))
         # candidates are made (by rules or the LLM) before they are scored: the threshold costs no call

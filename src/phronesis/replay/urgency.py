@@ -62,18 +62,26 @@ class Tiered:
     bias: float
     base: float
     cutoffs: Cutoffs
+    logged: dict[str, float]
+    """The logged policy's chances (``policy(cutoffs)``), worked out once."""
 
     def policy(self, cutoffs: Cutoffs) -> dict[str, float]:
         """Each choice's chance under ``cutoffs``: heuristics, or ``REST``."""
-        picked = select_tiers(
-            self.candidates,
-            base=self.base,
-            bias=self.bias,
-            urgency=self.urgency,
-            cutoffs=cutoffs,
-            llm_available=self.llm_available,
-        )
-        return picked.chances or {REST: 1.0}
+        return _policy(self.candidates, self.base, self.bias, self.urgency, self.llm_available, cutoffs)
+
+
+def _policy(
+    candidates: Sequence[HeuristicCandidate],
+    base: float,
+    bias: float,
+    urgency: float,
+    llm_available: bool,
+    cutoffs: Cutoffs,
+) -> dict[str, float]:
+    picked = select_tiers(
+        candidates, base=base, bias=bias, urgency=urgency, cutoffs=cutoffs, llm_available=llm_available
+    )
+    return picked.chances or {REST: 1.0}
 
 
 def _tiered(
@@ -97,6 +105,8 @@ def _tiered(
         HeuristicCandidate.model_construct(**cand) for cand in as_json(raw_candidates) or () if isinstance(cand, dict)
     )
     available = bool(flag(llm_available, absent=True))
+    kept = Cutoffs(**{k: float(v) for k, v in cutoffs.items() if k in Cutoffs.__dataclass_fields__})
+    bias_, base_, urgency_ = float(bias or 0.0), float(base), float(urgency or 0.0)
     return Tiered(
         path=path,
         reason=reason,
@@ -106,10 +116,11 @@ def _tiered(
         llm_available=available,
         llm_if_rest=available and bool(flag(immediate, absent=True)),
         candidates=candidates,
-        urgency=float(urgency or 0.0),
-        bias=float(bias or 0.0),
-        base=float(base),
-        cutoffs=Cutoffs(**{k: float(v) for k, v in cutoffs.items() if k in Cutoffs.__dataclass_fields__}),
+        urgency=urgency_,
+        bias=bias_,
+        base=base_,
+        cutoffs=kept,
+        logged=_policy(candidates, base_, bias_, urgency_, available, kept),
     )
 
 
@@ -157,7 +168,7 @@ def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, 
     supported: list[Weighted] = []
     drawn = 0
     for row in rows:
-        logged, replayed = row.policy(row.cutoffs), row.policy(row.cutoffs.replace(name, value))
+        logged, replayed = row.logged, row.policy(row.cutoffs.replace(name, value))
         drawn += len(logged) > 1
         same = _same(logged, replayed)
         change, calls = None, row.llm_calls

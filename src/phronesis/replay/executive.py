@@ -34,14 +34,14 @@ from typing import Any
 from sqlalchemy import select
 
 from phronesis.executive.heuristic_first import biased_threshold
-from phronesis.replay.estimators import Weighted, ips, snips
+from phronesis.replay.estimators import Weighted
 from phronesis.replay.models import ReplayIn, ReplayReport
 from phronesis.replay.recorded import as_dict, as_json, flag
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
-__all__ = ["REST", "REWARDS", "Logged", "load_executive", "replay_executive", "replay_executive_rows"]
+__all__ = ["REST", "REWARDS", "Logged", "choice_label", "load_executive", "replay_executive", "replay_executive_rows"]
 
 c = decision_records.c
 REWARDS = {"positive": 1.0, "negative": 0.0}
@@ -66,7 +66,8 @@ def _propensity(choice: str, logged: str, exploration: Mapping[str, Any] | None)
     return float(exploration.get("probability") or 0.0) if choice == logged and exploration.get("explored") else 0.0
 
 
-def _label(choice: str, actions: Mapping[str, str]) -> str:
+def choice_label(choice: str, actions: Mapping[str, str]) -> str:
+    """A heuristic fired (its action), or ``REST``: what a change list shows."""
     if choice == REST:
         return "no heuristic: LLM or rejected"
     action = actions.get(choice, "?")
@@ -195,8 +196,10 @@ def replay_executive_rows(
         calls = row.llm_calls if replayed == logged else int(row.llm_if_rest) if replayed == REST else 0
         change = None
         if replayed != logged:
-            logged_label = _label(logged, row.actions) if logged != REST else f"{row.path}: {row.reason or row.path}"
-            change = (logged_label, _label(replayed, row.actions))
+            logged_label = (
+                choice_label(logged, row.actions) if logged != REST else f"{row.path}: {row.reason or row.path}"
+            )
+            change = (logged_label, choice_label(replayed, row.actions))
         tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change)
         if row.reward is None:
             continue
@@ -211,13 +214,12 @@ def replay_executive_rows(
         if explored
         else "no explored decisions in the window (exploration off): only the direct estimate"
     )
-    weighted = explored and tally.rated
     return tally.report(
         decision_point="executive",
         parameter=parameter,
         current=current,
         value=value,
         weighting=weighting,
-        ips=ips(supported, tally.rated) if weighted else None,
-        snips=snips(supported, tally.rated) if weighted else None,
+        weighted=supported if explored else None,
+        over=tally.rated,
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -85,6 +85,9 @@ threshold, default personality bias (F-24) and urgency cut-offs, seed 002's casc
 similarity and duplicate thresholds, seed 004's score threshold and daily cap of one trust level and each
 weight of its composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
+
+
+assert set(get_args(Parameter)) == {p for names in PARAMETERS.values() for p in names}
 
 
 def setting_of(point: str, parameter: str) -> SettingName:

@@ -40,7 +40,7 @@ from sqlalchemy import and_, select
 
 from phronesis.proactive.models import ENGAGED_OUTCOMES
 from phronesis.proactive.scoring import PARTS, Weights, weigh
-from phronesis.replay.estimators import Weighted, ips, snips
+from phronesis.replay.estimators import Weighted
 from phronesis.replay.models import ReplayIn, ReplayReport
 from phronesis.replay.recorded import as_json
 from phronesis.replay.tally import Tally
@@ -266,13 +266,12 @@ def replay_proactive_rows(rows: Sequence[Cycle], value: float, *, current: float
         if explored
         else "no candidate was in the exploration band (exploration off): only the direct estimate"
     )
-    weighted = explored and tally.needed
     return tally.report(
         decision_point="proactive",
         parameter=parameter,
         current=current,
         value=value,
         weighting=weighting,
-        ips=ips(supported, tally.needed) if weighted else None,
-        snips=snips(supported, tally.needed) if weighted else None,
+        weighted=supported if explored else None,
+        over=tally.needed,
     )

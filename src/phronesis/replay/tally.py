@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from phronesis.replay.estimators import direct
-from phronesis.replay.models import Change, ReplayReport, WeightedEstimate
+from phronesis.replay.estimators import Weighted, direct, ips, snips
+from phronesis.replay.models import Change, ReplayReport
 
 __all__ = ["Tally"]
 
@@ -63,9 +64,12 @@ class Tally:
         current: float,
         value: float,
         weighting: str,
-        ips: WeightedEstimate | None = None,
-        snips: WeightedEstimate | None = None,
+        weighted: Sequence[Weighted] | None = None,
+        over: int = 0,
     ) -> ReplayReport:
+        """The report; ``weighted``: the decisions the inverse-propensity estimates rest on, over
+        ``over`` decisions (None, or ``over`` 0: the logs carry no propensities to weigh by)."""
+        estimable = weighted is not None and over > 0
         return ReplayReport(
             decision_point=decision_point,
             parameter=parameter,
@@ -79,8 +83,8 @@ class Tally:
             current_success=direct(self.logged_right, self.rated),
             replayed_success=direct(self.replayed_right, self.covered),
             coverage=self.covered / self.needed if self.needed else 0.0,
-            ips=ips,
-            snips=snips,
+            ips=ips(weighted, over) if estimable and weighted is not None else None,
+            snips=snips(weighted, over) if estimable and weighted is not None else None,
             weighting=weighting,
             sent_logged=self.sent_logged if decision_point == "proactive" else None,
             sent_replayed=self.sent_replayed if decision_point == "proactive" else None,

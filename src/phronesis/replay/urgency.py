@@ -32,8 +32,8 @@ from sqlalchemy import select
 from phronesis.executive.types import HeuristicCandidate
 from phronesis.executive.urgency_tiered import Cutoffs
 from phronesis.executive.urgency_tiered import select as select_tiers
-from phronesis.replay.estimators import Weighted, ips, snips
-from phronesis.replay.executive import REST, REWARDS
+from phronesis.replay.estimators import Weighted
+from phronesis.replay.executive import REST, REWARDS, choice_label
 from phronesis.replay.models import ReplayReport
 from phronesis.replay.recorded import as_dict, as_json, flag
 from phronesis.replay.tally import Tally
@@ -154,11 +154,9 @@ def _label(policy: Mapping[str, float], actions: Mapping[str, str], logged: Tier
     if len(policy) > 1:
         return f"soon: drawn among {len(policy)} heuristics"
     (choice,) = policy
-    if choice == REST:
-        if logged is not None and logged.choice == REST:
-            return f"{logged.path}: {logged.reason or logged.path}"
-        return "no heuristic: LLM or rejected"
-    return f"heuristic {choice[:8]}: {actions.get(choice, '?')[:60]}"
+    if choice == REST and logged is not None and logged.choice == REST:
+        return f"{logged.path}: {logged.reason or logged.path}"
+    return choice_label(choice, actions)
 
 
 def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, parameter: str) -> ReplayReport:
@@ -192,13 +190,12 @@ def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, 
         if drawn
         else "no decision was drawn (no soon-tier pool of two or more): only the direct estimate"
     )
-    weighted = drawn and tally.rated
     return tally.report(
         decision_point="executive",
         parameter=parameter,
         current=current,
         value=value,
         weighting=weighting,
-        ips=ips(supported, tally.rated) if weighted else None,
-        snips=snips(supported, tally.rated) if weighted else None,
+        weighted=supported if drawn else None,
+        over=tally.rated,
     )

@@ -6,16 +6,13 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from sqlalchemy import insert
-
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.replay.proactive_cap import load_counted, replay_cap_rows
 from phronesis.storage.database import Database
-from phronesis.storage.tables import proactive_sends
 from phronesis.testing import FixedClock
 from tests.replay.test_executive_replay import NOW
-from tests.replay.test_proactive_replay import add_user
+from tests.replay.test_proactive_replay import add_send, add_user
 
 CAP = 3
 """The logged cap of the level (``building``)."""
@@ -58,25 +55,10 @@ async def _log(database: Database, days: list[Day]) -> None:
             blocked = what in ("daily_cap", "cooldown")
             send_id = f"s{n}" if what == "sent" else None
             if send_id is not None:
-                async with database.transaction() as conn:
-                    await conn.execute(
-                        insert(proactive_sends).values(
-                            tenant="t",
-                            id=send_id,
-                            user_id="u",
-                            cycle_key=f"k{n}",
-                            message=f"m{n}",
-                            category="deadline_warning",
-                            trigger_signals=[],
-                            action_type="text",
-                            channel="console",
-                            score=7.0,
-                            probability=1.0,
-                            delivery_status="sent",
-                            sent_at=NOW - timedelta(days=1),
-                            outcome="engaged" if engaged else "ignored",
-                        )  # fmt: skip
-                    )
+                outcome = "engaged" if engaged else "ignored"
+                await add_send(
+                    database, send_id, category="deadline_warning", score=7.0, probability=1.0, outcome=outcome
+                )
             await records.add(
                 NewDecisionRecord(
                     id=f"p{n}",

@@ -83,6 +83,31 @@ async def add_user(database: Database, user: str = "u") -> None:
         )
 
 
+async def add_send(
+    database: Database, send_id: str, *, category: str, score: float, probability: float, outcome: str
+) -> None:
+    """A send of user ``u`` as the cycle claims one, with its feedback in."""
+    async with database.transaction() as conn:
+        await conn.execute(
+            insert(proactive_sends).values(
+                tenant="t",
+                id=send_id,
+                user_id="u",
+                cycle_key=f"k-{send_id}",
+                message=f"message of {send_id}",
+                category=category,
+                trigger_signals=[],
+                action_type="text",
+                channel="console",
+                score=score,
+                probability=probability,
+                delivery_status="sent",
+                sent_at=NOW - timedelta(days=1),
+                outcome=outcome,
+            )  # fmt: skip
+        )
+
+
 async def _log(database: Database, world: Cycles, *, seed: int = 2, rate: float = RATE) -> None:
     """Logged as the cycle logs: the real scoring (exploration included), every candidate with
     its verdict and chance, the send with its feedback."""
@@ -110,25 +135,14 @@ async def _log(database: Database, world: Cycles, *, seed: int = 2, rate: float 
         send_id = f"s{n}" if chosen else None
         if chosen is not None:
             engaged = rng.random() < cycle[int(chosen.candidate.message.split()[1])][1]
-            async with database.transaction() as conn:
-                await conn.execute(
-                    insert(proactive_sends).values(
-                        tenant="t",
-                        id=send_id,
-                        user_id="u",
-                        cycle_key=f"k{n}",
-                        message=chosen.candidate.message,
-                        category=chosen.candidate.category,
-                        trigger_signals=[],
-                        action_type="text",
-                        channel="console",
-                        score=chosen.score,
-                        probability=probability,
-                        delivery_status="sent",
-                        sent_at=NOW - timedelta(days=1),
-                        outcome="engaged" if engaged else "ignored",
-                    )  # fmt: skip
-                )
+            await add_send(
+                database,
+                send_id,
+                category=chosen.candidate.category,
+                score=chosen.score,
+                probability=probability,
+                outcome="engaged" if engaged else "ignored",
+            )
         await records.add(
             NewDecisionRecord(
                 id=f"p{n}",

@@ -70,6 +70,21 @@ async def test_each_setting_takes_its_own_range(database: Database) -> None:
     assert await store.value("t", "admission.low_similarity") == 0.8
 
 
+async def test_pairs_keep_their_order(database: Database) -> None:
+    """A duplicate threshold below the pre-filter's low one, a soon tier starting above the
+    immediate one: refused, against the other's value now (applied or configured)."""
+    store = _store(database)
+    await store.apply("t", "admission.low_similarity", ApplyIn(value=0.8))
+    with pytest.raises(InvalidInputError, match=r"must not be below admission.low_similarity \(0.8\)"):
+        await store.apply("t", "admission.duplicate_threshold", ApplyIn(value=0.75))
+    with pytest.raises(InvalidInputError, match="must not be above executive.urgency.immediate_min"):
+        await store.apply("t", "executive.urgency.soon_min", ApplyIn(value=0.9))
+    assert await store.applied("t", "executive.") == {}
+    await store.apply("t", "admission.duplicate_threshold", ApplyIn(value=0.85))
+    with pytest.raises(InvalidInputError, match="must not be above"):
+        await store.apply("t", "admission.low_similarity", ApplyIn(value=0.9))
+
+
 async def test_concurrent_changes_are_recorded_one_after_the_other(database: Database) -> None:
     """Each change records the value it replaced. The row is locked while it changes; without the
     lock two changes at once on PostgreSQL both read the same old value, and the history has a

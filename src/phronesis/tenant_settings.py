@@ -81,6 +81,15 @@ WHOLE = frozenset(f"proactive.daily_cap.{level}" for level in get_args(TrustLeve
 """Settings that count something: a whole number."""
 
 
+ORDERED: tuple[tuple[SettingName, SettingName], ...] = (
+    ("admission.low_similarity", "admission.duplicate_threshold"),
+    ("executive.urgency.soon_min", "executive.urgency.immediate_min"),
+    ("executive.urgency.reasonable_similarity", "executive.urgency.high_similarity"),
+)
+"""Pairs a tenant's values must keep in order, lower first, as the configuration does (a trial
+applied a duplicate threshold below the pre-filter's and a soon tier above the immediate one)."""
+
+
 def out_of_range(name: str, value: float) -> str | None:
     """Why ``value`` cannot be ``name``'s (``BOUNDS``, ``WHOLE``), or None: the one check Apply
     and a replay's value both make."""
@@ -195,11 +204,19 @@ class TenantSettings:
             )
         return out
 
+    async def _check_order(self, tenant: str, name: SettingName, value: float) -> None:
+        for low, high in ORDERED:
+            if name == low and value > (other := await self.value(tenant, high)):
+                raise InvalidInputError("value", f"{name} must not be above {high} ({other:g}), not {value:g}")
+            if name == high and value < (other := await self.value(tenant, low)):
+                raise InvalidInputError("value", f"{name} must not be below {low} ({other:g}), not {value:g}")
+
     async def apply(self, tenant: str, name: SettingName, change: ApplyIn) -> AppliedSetting:
         """Set (or, with None, clear) the tenant's value and record the change, in one transaction."""
         problem = None if change.value is None else out_of_range(name, change.value)
         if problem is not None:
             raise InvalidInputError("value", problem)
+        await self._check_order(tenant, name, change.value if change.value is not None else self.configured(name))
         now = self._clock.now()
         decision_id = str(uuid.uuid4())
         configured = self.configured(name)

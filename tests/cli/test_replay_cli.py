@@ -40,7 +40,7 @@ def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
     table = cli.invoke(app, ["tune", "executive"])
     assert "now 0.7; no logged decisions in the window: nothing to tune on" in table.stdout
     bias = cli.invoke(app, ["replay", "executive", "--personality-bias", "-0.1"])
-    assert bias.exit_code == 0 and "executive personality_bias: 0.0 → -0.1" in bias.stdout, bias.output
+    assert bias.exit_code == 0 and "executive personality_bias: 0 → -0.1" in bias.stdout, bias.output
     soon = cli.invoke(app, ["replay", "executive", "--soon-min", "0.5"])
     assert soon.exit_code == 0 and "executive urgency.soon_min: 0.3 → 0.5" in soon.stdout, soon.output
     tuned_bias = json.loads(cli.invoke(app, ["tune", "executive", "--parameter", "personality_bias", "--json"]).stdout)
@@ -101,14 +101,14 @@ def test_replay_and_tune_admission_on_admitted_runs(cli: CliRunner) -> None:
 def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
     replayed = cli.invoke(app, ["replay", "proactive", "--level", "deep", "--score-threshold", "4.5"])
     assert replayed.exit_code == 0, replayed.output
-    assert "proactive score_threshold.deep: 5.0 → 4.5" in replayed.stdout and "messages sent: 0" in replayed.stdout
+    assert "proactive score_threshold.deep: 5 → 4.5" in replayed.stdout and "messages sent: 0" in replayed.stdout
     tuned = cli.invoke(app, ["tune", "proactive", "--level", "building", "--json"])
     assert tuned.exit_code == 0, tuned.output
     report = json.loads(tuned.stdout)
     assert (report["setting"], report["current"]) == ("proactive.score_threshold.building", 6.0)
     assert "most messages sent" in report["objective"]
     cap = cli.invoke(app, ["replay", "proactive", "--level", "new", "--daily-cap", "1"])
-    assert cap.exit_code == 0 and "proactive daily_cap.new: 2.0 → 1.0" in cap.stdout, cap.output
+    assert cap.exit_code == 0 and "proactive daily_cap.new: 2 → 1" in cap.stdout, cap.output
     weight = cli.invoke(app, ["replay", "proactive", "--urgency-weight", "0.5"])
     assert weight.exit_code == 0 and "proactive weight.urgency: 0.25 → 0.5" in weight.stdout, weight.output
     tuned_weight = json.loads(cli.invoke(app, ["tune", "proactive", "--parameter", "weight.timing", "--json"]).stdout)
@@ -117,6 +117,7 @@ def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
         (["replay", "proactive", "--score-threshold", "5"], "--level: the trust level"),
         (["replay", "proactive", "--daily-cap", "2"], "--level: the trust level whose daily cap"),
         (["replay", "proactive", "--level", "new", "--daily-cap", "99"], "from 0.0 to 50.0"),
+        (["replay", "proactive", "--level", "new", "--daily-cap", "2.5"], "takes a whole number, not 2.5"),
         (["replay", "proactive", "--level", "new", "--timing-weight", "0.5"], "--level goes with --score-threshold"),
         (["replay", "proactive", "--timing-weight", "1.5"], "from 0.0 to 1.0"),
         (["tune", "proactive", "--level", "new", "--parameter", "weight.timing"], "either --level"),

@@ -39,6 +39,17 @@ def test_the_seeds_composite() -> None:
     assert composite(cand(r=8, t=6, u=4), Weights.of(S)) == round(0.4 * 8 + 0.35 * 6 + 0.25 * 4, 2) == 6.3
 
 
+def test_the_weights_are_relative_the_score_stays_on_its_scale() -> None:
+    """A weighted mean: weights that do not sum to 1 move the score within 0-10 (a trial: 1.15 in
+    all scored 11.15 and sent every candidate)."""
+    candidate = cand(r=8, t=6, u=4)
+    assert composite(candidate, Weights(1.0, 1.0, 1.0)) == 6.0
+    assert composite(candidate, Weights(0.0, 0.0, 1.0)) == 4.0
+    assert composite(candidate, Weights(0.4, 0.35, 0.65)) == round((3.2 + 2.1 + 2.6) / 1.4, 2)
+    assert composite(candidate, Weights(0.0, 0.0, 0.0)) == 0.0
+    assert composite(cand(r=10, t=10, u=10), Weights(1.0, 1.0, 1.0)) == 10.0
+
+
 def test_llm_scores_are_clamped_and_unknown_labels_defaulted() -> None:
     c = Candidate.model_validate(
         {"message": "hi", "relevance": 40, "timing": -3, "category": "spam", "action_type": "call"}

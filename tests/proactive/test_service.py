@@ -486,24 +486,23 @@ async def test_a_tenants_weights_hold_for_the_next_cycle(
     database: Database, clock: FixedClock, channel: RecordingChannel
 ) -> None:
     """Applied (``proactive.weight.<part>``), the composite's weights are read at each cycle and
-    kept on its record (``inputs.trust.weights``): what a replay of one weight keeps of the others."""
+    kept on its record (``inputs.trust.weights``): what a replay of one weight keeps of the others.
+    (How weights move a score: ``test_scoring``; the templates' candidates have equal parts.)"""
     proactive, store = _tuned_module(database, clock, channel)
-    await proactive.put_user("t", "ana", ESTABLISHED)
-    gym = SignalIn(type="habit_gym", urgency_hint=5, data={"title": "Gym"})
-    await proactive.add_signals("t", "ana", [gym])
-    silent = await proactive.run_cycle("t", "ana")
-    assert silent.reason == "below_threshold"
-    for part in ("relevance", "timing", "urgency"):
-        await store.apply("t", f"proactive.weight.{part}", ApplyIn(value=1.0))
-    await proactive.add_signals("t", "ana", [gym.model_copy(update={"dedup_key": "gym-2"})])
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    before = await proactive.run_cycle("t", "ana")
+    for part, weight in (("relevance", 0.1), ("timing", 0.0), ("urgency", 0.9)):
+        await store.apply("t", f"proactive.weight.{part}", ApplyIn(value=weight))
+    await proactive.add_signals("t", "ana", [deadline(9, key="ma1521", title="MA1521 problem set")])
     clock.advance(minutes=31)
-    sent = await proactive.run_cycle("t", "ana")
-    assert sent.decision == "sent", sent
+    after = await proactive.run_cycle("t", "ana")
     decisions = DecisionRecordRepository(database, clock=clock)
-    assert silent.decision_id is not None and sent.decision_id is not None
-    before, after = [await decisions.get("t", d) for d in (silent.decision_id, sent.decision_id)]
-    assert before.inputs["trust"]["weights"] == {"relevance": 0.4, "timing": 0.35, "urgency": 0.25}
-    assert after.inputs["trust"]["weights"] == {"relevance": 1.0, "timing": 1.0, "urgency": 1.0}
+    assert before.decision_id is not None and after.decision_id is not None
+    first, second = [await decisions.get("t", d) for d in (before.decision_id, after.decision_id)]
+    assert first.inputs["trust"]["weights"] == {"relevance": 0.4, "timing": 0.35, "urgency": 0.25}
+    assert second.inputs["trust"]["weights"] == {"relevance": 0.1, "timing": 0.0, "urgency": 0.9}
+    assert await store.applied("other", "proactive.weight.") == {}
 
 
 async def test_a_tenants_daily_cap_holds_for_the_next_cycle(

@@ -138,15 +138,15 @@ async def test_a_tenants_duplicate_threshold_holds_for_its_next_admission(make_e
     configured one, and the record keeps the rule judge's verdict at every threshold."""
     engine: Engine = await make_engine()
     await engine.admit_run(task="Generate schema", outcome="success", summary="Wrote the schema to db.sql")
-    await engine.tenant_settings.apply("default", "admission.duplicate_threshold", ApplyIn(value=0.5))
-    assert await engine.admission.duplicate_threshold("default") == 0.5
+    await engine.tenant_settings.apply("default", "admission.duplicate_threshold", ApplyIn(value=0.8))
+    assert await engine.admission.duplicate_threshold("default") == 0.8
     again = await engine.admit_run(
         task="Generate schema", outcome="success", summary="Wrote the schema to db.sql, again"
     )
     record = await engine.decisions.get("default", again.decision_id)
-    assert record.attributes["duplicate_threshold"] == 0.5
+    assert record.attributes["duplicate_threshold"] == 0.8
     steps = record.attributes["by_duplicate_threshold"]
     assert steps and steps[-1]["above"] == -1.0
     body = ReplayIn(decision_point="admission", parameter="duplicate_threshold", value=1.0)
     report = await run_replay(engine, "default", body)
-    assert (report.parameter, report.current, report.decisions) == ("duplicate_threshold", 0.5, 1)
+    assert (report.parameter, report.current, report.decisions) == ("duplicate_threshold", 0.8, 1)

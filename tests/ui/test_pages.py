@@ -285,7 +285,8 @@ def test_bad_page_parameters_get_a_page_naming_them(watched: Watched) -> None:
         ("/ui/routing?days=abc", "days: a whole number from 1 to 90"),
         ("/ui/decisions?kind=bogus", "kind: Input should be"),
         ("/ui/replay?value=7", "value: executive.heuristic_threshold takes a value from 0.3 to 0.95"),
-        ("/ui/replay?setting=proactive.score_threshold.nobody", "setting: proactive replays score_threshold.new"),
+        ("/ui/replay?setting=proactive.score_threshold.nobody", "setting: 'proactive.score_threshold.nobody' is not a"),
+        ("/ui/replay?setting=nope", "one of executive.heuristic_threshold, executive.personality_bias"),
     ):
         response = page.goto(path)
         assert response is not None and response.status == 422, path
@@ -381,7 +382,7 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page.wait_for_url("**/ui/replay?*")
     assert page.locator("table[data-table=replay]").count() == 0
     assert page.get_attribute("[data-current]", "data-current") == "5.0"
-    assert page.input_value("input[name=value]") == "5.0"
+    assert page.input_value("input[name=value]") == "5"
     page.fill("input[name=value]", "10")
     page.click("form.filters button[type=submit]:not([name])")
     page.wait_for_url("**/ui/replay?*")
@@ -396,3 +397,11 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     assert page.get_attribute("tr[data-value='10.0'] td[data-sent]", "data-sent") == "0"
     assert page.get_attribute("tr[data-value='0.0'] td[data-sent]", "data-sent") == "1"
     assert "most messages sent" in page.inner_text("[data-proposed]")
+    # another setting with another range, a value typed at once: replayed, not held back by the
+    # previous setting's range in the browser (a trial: 1 refused as above the threshold's 0.95)
+    page.select_option("select[name=setting]", "proactive.daily_cap.deep")
+    page.fill("input[name=value]", "1")
+    page.click("form.filters button[type=submit]:not([name])")
+    page.wait_for_url("**/ui/replay?*")
+    assert page.get_attribute("[data-replayed]", "data-replayed") == "1.0"
+    assert "daily_cap.deep</code>: 5 → 1" in page.inner_html("h2")  # whole numbers shown whole

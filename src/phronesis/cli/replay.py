@@ -32,7 +32,7 @@ def _table(report: ReplayReport) -> str:
     now, then = report.current_success, report.replayed_success
     interval = _interval(then.interval)
     lines = [
-        f"{report.decision_point} {report.parameter}: {report.current} → {report.value}",
+        f"{report.decision_point} {report.parameter}: {report.current:g} → {report.value:g}",
         f"decisions replayed: {report.decisions}, changed: {report.changed}",
         f"LLM calls: {report.llm_calls_logged} logged → {report.llm_calls_replayed} replayed",
     ]
@@ -48,7 +48,8 @@ def _table(report: ReplayReport) -> str:
         if weighted is not None:
             lines.append(
                 f"{weighted.method.upper()}: {_pct(weighted.rate)}{_interval(weighted.interval)} on "
-                f"{weighted.decisions} rated ({weighted.coverage:.0%} of them)"
+                f"{weighted.decisions} {'of the sends it makes' if proactive else 'rated'} "
+                f"({weighted.coverage:.0%} of them)"
             )
     lines.append(f"weighting: {report.weighting}")
     lines += [f"  {c.decisions:>5}  {c.logged}  →  {c.replayed}" for c in report.changes]
@@ -180,7 +181,7 @@ def proactive(
         float | None, typer.Option("--score-threshold", help="The level's score threshold (0-10) to replay.")
     ] = None,
     daily_cap: Annotated[
-        int | None, typer.Option("--daily-cap", help="The level's daily cap (messages a day) to replay.")
+        float | None, typer.Option("--daily-cap", help="The level's daily cap (whole messages a day) to replay.")
     ] = None,
     relevance_weight: Annotated[
         float | None, typer.Option("--relevance-weight", help="The composite's relevance weight (0-1) to replay.")
@@ -229,15 +230,18 @@ def _tune_table(report: TuneReport) -> str:
     # proactive: a threshold costs no LLM call; what it changes is the messages sent and engagement
     gain, what = ("sent", "engaged") if proactive else ("LLM calls", "success")
     lines = [
-        f"{report.decision_point} {report.parameter}: now {report.current}, proposed {report.proposed}",
+        f"{report.decision_point} {report.parameter}: now {report.current:g}, "
+        + (f"proposed {report.proposed:g}" if report.met else "no value meets the objective: keep it"),
         f"objective: {report.objective}",
+        f"weighting: {report.weighting}",
         f"decisions: {report.decisions}, rated: {report.rated}",
         f"{'value':>6}  {'changed':>7}  {gain:>9}  {'' if proactive else 'avoided':>7}  "
         f"{what:>8}  {'95 %':>13}  {'method':>6}  {'coverage':>8}",
     ]
     for row in report.rows:
         low_high = f"{row.interval[0]:.1%}–{row.interval[1]:.1%}" if row.interval else "–"
-        mark = "  ← proposed" if row.value == report.proposed else ("  (now)" if row.value == report.current else "")
+        mark = "  ← proposed" if report.met and row.value == report.proposed else ""
+        mark = mark or ("  (now)" if row.value == report.current else "")
         avoided = "" if proactive else row.llm_calls_avoided
         coverage = "–" if proactive and not row.sent else f"{row.coverage:.0%}"
         lines.append(

@@ -1,6 +1,7 @@
 """Seed 004 §6 and ORIGINS §4 (``rules.py:score_and_filter``): which candidate, if any, is sent.
 
-- composite = 0.4·relevance + 0.35·timing + 0.25·urgency (weights configurable);
+- composite = 0.4·relevance + 0.35·timing + 0.25·urgency (weights configurable, relative: a
+  weighted mean, so the score stays 0-10 whatever they sum to);
 - categories the user opted out of are dropped (issue 24), and so are suppressed ones;
 - a candidate repeating a recent message (word overlap > 0.6 of its own words, or of its
   subject when it names one) is dropped. The original let explored candidates skip this
@@ -77,9 +78,15 @@ class Weights:
 
 
 def weigh(relevance: float, timing: float, urgency: float, weights: Weights) -> float:
-    """Seed 004's composite of three 0-10 parts: also what a replay of the weights rescores a
-    logged candidate with (``replay.proactive``)."""
-    return round(weights.relevance * relevance + weights.timing * timing + weights.urgency * urgency, 2)
+    """Seed 004's composite of three 0-10 parts, a weighted mean: the weights are relative (the
+    seed's sum to 1), so a tuned weight moves the score within 0-10 and the trust thresholds keep
+    their meaning (a trial: weights summing to 1.15 scored a candidate 11.15 and sent everything).
+    Also what a replay of the weights rescores a logged candidate with (``replay.proactive``)."""
+    total = weights.relevance + weights.timing + weights.urgency
+    if total <= 0.0:
+        return 0.0
+    mean = (weights.relevance * relevance + weights.timing * timing + weights.urgency * urgency) / total
+    return round(mean, 2)
 
 
 def composite(candidate: Candidate, weights: Weights) -> float:

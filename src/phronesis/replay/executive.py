@@ -7,9 +7,9 @@ candidate with the confidence it had then (``inputs.candidates``), the base and 
 whether the bias was the event's own or the default (``inputs.bias_source``), so for another
 base threshold, or another default bias, the replay knows which heuristic would have fired, or
 that none would and the decision would have gone on (to the LLM when one was configured and the
-event was immediate, else rejected). A default bias changes only the decisions that took the
-default: an event that carried its own bias keeps it. The replayed policy is that deterministic
-rule, without exploration.
+event was immediate, else rejected). A default bias is replayed on the decisions that took the
+default only: an event that carried its own bias is not among them. The replayed policy is that
+deterministic rule, without exploration.
 
 Records from before the base and the bias source were kept: the base is the threshold less the
 bias (exact unless the threshold was clamped), and a recorded bias was the event's own (there
@@ -185,10 +185,9 @@ def replay_executive_rows(
     supported: list[Weighted] = []
     explored = 0
     for row in rows:
-        if bias:
-            threshold = biased_threshold(row.base, value if row.default_bias else row.bias)
-        else:
-            threshold = biased_threshold(value, row.bias)
+        if bias and not row.default_bias:
+            continue  # the event sent its own bias: the default never applied to it
+        threshold = biased_threshold(row.base, value) if bias else biased_threshold(value, row.bias)
         replayed = next((h for h, confidence in row.candidates if confidence >= threshold), REST)
         logged = row.choice
         explored += row.exploration is not None

@@ -262,9 +262,13 @@ def replay_proactive_rows(rows: Sequence[Cycle], value: float, *, current: float
             supported.append(Weighted(reward=row.reward or 0.0, weight=1.0 / logged if same else 0.0))
     weighting = (
         f"{explored} of {tally.decisions} cycles had candidates in the exploration band, with recorded "
-        "chances; the weighted estimates cover the replayed sends the logging policy could have made"
+        "chances; the weighted estimates cover the replayed sends the logging policy could have made; "
+        "the replayed rule does not explore (an explored send is silent under any value)"
         if explored
         else "no candidate was in the exploration band (exploration off): only the direct estimate"
+    ) + (
+        "; replayed cycle by cycle: a send it adds is not counted against the daily cap or the cooldown"
+        " (replay the cap on its own)"
     )
     return tally.report(
         decision_point="proactive",

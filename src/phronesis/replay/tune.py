@@ -75,6 +75,10 @@ class TuneReport(BaseModel):
     decisions: int
     rated: int
     current_success: float | None
+    met: bool
+    """Some value meets the objective's constraints; else the proposal is to keep the current one."""
+    weighting: str
+    """What the estimates rest on, and what the logs cannot show (the replay's ``weighting``)."""
     rows: list[TuneRow]
 
 
@@ -99,9 +103,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     rows = []
     for report in reports:
         success, interval, method, coverage = best_estimate(report)
-        eligible = report.value == current or (
-            success is not None and now is not None and success >= now and coverage >= body.min_coverage
-        )
+        eligible = success is not None and now is not None and success >= now and coverage >= body.min_coverage
         rows.append(
             TuneRow(
                 value=report.value,
@@ -116,15 +118,19 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
                 eligible=eligible,
             )
         )
-    # most gained (calls avoided; proactive: messages sent); among equals, the value nearest the
-    # current one (the smallest change)
-    best = max((row for row in rows if row.eligible), key=lambda row: (_gain(row), -abs(row.value - current)))
+    # most gained (calls avoided; proactive: messages sent); among equals, the best estimated
+    # success (a trial: with no LLM calls at stake, a better duplicate threshold was never
+    # proposed), then the value nearest the current one (the smallest change)
+    meeting = [row for row in rows if row.eligible]
+    best = max(meeting, key=lambda row: (_gain(row), row.success or 0.0, -abs(row.value - current)), default=None)
     return TuneReport(
         decision_point=point,
         parameter=parameter,
         setting=body.setting,
         current=current,
-        proposed=best.value,
+        proposed=current if best is None else best.value,
+        met=best is not None,
+        weighting=baseline.weighting,
         objective=(
             f"{OBJECTIVES[point]}, subject to estimated {SUCCESS[point]} ≥ the current "
             f"({'–' if now is None else f'{now:.1%}'}) on ≥ {body.min_coverage:.0%} of {NEEDED[point]}"

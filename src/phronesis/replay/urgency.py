@@ -152,7 +152,8 @@ def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
 
 def _label(policy: Mapping[str, float], actions: Mapping[str, str], logged: Tiered | None = None) -> str:
     if len(policy) > 1:
-        return f"soon: drawn among {len(policy)} heuristics"
+        drew = f", drew {logged.choice[:8]}" if logged is not None else ""
+        return f"soon: drawn among {len(policy)} heuristics{drew}"
     (choice,) = policy
     if choice == REST and logged is not None and logged.choice == REST:
         return f"{logged.path}: {logged.reason or logged.path}"
@@ -169,8 +170,11 @@ def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, 
         logged, replayed = row.logged, row.policy(row.cutoffs.replace(name, value))
         drawn += len(logged) > 1
         same = _same(logged, replayed)
+        # the decision made stands where the replayed policy surely makes it (a soon-tier draw
+        # replayed as a sure fire of the heuristic drawn is no change: a trial)
+        surely_logged = replayed.get(row.choice, 0.0) == 1.0
         change, calls = None, row.llm_calls
-        if not same:
+        if not same and not surely_logged:
             actions = {cand.heuristic_id: cand.suggested_action for cand in row.candidates}
             change = (_label(logged, actions, row), _label(replayed, actions))
             # fires: no call; goes on instead of firing: the LLM's, if one was there
@@ -179,7 +183,6 @@ def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, 
         if row.reward is None:
             continue
         right = bool(row.reward)
-        surely_logged = replayed.get(row.choice, 0.0) == 1.0
         tally.rating(logged_right=right, replayed_right=right if same or surely_logged else None)
         if row.choice in logged and all(logged.get(choice, 0.0) > 0.0 for choice in replayed):
             weight = replayed.get(row.choice, 0.0) / logged[row.choice]

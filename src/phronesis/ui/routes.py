@@ -13,7 +13,7 @@ import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, get_args
 from urllib.parse import parse_qs, quote, urlencode
 
 from fastapi import APIRouter, Query, Request, Response
@@ -30,7 +30,7 @@ from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, setting_of
 from phronesis.replay.run import current_value
-from phronesis.tenant_settings import BOUNDS, ApplyIn
+from phronesis.tenant_settings import BOUNDS, WHOLE, ApplyIn, SettingName
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
@@ -59,6 +59,7 @@ def _bound(ms: float | None) -> str:
 
 
 _templates.filters["bound"] = _bound
+_templates.filters["number"] = lambda value: f"{value:g}"  # a daily cap of 2, not 2.0
 
 SECURITY_HEADERS = {
     # nothing but the server's own origin: no CDN, no font host, no beacon (issue 25)
@@ -490,6 +491,10 @@ async def replay_page(request: Request) -> Response:
     shown, shown_value = asked.pop("shown", None), asked.pop("shown_value", None)
     if "setting" in asked:
         setting_asked = asked.pop("setting")
+        if setting_asked not in get_args(SettingName):
+            known = ", ".join(get_args(SettingName))
+            message = f"setting: {setting_asked[:60]!r} is not a setting a replay varies; one of {known}"
+            return _render(request, "error.html", 422, viewer=who, title="Bad replay", message=message)
         if shown is not None and shown != setting_asked and asked.get("value") == shown_value:
             # another setting picked in the select, the value field left as it was: it held the
             # previous setting's value (0.7 replayed as a proactive score, a trial found); show the
@@ -519,6 +524,7 @@ async def replay_page(request: Request) -> Response:
         parameter=parameter,
         settings=[setting_of(p, name) for p, names in PARAMETERS.items() for name in names],
         bounds=BOUNDS[where.setting],
+        whole=where.setting in WHOLE,
         first_parameter=PARAMETERS[point][0],
         current=current,
         setting=setting,

@@ -46,10 +46,11 @@ def _world(n: int, seed: int = 3) -> list[Turn]:
     return turns
 
 
-async def _log(database: Database, turns: list[Turn], *, rate: bool = True) -> None:
+async def _log(database: Database, turns: list[Turn], *, rate: bool = True, llm: bool = True) -> None:
+    """As the service records them; ``llm`` False: no LLM configured, the local router decides all."""
     records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=1)))
     for i, turn in enumerate(turns):
-        path, action = turn.decided(LOGGED_THRESHOLD)
+        path, action = turn.decided(LOGGED_THRESHOLD) if llm else ("local", turn.local)
         local = {"decision": turn.local, "probability": turn.probability, "abstained": turn.abstained}
         await records.add(
             NewDecisionRecord(
@@ -60,7 +61,7 @@ async def _log(database: Database, turns: list[Turn], *, rate: bool = True) -> N
                 path=path,
                 action=action,
                 llm_calls=int(path == "llm"),
-                attributes={"local": local},
+                attributes={"local": local, "llm_configured": llm},
             )  # fmt: skip
         )
         if rate:
@@ -109,3 +110,13 @@ async def test_without_ratings_nothing_is_estimated(database: Database) -> None:
     report = await _replay(database, 0.5)
     assert report.decisions == 50 and report.replayed_success.covered == 0
     assert report.replayed_success.rate is None and report.coverage == 0.0
+
+
+async def test_without_an_llm_no_threshold_asks_one(database: Database) -> None:
+    """With no LLM configured the cascade's local router decides every turn: another threshold
+    changes nothing and adds no call (a trial saw "local → llm: ?" and a call that cannot happen)."""
+    turns = _world(100)
+    await _log(database, turns, llm=False)
+    report = await _replay(database, 0.95)
+    assert report.changed == 0 and report.llm_calls_replayed == report.llm_calls_logged == 0
+    assert report.coverage == 1.0

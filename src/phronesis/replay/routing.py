@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import select
 
 from phronesis.replay.models import ReplayIn, ReplayReport
+from phronesis.replay.recorded import flag
 from phronesis.replay.tally import Tally
 from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
@@ -54,6 +55,7 @@ async def load_routing(database: Database, tenant: str, since: datetime) -> Sequ
         local["abstained"].as_string(),
         local["decision"].as_string(),
         c.llm_calls,
+        c.attributes["llm_configured"].as_string(),
     ).where(
         c.tenant == tenant,
         c.kind == "routing",
@@ -69,8 +71,9 @@ async def load_routing(database: Database, tenant: str, since: datetime) -> Sequ
 def replay_routing_rows(rows: Sequence[Any], value: float, *, current: float) -> ReplayReport:
     """The cascade threshold ``value`` replayed on rows from ``load_routing``."""
     tally = Tally()
-    for path, action, truth, probability, abstained, local_decision, llm_calls in rows:
-        asked = abstained is not None or probability < value
+    for path, action, truth, probability, abstained, local_decision, llm_calls, configured in rows:
+        # without an LLM (recorded since issue 25; before, assumed) the local router decides anyway
+        asked = bool(flag(configured, absent=True)) and (abstained is not None or probability < value)
         replayed = "llm" if asked else "local"
         calls = int(llm_calls or 0)
         change = None

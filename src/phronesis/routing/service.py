@@ -691,6 +691,8 @@ class RoutingService:
             "router_confidence": turn.router_confidence,
             "router_source": turn.router_source,
             "local": turn.local.explain() if turn.local else None,
+            # whether a cascade could ask the LLM: a replay of the threshold adds no call without one
+            "llm_configured": self._llm_router is not None,
             "composite": turn.composite.model_dump() if turn.composite else None,
             "sources": result.sources,
             "conflicts": result.conflicts,

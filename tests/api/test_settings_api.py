@@ -39,6 +39,9 @@ def test_a_threshold_set_by_the_cli_holds_for_the_servers_next_decision(own_serv
 
         listed = {s["name"]: s for s in client.get("/v1/settings").json()["items"]}
         assert (listed[NAME]["value"], listed[NAME]["configured"]) == (0.6, 0.7)
+        assert client.get(f"/v1/settings/{NAME}").json() == listed[NAME]
+        unknown = client.get("/v1/settings/executive.nonsense")
+        assert unknown.status_code == 422 and unknown.json()["errors"][0]["field"] == "name", unknown.text
         change = client.get(f"/v1/decisions/{listed[NAME]['decision_id']}").json()
         assert (change["kind"], change["inputs"]["new"], change["reason"]) == ("setting", 0.6, note)
 

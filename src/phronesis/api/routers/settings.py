@@ -20,6 +20,12 @@ async def list_settings(engine: EngineDep, tenant: TenantDep) -> SettingList:
     return SettingList(items=await engine.tenant_settings.list(tenant))
 
 
+@router.get("/{name}", summary="One tunable setting of the tenant: the value decisions use, configured and applied")
+async def get_setting(name: SettingName, engine: EngineDep, tenant: TenantDep) -> AppliedSetting:
+    """The same entry as in the list (a trial found GET on a setting's own address refused)."""
+    return next(item for item in await engine.tenant_settings.list(tenant) if item.name == name)
+
+
 @router.put(
     "/{name}",
     summary="Apply a value for this tenant (null: back to the configured one), recorded as a decision of its own",

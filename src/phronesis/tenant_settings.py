@@ -47,6 +47,8 @@ SettingName = Literal[
     "executive.urgency.reasonable_similarity",
     "executive.urgency.high_similarity",
     "routing.cascade_threshold",
+    "routing.high_threshold",
+    "routing.low_threshold",
     "admission.low_similarity",
     "admission.duplicate_threshold",
     "proactive.score_threshold.new",
@@ -69,6 +71,8 @@ BOUNDS: dict[str, tuple[float, float]] = {
     "executive.personality_bias": (-0.5, 0.5),
     **{f"executive.urgency.{name}": (0.0, 1.0) for name in CUTOFFS},
     "routing.cascade_threshold": (0.0, 1.0),
+    "routing.high_threshold": (0.0, 1.0),
+    "routing.low_threshold": (0.0, 1.0),
     "admission.low_similarity": (0.0, 1.0),
     "admission.duplicate_threshold": (0.0, 1.0),
     # seed 004's composite score is 0-10
@@ -83,6 +87,7 @@ WHOLE = frozenset(f"proactive.daily_cap.{level}" for level in get_args(TrustLeve
 
 ORDERED: tuple[tuple[SettingName, SettingName], ...] = (
     ("admission.low_similarity", "admission.duplicate_threshold"),
+    ("routing.low_threshold", "routing.high_threshold"),
     ("executive.urgency.soon_min", "executive.urgency.immediate_min"),
     ("executive.urgency.reasonable_similarity", "executive.urgency.high_similarity"),
 )
@@ -118,6 +123,8 @@ TUNABLE: dict[str, Callable[[Settings], float]] = {
     "executive.urgency.reasonable_similarity": lambda s: s.executive.urgency_reasonable_similarity,
     "executive.urgency.high_similarity": lambda s: s.executive.urgency_high_similarity,
     "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
+    "routing.high_threshold": lambda s: s.routing.high_threshold,
+    "routing.low_threshold": lambda s: s.routing.low_threshold,
     "admission.low_similarity": lambda s: s.admission.low_similarity,
     # a calibrated tenant's own threshold stands until one is applied (``AdmissionService``)
     "admission.duplicate_threshold": lambda s: s.admission.duplicate_threshold,

@@ -80,14 +80,27 @@ def _replay(
 @replay_app.command("routing")
 def routing(
     cascade_threshold: Annotated[
-        float, typer.Option("--cascade-threshold", help="The routing.cascade_threshold to replay.")
-    ],
+        float | None, typer.Option("--cascade-threshold", help="The routing.cascade_threshold to replay.")
+    ] = None,
+    high_threshold: Annotated[
+        float | None,
+        typer.Option("--high-threshold", help="The routing.high_threshold to replay: at or above it, a turn proceeds."),
+    ] = None,
+    low_threshold: Annotated[
+        float | None,
+        typer.Option("--low-threshold", help="The routing.low_threshold to replay: below it, a turn is escalated."),
+    ] = None,
     days: DaysOption = 30.0,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Replay the cascade threshold on the logged cascade decisions: changes, LLM calls, estimated success."""
-    _replay("routing", "cascade-threshold", cascade_threshold, days, as_json, tenant)
+    """Replay the cascade threshold (which turns ask the LLM) or a confidence band's threshold
+    (which turns proceed, ask or go to a human) on the logged routing decisions: changes, LLM
+    calls, estimated success from route feedback."""
+    parameter, value = _one_of(
+        cascade_threshold=cascade_threshold, high_threshold=high_threshold, low_threshold=low_threshold
+    )
+    _replay("routing", parameter.replace("_", "-"), value, days, as_json, tenant, parameter)
 
 
 def _one_of(**given: float | None) -> tuple[str, float]:

@@ -40,6 +40,8 @@ Parameter = Literal[
     "urgency.reasonable_similarity",
     "urgency.high_similarity",
     "cascade_threshold",
+    "high_threshold",
+    "low_threshold",
     "low_similarity",
     "duplicate_threshold",
     "score_threshold.new",
@@ -64,7 +66,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
         "urgency.reasonable_similarity",
         "urgency.high_similarity",
     ),
-    "routing": ("cascade_threshold",),
+    "routing": ("cascade_threshold", "high_threshold", "low_threshold"),
     "admission": ("low_similarity", "duplicate_threshold"),
     "proactive": (
         "score_threshold.new",
@@ -81,9 +83,9 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     ),
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
-threshold, default personality bias (F-24) and urgency cut-offs, seed 002's cascade threshold, seed 003's low
-similarity and duplicate thresholds, seed 004's score threshold and daily cap of one trust level and each
-weight of its composite. Each is the tenant setting
+threshold, default personality bias (F-24) and urgency cut-offs, seed 002's cascade threshold and
+confidence bands, seed 003's low similarity and duplicate thresholds, seed 004's score threshold and
+daily cap of one trust level and each weight of its composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
 
 
@@ -182,8 +184,9 @@ class ReplayReport(BaseModel):
     decisions: int
     """Logged decisions the setting applies to: heuristic-first executive decisions (an urgency
     cut-off: the urgency-tiered ones that kept their cut-offs); cascade-mode routing where the
-    local router ran; admissions that met similar runs (the duplicate threshold: those past the
-    pre-filter that kept what it needs); the trust level's proactive cycles past the pre-filter
+    local router ran (a band threshold: the routed turns that recorded what their bands read);
+    admissions that met similar runs (the duplicate threshold: those past the pre-filter that
+    kept what it needs); the trust level's proactive cycles past the pre-filter
     (a weight: every level's, those recorded with their candidates' parts and weights; a daily
     cap: the level's cycles that reached the cap's check)."""
     changed: int

@@ -17,6 +17,7 @@ from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport, setti
 from phronesis.replay.proactive import level_of, load_proactive, replay_proactive_rows
 from phronesis.replay.proactive_cap import load_counted, replay_cap_rows
 from phronesis.replay.routing import load_routing, replay_routing_rows
+from phronesis.replay.routing_bands import load_banded, replay_bands_rows
 from phronesis.replay.urgency import load_tiered, replay_tiered_rows
 from phronesis.storage.database import Database
 
@@ -49,6 +50,10 @@ _EXECUTIVE = Replay(
     lambda db, tenant, since, _: load_executive(db, tenant, since),
     lambda rows, value, current, parameter: replay_executive_rows(rows, value, current=current, parameter=parameter),
 )
+_BANDS = Replay(
+    lambda db, tenant, since, _: load_banded(db, tenant, since),
+    lambda rows, value, current, parameter: replay_bands_rows(rows, value, current=current, parameter=parameter),
+)
 _PROACTIVE = Replay(
     lambda db, tenant, since, parameter: load_proactive(db, tenant, since, level_of(parameter)),
     lambda rows, value, current, parameter: replay_proactive_rows(rows, value, current=current, parameter=parameter),
@@ -64,6 +69,8 @@ REPLAYS: dict[str, Replay] = {
         lambda db, tenant, since, _: load_routing(db, tenant, since),
         lambda rows, value, current, _: replay_routing_rows(rows, value, current=current),
     ),
+    "routing.high_threshold": _BANDS,
+    "routing.low_threshold": _BANDS,
     "admission.low_similarity": Replay(
         lambda db, tenant, since, _: load_admission(db, tenant, since),
         lambda rows, value, current, _: replay_admission_rows(rows, value, current=current),

@@ -27,6 +27,7 @@ from phronesis.faults import Fault
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing import questions
+from phronesis.routing.bands import Bands, Evidence, Settled, settle, wants_more
 from phronesis.routing.composite import (
     CompositeConfidence,
     compose,
@@ -43,7 +44,7 @@ from phronesis.routing.decisions import (
 )
 from phronesis.routing.llm_router import LLMRouter, RouterHints
 from phronesis.routing.local_router import LocalPrediction
-from phronesis.routing.models import Band, RouteRequest, RouteResult, RouterPath
+from phronesis.routing.models import RouteRequest, RouteResult, RouterPath
 from phronesis.routing.questions import leans_on_history
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult, Retriever
 from phronesis.routing.routers import RouterResolver
@@ -97,7 +98,7 @@ class RoutingParts:
     llm: LLMProvider | None
     clock: Clock
     tenant_settings: TenantSettings | None = None
-    """A tenant's applied cascade threshold (issue 25); None: the configured one."""
+    """A tenant's applied cascade and band thresholds (issue 25); None: the configured ones."""
 
 
 @dataclass(slots=True)
@@ -108,6 +109,9 @@ class _Turn:
     session: Session
     mode: str
     """The router mode this turn used: the request's override, else ``routing.router``."""
+    bands: Bands
+    cascade_threshold: float
+    """The tenant's thresholds for this turn: applied ones (issue 25), else the configured ones."""
     path: RouterPath = "local"
     router_confidence: float | None = None
     reason: str | None = None
@@ -371,10 +375,7 @@ class RoutingService:
         prediction = turn.local
         if prediction is None:  # the local router failed; ``output`` says how that was handled
             return output
-        threshold = self.settings.cascade_threshold
-        if mode == "cascade" and self.parts.tenant_settings is not None:  # read at each turn (many processes)
-            threshold = await self.parts.tenant_settings.value(tenant, "routing.cascade_threshold")
-        confident = prediction.abstained is None and prediction.probability >= threshold
+        confident = prediction.abstained is None and prediction.probability >= turn.cascade_threshold
         if mode == "cascade" and not confident and self._llm_router is not None:
             turn.notes["cascade"] = "local router not confident: asked the LLM"
             return await self._ask_llm(tenant, turn, tools)
@@ -457,11 +458,6 @@ class RoutingService:
         turn.notes["penalties"] = penalties
         return max(0.0, min(1.0, value))
 
-    def _band(self, confidence: float) -> Band:
-        if confidence >= self.settings.high_threshold:
-            return "high"
-        return "medium" if confidence >= self.settings.low_threshold else "low"
-
     @staticmethod
     def _escalate(output: DecisionOutput, reason: EscalationReason | str, why: str) -> DecisionOutput:
         return output.model_copy(
@@ -518,17 +514,38 @@ class RoutingService:
         confidence = self._blend(turn)
         return await self._apply_bands(tenant, turn, output, confidence)
 
+    def _evidence(self, turn: _Turn, confidence: float) -> Evidence:
+        return Evidence(
+            confidence=confidence,
+            composite=turn.composite.value if turn.composite is not None else 1.0,
+            retrieved=turn.retrieval is not None,
+            empty=turn.retrieval is not None and not turn.retrieval.sources,
+        )
+
     async def _apply_bands(
         self, tenant: str, turn: _Turn, output: DecisionOutput, confidence: float
     ) -> tuple[DecisionOutput, float]:
-        s = self.settings
-        if output.decision is Decision.ESCALATE:
-            return output, min(confidence, s.low_threshold - 0.01, output.confidence if turn.path != "llm" else 1.0)
-        if output.decision is Decision.CLARIFY:
-            return self._clarify_or_hand_off(turn, output, confidence)
-        band = self._band(confidence)
-        empty = turn.retrieval is not None and not turn.retrieval.sources
-        if (band == "medium" or empty) and output.decision is Decision.RETRIEVE and turn.retrieval is not None:
+        """Seed 002's bands (``routing.bands``), with its "retrieve more" made here; what they read
+        is recorded (``attributes.bands``) so a replay of the thresholds decides as they did."""
+        bands = turn.bands
+        if output.decision is Decision.ESCALATE:  # an escalation stands at any band
+            turn.notes["bands"] = {"decision": output.decision.value, "high": bands.high, "low": bands.low}
+            cap = output.confidence if turn.path != "llm" else 1.0
+            return output, min(confidence, bands.low - 0.01, cap)
+        first = self._evidence(turn, confidence)
+        record: dict[str, Any] = {
+            "decision": output.decision.value,
+            "high": bands.high,
+            "low": bands.low,
+            "first": first.as_dict(),
+            "more_tried": False,
+            "more": None,
+            "clarifications": turn.session.clarifications,
+            "max_clarifications": self.settings.max_clarifications,
+        }
+        turn.notes["bands"] = record
+        evidence = first
+        if wants_more(output.decision, first, bands):
             # seed 002's "retrieve more": a wider search, with the conversation's last user turn when
             # the query leans on it ("And for the Pro plan?"); a question that stands alone is searched
             # alone (a fresh-clone trial: after a pricing question, "How many vacation days do I get?"
@@ -536,76 +553,87 @@ class RoutingService:
             base = output.retrieval_query or turn.query
             earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
             query = " ".join([*earlier, base]) if earlier and leans_on_history(base) else base
-            if await self._retrieve(tenant, turn, query=query, top_k=2 * s.retrieval_top_k):
+            record["more_tried"] = True
+            if await self._retrieve(tenant, turn, query=query, top_k=2 * self.settings.retrieval_top_k):
                 turn.retrieved_more = True
                 if query != base:  # the record says what was searched
                     output = output.model_copy(update={"retrieval_query": query})
                 turn.composite = self._composite(turn)
-                confidence = self._blend(turn)
-                band = self._band(confidence)
-        if output.decision is Decision.RETRIEVE and turn.retrieval is not None and not turn.retrieval.sources:
-            # nothing to answer from (issue 22: it proceeded, high band, sources=[]): ask, and after
-            # max_clarifications in a row the two-stage fallback hands over
-            clarify = output.model_copy(
-                update={
-                    "decision": Decision.CLARIFY,
-                    "reasoning": f"{output.reasoning}; retrieval found nothing to answer from",
-                    "clarifying_question": questions.nothing_found(),
-                }
-            )
-            return self._clarify_or_hand_off(turn, clarify, min(confidence, s.high_threshold - 0.01))
-        composite = turn.composite.value if turn.composite is not None else 1.0
-        if band != "low" and composite < s.low_threshold:
-            # the seed's confidence is the composite: in its escalation band (every tool failing, a
-            # vague first message with nothing found) the router's certainty does not carry the turn
-            return self._escalate(
-                output,
-                EscalationReason.CONFIDENCE_BELOW_THRESHOLD,
-                f"composite confidence {composite:.2f} below {s.low_threshold}",
-            ), min(confidence, s.low_threshold - 0.01)
-        if band == "low":
-            return self._escalate(
-                output,
-                EscalationReason.CONFIDENCE_BELOW_THRESHOLD,
-                f"confidence {confidence:.2f} below {s.low_threshold}",
-            ), confidence
-        if band == "medium" and output.decision is Decision.RETRIEVE and turn.retrieved_more and turn.retrieval:
-            # seed 002's medium band: "ask a clarifying question or retrieve more". More was retrieved
-            # and there are sources to answer from: answering from them is read-only and cites them,
-            # so it is not worth a question. A tool call in the medium band is still confirmed first.
-            # (Sales set, dev half: answering instead of asking took an LLM 90 % right from 74.1 % of
-            # decisions right to 90.7 %, the bundled local router from 72.2 % to 73.7 %.)
-            more = f"medium confidence {confidence:.2f}: retrieved more, {len(turn.retrieval.sources)} sources"
-            return output.model_copy(update={"reasoning": f"{output.reasoning}; {more}"}), confidence
-        if band == "medium" and output.decision in (Decision.RETRIEVE, Decision.USE_TOOL):
-            sources = turn.retrieval.sources if turn.retrieval is not None else []
-            clarify = output.model_copy(
-                update={
-                    "decision": Decision.CLARIFY,
-                    "reasoning": f"{output.reasoning}; medium confidence {confidence:.2f}: confirm before acting",
-                    "clarifying_question": questions.before_acting(sources, output.required_tools),
-                }
-            )
-            return self._clarify_or_hand_off(turn, clarify, confidence)
-        return output, confidence
+                evidence = self._evidence(turn, self._blend(turn))
+                record["more"] = evidence.as_dict()
+        settled = settle(
+            output.decision,
+            evidence,
+            bands,
+            retrieved_more=turn.retrieved_more,
+            clarifications=turn.session.clarifications,
+            max_clarifications=self.settings.max_clarifications,
+        )
+        record["rule"] = settled.rule
+        return self._as_settled(turn, output, settled), settled.confidence
 
-    def _clarify_or_hand_off(
-        self, turn: _Turn, output: DecisionOutput, confidence: float
-    ) -> tuple[DecisionOutput, float]:
-        """Rasa's two-stage fallback: clarify, clarify again, then hand off to a human."""
-        s = self.settings
-        if turn.session.clarifications >= s.max_clarifications:
+    def _as_settled(self, turn: _Turn, output: DecisionOutput, settled: Settled) -> DecisionOutput:
+        """The decision the bands settled on, with its reasoning and question."""
+        confidence, reasoning = settled.confidence, output.reasoning
+        match settled.rule:
+            case "nothing_found":
+                output = output.model_copy(
+                    update={
+                        "decision": Decision.CLARIFY,
+                        "reasoning": f"{reasoning}; retrieval found nothing to answer from",
+                        "clarifying_question": questions.nothing_found(),
+                    }
+                )
+            case "composite_low":
+                composite = turn.composite.value if turn.composite is not None else 1.0
+                why = f"composite confidence {composite:.2f} below {turn.bands.low}"
+                return self._escalate(output, EscalationReason.CONFIDENCE_BELOW_THRESHOLD, why)
+            case "confidence_low":
+                why = f"confidence {confidence:.2f} below {turn.bands.low}"
+                return self._escalate(output, EscalationReason.CONFIDENCE_BELOW_THRESHOLD, why)
+            case "answered_after_more":
+                count = len(turn.retrieval.sources) if turn.retrieval is not None else 0
+                more = f"medium confidence {confidence:.2f}: retrieved more, {count} sources"
+                return output.model_copy(update={"reasoning": f"{reasoning}; {more}"})
+            case "confirm":
+                sources = turn.retrieval.sources if turn.retrieval is not None else []
+                output = output.model_copy(
+                    update={
+                        "decision": Decision.CLARIFY,
+                        "reasoning": f"{reasoning}; medium confidence {confidence:.2f}: confirm before acting",
+                        "clarifying_question": questions.before_acting(sources, output.required_tools),
+                    }
+                )
+            case "clarify" | "as_is":
+                pass
+        if settled.handed_off:
             streak = f"{turn.session.clarifications} clarifications in a row"
-            escalated = self._escalate(output, EscalationReason.REPEATED_CLARIFICATION, streak)
-            return escalated, min(confidence, s.low_threshold - 0.01)
-        return output, confidence
+            return self._escalate(output, EscalationReason.REPEATED_CLARIFICATION, streak)
+        return output
 
     # -- the whole turn ------------------------------------------------------------------------
+
+    async def _applied(self, tenant: str) -> dict[str, float]:
+        """The tenant's applied routing thresholds, read at each turn in one read: another process
+        (the CLI, another worker) may have applied one since the last turn."""
+        if self.parts.tenant_settings is None:
+            return {}
+        return await self.parts.tenant_settings.applied(tenant, "routing.")
 
     async def route(self, tenant: str, session_id: str, request: RouteRequest) -> RouteResult:
         started = self.parts.clock.monotonic()
         session = await self.parts.sessions.get(tenant, session_id, turns=self.settings.history_turns)
-        turn = _Turn(query=request.query, session=session, mode=request.router or self.settings.router)
+        applied = await self._applied(tenant)
+        turn = _Turn(
+            query=request.query,
+            session=session,
+            mode=request.router or self.settings.router,
+            bands=Bands(
+                high=applied.get("routing.high_threshold", self.settings.high_threshold),
+                low=applied.get("routing.low_threshold", self.settings.low_threshold),
+            ),
+            cascade_threshold=applied.get("routing.cascade_threshold", self.settings.cascade_threshold),
+        )
         output: DecisionOutput | None = None
         confidence: float | None = None
         if session.mode == "auto":
@@ -659,7 +687,7 @@ class RoutingService:
                 status="routed" if output is not None else "human_owned",
                 decision=output.decision if output else None,
                 confidence=None if confidence is None else round(confidence, 4),
-                band=None if confidence is None else self._band(confidence),
+                band=None if confidence is None else turn.bands.band(confidence),
                 path=turn.path,
                 reasoning=output.reasoning if output else "a human owns this session; nothing routed",
                 router_confidence=turn.router_confidence,

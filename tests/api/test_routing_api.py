@@ -128,3 +128,35 @@ def test_replay_over_http(live_server: LiveServer) -> None:
         refused = client.post("/v1/replay", json={"decision_point": "routing", "parameter": "cascade_threshold",
                                                   "value": 2})  # fmt: skip
         assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "value"
+
+
+def test_the_band_thresholds_are_replayed_tuned_and_applied_over_http(live_server: LiveServer) -> None:
+    """Issue 25 for seed 002's bands: a rated turn, replayed at another low threshold, then the
+    threshold applied: the next turn is decided with it, and a reset restores the configured one."""
+    with live_server.client() as client:
+        lead = {"email": "a@b.c", "name": "Ann", "company": "Acme", "status": "customer"}
+        sid = client.post("/v1/sessions", json={"lead_context": lead}).json()["id"]
+        routed = client.post(f"/v1/sessions/{sid}/route", json={"query": "Thanks, that helps!"}).json()
+        assert routed["decision"] == "REASON_ONLY" and routed["band"] == "high", routed
+        rated = {"decision_id": routed["decision_id"], "correct": True}
+        assert client.post(f"/v1/sessions/{sid}/route-feedback", json=rated).status_code == 200
+        ask = {"decision_point": "routing", "parameter": "low_threshold", "value": 0.999}
+        report = client.post("/v1/replay", json=ask).json()
+        assert report["current"] == 0.5 and report["decisions"] >= 1
+        assert {"logged": "REASON_ONLY", "replayed": "ESCALATE"} in [
+            {k: c[k] for k in ("logged", "replayed")} for c in report["changes"]
+        ]
+        tuned = client.post("/v1/replay/tune", json={"decision_point": "routing", "parameter": "low_threshold"})
+        assert tuned.status_code == 200 and tuned.json()["parameter"] == "low_threshold"
+        refused = client.put("/v1/settings/routing.low_threshold", json={"value": 0.9})
+        assert refused.status_code == 422 and "routing.high_threshold" in refused.json()["detail"]
+        try:
+            assert client.put("/v1/settings/routing.high_threshold", json={"value": 0.999}).status_code == 200
+            medium = client.post(f"/v1/sessions/{sid}/route", json={"query": "Thanks, that helps!"}).json()
+            assert medium["band"] == "medium"
+            record = client.get(f"/v1/decisions/{medium['decision_id']}").json()
+            assert record["attributes"]["bands"]["high"] == 0.999
+        finally:
+            client.put("/v1/settings/routing.high_threshold", json={"value": None})
+        again = client.post(f"/v1/sessions/{sid}/route", json={"query": "Thanks, that helps!"}).json()
+        assert again["band"] == "high"

@@ -19,8 +19,27 @@ def test_replay_reports_on_the_logged_decisions(cli: CliRunner) -> None:
     assert "cascade_threshold: 0.75 → 0.6" in table.stdout and "success replayed: –" in table.stdout
 
 
+def test_a_band_threshold_is_replayed_by_its_own_option(cli: CliRunner) -> None:
+    for option, parameter, current in (
+        ("--high-threshold", "high_threshold", 0.75),
+        ("--low-threshold", "low_threshold", 0.5),
+    ):
+        result = cli.invoke(app, ["replay", "routing", option, "0.6", "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert (report["parameter"], report["current"], report["value"]) == (parameter, current, 0.6)
+        assert "bands are deterministic" in report["weighting"]
+    tuned = cli.invoke(app, ["tune", "routing", "--parameter", "high_threshold", "--json"])
+    assert tuned.exit_code == 0 and json.loads(tuned.stdout)["parameter"] == "high_threshold", tuned.output
+
+
 def test_bad_replay_input_is_one_line_and_exit_2(cli: CliRunner) -> None:
-    for args in (["--cascade-threshold", "1.5"], ["--cascade-threshold", "0.5", "--days", "0"]):
+    for args in (
+        ["--cascade-threshold", "1.5"],
+        ["--cascade-threshold", "0.5", "--days", "0"],
+        ["--high-threshold", "0.8", "--low-threshold", "0.4"],
+        [],
+    ):
         result = cli.invoke(app, ["replay", "routing", *args])
         assert result.exit_code == 2 and result.output.startswith("error: ") and result.output.count("\n") == 1, (
             args,

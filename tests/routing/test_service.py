@@ -6,6 +6,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,6 +17,7 @@ from phronesis.embeddings.types import Vectors
 from phronesis.engine import Engine
 from phronesis.exceptions import EmbeddingError, LLMConnectionError, LLMServerError, LLMTimeoutError
 from phronesis.llm.types import LLMRequest
+from phronesis.replay.routing_bands import load_banded
 from phronesis.routing.documents import DocumentIn
 from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.models import RouteResult, ToolOutcomeIn
@@ -50,6 +52,15 @@ async def _fitted(make_engine: EngineFactory, llm: ScriptedLLM | None = None, **
     await engine.routing.fit(T, exemplars(), oos=out_of_scope())
     await engine.routing.put_tool(T, CALENDAR)
     return engine
+
+
+async def _replays_to_itself(engine: Engine) -> int:
+    """Every routed turn's record settles, at the thresholds it had, on the decision it made:
+    the replay of the bands (``replay.routing_bands``) decides as the service did."""
+    rows = await load_banded(engine.database, T, datetime(2000, 1, 1, tzinfo=UTC))
+    assert rows, "the turns recorded what their bands read"
+    assert [row.action_at(row.bands) for row in rows] == [row.action for row in rows]
+    return len(rows)
 
 
 class SpyRetriever:
@@ -89,6 +100,7 @@ async def test_sensitive_topic_escalates_without_an_llm_and_hands_the_session_to
     record = await engine.decisions.get(T, result.decision_id)
     assert record.kind == "routing" and record.reason == "sensitive_topic_detected"
     assert record.attributes["sensitive_topics"] == ["refund"]
+    assert await _replays_to_itself(engine) == 2  # the human-owned turn was not routed
 
 
 async def test_use_tool_with_missing_arguments_becomes_clarify_naming_them(make_engine: EngineFactory) -> None:
@@ -231,6 +243,7 @@ async def test_two_clarifications_then_the_next_escalates(make_engine: EngineFac
     third = await engine.route(sid, "the pro plan price")
     assert [first.decision, second.decision, third.decision] == ["CLARIFY", "CLARIFY", "ESCALATE"]
     assert third.escalation_reason == "repeated_clarification"
+    assert await _replays_to_itself(engine) == 3
 
 
 async def test_the_medium_band_answers_from_what_it_retrieved_more_but_confirms_a_tool(
@@ -248,6 +261,8 @@ async def test_the_medium_band_answers_from_what_it_retrieved_more_but_confirms_
     args = {"calendar": {"email": "a@b.c", "time": "friday 3pm"}}
     booked = await engine.route(await _session(engine), "book a meeting on friday", tool_arguments=args)
     assert (booked.decision, booked.band) == ("CLARIFY", "medium") and "confirm" in booked.reasoning
+    assert record.attributes["bands"]["more_tried"] is True and record.attributes["bands"]["more"] is not None
+    assert await _replays_to_itself(engine) == 2
 
 
 async def test_tool_failures_retry_then_escalate_a_critical_tool(make_engine: EngineFactory) -> None:
@@ -392,6 +407,7 @@ async def test_retrieve_with_nothing_found_asks_instead_of_answering(make_engine
     assert result.decision == "CLARIFY" and result.sources == []
     assert result.message is not None and "could not find" in result.message
     assert result.band != "high"
+    assert await _replays_to_itself(engine) == 1
 
 
 def _exemplars(label: str, decision: str, *texts: str) -> list[Exemplar]:
@@ -410,6 +426,7 @@ async def test_failing_tools_escalate_even_with_a_sure_router(make_engine: Engin
     assert result.composite is not None and result.composite.value < 0.5
     assert (result.decision, result.escalation_reason) == ("ESCALATE", "confidence_below_threshold")
     assert "below 0.5" in result.reasoning
+    assert await _replays_to_itself(engine) == 1
 
 
 async def test_a_blend_with_the_router_still_lets_the_composite_escalate(make_engine: EngineFactory) -> None:
@@ -485,3 +502,22 @@ async def test_the_tenants_applied_cascade_threshold_holds_from_the_next_turn(ma
     assert (await engine.route(sid, "thanks that helps")).path == "local"  # 1.0 sure: still local
     await engine.tenant_settings.apply(T, "routing.cascade_threshold", ApplyIn(value=None))
     assert (await engine.route(sid, mixed)).path == "local" and len(llm.requests) == 1
+
+
+async def test_the_tenants_applied_band_thresholds_hold_from_the_next_turn(make_engine: EngineFactory) -> None:
+    """Issue 25's Apply for seed 002's bands: read at each turn, kept on the turn's record."""
+    engine = await _fitted(make_engine, retrieval_min_score=0.0)
+    await engine.routing.add_documents(T, [DocumentIn(id="a", doc_type="pricing", text="The pro plan price is $49.")])
+    sid = await _session(engine, lead_context={"email": "a", "name": "b", "company": "c", "status": "d"})
+    before = await engine.route(sid, "price of the pro plan")
+    assert before.decision == "RETRIEVE" and before.confidence is not None and before.band == "high"
+    await engine.tenant_settings.apply(T, "routing.high_threshold", ApplyIn(value=0.99, note="ask more"))
+    medium = await engine.route(sid, "price of the pro plan")
+    assert medium.band == "medium"
+    record = await engine.decisions.get(T, medium.decision_id)
+    assert (record.attributes["bands"]["high"], record.attributes["bands"]["low"]) == (0.99, 0.5)
+    await engine.tenant_settings.apply(T, "routing.low_threshold", ApplyIn(value=0.98))
+    low = await engine.route(sid, "price of the pro plan")
+    assert (low.decision, low.escalation_reason) == ("ESCALATE", "confidence_below_threshold")
+    assert "below 0.98" in low.reasoning
+    assert await _replays_to_itself(engine) == 3

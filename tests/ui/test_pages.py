@@ -373,7 +373,7 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page = watched.page
     page.goto("/ui/replay")
     options = page.locator("select[name=setting] option")
-    assert options.count() == sum(map(len, PARAMETERS.values())) == 21
+    assert options.count() == sum(map(len, PARAMETERS.values())) == 23
     assert {"proactive.score_threshold.deep", "proactive.weight.urgency"} <= set(options.all_inner_texts())
     # another setting picked, the value left as shown (the executive's 0.7): not replayed as a
     # score, the page shows the new setting at its own value (a fresh-clone trial)

@@ -5,7 +5,8 @@ decision records of one tenant over the last 30 days — the six kinds with thei
 outcomes, latencies, LLM calls and tokens — then asks each page ``--requests`` times through
 the app in process (``httpx.ASGITransport``: the server's time, no network) and prints p50 / p99.
 Goal: p99 ≤ 300 ms per page. Then what-if replays over the logged decisions: the routing
-cascade threshold over the routing quarter (cascade decisions, 10 % rated) and the executive
+cascade threshold and the two band thresholds over the routing quarter (cascade decisions with
+what their bands read, 10 % rated) and the executive
 heuristic threshold over the executive share (heuristic-first decisions with three candidates
 each, exploration recorded on a fifth of those no candidate cleared, 10 % rated), the
 admission low similarity threshold over the admission share (a best similarity and the judge
@@ -40,6 +41,8 @@ from phronesis.executive.urgency_tiered import Cutoffs
 from phronesis.executive.urgency_tiered import select as select_tiers
 from phronesis.proactive.scoring import Weights, weigh
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
+from phronesis.routing.bands import Bands, Evidence, settle, wants_more
+from phronesis.routing.decisions import Decision
 from phronesis.settings import Settings
 from phronesis.storage.tables import decision_records, proactive_sends, proactive_users
 
@@ -93,7 +96,11 @@ def _rows(
             probability = rng.random()
             path = "local" if probability >= 0.75 else "llm"
             llm = path == "llm"
-            attributes = {"local": {"decision": rng.choice(actions), "probability": probability, "abstained": None}}
+            action, bands = _banded(rng, actions)
+            attributes = {
+                "local": {"decision": rng.choice(actions), "probability": probability, "abstained": None},
+                "bands": bands,
+            }
             if rng.random() < 0.1:
                 outcome = rng.choice(["correct", "incorrect"])
                 if outcome == "incorrect":
@@ -283,7 +290,39 @@ async def _fill(engine: Engine, url: str, records: int, now: datetime) -> float:
     return time.perf_counter() - started
 
 
-async def bench(url: str, label: str, records: int, requests: int, *, pages: bool = True) -> list[str]:
+def _banded(rng: random.Random, actions: list[str]) -> tuple[str, dict[str, Any]]:
+    """A routed turn as the service records its bands (``routing.bands``): the checked decision,
+    the evidence before and (where the default bands search again) after the wider search."""
+    decision = Decision(rng.choice(actions))
+    if decision is Decision.ESCALATE:
+        return decision.value, {"decision": decision.value, "high": 0.75, "low": 0.5}
+    confidence = rng.uniform(0.2, 1.0)
+    retrieved = decision is Decision.RETRIEVE
+    first = Evidence(confidence, min(1.0, confidence + rng.uniform(-0.1, 0.1)), retrieved, rng.random() < 0.05)
+    bands, evidence, more = Bands(0.75, 0.5), first, None
+    if wants_more(decision, first, bands):
+        evidence = more = Evidence(min(1.0, confidence + rng.uniform(0.0, 0.2)), first.composite, True, False)
+    clarifications = rng.randint(0, 2)
+    settled = settle(
+        decision, evidence, bands, retrieved_more=more is not None, clarifications=clarifications, max_clarifications=2
+    )
+    record = {
+        "decision": decision.value,
+        "high": bands.high,
+        "low": bands.low,
+        "first": first.as_dict(),
+        "more_tried": more is not None,
+        "more": None if more is None else more.as_dict(),
+        "clarifications": clarifications,
+        "max_clarifications": 2,
+    }
+    return settled.action.value, record
+
+
+async def bench(
+    url: str, label: str, records: int, requests: int, *, pages: bool = True, only: list[str] | None = None
+) -> list[str]:
+    only = only or []
     settings = Settings(
         database={"url": url},
         embeddings={"spec": "hashing:384"},
@@ -296,7 +335,7 @@ async def bench(url: str, label: str, records: int, requests: int, *, pages: boo
     fill = await _fill(engine, url, records, now)
     await engine.close()
     if not pages:
-        return await _replays(settings, label, records, fill)
+        return await _replays(settings, label, records, fill, only)
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
     app = create_app(engine, close_engine=True)
     lines = []
@@ -322,16 +361,18 @@ async def bench(url: str, label: str, records: int, requests: int, *, pages: boo
                 f"| {label} | {records:,} | {path.split('?')[0]}{'?' + path.split('?')[1] if '?' in path else ''} "
                 f"| {percentile(times, 50):.1f} | {percentile(times, 99):.1f} |"
             )
-    return lines + await _replays(settings, label, records, fill)
+    return lines + await _replays(settings, label, records, fill, only)
 
 
-async def _replays(settings: Settings, label: str, records: int, fill: float) -> list[str]:
+async def _replays(settings: Settings, label: str, records: int, fill: float, only: list[str]) -> list[str]:
     lines = []
     engine = Engine(settings, embedder=HashingEmbedder(384), llm=None)
     await engine.start()
     try:
         for point, parameter, value in (
             ("routing", "cascade_threshold", 0.6),
+            ("routing", "high_threshold", 0.8),
+            ("routing", "low_threshold", 0.6),
             ("executive", "heuristic_threshold", 0.6),
             ("executive", "personality_bias", -0.1),
             ("executive", "urgency.soon_min", 0.5),
@@ -341,6 +382,8 @@ async def _replays(settings: Settings, label: str, records: int, fill: float) ->
             ("proactive", "weight.urgency", 0.5),
             ("proactive", "daily_cap.new", 1),
         ):
+            if only and f"{point}.{parameter}" not in only:
+                continue
             asked = {"decision_point": point, "parameter": parameter, "days": 31}
             body = ReplayIn.model_validate(asked | {"value": value})
             started = time.perf_counter()
@@ -368,10 +411,14 @@ async def main_async(args: argparse.Namespace) -> None:
     lines = ["| database | records | page | p50 ms | p99 ms |", "|---|---:|---|---:|---:|"]
     with tempfile.TemporaryDirectory(prefix="bench-dashboard-") as scratch:
         sqlite = f"sqlite+aiosqlite:///{Path(scratch) / 'dash.db'}"
-        lines += await bench(sqlite, "SQLite", args.records, args.requests, pages=not args.replays_only)
+        lines += await bench(
+            sqlite, "SQLite", args.records, args.requests, pages=not args.replays_only, only=args.replay
+        )
     if args.postgres:
         async with own_database(args.postgres) as url:
-            lines += await bench(url, "PostgreSQL", args.records, args.requests, pages=not args.replays_only)
+            lines += await bench(
+                url, "PostgreSQL", args.records, args.requests, pages=not args.replays_only, only=args.replay
+            )
     print("\n".join(lines))
 
 
@@ -381,6 +428,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=20)
     parser.add_argument("--postgres", help="also on PostgreSQL (a fresh database on this server)")
     parser.add_argument("--replays-only", action="store_true", help="only the replays and tuning, not the pages")
+    parser.add_argument(
+        "--replay", action="append", default=[], help="only this replay (e.g. routing.high_threshold); repeatable"
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

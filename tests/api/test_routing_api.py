@@ -150,6 +150,11 @@ def test_the_band_thresholds_are_replayed_tuned_and_applied_over_http(live_serve
         assert tuned.status_code == 200 and tuned.json()["parameter"] == "low_threshold"
         refused = client.put("/v1/settings/routing.low_threshold", json={"value": 0.9})
         assert refused.status_code == 422 and "routing.high_threshold" in refused.json()["detail"]
+        assert refused.json()["errors"][0] == {
+            "field": "value",
+            "in": "body",
+            "message": refused.json()["errors"][0]["message"],
+        }
         try:
             assert client.put("/v1/settings/routing.high_threshold", json={"value": 0.999}).status_code == 200
             medium = client.post(f"/v1/sessions/{sid}/route", json={"query": "Thanks, that helps!"}).json()

@@ -109,6 +109,10 @@ def test_preview_why_and_stats_from_the_cli(cli: CliRunner) -> None:
     assert preview.exit_code == 0 and "WOULD SEND (deadline_warning)" in preview.stdout, preview.output
     assert "approved" in preview.stdout
     assert json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--pending", "--json"]).stdout)
+    before = cli.invoke(app, ["proactive", "why", "ana"])
+    assert before.stdout.startswith("now: WOULD SEND (deadline_warning)"), before.output
+    lines = before.stdout.splitlines()
+    assert any(line.strip().startswith("approved") and "deadline_warning" in line for line in lines), before.output
     cli.invoke(app, ["proactive", "run", "--user", "ana"])
     why = cli.invoke(app, ["proactive", "why", "ana"])
     assert why.exit_code == 0 and why.stdout.startswith("now: silent (no_signals)"), why.output

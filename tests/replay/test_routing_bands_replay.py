@@ -121,6 +121,12 @@ async def test_a_replay_that_searches_no_more_than_the_logs_is_exact(
     assert report.replayed_success.rate == pytest.approx(_rate(turns, bands))
     assert report.current_success.rate == pytest.approx(_rate(turns, LOGGED))
     assert report.changed == sum(t.action(bands) != t.action(LOGGED) for t in turns) > 0
+    # each kind of change names a few of its decisions, to look up
+    for change in report.changes:
+        assert 1 <= len(change.examples) <= min(3, change.decisions)
+        for example in change.examples:
+            turn = turns[int(example.removeprefix("b"))]
+            assert (turn.action(LOGGED), turn.action(bands)) == (change.logged, change.replayed)
     assert report.llm_calls_replayed == report.llm_calls_logged == 0
     assert report.ips is None and "not estimable" in report.weighting
 

@@ -227,6 +227,9 @@ def test_replay_and_tune_the_executive_threshold(watched: Watched, dashboard: Da
     assert table.get_attribute("data-decision-point") == "executive"
     assert (table.get_attribute("data-decisions"), table.get_attribute("data-changed")) == ("1", "1")
     assert dashboard.executive_decision["heuristic_id"][:8] in page.inner_text("table[data-table=changes]")
+    # the change names its decision, a link to its record
+    example = page.locator("table[data-table=changes] a[data-example]")
+    assert example.get_attribute("href") == f"/ui/decisions/{dashboard.executive_decision['id']}"
     page.click("form.filters button[name=tune]")
     page.wait_for_selector("table[data-table=tune]")
     rows = page.locator("table[data-table=tune] tr[data-value]")

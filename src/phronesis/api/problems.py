@@ -113,14 +113,26 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return problem_response(exc.status_code, _title(exc.status_code), str(exc.detail), headers=headers)
 
 
-async def _phronesis_error(_: Request, exc: Exception) -> JSONResponse:
+def _located(request: Request, field: str) -> str | None:
+    """Where a field a service refused came from, as a validation error says it (a trial read
+    ``"in": null`` on every domain error): a path or query parameter by that name, else the
+    body of a request that has one."""
+    top = field.split(".", 1)[0]
+    if top in request.path_params:
+        return "path"
+    if top in request.query_params:
+        return "query"
+    return "body" if request.method in ("POST", "PUT", "PATCH") else None
+
+
+async def _phronesis_error(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, InvalidInputError):
-        errors = [{"field": exc.field, "in": None, "message": exc.message}]
+        errors = [{"field": exc.field, "in": _located(request, exc.field), "message": exc.message}]
         return problem_response(422, "Invalid request", str(exc), errors=errors)
     if isinstance(exc, NotFoundError):
         return problem_response(404, "Not found", str(exc))
     if isinstance(exc, ConflictError):
-        errors = [{"field": exc.field, "in": None, "message": exc.message}]
+        errors = [{"field": exc.field, "in": _located(request, exc.field), "message": exc.message}]
         return problem_response(409, "Conflict", str(exc), errors=errors)
     if isinstance(exc, StorageUnavailable):
         log.debug("storage unavailable: %s", exc)  # the database's Fault logs the outage once

@@ -298,9 +298,10 @@ def why(
     tenant: TenantOption = DEFAULT_TENANT,
     as_json: JsonOption = False,
 ) -> None:
-    """Why the user got a message, or did not: a cycle's verdict now, then their story, newest first."""
+    """Why the user got a message, or did not: a cycle's verdict now with the candidates it scored
+    (a trial found them missing), then their story, newest first."""
     result = with_engine(lambda engine: engine.proactive.timeline(tenant, user_id, days=days))
-    lines = [f"now: {_verdict(result.now)}"]
+    lines = [f"now: {_verdict(result.now)}", *_preview_lines(result.now)[1:]]
     lines += [
         f"{e.at:%Y-%m-%d %H:%M}  {e.kind:<11} {e.summary}" + (f"  [{e.cycle_key}]" if e.cycle_key else "")
         for e in result.events

@@ -52,7 +52,10 @@ def _table(report: ReplayReport) -> str:
                 f"({weighted.coverage:.0%} of them)"
             )
     lines.append(f"weighting: {report.weighting}")
-    lines += [f"  {c.decisions:>5}  {c.logged}  →  {c.replayed}" for c in report.changes]
+    lines += [
+        f"  {c.decisions:>5}  {c.logged}  →  {c.replayed}" + (f"  (e.g. {', '.join(c.examples)})" if c.examples else "")
+        for c in report.changes
+    ]
     return "\n".join(lines)
 
 

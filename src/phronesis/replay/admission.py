@@ -68,6 +68,7 @@ class Screened:
     rated: bool
     right: bool
     truth: str | None
+    id: str = ""
     """What it should have been (``should_have_been``)."""
 
 
@@ -98,6 +99,7 @@ async def load_admission(database: Database, tenant: str, since: datetime) -> li
         c.llm_calls,
         c.outcome,
         should_have_been(KEY),
+        c.id,
     ).where(
         c.tenant == tenant,
         c.kind == "admission",
@@ -109,7 +111,7 @@ async def load_admission(database: Database, tenant: str, since: datetime) -> li
     out = []
     async with database.connect() as conn:
         for row in await conn.execute(query):
-            path, action, rule, best, count_, similar, judge, pair, duplicate, asked, calls, outcome, truth = row
+            path, action, rule, best, count_, similar, judge, pair, duplicate, asked, calls, outcome, truth, id_ = row
             llm_judge = judge != "rules"  # unknown (older records): the LLM, an upper bound on calls
             pair_judge = pair in (True, 1, "true", "1")
             out.append(
@@ -126,6 +128,7 @@ async def load_admission(database: Database, tenant: str, since: datetime) -> li
                     rated=outcome in ("correct", "incorrect"),
                     right=outcome == "correct",
                     truth=truth,
+                    id=str(id_),
                 )
             )
     return out
@@ -164,7 +167,7 @@ def replay_admission_rows(rows: Sequence[Screened], value: float, *, current: fl
             calls = row.llm_calls + int(row.llm_judge)
             right = None  # a verdict never logged
             change = (logged, "judge: ?")
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)
         if row.rated:
             tally.rating(logged_right=row.right, replayed_right=right)
     return tally.report(

@@ -63,6 +63,7 @@ class Judged:
     rated: bool
     right: bool
     truth: str | None
+    id: str = ""
 
     def replayable(self) -> bool:
         return self.steps is not None or self.hint is not None
@@ -89,6 +90,7 @@ async def load_judged(database: Database, tenant: str, since: datetime) -> list[
         c.llm_calls,
         c.outcome,
         should_have_been(KEY),
+        c.id,
     ).where(c.tenant == tenant, c.kind == "admission", c.created_at >= since, c.path.in_(JUDGED))
     async with database.connect() as conn:
         rows = [
@@ -103,8 +105,9 @@ async def load_judged(database: Database, tenant: str, since: datetime) -> list[
                 rated=outcome in ("correct", "incorrect"),
                 right=outcome == "correct",
                 truth=truth,
+                id=str(id_),
             )
-            for action, target, rule, steps, hint, hint_from, calls, outcome, truth in await conn.execute(query)
+            for action, target, rule, steps, hint, hint_from, calls, outcome, truth, id_ in await conn.execute(query)
         ]
     return [row for row in rows if row.replayable()]
 
@@ -126,7 +129,7 @@ def replay_duplicate_rows(rows: Sequence[Judged], value: float, *, current: floa
                 change = (logged, f"{step.decision} ({step.rule})")
                 # another decision: right where the rating says what it should have been
                 right = row.truth == step.decision if row.truth is not None and step.decision != row.action else None
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change, decision_id=row.id)
         if row.rated:
             tally.rating(logged_right=row.right, replayed_right=right)
     return tally.report(

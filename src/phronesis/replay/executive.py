@@ -95,6 +95,8 @@ class Logged:
     """(heuristic id, confidence then), most similar first."""
     actions: Mapping[str, str]
     exploration: Mapping[str, Any] | None
+    id: str = ""
+    """The decision record's id (a report names a few of those that change)."""
 
 
 def _logged(
@@ -111,6 +113,7 @@ def _logged(
     base: float | None = None,
     bias_source: str | None = None,
     threshold: float | None = None,
+    decision_id: str = "",
 ) -> Logged:
     parsed = as_json(raw_candidates)
     candidates = [cand for cand in parsed or () if isinstance(cand, dict)]
@@ -129,6 +132,7 @@ def _logged(
         candidates=tuple((str(cand.get("heuristic_id")), float(cand.get("confidence", 0.0))) for cand in candidates),
         actions={str(cand.get("heuristic_id")): str(cand.get("suggested_action", "")) for cand in candidates},
         exploration=exploration or None,
+        id=decision_id,
     )
 
 
@@ -165,6 +169,7 @@ async def load_executive(database: Database, tenant: str, since: datetime) -> li
         c.inputs["base_threshold"].as_float(),
         c.inputs["bias_source"].as_string(),
         c.attributes["threshold"].as_float(),
+        c.id,
     ).where(
         c.tenant == tenant,
         c.kind == "executive",
@@ -199,7 +204,7 @@ def replay_executive_rows(
                 choice_label(logged, row.actions) if logged != REST else f"{row.path}: {row.reason or row.path}"
             )
             change = (logged_label, choice_label(replayed, row.actions))
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)
         if row.reward is None:
             continue
         right = bool(row.reward)

@@ -152,6 +152,9 @@ class Change(BaseModel):
     logged: str
     replayed: str
     decisions: int
+    examples: list[str] = Field(default_factory=list)
+    """The first few of these decisions' ids, to look up (``GET /v1/decisions/{id}``, the
+    dashboard's decision page)."""
 
 
 class Estimate(BaseModel):

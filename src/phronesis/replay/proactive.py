@@ -88,6 +88,7 @@ class Cycle:
     """The logging policy's chance of sending each candidate (``_chances``), worked out once."""
     rescorable: bool = False
     """Its candidates' parts and weights were kept: a weight's replay can rescore it."""
+    id: str = ""
 
 
 def _chances(candidates: Sequence[Scored]) -> list[float]:
@@ -142,6 +143,7 @@ def _cycle(
     calls: Any,
     threshold: Any = None,
     weights: Any = None,
+    decision_id: str = "",
 ) -> Cycle:
     parsed = as_json(raw)
     candidates = tuple(
@@ -171,6 +173,7 @@ def _cycle(
         weights=kept,
         chances=tuple(_chances(candidates)),
         rescorable=kept is not None and threshold is not None and all(c.parts for c in candidates),
+        id=decision_id,
     )
 
 
@@ -189,6 +192,7 @@ async def load_proactive(database: Database, tenant: str, since: datetime, level
             c.llm_calls,
             c.attributes["threshold"].as_float(),
             c.inputs["trust"]["weights"],
+            c.id,
         )
         .select_from(decision_records.outerjoin(proactive_sends, and_(s.tenant == c.tenant, s.id == send_id)))
         .where(
@@ -248,7 +252,7 @@ def replay_proactive_rows(rows: Sequence[Cycle], value: float, *, current: float
         explored += any(cand.probability < 1.0 for cand in row.candidates)
         change = None if replayed == row.sent else (_label(row, row.sent), _label(row, replayed))
         # candidates are made (by rules or the LLM) before they are scored: the threshold costs no call
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change, decision_id=row.id)
         tally.sent_logged += row.sent is not None
         tally.sent_replayed += replayed is not None
         if row.sent is not None and row.reward is not None:

@@ -59,6 +59,7 @@ class Counted:
     reward: float | None
     """1 engaged, 0 ignored or negative; None: silent, or no feedback yet."""
     llm_calls: int
+    id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,7 @@ async def load_counted(database: Database, tenant: str, since: datetime, level: 
     send_id = c.attributes["send_id"].as_string()
     count = c.inputs["sends_today"].as_float()
     query = (
-        select(count, c.path, c.reason, c.action, s.category, s.outcome, c.llm_calls)
+        select(count, c.path, c.reason, c.action, s.category, s.outcome, c.llm_calls, c.id)
         .select_from(decision_records.outerjoin(proactive_sends, and_(s.tenant == c.tenant, s.id == send_id)))
         .where(
             c.tenant == tenant,
@@ -88,7 +89,7 @@ async def load_counted(database: Database, tenant: str, since: datetime, level: 
     out = []
     async with database.connect() as conn:
         unrecorded = await _unrecorded(conn, tenant, since)
-        for sends_today, path, reason, action, category, outcome, calls in await conn.execute(query):
+        for sends_today, path, reason, action, category, outcome, calls, id_ in await conn.execute(query):
             if path == "prefilter" and reason not in COUNTED:
                 continue  # stopped before the cap's check: no cap changes it
             sent = str(category) if action == "sent" and category is not None else None
@@ -100,6 +101,7 @@ async def load_counted(database: Database, tenant: str, since: datetime, level: 
                     sent=sent,
                     reward=float(outcome in ENGAGED_OUTCOMES) if known else None,
                     llm_calls=int(calls or 0),
+                    id=str(id_),
                 )
             )
     return CapLog(out, unrecorded)
@@ -141,7 +143,7 @@ def replay_cap_rows(log: CapLog, value: float, *, current: float, parameter: str
             tally.replayed(right=None)
         elif row.blocked is None and stopped:
             calls, change = 0, (_label(row), "blocked: daily_cap")
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)
         tally.sent_logged += row.sent is not None
         if row.sent is not None and row.reward is not None:
             tally.logged(right=bool(row.reward))

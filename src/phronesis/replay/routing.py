@@ -56,6 +56,7 @@ async def load_routing(database: Database, tenant: str, since: datetime) -> Sequ
         local["decision"].as_string(),
         c.llm_calls,
         c.attributes["llm_configured"].as_string(),
+        c.id,
     ).where(
         c.tenant == tenant,
         c.kind == "routing",
@@ -71,7 +72,7 @@ async def load_routing(database: Database, tenant: str, since: datetime) -> Sequ
 def replay_routing_rows(rows: Sequence[Any], value: float, *, current: float) -> ReplayReport:
     """The cascade threshold ``value`` replayed on rows from ``load_routing``."""
     tally = Tally()
-    for path, action, truth, probability, abstained, local_decision, llm_calls, configured in rows:
+    for path, action, truth, probability, abstained, local_decision, llm_calls, configured, *id_ in rows:
         # without an LLM (recorded since issue 25; before, assumed) the local router decides anyway
         asked = bool(flag(configured, absent=True)) and (abstained is not None or probability < value)
         replayed = "llm" if asked else "local"
@@ -80,7 +81,10 @@ def replay_routing_rows(rows: Sequence[Any], value: float, *, current: float) ->
         if replayed != path:
             change = (f"{path}: {action}", f"{replayed}: {local_decision if replayed == 'local' else '?'}")
         # an unchanged decision costs what it cost; one the LLM now decides, one call
-        tally.decision(calls_logged=calls, calls_replayed=calls if replayed == path else int(asked), change=change)
+        replayed_calls = calls if replayed == path else int(asked)
+        tally.decision(
+            calls_logged=calls, calls_replayed=replayed_calls, change=change, decision_id=str(id_[0]) if id_ else None
+        )
         if truth is None:  # not rated, or the rating did not say what was right
             continue
         if replayed == path:

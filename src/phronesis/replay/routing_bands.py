@@ -59,6 +59,7 @@ class Banded:
     llm_calls: int
     truth: str | None
     """What was right, where a rating says (the action itself when rated correct)."""
+    id: str = ""
 
     def action_at(self, bands: Bands) -> str | None:
         """The action at ``bands``, or None: it would retrieve more where the logged turn did not."""
@@ -81,7 +82,7 @@ class Banded:
         return settled.action.value
 
 
-def _banded(action: str, raw: object, calls: int | None, truth: str | None) -> Banded | None:
+def _banded(action: str, raw: object, calls: int | None, truth: str | None, id_: str) -> Banded | None:
     bands = as_dict(raw)
     try:
         decision = Decision(bands["decision"])
@@ -98,6 +99,7 @@ def _banded(action: str, raw: object, calls: int | None, truth: str | None) -> B
             max_clarifications=int(bands.get("max_clarifications", 0)),
             llm_calls=int(calls or 0),
             truth=truth,
+            id=id_,
         )
     except (KeyError, TypeError, ValueError):
         return None  # recorded before the bands' evidence was kept
@@ -106,7 +108,7 @@ def _banded(action: str, raw: object, calls: int | None, truth: str | None) -> B
 async def load_banded(database: Database, tenant: str, since: datetime) -> list[Banded]:
     """The routed turns since ``since`` that recorded their bands, read once however many
     thresholds are replayed (``replay.tune``)."""
-    query = select(c.action, c.attributes["bands"], c.llm_calls, should_have_been()).where(
+    query = select(c.action, c.attributes["bands"], c.llm_calls, should_have_been(), c.id).where(
         c.tenant == tenant,
         c.kind == "routing",
         c.created_at >= since,
@@ -114,7 +116,7 @@ async def load_banded(database: Database, tenant: str, since: datetime) -> list[
         c.attributes["bands"].is_not(None),
     )
     async with database.connect() as conn:
-        rows = [_banded(str(action), raw, calls, truth) for action, raw, calls, truth in await conn.execute(query)]
+        rows = [_banded(str(action), *rest) for action, *rest in await conn.execute(query)]
     return [row for row in rows if row is not None]
 
 
@@ -128,7 +130,7 @@ def replay_bands_rows(rows: Sequence[Banded], value: float, *, current: float, p
         change: tuple[str, str] | None = None
         if replayed != row.action:
             change = (row.action, replayed if replayed is not None else f"{row.decision.value}, retrieve more: ?")
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change, decision_id=row.id)
         if row.truth is None:  # not rated, or the rating did not say what was right
             continue
         right: bool | None = row.action == row.truth

@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 from phronesis.replay.estimators import Weighted, direct, ips, snips
 from phronesis.replay.models import Change, ReplayReport
 
-__all__ = ["Tally"]
+__all__ = ["EXAMPLES", "Tally"]
+
+EXAMPLES = 3
+"""Decision ids a report names per kind of change (``Change.examples``)."""
 
 
 @dataclass(slots=True)
@@ -29,15 +32,27 @@ class Tally:
     sent_logged: int = 0
     sent_replayed: int = 0
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    examples: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
-    def decision(self, *, calls_logged: int, calls_replayed: int, change: tuple[str, str] | None) -> None:
-        """One logged decision replayed: what it cost then and would cost now, and how it changed."""
+    def decision(
+        self,
+        *,
+        calls_logged: int,
+        calls_replayed: int,
+        change: tuple[str, str] | None,
+        decision_id: str | None = None,
+    ) -> None:
+        """One logged decision replayed: what it cost then and would cost now, and how it changed
+        (the first few changed decisions of each kind are kept, to be looked up)."""
         self.decisions += 1
         self.calls_logged += calls_logged
         self.calls_replayed += calls_replayed
         if change is not None:
             self.changed += 1
             self.changes[change] += 1
+            kept = self.examples.setdefault(change, [])
+            if decision_id is not None and len(kept) < EXAMPLES:
+                kept.append(decision_id)
 
     def rating(self, *, logged_right: bool, replayed_right: bool | None) -> None:
         """A rated decision: whether the logged one was right, and the replayed one (None: unknown)."""
@@ -77,7 +92,10 @@ class Tally:
             value=value,
             decisions=self.decisions,
             changed=self.changed,
-            changes=[Change(logged=a, replayed=b, decisions=n) for (a, b), n in self.changes.most_common(20)],
+            changes=[
+                Change(logged=a, replayed=b, decisions=n, examples=self.examples.get((a, b), []))
+                for (a, b), n in self.changes.most_common(20)
+            ],
             llm_calls_logged=self.calls_logged,
             llm_calls_replayed=self.calls_replayed,
             current_success=direct(self.logged_right, self.rated),

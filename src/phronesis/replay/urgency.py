@@ -64,6 +64,7 @@ class Tiered:
     cutoffs: Cutoffs
     logged: dict[str, float]
     """The logged policy's chances (``policy(cutoffs)``), worked out once."""
+    id: str = ""
 
     def policy(self, cutoffs: Cutoffs) -> dict[str, float]:
         """Each choice's chance under ``cutoffs``: heuristics, or ``REST``."""
@@ -97,6 +98,7 @@ def _tiered(
     immediate: Any,
     llm_available: Any,
     raw_cutoffs: Any,
+    decision_id: str = "",
 ) -> Tiered | None:
     cutoffs = as_dict(raw_cutoffs)
     if not cutoffs or base is None or reason == "emergency_fast_path":
@@ -121,6 +123,7 @@ def _tiered(
         base=base_,
         cutoffs=kept,
         logged=_policy(candidates, base_, bias_, urgency_, available, kept),
+        id=decision_id,
     )
 
 
@@ -140,6 +143,7 @@ async def load_tiered(database: Database, tenant: str, since: datetime) -> list[
         c.inputs["immediate"].as_string(),
         c.attributes["llm_available"].as_string(),
         c.attributes["cutoffs"],
+        c.id,
     ).where(c.tenant == tenant, c.kind == "executive", c.strategy == "urgency_tiered", c.created_at >= since)
     async with database.connect() as conn:
         rows = [_tiered(*tuple(row)) for row in await conn.execute(query)]
@@ -179,7 +183,7 @@ def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, 
             change = (_label(logged, actions, row), _label(replayed, actions))
             # fires: no call; goes on instead of firing: the LLM's, if one was there
             calls = (row.llm_calls if row.choice == REST else int(row.llm_if_rest)) if REST in replayed else 0
-        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change)
+        tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)
         if row.reward is None:
             continue
         right = bool(row.reward)

@@ -41,7 +41,7 @@ from phronesis.executive.urgency_tiered import Cutoffs
 from phronesis.executive.urgency_tiered import select as select_tiers
 from phronesis.proactive.scoring import Weights, weigh
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
-from phronesis.routing.bands import Bands, Evidence, settle, wants_more
+from phronesis.routing.bands import Bands, Evidence, recorded, settle, wants_more
 from phronesis.routing.decisions import Decision
 from phronesis.settings import Settings
 from phronesis.storage.tables import decision_records, proactive_sends, proactive_users
@@ -295,7 +295,7 @@ def _banded(rng: random.Random, actions: list[str]) -> tuple[str, dict[str, Any]
     the evidence before and (where the default bands search again) after the wider search."""
     decision = Decision(rng.choice(actions))
     if decision is Decision.ESCALATE:
-        return decision.value, {"decision": decision.value, "high": 0.75, "low": 0.5}
+        return decision.value, recorded(decision, Bands(0.75, 0.5))
     confidence = rng.uniform(0.2, 1.0)
     retrieved = decision is Decision.RETRIEVE
     first = Evidence(confidence, min(1.0, confidence + rng.uniform(-0.1, 0.1)), retrieved, rng.random() < 0.05)
@@ -306,17 +306,16 @@ def _banded(rng: random.Random, actions: list[str]) -> tuple[str, dict[str, Any]
     settled = settle(
         decision, evidence, bands, retrieved_more=more is not None, clarifications=clarifications, max_clarifications=2
     )
-    record = {
-        "decision": decision.value,
-        "high": bands.high,
-        "low": bands.low,
-        "first": first.as_dict(),
-        "more_tried": more is not None,
-        "more": None if more is None else more.as_dict(),
-        "clarifications": clarifications,
-        "max_clarifications": 2,
-    }
-    return settled.action.value, record
+    kept = recorded(
+        decision,
+        bands,
+        first,
+        more_tried=more is not None,
+        more=more,
+        clarifications=clarifications,
+        max_clarifications=2,
+    )
+    return settled.action.value, kept
 
 
 async def bench(

@@ -17,7 +17,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.replay import ReplayIn
 from phronesis.replay.models import ReplayReport
 from phronesis.replay.routing_bands import load_banded, replay_bands_rows
-from phronesis.routing.bands import Bands, Evidence, settle, wants_more
+from phronesis.routing.bands import Bands, Evidence, recorded, settle, wants_more
 from phronesis.routing.decisions import Decision
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock
@@ -78,16 +78,18 @@ async def _log(database: Database, turns: list[Turn]) -> None:
     records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=1)))
     for i, turn in enumerate(turns):
         action = turn.action(LOGGED)
-        bands: dict[str, object] = {"decision": turn.decision.value, "high": LOGGED.high, "low": LOGGED.low}
+        bands = recorded(turn.decision, LOGGED)
         if turn.decision is not Decision.ESCALATE:
             searched = turn.searched(LOGGED)
-            bands |= {
-                "first": turn.first.as_dict(),
-                "more_tried": searched,
-                "more": turn.more.as_dict() if searched else None,
-                "clarifications": turn.clarifications,
-                "max_clarifications": MAX_CLARIFICATIONS,
-            }
+            bands = recorded(
+                turn.decision,
+                LOGGED,
+                turn.first,
+                more_tried=searched,
+                more=turn.more if searched else None,
+                clarifications=turn.clarifications,
+                max_clarifications=MAX_CLARIFICATIONS,
+            )
         record = NewDecisionRecord(id=f"b{i}", tenant="t", kind="routing", strategy="local", path="local",
                                    action=action, llm_calls=0, attributes={"bands": bands})  # fmt: skip
         await records.add(record)

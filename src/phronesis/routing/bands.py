@@ -21,7 +21,7 @@ from typing import Any, Literal
 from phronesis.routing.decisions import Decision
 from phronesis.routing.models import Band
 
-__all__ = ["Bands", "Evidence", "Rule", "Settled", "settle", "wants_more"]
+__all__ = ["Bands", "Evidence", "Rule", "Settled", "recorded", "settle", "wants_more"]
 
 Rule = Literal[
     "as_is",
@@ -90,6 +90,31 @@ class Settled:
         if self.rule in ("clarify", "nothing_found", "confirm"):
             return Decision.CLARIFY
         return self.decision
+
+
+def recorded(
+    decision: Decision,
+    bands: Bands,
+    first: Evidence | None = None,
+    *,
+    more_tried: bool = False,
+    more: Evidence | None = None,
+    clarifications: int = 0,
+    max_clarifications: int = 0,
+) -> dict[str, Any]:
+    """What a routing record keeps of its bands (``attributes.bands``), read back by their replay
+    (``replay.routing_bands``): an escalation before the bands keeps the decision and thresholds
+    only (it stands at any band)."""
+    out: dict[str, Any] = {"decision": decision.value, "high": bands.high, "low": bands.low}
+    if first is not None:
+        out |= {
+            "first": first.as_dict(),
+            "more_tried": more_tried,
+            "more": None if more is None else more.as_dict(),
+            "clarifications": clarifications,
+            "max_clarifications": max_clarifications,
+        }
+    return out
 
 
 def wants_more(decision: Decision, evidence: Evidence, bands: Bands) -> bool:

@@ -27,7 +27,7 @@ from phronesis.faults import Fault
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing import questions
-from phronesis.routing.bands import Bands, Evidence, Settled, settle, wants_more
+from phronesis.routing.bands import Bands, Evidence, Settled, recorded, settle, wants_more
 from phronesis.routing.composite import (
     CompositeConfidence,
     compose,
@@ -529,23 +529,13 @@ class RoutingService:
         is recorded (``attributes.bands``) so a replay of the thresholds decides as they did."""
         bands = turn.bands
         if output.decision is Decision.ESCALATE:  # an escalation stands at any band
-            turn.notes["bands"] = {"decision": output.decision.value, "high": bands.high, "low": bands.low}
+            turn.notes["bands"] = recorded(output.decision, bands)
             cap = output.confidence if turn.path != "llm" else 1.0
             return output, min(confidence, bands.low - 0.01, cap)
-        first = self._evidence(turn, confidence)
-        record: dict[str, Any] = {
-            "decision": output.decision.value,
-            "high": bands.high,
-            "low": bands.low,
-            "first": first.as_dict(),
-            "more_tried": False,
-            "more": None,
-            "clarifications": turn.session.clarifications,
-            "max_clarifications": self.settings.max_clarifications,
-        }
-        turn.notes["bands"] = record
-        evidence = first
-        if wants_more(output.decision, first, bands):
+        decision = output.decision
+        first = evidence = self._evidence(turn, confidence)
+        more_tried = wants_more(decision, first, bands)
+        if more_tried:
             # seed 002's "retrieve more": a wider search, with the conversation's last user turn when
             # the query leans on it ("And for the Pro plan?"); a question that stands alone is searched
             # alone (a fresh-clone trial: after a pricing question, "How many vacation days do I get?"
@@ -553,23 +543,26 @@ class RoutingService:
             base = output.retrieval_query or turn.query
             earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
             query = " ".join([*earlier, base]) if earlier and leans_on_history(base) else base
-            record["more_tried"] = True
             if await self._retrieve(tenant, turn, query=query, top_k=2 * self.settings.retrieval_top_k):
                 turn.retrieved_more = True
                 if query != base:  # the record says what was searched
                     output = output.model_copy(update={"retrieval_query": query})
                 turn.composite = self._composite(turn)
                 evidence = self._evidence(turn, self._blend(turn))
-                record["more"] = evidence.as_dict()
+        streak, most = turn.session.clarifications, self.settings.max_clarifications
         settled = settle(
-            output.decision,
+            decision,
             evidence,
             bands,
             retrieved_more=turn.retrieved_more,
-            clarifications=turn.session.clarifications,
-            max_clarifications=self.settings.max_clarifications,
+            clarifications=streak,
+            max_clarifications=most,
         )
-        record["rule"] = settled.rule
+        more = evidence if turn.retrieved_more else None
+        kept = recorded(
+            decision, bands, first, more_tried=more_tried, more=more, clarifications=streak, max_clarifications=most
+        )
+        turn.notes["bands"] = kept | {"rule": settled.rule}
         return self._as_settled(turn, output, settled), settled.confidence
 
     def _as_settled(self, turn: _Turn, output: DecisionOutput, settled: Settled) -> DecisionOutput:

@@ -109,17 +109,17 @@ def select(
     )
     eligible = [x for x in ranked if x.confidence >= threshold]
     reasonable = [x for x in eligible if _similarity(x) >= cutoffs.reasonable_similarity]
-    picked = Selection(tier, threshold, ranked, reasonable)
+    # one Selection built per call: a replay runs this for every logged event and value
     if tier == "immediate":
-        return dataclasses.replace(picked, chances={reasonable[0].heuristic_id: 1.0}) if reasonable else picked
+        return Selection(tier, threshold, ranked, reasonable, {reasonable[0].heuristic_id: 1.0} if reasonable else {})
     if tier == "soon":
-        return dataclasses.replace(picked, chances=_weighted(reasonable))
+        return Selection(tier, threshold, ranked, reasonable, _weighted(reasonable))
     high = [x for x in reasonable if _similarity(x) >= cutoffs.high_similarity]
     if len(high) == 1:
-        return dataclasses.replace(picked, chances={high[0].heuristic_id: 1.0})
+        return Selection(tier, threshold, ranked, reasonable, {high[0].heuristic_id: 1.0})
     if not llm_available and reasonable:
-        return dataclasses.replace(picked, chances={reasonable[0].heuristic_id: 1.0}, degraded=True)
-    return dataclasses.replace(picked, high_matches=len(high))
+        return Selection(tier, threshold, ranked, reasonable, {reasonable[0].heuristic_id: 1.0}, degraded=True)
+    return Selection(tier, threshold, ranked, reasonable, high_matches=len(high))
 
 
 def _weights(pool: Sequence[HeuristicCandidate]) -> list[float]:

@@ -16,7 +16,7 @@ really replaced.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
@@ -36,7 +36,17 @@ from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.tables import tenant_settings
 
-__all__ = ["BOUNDS", "TUNABLE", "WHOLE", "out_of_range", "AppliedSetting", "ApplyIn", "SettingName", "TenantSettings"]
+__all__ = [
+    "BOUNDS",
+    "TUNABLE",
+    "WHOLE",
+    "AppliedSetting",
+    "ApplyIn",
+    "SettingName",
+    "TenantSettings",
+    "out_of_order",
+    "out_of_range",
+]
 
 SettingName = Literal[
     "executive.heuristic_threshold",
@@ -93,6 +103,19 @@ ORDERED: tuple[tuple[SettingName, SettingName], ...] = (
 )
 """Pairs a tenant's values must keep in order, lower first, as the configuration does (a trial
 applied a duplicate threshold below the pre-filter's and a soon tier above the immediate one)."""
+
+
+def out_of_order(name: str, value: float, paired: Mapping[str, float]) -> str | None:
+    """Why ``value`` cannot be ``name``'s beside the tenant's current values of the settings it is
+    paired with (``ORDERED``; ``paired``: ``TenantSettings.paired``), or None: the one check Apply,
+    a replay's value and tune's grid make (a trial was offered "Apply 0.3" for a high threshold
+    below the low one)."""
+    for low, high in ORDERED:
+        if name == low and high in paired and value > paired[high]:
+            return f"{name} must not be above {high} ({paired[high]:g}), not {value:g}"
+        if name == high and low in paired and value < paired[low]:
+            return f"{name} must not be below {low} ({paired[low]:g}), not {value:g}"
+    return None
 
 
 def out_of_range(name: str, value: float) -> str | None:
@@ -211,12 +234,15 @@ class TenantSettings:
             )
         return out
 
+    async def paired(self, tenant: str, name: str) -> dict[str, float]:
+        """The tenant's current values of the settings ``name`` must keep in order with (``ORDERED``)."""
+        others = [b if a == name else a for a, b in ORDERED if name in (a, b)]
+        return {other: await self.value(tenant, other) for other in others}
+
     async def _check_order(self, tenant: str, name: SettingName, value: float) -> None:
-        for low, high in ORDERED:
-            if name == low and value > (other := await self.value(tenant, high)):
-                raise InvalidInputError("value", f"{name} must not be above {high} ({other:g}), not {value:g}")
-            if name == high and value < (other := await self.value(tenant, low)):
-                raise InvalidInputError("value", f"{name} must not be below {low} ({other:g}), not {value:g}")
+        problem = out_of_order(name, value, await self.paired(tenant, name))
+        if problem is not None:
+            raise InvalidInputError("value", problem)
 
     async def apply(self, tenant: str, name: SettingName, change: ApplyIn) -> AppliedSetting:
         """Set (or, with None, clear) the tenant's value and record the change, in one transaction."""

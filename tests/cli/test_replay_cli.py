@@ -64,8 +64,13 @@ def test_replay_executive_and_tune_print_their_tables(cli: CliRunner) -> None:
     assert soon.exit_code == 0 and "executive urgency.soon_min: 0.3 → 0.5" in soon.stdout, soon.output
     tuned_bias = json.loads(cli.invoke(app, ["tune", "executive", "--parameter", "personality_bias", "--json"]).stdout)
     assert (tuned_bias["setting"], tuned_bias["rows"][0]["value"]) == ("executive.personality_bias", -0.5)
+    negative = cli.invoke(app, ["settings", "set", "executive.personality_bias", "-0.05"])  # a value, not an option
+    assert negative.exit_code == 0 and "executive.personality_bias = -0.05" in negative.stdout, negative.output
+    assert cli.invoke(app, ["settings", "reset", "executive.personality_bias"]).exit_code == 0
     for args, message in (
         (["settings", "set", "executive.heuristic_threshold", "0.1"], "from 0.3 to 0.95"),
+        (["settings", "set", "routing.low_threshold", "0.9"], "must not be above routing.high_threshold (0.75)"),
+        (["replay", "routing", "--high-threshold", "0.3"], "must not be below routing.low_threshold (0.5)"),
         (["replay", "executive", "--heuristic-threshold", "0.1"], "takes a value from 0.3 to 0.95"),
         (["replay", "executive", "--personality-bias", "0.7"], "takes a value from -0.5 to 0.5"),
         (["replay", "executive"], "give one of --heuristic-threshold or --personality-bias"),

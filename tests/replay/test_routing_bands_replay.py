@@ -14,11 +14,15 @@ import pytest
 
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
-from phronesis.replay import ReplayIn
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.engine import Engine
+from phronesis.exceptions import InvalidInputError
+from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import ReplayReport
-from phronesis.replay.routing_bands import load_banded, replay_bands_rows
+from phronesis.replay.routing_bands import NOT_SEARCHED, load_banded, replay_bands_rows
 from phronesis.routing.bands import Bands, Evidence, recorded, settle, wants_more
 from phronesis.routing.decisions import Decision
+from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock
 
@@ -145,7 +149,10 @@ async def test_a_search_the_logs_never_made_is_not_covered(database: Database) -
     known = [t for t in turns if t not in unknown]
     assert report.replayed_success.covered == len(known)
     assert report.replayed_success.rate == pytest.approx(_rate(known, bands))
-    assert any(c.replayed == "RETRIEVE, retrieve more: ?" for c in report.changes)
+    assert any(c.replayed == NOT_SEARCHED.format("RETRIEVE") for c in report.changes)
+    # a turn that would not be settled counts as handed to a person: an upper bound
+    assert report.handoffs_replayed == sum(t.action(bands) == "ESCALATE" or t in unknown for t in turns)
+    assert report.handoffs_logged == sum(t.action(LOGGED) == "ESCALATE" for t in turns)
 
 
 async def test_the_logged_thresholds_replay_to_the_logged_decisions(database: Database) -> None:
@@ -153,3 +160,37 @@ async def test_the_logged_thresholds_replay_to_the_logged_decisions(database: Da
     await _log(database, turns)
     report = await _replay(database, "low_threshold", LOGGED.low)
     assert report.changed == 0 and report.replayed_success.rate == report.current_success.rate
+
+
+def _engine(database: Database) -> Engine:
+    return Engine(Settings(), database=database, embedder=HashingEmbedder(384), llm=None, clock=FixedClock(NOW))
+
+
+async def test_tune_spares_people_without_losing_success_and_offers_only_ordered_values(database: Database) -> None:
+    """The bands change no LLM call: tune's objective is the turns handed to a person. Its grid
+    holds only values Apply would take beside the other threshold (a trial was offered a high
+    threshold below the low one)."""
+    turns = _world(400)
+    await _log(database, turns)
+    engine = _engine(database)
+    report = await tune(engine, "t", TuneIn(decision_point="routing", parameter="low_threshold"))
+    assert report.objective.startswith("fewest turns handed to a person")
+    assert [row.value for row in report.rows] == [v / 20 for v in range(16)]  # 0 … 0.75 (high)
+    by_value = {row.value: row for row in report.rows}
+    for row in report.rows:
+        bands = Bands(LOGGED.high, row.value)
+        unsettled = [t.searched(bands) and not t.searched(LOGGED) for t in turns]  # counted as handed off
+        assert row.handoffs == sum(t.action(bands) == "ESCALATE" or u for t, u in zip(turns, unsettled, strict=True))
+    assert report.met
+    proposed = by_value[report.proposed]
+    assert proposed.eligible and proposed.success is not None and report.current_success is not None
+    assert proposed.success >= report.current_success
+    assert proposed.handoffs == min(row.handoffs or 0 for row in report.rows if row.eligible)
+    high = await tune(engine, "t", TuneIn(decision_point="routing", parameter="high_threshold"))
+    assert min(row.value for row in high.rows) == LOGGED.low
+
+
+async def test_a_replay_of_a_value_apply_would_refuse_is_refused(database: Database) -> None:
+    body = ReplayIn(decision_point="routing", parameter="high_threshold", value=0.3)
+    with pytest.raises(InvalidInputError, match="must not be below routing.low_threshold"):
+        await run_replay(_engine(database), "t", body)

@@ -39,6 +39,8 @@ def _table(report: ReplayReport) -> str:
     proactive = report.sent_logged is not None
     if proactive:
         lines.append(f"messages sent: {report.sent_logged} logged → {report.sent_replayed} replayed")
+    if report.handoffs_logged is not None:
+        lines.append(f"handed to a person: {report.handoffs_logged} logged → {report.handoffs_replayed} replayed")
     what, of = ("engagement", "its sends") if proactive else ("success", "the rated decisions")
     lines += [
         f"{what} now: {_pct(now.rate)} of {now.covered} rated",
@@ -243,25 +245,28 @@ def _tune_table(report: TuneReport) -> str:
             "window: nothing to tune on (--days to look further back)"
         )
     proactive = report.decision_point == "proactive"
-    # proactive: a threshold costs no LLM call; what it changes is the messages sent and engagement
-    gain, what = ("sent", "engaged") if proactive else ("LLM calls", "success")
+    bands = bool(report.rows) and report.rows[0].handoffs is not None
+    # proactive: a threshold costs no LLM call; what it changes is the messages sent and engagement;
+    # routing's bands: the turns handed to a person
+    gain, what = ("sent", "engaged") if proactive else ("to person", "success") if bands else ("LLM calls", "success")
     lines = [
         f"{report.decision_point} {report.parameter}: now {report.current:g}, "
         + (f"proposed {report.proposed:g}" if report.met else "no value meets the objective: keep it"),
         f"objective: {report.objective}",
         f"weighting: {report.weighting}",
         f"decisions: {report.decisions}, rated: {report.rated}",
-        f"{'value':>6}  {'changed':>7}  {gain:>9}  {'' if proactive else 'avoided':>7}  "
+        f"{'value':>6}  {'changed':>7}  {gain:>9}  {'' if proactive or bands else 'avoided':>7}  "
         f"{what:>8}  {'95 %':>13}  {'method':>6}  {'coverage':>8}",
     ]
     for row in report.rows:
         low_high = f"{row.interval[0]:.1%}–{row.interval[1]:.1%}" if row.interval else "–"
         mark = "  ← proposed" if report.met and row.value == report.proposed else ""
         mark = mark or ("  (now)" if row.value == report.current else "")
-        avoided = "" if proactive else row.llm_calls_avoided
+        avoided = "" if proactive or bands else row.llm_calls_avoided
         coverage = "–" if proactive and not row.sent else f"{row.coverage:.0%}"
+        spent = row.sent if proactive else row.handoffs if bands else row.llm_calls
         lines.append(
-            f"{row.value:>6.2f}  {row.changed:>7}  {row.sent if proactive else row.llm_calls:>9}  {avoided:>7}  "
+            f"{row.value:>6.2f}  {row.changed:>7}  {spent:>9}  {avoided:>7}  "
             f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {coverage:>8}"
             f"{'' if row.eligible else '  ✗'}{mark}"
         )

@@ -50,10 +50,14 @@ def _apply(tenant: str, name: SettingName, value: float | None, note: str | None
     typer.echo(f"{_line(applied)} (decision {applied.decision_id})")
 
 
-@settings_app.command("set")
+# a negative value ("-0.05") is a value, not an unknown option (a trial got "No such option: -0")
+@settings_app.command("set", context_settings={"ignore_unknown_options": True})
 def set_setting(
     name: Annotated[SettingName, typer.Argument(help="The setting, e.g. executive.heuristic_threshold.")],
-    value: Annotated[float, typer.Argument(help="Its value for this tenant (0 to 1; a proactive score 0 to 10).")],
+    value: Annotated[
+        float,
+        typer.Argument(help="Its value for this tenant, in the setting's range (an error names it)."),
+    ],
     note: NoteOption = None,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:

@@ -208,6 +208,10 @@ class ReplayReport(BaseModel):
     """Inverse-propensity estimates, where the logs carry propensities (explored decisions)."""
     weighting: str
     """What the weighted estimates rest on, or why there are none."""
+    handoffs_logged: int | None = None
+    handoffs_replayed: int | None = None
+    """Routing's band thresholds: turns handed to a person (ESCALATE), logged and replayed; a turn
+    the logs cannot settle (it would retrieve more) counts as handed off, an upper bound."""
     sent_logged: int | None = None
     sent_replayed: int | None = None
     """Proactive only: messages sent then, and under the replayed setting."""

@@ -23,6 +23,7 @@ call (the router was asked before them).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -38,9 +39,12 @@ from phronesis.routing.route_feedback import should_have_been
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
-__all__ = ["Banded", "load_banded", "replay_bands_rows"]
+__all__ = ["NOT_SEARCHED", "Banded", "load_banded", "replay_bands_rows"]
 
 c = decision_records.c
+
+NOT_SEARCHED = "{} after a wider search never made: ? (not covered)"
+"""A turn the replayed bands would search again where the logged ones did not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,14 +127,20 @@ async def load_banded(database: Database, tenant: str, since: datetime) -> list[
 def replay_bands_rows(rows: Sequence[Banded], value: float, *, current: float, parameter: str) -> ReplayReport:
     """The band threshold ``parameter`` (``high_threshold`` or ``low_threshold``) at ``value``,
     the other as each turn had it, replayed on rows from ``load_banded``."""
-    tally = Tally()
+    tally = Tally(handoffs_logged=0, handoffs_replayed=0)
+    escalate = Decision.ESCALATE.value
     for row in rows:
         bands = replace(row.bands, high=value) if parameter == "high_threshold" else replace(row.bands, low=value)
         replayed = row.action_at(bands)
         change: tuple[str, str] | None = None
         if replayed != row.action:
-            change = (row.action, replayed if replayed is not None else f"{row.decision.value}, retrieve more: ?")
+            # a turn decided under another value says so (a trial saw changes replaying today's value)
+            then = row.bands.high if parameter == "high_threshold" else row.bands.low
+            logged = row.action if math.isclose(then, current) else f"{row.action} (decided at {then:g})"
+            change = (logged, replayed if replayed is not None else NOT_SEARCHED.format(row.decision.value))
         tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change, decision_id=row.id)
+        # a person's time is what the bands spend (they change no LLM call)
+        tally.handoff(logged=row.action == escalate, replayed=replayed in (escalate, None))
         if row.truth is None:  # not rated, or the rating did not say what was right
             continue
         right: bool | None = row.action == row.truth

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from phronesis.exceptions import InvalidInputError
 from phronesis.replay.admission import load_admission, replay_admission_rows
 from phronesis.replay.admission_duplicate import load_judged, replay_duplicate_rows
 from phronesis.replay.executive import load_executive, replay_executive_rows
@@ -20,6 +21,7 @@ from phronesis.replay.routing import load_routing, replay_routing_rows
 from phronesis.replay.routing_bands import load_banded, replay_bands_rows
 from phronesis.replay.urgency import load_tiered, replay_tiered_rows
 from phronesis.storage.database import Database
+from phronesis.tenant_settings import out_of_order
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -116,5 +118,9 @@ async def run_replay(engine: Engine, tenant: str, body: ReplayIn) -> ReplayRepor
     since = body.since or engine.clock.now() - timedelta(days=body.days)
     parameter = str(body.parameter)
     current = await current_value(engine, tenant, body.decision_point, parameter)
+    setting = setting_of(body.decision_point, parameter)
+    problem = out_of_order(setting, body.value, await engine.tenant_settings.paired(tenant, setting))
+    if problem is not None:  # a value Apply would refuse: not one to replay either
+        raise InvalidInputError("value", problem)
     rows = await load(engine, tenant, body.decision_point, parameter, since)
     return replay_loaded(body.decision_point, parameter, rows, body.value, current=current)

@@ -31,6 +31,9 @@ class Tally:
     replayed_right: int = 0
     sent_logged: int = 0
     sent_replayed: int = 0
+    handoffs_logged: int | None = None
+    handoffs_replayed: int | None = None
+    """Routing's bands: turns handed to a person (None: a replay that does not count them)."""
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
     examples: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
@@ -53,6 +56,11 @@ class Tally:
             kept = self.examples.setdefault(change, [])
             if decision_id is not None and len(kept) < EXAMPLES:
                 kept.append(decision_id)
+
+    def handoff(self, *, logged: bool, replayed: bool) -> None:
+        """Routing's bands: whether the logged and the replayed decision hand the turn to a person."""
+        self.handoffs_logged = (self.handoffs_logged or 0) + logged
+        self.handoffs_replayed = (self.handoffs_replayed or 0) + replayed
 
     def rating(self, *, logged_right: bool, replayed_right: bool | None) -> None:
         """A rated decision: whether the logged one was right, and the replayed one (None: unknown)."""
@@ -106,4 +114,6 @@ class Tally:
             weighting=weighting,
             sent_logged=self.sent_logged if decision_point == "proactive" else None,
             sent_replayed=self.sent_replayed if decision_point == "proactive" else None,
+            handoffs_logged=self.handoffs_logged,
+            handoffs_replayed=self.handoffs_replayed,
         )

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from phronesis.replay.models import Asked, ReplayReport
 from phronesis.replay.run import current_value, load, replay_loaded
-from phronesis.tenant_settings import BOUNDS, WHOLE, SettingName
+from phronesis.tenant_settings import BOUNDS, WHOLE, SettingName, out_of_order
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -56,6 +56,8 @@ class TuneRow(BaseModel):
     """Against the logged decisions (negative: more calls)."""
     sent: int | None = None
     """Proactive: messages it would send."""
+    handoffs: int | None = None
+    """Routing's bands: turns it would hand to a person (``ReplayReport.handoffs_replayed``)."""
     success: float | None
     interval: tuple[float, float] | None
     method: Method
@@ -95,7 +97,9 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     since = engine.clock.now() - timedelta(days=body.days)
     point, parameter = body.decision_point, str(body.parameter)
     current = await current_value(engine, tenant, point, parameter)
-    values = sorted({*grid(body.setting), current})
+    # only values Apply would take beside the tenant's other settings (low ≤ high)
+    paired = await engine.tenant_settings.paired(tenant, body.setting)
+    values = sorted({*(v for v in grid(body.setting) if out_of_order(body.setting, v, paired) is None), current})
     logged = await load(engine, tenant, point, parameter, since)
     reports = [replay_loaded(point, parameter, logged, value, current=current) for value in values]
     baseline = reports[values.index(current)]
@@ -111,6 +115,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
                 llm_calls=report.llm_calls_replayed,
                 llm_calls_avoided=report.llm_calls_logged - report.llm_calls_replayed,
                 sent=report.sent_replayed,
+                handoffs=report.handoffs_replayed,
                 success=success,
                 interval=interval,
                 method=method,
@@ -132,7 +137,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
         met=best is not None,
         weighting=baseline.weighting,
         objective=(
-            f"{OBJECTIVES[point]}, subject to estimated {SUCCESS[point]} ≥ the current "
+            f"{_objective(point, baseline)}, subject to estimated {SUCCESS[point]} ≥ the current "
             f"({'–' if now is None else f'{now:.1%}'}) on ≥ {body.min_coverage:.0%} of {NEEDED[point]}"
         ),
         decisions=baseline.decisions,
@@ -143,7 +148,14 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
 
 
 def _gain(row: TuneRow) -> int:
+    if row.handoffs is not None:  # the bands: the fewer turns handed to a person, the better
+        return -row.handoffs
     return row.sent if row.sent is not None else row.llm_calls_avoided
+
+
+def _objective(point: str, report: ReplayReport) -> str:
+    # the bands change no LLM call: a trial saw "most LLM calls avoided" and every row at 0
+    return "fewest turns handed to a person" if report.handoffs_replayed is not None else OBJECTIVES[point]
 
 
 POINTS = ("executive", "routing", "admission")

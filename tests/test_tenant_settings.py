@@ -83,6 +83,11 @@ async def test_pairs_keep_their_order(database: Database) -> None:
     await store.apply("t", "admission.duplicate_threshold", ApplyIn(value=0.85))
     with pytest.raises(InvalidInputError, match="must not be above"):
         await store.apply("t", "admission.low_similarity", ApplyIn(value=0.9))
+    # a reset the other value stands in the way of says which (a trial read "not 0.75" for a reset)
+    await store.apply("t", "routing.high_threshold", ApplyIn(value=0.9))
+    await store.apply("t", "routing.low_threshold", ApplyIn(value=0.85))
+    with pytest.raises(InvalidInputError, match="cannot go back to its configured value.*reset routing.low_threshold"):
+        await store.apply("t", "routing.high_threshold", ApplyIn(value=None))
 
 
 async def test_concurrent_changes_are_recorded_one_after_the_other(database: Database) -> None:

@@ -239,8 +239,12 @@ class TenantSettings:
         others = [b if a == name else a for a, b in ORDERED if name in (a, b)]
         return {other: await self.value(tenant, other) for other in others}
 
-    async def _check_order(self, tenant: str, name: SettingName, value: float) -> None:
-        problem = out_of_order(name, value, await self.paired(tenant, name))
+    async def _check_order(self, tenant: str, name: SettingName, value: float | None) -> None:
+        paired = await self.paired(tenant, name)
+        problem = out_of_order(name, self.configured(name) if value is None else value, paired)
+        if problem is not None and value is None:  # a reset: say which other value stands in the way
+            others = " or ".join(paired)
+            problem = f"{name} cannot go back to its configured value: {problem}; change or reset {others} first"
         if problem is not None:
             raise InvalidInputError("value", problem)
 
@@ -249,7 +253,7 @@ class TenantSettings:
         problem = None if change.value is None else out_of_range(name, change.value)
         if problem is not None:
             raise InvalidInputError("value", problem)
-        await self._check_order(tenant, name, change.value if change.value is not None else self.configured(name))
+        await self._check_order(tenant, name, change.value)
         now = self._clock.now()
         decision_id = str(uuid.uuid4())
         configured = self.configured(name)

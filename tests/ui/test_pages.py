@@ -378,13 +378,19 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     options = page.locator("select[name=setting] option")
     assert options.count() == sum(map(len, PARAMETERS.values())) == 23
     assert {"proactive.score_threshold.deep", "proactive.weight.urgency"} <= set(options.all_inner_texts())
-    # another setting picked, the value left as shown (the executive's 0.7): not replayed as a
-    # score, the page shows the new setting at its own value (a fresh-clone trial)
+    # another setting picked: the value box takes its current value (the executive's 0.7 was
+    # replayed as a proactive score, then a trial pressed Replay and got no report)
     page.select_option("select[name=setting]", "proactive.score_threshold.deep")
+    assert page.input_value("input[name=value]") == "5"
     page.click("form.filters button[type=submit]:not([name])")
     page.wait_for_url("**/ui/replay?*")
+    assert page.locator("table[data-table=replay]").get_attribute("data-changed") == "0"  # 5 → 5
+    assert page.get_attribute("p[data-current]", "data-current") == "5.0"
+    # without the script (the value left as the old setting's): the new setting at its own value
+    page.goto(
+        "/ui/replay?shown=executive.heuristic_threshold&shown_value=0.7&setting=proactive.score_threshold.deep&value=0.7"
+    )
     assert page.locator("table[data-table=replay]").count() == 0
-    assert page.get_attribute("[data-current]", "data-current") == "5.0"
     assert page.input_value("input[name=value]") == "5"
     page.fill("input[name=value]", "10")
     page.click("form.filters button[type=submit]:not([name])")
@@ -408,3 +414,16 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page.wait_for_url("**/ui/replay?*")
     assert page.get_attribute("[data-replayed]", "data-replayed") == "1.0"
     assert "daily_cap.deep</code>: 5 → 1" in page.inner_html("h2")  # whole numbers shown whole
+
+
+def test_a_routing_turn_rated_wrong_shows_its_rating(watched: Watched) -> None:
+    """Route feedback lives on the turn's record: its page shows it (a trial read "No feedback"
+    on a turn rated incorrect)."""
+    sign_in(watched)
+    page = watched.page
+    page.goto("/ui/decisions?kind=routing&outcome=incorrect")
+    page.locator("table[data-table=decisions] tbody tr a").first.click()
+    page.wait_for_url("**/ui/decisions/*")
+    rating = page.locator("table[data-table=rating]")
+    assert "incorrect" in rating.inner_text() and "CLARIFY" in rating.inner_text()
+    assert "No feedback on this decision" not in page.inner_text("body")

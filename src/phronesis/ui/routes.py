@@ -21,6 +21,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, select_autoescape
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from phronesis.admission.feedback import KEY as ADMISSION_RATING
 from phronesis.api.auth import tenant_for_key
 from phronesis.audit.models import DecisionKind
 from phronesis.audit.rollups import LATENCY_BOUNDS_MS
@@ -30,6 +31,7 @@ from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, setting_of
 from phronesis.replay.run import current_value
+from phronesis.routing.route_feedback import KEY as ROUTE_RATING
 from phronesis.tenant_settings import BOUNDS, WHOLE, ApplyIn, SettingName
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
@@ -49,6 +51,9 @@ _templates = Environment(
     lstrip_blocks=True,
 )
 _templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_keys=True, default=str)
+
+RATINGS = (ROUTE_RATING, ADMISSION_RATING)
+"""Where routing and admission keep a decision's rating on its record."""
 
 
 def _bound(ms: float | None) -> str:
@@ -317,7 +322,18 @@ async def decision_page(request: Request, record_id: str) -> Response:
         return _not_found(request, who, "decision", record_id)
     rated = await DashboardQueries(engine.database).feedback_for(who.tenant, record.id)
     candidates = record.inputs.get("candidates") if isinstance(record.inputs.get("candidates"), list) else None
-    return _render(request, "decision.html", viewer=who, record=record, feedback=rated, candidates=candidates)
+    # a routing or admission rating is kept on the record itself (a trial read "No feedback" on a
+    # turn rated incorrect)
+    ratings = [record.attributes[key] for key in RATINGS if isinstance(record.attributes.get(key), dict)]
+    return _render(
+        request,
+        "decision.html",
+        viewer=who,
+        record=record,
+        feedback=rated,
+        ratings=ratings,
+        candidates=candidates,
+    )
 
 
 @_page("/heuristics")
@@ -515,7 +531,8 @@ async def replay_page(request: Request) -> Response:
     current = await current_value(engine, who.tenant, point, parameter)
     report = await run_replay(engine, who.tenant, body) if body is not None and not wants_tune else None
     tuned = await tune(engine, who.tenant, where) if wants_tune else None
-    setting = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}[where.setting]
+    every = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}
+    setting = every[where.setting]
     return _render(
         request,
         "replay.html",
@@ -523,6 +540,8 @@ async def replay_page(request: Request) -> Response:
         point=point,
         parameter=parameter,
         settings=[setting_of(p, name) for p, names in PARAMETERS.items() for name in names],
+        all_settings=every,
+        all_bounds=BOUNDS,
         bounds=BOUNDS[where.setting],
         whole=where.setting in WHOLE,
         first_parameter=PARAMETERS[point][0],

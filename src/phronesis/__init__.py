@@ -1,8 +1,25 @@
-"""phronesis: a decision engine for LLM agents."""
+"""phronesis: a decision engine for LLM agents.
 
-from phronesis.engine import Engine
-from phronesis.settings import Settings, load_settings
+``Engine`` and the settings are imported when first used, so ``phronesis.client`` (an HTTP
+client) and the CLI's quick commands do not pay for the whole engine's import."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
+    from phronesis.settings import Settings, load_settings
 
 __all__ = ["Engine", "Settings", "__version__", "load_settings"]
 
 __version__ = "0.1.0"
+
+_LAZY = {"Engine": "phronesis.engine", "Settings": "phronesis.settings", "load_settings": "phronesis.settings"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'phronesis' has no attribute {name!r}")

@@ -4,6 +4,7 @@ through every decision point, replay and settings, and the server's refusals as 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,3 +76,18 @@ async def test_the_async_client_tells_the_same_story(base_url: str) -> None:
         assert (await phronesis.routing.session(session.id)).message_count == 1
         with pytest.raises(NotFound):
             await phronesis.decisions.get("no-such-decision")
+
+
+def test_the_readme_s_python_tour_runs(
+    base_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's client example, as written, against the server (it must not rot)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    found = re.search(r"```python\n(from phronesis\.client import .*?)```", readme, re.S)
+    assert found is not None, "the README shows the client"
+    monkeypatch.setenv("PHRONESIS_API_KEY", KEY)
+    code = found.group(1).replace('Client("http://127.0.0.1:8000")', f'Client("{base_url}")')
+    exec(compile(code, "README.md", "exec"), {})  # the README's own example
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:3] == ["heuristic raise the thermostat by two degrees", "REASON_ONLY", "ADD"]
+    assert printed[3].startswith("value value: routing.low_threshold must not be above routing.high_threshold")

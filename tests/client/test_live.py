@@ -26,7 +26,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_a_story_through_every_decision_point(base_url: str) -> None:
     with Client(base_url, api_key=KEY) as phronesis:
-        heuristic = phronesis.executive.create_heuristic(
+        heuristic = phronesis.heuristics.create(
             {"condition_text": "the greenhouse door is open at night", "action_text": "close it", "confidence": 0.9}
         )
         decided = phronesis.executive.decide({"text": "the greenhouse door is open at night"})
@@ -91,3 +91,69 @@ def test_the_readme_s_python_tour_runs(
     printed = capsys.readouterr().out.splitlines()
     assert printed[:3] == ["heuristic raise the thermostat by two degrees", "REASON_ONLY", "ADD"]
     assert printed[3].startswith("value value: routing.low_threshold must not be above routing.high_threshold")
+
+
+def test_every_operation_meets_its_endpoint(base_url: str) -> None:
+    """Each operation of the client against the real server: its path, method, body and answer
+    model line up with the endpoint's (a wrong one fails here, not in a user's agent)."""
+    with Client(base_url, api_key=KEY) as p:
+        made = p.heuristics.create({"condition_text": "the cellar is flooding", "action_text": "call a plumber"})
+        assert made.id in {h.id for h in p.heuristics.page(limit=1000).items}
+        assert p.heuristics.match({"text": "the cellar is flooding", "min_similarity": 0.1}).matches
+        assert p.heuristics.update(made.id, {"domain": "house"}).domain == "house"
+        assert p.heuristics.evidence(made.id, {"positive": True}).new_confidence > 0
+        decided = p.executive.decide({"text": "the cellar is flooding"})
+        fire = p.heuristics.fired(made.id, {"event_id": "cellar-1", "response_id": decided.response_id})
+        assert fire.heuristic_id == made.id
+        assert p.executive.observe({"event_id": "cellar-2", "text": "the plumber is on his way"}).event_id == "cellar-2"
+        assert p.heuristics.history(made.id)
+        assert p.heuristics.channel() is not None
+        assert p.executive.report()
+        assert p.decisions.page(kind="executive").items
+
+        session = p.routing.create_session()
+        p.routing.put_tool("calendar", {"description": "book meetings", "examples": ["book a meeting"]})
+        assert [t.name for t in p.routing.tools()] == ["calendar"]
+        turn = p.routing.route(session.id, {"query": "book a meeting"})
+        outcome = p.routing.tool_outcome(
+            session.id, {"tool": "calendar", "success": True, "decision_id": turn.decision_id}
+        )
+        assert outcome.next_action == "proceed" and outcome.tool_success_rate == 1.0
+        assert p.routing.add_message(session.id, {"role": "assistant", "text": "Booked."}).message_count >= 1
+        p.routing.delete_tool("calendar")
+        (doc,) = p.routing.add_documents([{"id": "hours", "text": "We open at nine."}])
+        assert [d.id for d in p.routing.documents()] == [doc.id]
+        p.routing.delete_document(doc.id)
+        escalated = p.routing.route(session.id, {"query": "I want a refund"})
+        assert escalated.decision == "ESCALATE"
+        assert p.routing.handback(session.id).mode == "auto"
+
+        batch = p.admission.admit_batch(
+            {"runs": [{"task": "renew the passport", "outcome": "success", "summary": "form DS-82 posted"}]}
+        )
+        run_id = batch.results[0].run_id
+        assert p.admission.run(run_id).id == run_id
+        assert run_id in {r.id for r in p.admission.runs(limit=1000).items}
+        (memory,) = p.admission.decisions(run_id=run_id).items
+        assert p.admission.feedback(memory.id, {"correct": True}).decision_id == memory.id
+        assert p.admission.undo(memory.id).decision_id == memory.id
+
+        p.proactive.put_user("bo", {"timezone": "UTC"})
+        assert p.proactive.user("bo").id == "bo" and "bo" in {u.id for u in p.proactive.users()}
+        stored = p.proactive.add_signals(
+            "bo", {"signals": [{"type": "deadline_approaching", "urgency_hint": 9, "data": {"title": "Essay"}}]}
+        )
+        assert len(stored.stored) == 1 and p.proactive.signals("bo", pending=True)
+        assert p.proactive.run_cycle("bo").user_id == "bo"
+        assert p.proactive.timeline("bo").events
+        assert isinstance(p.proactive.insights("bo"), list)
+        assert p.proactive.user_message("bo", {"text": "thanks, done!"}).intent == "reply"
+        assert p.proactive.feedback_summary("bo").total_sent >= 0
+        assert p.proactive.opt_out("bo", {}).id == "bo" and p.proactive.opt_in("bo", {}).id == "bo"
+        assert p.proactive.mute("bo", {"minutes": 30}).id == "bo" and p.proactive.unmute("bo").id == "bo"
+        assert p.proactive.set_pause({"paused": True, "reason": "test"}).paused
+        assert not p.proactive.set_pause({"paused": False}).paused and not p.proactive.pause().paused
+        p.proactive.delete_user("bo")
+        with pytest.raises(NotFound):
+            p.proactive.user("bo")
+        assert "routing.high_threshold" in {s.name for s in p.settings.list_all().items}

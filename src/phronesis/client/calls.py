@@ -7,32 +7,104 @@ before anything is sent, so bad input fails as the server would fail it, without
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
-from phronesis.admission.models import AdmissionResult, RunIn, SearchHit
-from phronesis.audit.models import DecisionRecord
-from phronesis.executive.events import EventDecision, EventRequest
-from phronesis.feedback.models import Feedback, FeedbackReceipt
-from phronesis.heuristics.models import Heuristic, HeuristicCreate
-from phronesis.proactive.models import Preview, PreviewIn, UserIn, UserProfile
-from phronesis.replay.models import ReplayIn, ReplayReport
-from phronesis.replay.tune import TuneIn, TuneReport
-from phronesis.routing.models import RouteRequest, RouteResult
-from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
-from phronesis.routing.sessions import NewSession, Session
-from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
+from phronesis.client.models import (
+    AdmissionFeedback,
+    AdmissionFeedbackIn,
+    AdmissionResult,
+    AppliedSetting,
+    ApplyIn,
+    BatchResult,
+    ChannelReport,
+    ConfidenceRequest,
+    ConfidenceUpdate,
+    CycleRequest,
+    CycleResult,
+    DecisionPage,
+    DecisionRecord,
+    DeferredInsight,
+    Document,
+    DocumentIn,
+    EventDecision,
+    EventRequest,
+    Feedback,
+    FeedbackReceipt,
+    FeedbackSummary,
+    FireRecord,
+    FireRequest,
+    Heuristic,
+    HeuristicCreate,
+    HeuristicPage,
+    HeuristicUpdate,
+    HistoryEntry,
+    MatchRequest,
+    MatchResponse,
+    MemoryDecisionPage,
+    MessageIn,
+    MuteIn,
+    NewSession,
+    Observation,
+    ObservedEvent,
+    OptOutIn,
+    PauseIn,
+    PauseState,
+    Preview,
+    PreviewIn,
+    ReplayIn,
+    ReplayReport,
+    RouteFeedback,
+    RouteFeedbackIn,
+    RouteRequest,
+    RouteResult,
+    Run,
+    RunBatch,
+    RunIn,
+    RunPage,
+    SearchHit,
+    Session,
+    SettingList,
+    SettingName,
+    Signal,
+    SignalBatch,
+    SignalsStored,
+    StrategyReport,
+    Timeline,
+    Tool,
+    ToolOutcomeIn,
+    ToolOutcomeResult,
+    ToolPut,
+    TuneIn,
+    TuneReport,
+    UndoResult,
+    UserIn,
+    UserMessageIn,
+    UserProfile,
+    UserReply,
+)
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 
-Body = BaseModel | Mapping[str, Any]
-"""A request body: its model, or a mapping validated into it."""
+Json = Mapping[str, Any]
+"""A request body given as a plain mapping: validated into its model before it is sent."""
+Body = BaseModel | Json
+
+
+def _query(**given: Any) -> dict[str, Any]:
+    """Query parameters: the ones given (None: left to the server's default), times as ISO 8601."""
+    return {k: v.isoformat() if isinstance(v, datetime) else v for k, v in given.items() if v is not None}
+
+
+def _none(response: httpx.Response) -> None:
+    """A 204: nothing to read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,15 +146,23 @@ def _seg(value: str) -> str:
 # -- the executive (seed 000) and learning (seed 001) ---------------------------------------
 
 
-def decide(event: EventRequest | Mapping[str, Any]) -> Call[EventDecision]:
+def decide(event: EventRequest | Json) -> Call[EventDecision]:
     return Call("POST", "/v1/events/decide", _reader(EventDecision), _body(EventRequest, event))
 
 
-def feedback(rating: Feedback | Mapping[str, Any]) -> Call[FeedbackReceipt]:
+def observe(event: ObservedEvent | Json) -> Call[Observation]:
+    return Call("POST", "/v1/events/observe", _reader(Observation), _body(ObservedEvent, event))
+
+
+def feedback(rating: Feedback | Json) -> Call[FeedbackReceipt]:
     return Call("POST", "/v1/feedback", _reader(FeedbackReceipt), _body(Feedback, rating))
 
 
-def create_heuristic(heuristic: HeuristicCreate | Mapping[str, Any]) -> Call[Heuristic]:
+def executive_report(*, since: datetime | None = None) -> Call[list[StrategyReport]]:
+    return Call("GET", "/v1/executive/report", _reader(list[StrategyReport]), params=_query(since=since))
+
+
+def create_heuristic(heuristic: HeuristicCreate | Json) -> Call[Heuristic]:
     return Call("POST", "/v1/heuristics", _reader(Heuristic), _body(HeuristicCreate, heuristic))
 
 
@@ -90,48 +170,249 @@ def get_heuristic(heuristic_id: str) -> Call[Heuristic]:
     return Call("GET", f"/v1/heuristics/{_seg(heuristic_id)}", _reader(Heuristic))
 
 
+def list_heuristics(
+    *, domain: str | None = None, origin: str | None = None, limit: int = 100, offset: int = 0
+) -> Call[HeuristicPage]:
+    params = _query(domain=domain, origin=origin, limit=limit, offset=offset)
+    return Call("GET", "/v1/heuristics", _reader(HeuristicPage), params=params)
+
+
+def match_heuristics(asked: MatchRequest | Json) -> Call[MatchResponse]:
+    return Call("POST", "/v1/heuristics/match", _reader(MatchResponse), _body(MatchRequest, asked))
+
+
+def update_heuristic(heuristic_id: str, change: HeuristicUpdate | Json) -> Call[Heuristic]:
+    path = f"/v1/heuristics/{_seg(heuristic_id)}"
+    return Call("PATCH", path, _reader(Heuristic), _body(HeuristicUpdate, change))
+
+
+def delete_heuristic(heuristic_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/heuristics/{_seg(heuristic_id)}", _none)
+
+
+def heuristic_evidence(heuristic_id: str, evidence: ConfidenceRequest | Json) -> Call[ConfidenceUpdate]:
+    path = f"/v1/heuristics/{_seg(heuristic_id)}/confidence"
+    return Call("POST", path, _reader(ConfidenceUpdate), _body(ConfidenceRequest, evidence))
+
+
+def record_fire(heuristic_id: str, fire: FireRequest | Json) -> Call[FireRecord]:
+    path = f"/v1/heuristics/{_seg(heuristic_id)}/fires"
+    return Call("POST", path, _reader(FireRecord), _body(FireRequest, fire))
+
+
+def heuristic_history(heuristic_id: str, *, limit: int = 1000) -> Call[list[HistoryEntry]]:
+    path = f"/v1/heuristics/{_seg(heuristic_id)}/history"
+    return Call("GET", path, _reader(list[HistoryEntry]), params=_query(limit=limit))
+
+
+def learning_channel() -> Call[ChannelReport]:
+    return Call("GET", "/v1/learning/channel", _reader(ChannelReport))
+
+
 # -- routing (seed 002) ------------------------------------------------------------------------
 
 
-def create_session(session: NewSession | Mapping[str, Any]) -> Call[Session]:
+def create_session(session: NewSession | Json) -> Call[Session]:
     return Call("POST", "/v1/sessions", _reader(Session), _body(NewSession, session))
 
 
-def get_session(session_id: str) -> Call[Session]:
-    return Call("GET", f"/v1/sessions/{_seg(session_id)}", _reader(Session))
+def get_session(session_id: str, *, turns: int = 20) -> Call[Session]:
+    return Call("GET", f"/v1/sessions/{_seg(session_id)}", _reader(Session), params=_query(turns=turns))
 
 
-def route(session_id: str, turn: RouteRequest | Mapping[str, Any]) -> Call[RouteResult]:
+def route(session_id: str, turn: RouteRequest | Json) -> Call[RouteResult]:
     path = f"/v1/sessions/{_seg(session_id)}/route"
     return Call("POST", path, _reader(RouteResult), _body(RouteRequest, turn))
 
 
-def route_feedback(session_id: str, rating: RouteFeedbackIn | Mapping[str, Any]) -> Call[RouteFeedback]:
+def route_feedback(session_id: str, rating: RouteFeedbackIn | Json) -> Call[RouteFeedback]:
     path = f"/v1/sessions/{_seg(session_id)}/route-feedback"
     return Call("POST", path, _reader(RouteFeedback), _body(RouteFeedbackIn, rating))
+
+
+def add_message(session_id: str, message: MessageIn | Json) -> Call[Session]:
+    path = f"/v1/sessions/{_seg(session_id)}/messages"
+    return Call("POST", path, _reader(Session), _body(MessageIn, message))
+
+
+def handback(session_id: str) -> Call[Session]:
+    return Call("POST", f"/v1/sessions/{_seg(session_id)}/handback", _reader(Session))
+
+
+def tool_outcome(session_id: str, outcome: ToolOutcomeIn | Json) -> Call[ToolOutcomeResult]:
+    path = f"/v1/sessions/{_seg(session_id)}/tool-outcomes"
+    return Call("POST", path, _reader(ToolOutcomeResult), _body(ToolOutcomeIn, outcome))
+
+
+def put_tool(name: str, tool: ToolPut | Json) -> Call[Tool]:
+    return Call("PUT", f"/v1/tools/{_seg(name)}", _reader(Tool), _body(ToolPut, tool))
+
+
+def list_tools() -> Call[list[Tool]]:
+    return Call("GET", "/v1/tools", _reader(list[Tool]))
+
+
+def delete_tool(name: str) -> Call[None]:
+    return Call("DELETE", f"/v1/tools/{_seg(name)}", _none)
+
+
+def add_documents(documents: Sequence[DocumentIn | Json]) -> Call[list[Document]]:
+    body = [_body(DocumentIn, document) for document in documents]
+    return Call("POST", "/v1/documents", _reader(list[Document]), body)
+
+
+def list_documents(*, limit: int = 100, offset: int = 0) -> Call[list[Document]]:
+    return Call("GET", "/v1/documents", _reader(list[Document]), params=_query(limit=limit, offset=offset))
+
+
+def delete_document(document_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/documents/{_seg(document_id)}", _none)
 
 
 # -- admission (seed 003) ----------------------------------------------------------------------
 
 
-def admit(run: RunIn | Mapping[str, Any]) -> Call[AdmissionResult]:
+def admit(run: RunIn | Json) -> Call[AdmissionResult]:
     return Call("POST", "/v1/runs", _reader(AdmissionResult), _body(RunIn, run))
 
 
-def search_runs(query: str, *, agent_id: str = "default", user_id: str = "", k: int = 5) -> Call[list[SearchHit]]:
-    params = {"q": query, "agent_id": agent_id, "user_id": user_id, "k": k}
+def admit_batch(runs: RunBatch | Json) -> Call[BatchResult]:
+    return Call("POST", "/v1/runs/batch", _reader(BatchResult), _body(RunBatch, runs))
+
+
+def search_runs(
+    query: str,
+    *,
+    agent_id: str = "default",
+    user_id: str = "",
+    k: int = 5,
+    min_similarity: float = 0.0,
+    collapse: bool = False,
+) -> Call[list[SearchHit]]:
+    params = _query(q=query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse)
     return Call("GET", "/v1/runs/search", _reader(list[SearchHit]), params=params)
+
+
+def get_run(run_id: str) -> Call[Run]:
+    return Call("GET", f"/v1/runs/{_seg(run_id)}", _reader(Run))
+
+
+def list_runs(
+    *,
+    agent_id: str | None = None,
+    user_id: str | None = None,
+    status: str | None = None,
+    task_id: str | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> Call[RunPage]:
+    params = _query(agent_id=agent_id, user_id=user_id, status=status, task_id=task_id, limit=limit, offset=offset)
+    return Call("GET", "/v1/runs", _reader(RunPage), params=params)
+
+
+def delete_run(run_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/runs/{_seg(run_id)}", _none)
+
+
+def undo_decision(decision_id: str) -> Call[UndoResult]:
+    return Call("POST", f"/v1/memory-decisions/{_seg(decision_id)}/undo", _reader(UndoResult))
+
+
+def admission_feedback(decision_id: str, rating: AdmissionFeedbackIn | Json) -> Call[AdmissionFeedback]:
+    path = f"/v1/memory-decisions/{_seg(decision_id)}/feedback"
+    return Call("POST", path, _reader(AdmissionFeedback), _body(AdmissionFeedbackIn, rating))
+
+
+def memory_decisions(
+    *, run_id: str | None = None, decision: str | None = None, limit: int = 100, offset: int = 0
+) -> Call[MemoryDecisionPage]:
+    params = _query(run_id=run_id, decision=decision, limit=limit, offset=offset)
+    return Call("GET", "/v1/memory-decisions", _reader(MemoryDecisionPage), params=params)
 
 
 # -- proactive (seed 004) ----------------------------------------------------------------------
 
 
-def put_user(user_id: str, user: UserIn | Mapping[str, Any]) -> Call[UserProfile]:
+def put_user(user_id: str, user: UserIn | Json) -> Call[UserProfile]:
     return Call("PUT", f"/v1/users/{_seg(user_id)}", _reader(UserProfile), _body(UserIn, user))
 
 
-def preview(asked: PreviewIn | Mapping[str, Any]) -> Call[Preview]:
+def get_user(user_id: str) -> Call[UserProfile]:
+    return Call("GET", f"/v1/users/{_seg(user_id)}", _reader(UserProfile))
+
+
+def list_users(*, limit: int = 100, offset: int = 0) -> Call[list[UserProfile]]:
+    return Call("GET", "/v1/users", _reader(list[UserProfile]), params=_query(limit=limit, offset=offset))
+
+
+def delete_user(user_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/users/{_seg(user_id)}", _none)
+
+
+def add_signals(user_id: str, signals: SignalBatch | Json) -> Call[SignalsStored]:
+    path = f"/v1/users/{_seg(user_id)}/signals"
+    return Call("POST", path, _reader(SignalsStored), _body(SignalBatch, signals))
+
+
+def list_signals(user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> Call[list[Signal]]:
+    params = _query(pending=pending, limit=limit, offset=offset)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/signals", _reader(list[Signal]), params=params)
+
+
+def user_message(user_id: str, message: UserMessageIn | Json) -> Call[UserReply]:
+    path = f"/v1/users/{_seg(user_id)}/messages"
+    return Call("POST", path, _reader(UserReply), _body(UserMessageIn, message))
+
+
+def opt_out(user_id: str, asked: OptOutIn | Json) -> Call[UserProfile]:
+    path = f"/v1/users/{_seg(user_id)}/opt-out"
+    return Call("POST", path, _reader(UserProfile), _body(OptOutIn, asked))
+
+
+def opt_in(user_id: str, asked: OptOutIn | Json) -> Call[UserProfile]:
+    path = f"/v1/users/{_seg(user_id)}/opt-in"
+    return Call("POST", path, _reader(UserProfile), _body(OptOutIn, asked))
+
+
+def mute(user_id: str, asked: MuteIn | Json) -> Call[UserProfile]:
+    return Call("PUT", f"/v1/users/{_seg(user_id)}/mute", _reader(UserProfile), _body(MuteIn, asked))
+
+
+def unmute(user_id: str) -> Call[UserProfile]:
+    return Call("DELETE", f"/v1/users/{_seg(user_id)}/mute", _reader(UserProfile))
+
+
+def get_pause() -> Call[PauseState]:
+    return Call("GET", "/v1/proactive/pause", _reader(PauseState))
+
+
+def set_pause(asked: PauseIn | Json) -> Call[PauseState]:
+    return Call("PUT", "/v1/proactive/pause", _reader(PauseState), _body(PauseIn, asked))
+
+
+def list_insights(
+    user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0
+) -> Call[list[DeferredInsight]]:
+    params = _query(fresh=fresh, limit=limit, offset=offset)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/insights", _reader(list[DeferredInsight]), params=params)
+
+
+def run_cycle(user_id: str) -> Call[CycleResult]:
+    body = _body(CycleRequest, {"user_id": user_id})
+    return Call("POST", "/v1/proactive/cycles", _reader(CycleResult), body)
+
+
+def preview(asked: PreviewIn | Json) -> Call[Preview]:
     return Call("POST", "/v1/proactive/preview", _reader(Preview), _body(PreviewIn, asked))
+
+
+def timeline(user_id: str, *, days: float = 7, limit: int = 200) -> Call[Timeline]:
+    params = _query(days=days, limit=limit)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/timeline", _reader(Timeline), params=params)
+
+
+def feedback_summary(user_id: str) -> Call[FeedbackSummary]:
+    return Call("GET", f"/v1/users/{_seg(user_id)}/feedback-summary", _reader(FeedbackSummary))
 
 
 # -- the record, replay and tenant settings ------------------------------------------------------
@@ -141,17 +422,39 @@ def get_decision(decision_id: str) -> Call[DecisionRecord]:
     return Call("GET", f"/v1/decisions/{_seg(decision_id)}", _reader(DecisionRecord))
 
 
-def replay(asked: ReplayIn | Mapping[str, Any]) -> Call[ReplayReport]:
+def list_decisions(
+    *,
+    kind: str | None = None,
+    strategy: str | None = None,
+    path: str | None = None,
+    subject_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> Call[DecisionPage]:
+    params = _query(
+        kind=kind, strategy=strategy, path=path, subject_id=subject_id, since=since, until=until, limit=limit,
+        offset=offset,
+    )  # fmt: skip
+    return Call("GET", "/v1/decisions", _reader(DecisionPage), params=params)
+
+
+def replay(asked: ReplayIn | Json) -> Call[ReplayReport]:
     return Call("POST", "/v1/replay", _reader(ReplayReport), _body(ReplayIn, asked))
 
 
-def tune(asked: TuneIn | Mapping[str, Any]) -> Call[TuneReport]:
+def tune(asked: TuneIn | Json) -> Call[TuneReport]:
     return Call("POST", "/v1/replay/tune", _reader(TuneReport), _body(TuneIn, asked))
+
+
+def list_settings() -> Call[SettingList]:
+    return Call("GET", "/v1/settings", _reader(SettingList))
 
 
 def get_setting(name: SettingName) -> Call[AppliedSetting]:
     return Call("GET", f"/v1/settings/{_seg(name)}", _reader(AppliedSetting))
 
 
-def apply_setting(name: SettingName, change: ApplyIn | Mapping[str, Any]) -> Call[AppliedSetting]:
+def apply_setting(name: SettingName, change: ApplyIn | Json) -> Call[AppliedSetting]:
     return Call("PUT", f"/v1/settings/{_seg(name)}", _reader(AppliedSetting), _body(ApplyIn, change))

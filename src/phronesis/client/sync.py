@@ -8,35 +8,95 @@ Pass ``transport=httpx.MockTransport(handler)`` to test your agent without a ser
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Sequence
+from datetime import datetime
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx
 from pydantic import ValidationError
 
-from phronesis.admission.models import AdmissionResult, RunIn, SearchHit
-from phronesis.audit.models import DecisionRecord
 from phronesis.client import calls
-from phronesis.client.calls import Call
+from phronesis.client.calls import Call, Json
 from phronesis.client.config import DEFAULT_TIMEOUT, Connection
 from phronesis.client.errors import TransportFailed, UnexpectedAnswer, error_for, retry_after
+from phronesis.client.models import (
+    AdmissionFeedback,
+    AdmissionFeedbackIn,
+    AdmissionResult,
+    AppliedSetting,
+    ApplyIn,
+    BatchResult,
+    ChannelReport,
+    ConfidenceRequest,
+    ConfidenceUpdate,
+    CycleResult,
+    DecisionPage,
+    DecisionRecord,
+    DeferredInsight,
+    Document,
+    DocumentIn,
+    EventDecision,
+    EventRequest,
+    Feedback,
+    FeedbackReceipt,
+    FeedbackSummary,
+    FireRecord,
+    FireRequest,
+    Heuristic,
+    HeuristicCreate,
+    HeuristicPage,
+    HeuristicUpdate,
+    HistoryEntry,
+    MatchRequest,
+    MatchResponse,
+    MemoryDecisionPage,
+    MessageIn,
+    MuteIn,
+    NewSession,
+    Observation,
+    ObservedEvent,
+    OptOutIn,
+    PauseIn,
+    PauseState,
+    Preview,
+    PreviewIn,
+    ReplayIn,
+    ReplayReport,
+    RouteFeedback,
+    RouteFeedbackIn,
+    RouteRequest,
+    RouteResult,
+    Run,
+    RunBatch,
+    RunIn,
+    RunPage,
+    SearchHit,
+    Session,
+    SettingList,
+    SettingName,
+    Signal,
+    SignalBatch,
+    SignalsStored,
+    StrategyReport,
+    Timeline,
+    Tool,
+    ToolOutcomeIn,
+    ToolOutcomeResult,
+    ToolPut,
+    TuneIn,
+    TuneReport,
+    UndoResult,
+    UserIn,
+    UserMessageIn,
+    UserProfile,
+    UserReply,
+)
 from phronesis.client.retry import NOT_SENT, RetryPolicy
-from phronesis.executive.events import EventDecision, EventRequest
-from phronesis.feedback.models import Feedback, FeedbackReceipt
-from phronesis.heuristics.models import Heuristic, HeuristicCreate
-from phronesis.proactive.models import Preview, PreviewIn, UserIn, UserProfile
-from phronesis.replay.models import ReplayIn, ReplayReport
-from phronesis.replay.tune import TuneIn, TuneReport
-from phronesis.routing.models import RouteRequest, RouteResult
-from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
-from phronesis.routing.sessions import NewSession, Session
-from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
 
 __all__ = ["Client"]
 
 T = TypeVar("T")
-Json = Mapping[str, Any]
 
 
 class Client:
@@ -55,6 +115,7 @@ class Client:
             base_url=connection.base_url, headers=connection.headers, timeout=timeout, transport=transport
         )
         self.executive = _Executive(self)
+        self.heuristics = _Heuristics(self)
         self.routing = _Routing(self)
         self.admission = _Admission(self)
         self.proactive = _Proactive(self)
@@ -99,94 +160,352 @@ class Client:
 
 
 class _Executive:
-    """Seed 000 and 001: decide on an event, rate the decision, the heuristics behind it."""
+    """Seed 000 and 001: decide on an event, observe what followed, rate the decision."""
 
     def __init__(self, client: Client) -> None:
         self._c = client
 
     def decide(self, event: EventRequest | Json) -> EventDecision:
+        """Seed 000: fire a learned heuristic, or ask the LLM, for this event."""
         return self._c.send(calls.decide(event))
 
+    def observe(self, event: ObservedEvent | Json) -> Observation:
+        """Seed 001: a new event from a source, an undo of its recent fires or a sign they were ignored."""
+        return self._c.send(calls.observe(event))
+
     def feedback(self, rating: Feedback | Json) -> FeedbackReceipt:
+        """Rate a decision (positive/negative, a user score or a developer score)."""
         return self._c.send(calls.feedback(rating))
 
-    def create_heuristic(self, heuristic: HeuristicCreate | Json) -> Heuristic:
+    def report(self, *, since: datetime | None = None) -> list[StrategyReport]:
+        """Per strategy: decisions by path, LLM calls, predicted and rated success."""
+        return self._c.send(calls.executive_report(since=since))
+
+
+class _Heuristics:
+    """The heuristics the executive fires, and what they learned."""
+
+    def __init__(self, client: Client) -> None:
+        self._c = client
+
+    def create(self, heuristic: HeuristicCreate | Json) -> Heuristic:
+        """Teach a heuristic: a condition, an action, a confidence."""
         return self._c.send(calls.create_heuristic(heuristic))
 
-    def heuristic(self, heuristic_id: str) -> Heuristic:
+    def get(self, heuristic_id: str) -> Heuristic:
+        """One heuristic."""
         return self._c.send(calls.get_heuristic(heuristic_id))
+
+    def page(
+        self, *, domain: str | None = None, origin: str | None = None, limit: int = 100, offset: int = 0
+    ) -> HeuristicPage:
+        """A page of the tenant's heuristics."""
+        return self._c.send(calls.list_heuristics(domain=domain, origin=origin, limit=limit, offset=offset))
+
+    def match(self, asked: MatchRequest | Json) -> MatchResponse:
+        """The heuristics whose condition matches a text, best first."""
+        return self._c.send(calls.match_heuristics(asked))
+
+    def update(self, heuristic_id: str, change: HeuristicUpdate | Json) -> Heuristic:
+        """Change a heuristic (a new confidence re-seeds its prior)."""
+        return self._c.send(calls.update_heuristic(heuristic_id, change))
+
+    def delete(self, heuristic_id: str) -> None:
+        """Delete a heuristic."""
+        return self._c.send(calls.delete_heuristic(heuristic_id))
+
+    def evidence(self, heuristic_id: str, evidence: ConfidenceRequest | Json) -> ConfidenceUpdate:
+        """Evidence for or against a heuristic (atomic)."""
+        return self._c.send(calls.heuristic_evidence(heuristic_id, evidence))
+
+    def fired(self, heuristic_id: str, fire: FireRequest | Json) -> FireRecord:
+        """A heuristic fired for an event: counted, and watched for undo, ignore or timeout."""
+        return self._c.send(calls.record_fire(heuristic_id, fire))
+
+    def history(self, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
+        """A heuristic's confidence over time, each step with the signal that moved it."""
+        return self._c.send(calls.heuristic_history(heuristic_id, limit=limit))
+
+    def channel(self) -> ChannelReport:
+        """What each implicit outcome says about a fire, learned from rated fires."""
+        return self._c.send(calls.learning_channel())
 
 
 class _Routing:
-    """Seed 002: a conversation's turns routed, rated."""
+    """Seed 002: a conversation's turns routed and rated; its tools and documents."""
 
     def __init__(self, client: Client) -> None:
         self._c = client
 
     def create_session(self, session: NewSession | Json | None = None) -> Session:
+        """Start a conversation (optionally with lead context and earlier turns)."""
         return self._c.send(calls.create_session(session or {}))
 
-    def session(self, session_id: str) -> Session:
-        return self._c.send(calls.get_session(session_id))
+    def session(self, session_id: str, *, turns: int = 20) -> Session:
+        """A session: mode, counters, recent messages."""
+        return self._c.send(calls.get_session(session_id, turns=turns))
 
     def route(self, session_id: str, turn: RouteRequest | Json) -> RouteResult:
+        """Seed 002: RETRIEVE, REASON_ONLY, USE_TOOL, CLARIFY or ESCALATE for a user turn."""
         return self._c.send(calls.route(session_id, turn))
 
     def feedback(self, session_id: str, rating: RouteFeedbackIn | Json) -> RouteFeedback:
+        """Rate a routed turn (and say what it should have been)."""
         return self._c.send(calls.route_feedback(session_id, rating))
+
+    def add_message(self, session_id: str, message: MessageIn | Json) -> Session:
+        """The agent's or a human's reply, added to the conversation."""
+        return self._c.send(calls.add_message(session_id, message))
+
+    def handback(self, session_id: str) -> Session:
+        """A human hands the session back to automatic routing."""
+        return self._c.send(calls.handback(session_id))
+
+    def tool_outcome(self, session_id: str, outcome: ToolOutcomeIn | Json) -> ToolOutcomeResult:
+        """What a tool call did: retry, proceed without it, or escalate."""
+        return self._c.send(calls.tool_outcome(session_id, outcome))
+
+    def put_tool(self, name: str, tool: ToolPut | Json) -> Tool:
+        """Register or replace a tool."""
+        return self._c.send(calls.put_tool(name, tool))
+
+    def tools(self) -> list[Tool]:
+        """The tenant's registered tools."""
+        return self._c.send(calls.list_tools())
+
+    def delete_tool(self, name: str) -> None:
+        """Unregister a tool."""
+        return self._c.send(calls.delete_tool(name))
+
+    def add_documents(self, documents: Sequence[DocumentIn | Json]) -> list[Document]:
+        """Add documents to the knowledge base."""
+        return self._c.send(calls.add_documents(documents))
+
+    def documents(self, *, limit: int = 100, offset: int = 0) -> list[Document]:
+        """The tenant's documents, oldest first."""
+        return self._c.send(calls.list_documents(limit=limit, offset=offset))
+
+    def delete_document(self, document_id: str) -> None:
+        """Remove a document."""
+        return self._c.send(calls.delete_document(document_id))
 
 
 class _Admission:
-    """Seed 003: a finished run admitted to memory, or not; memory searched."""
+    """Seed 003: finished runs admitted to memory, or not; memory searched."""
 
     def __init__(self, client: Client) -> None:
         self._c = client
 
     def admit(self, run: RunIn | Json) -> AdmissionResult:
+        """Seed 003: ADD, NOT, REPLACE or MERGE a finished run into memory, and why."""
         return self._c.send(calls.admit(run))
 
-    def search(self, query: str, *, agent_id: str = "default", user_id: str = "", k: int = 5) -> list[SearchHit]:
-        return self._c.send(calls.search_runs(query, agent_id=agent_id, user_id=user_id, k=k))
+    def admit_batch(self, runs: RunBatch | Json) -> BatchResult:
+        """Many runs in one transaction, deduplicated within the batch too."""
+        return self._c.send(calls.admit_batch(runs))
+
+    def search(
+        self,
+        query: str,
+        *,
+        agent_id: str = "default",
+        user_id: str = "",
+        k: int = 5,
+        min_similarity: float = 0.0,
+        collapse: bool = False,
+    ) -> list[SearchHit]:
+        """The active runs most similar to a query."""
+        return self._c.send(
+            calls.search_runs(
+                query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse
+            )
+        )
+
+    def run(self, run_id: str) -> Run:
+        """One stored run."""
+        return self._c.send(calls.get_run(run_id))
+
+    def runs(
+        self,
+        *,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        status: str | None = None,
+        task_id: str | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> RunPage:
+        """Stored runs, oldest first."""
+        return self._c.send(
+            calls.list_runs(
+                agent_id=agent_id, user_id=user_id, status=status, task_id=task_id, limit=limit, offset=offset
+            )
+        )
+
+    def delete_run(self, run_id: str) -> None:
+        """Forget a run."""
+        return self._c.send(calls.delete_run(run_id))
+
+    def undo(self, decision_id: str) -> UndoResult:
+        """Take an admission decision back."""
+        return self._c.send(calls.undo_decision(decision_id))
+
+    def feedback(self, decision_id: str, rating: AdmissionFeedbackIn | Json) -> AdmissionFeedback:
+        """Rate an admission decision (and say what it should have been)."""
+        return self._c.send(calls.admission_feedback(decision_id, rating))
+
+    def decisions(
+        self, *, run_id: str | None = None, decision: str | None = None, limit: int = 100, offset: int = 0
+    ) -> MemoryDecisionPage:
+        """Seed 003's memory decisions, newest first."""
+        return self._c.send(calls.memory_decisions(run_id=run_id, decision=decision, limit=limit, offset=offset))
 
 
 class _Proactive:
-    """Seed 004: a user's profile, and what their next cycle would decide."""
+    """Seed 004: users, their signals, and what their cycles decide."""
 
     def __init__(self, client: Client) -> None:
         self._c = client
 
     def put_user(self, user_id: str, user: UserIn | Json) -> UserProfile:
+        """Create or replace a user's proactive profile."""
         return self._c.send(calls.put_user(user_id, user))
 
+    def user(self, user_id: str) -> UserProfile:
+        """A user's profile with their trust level."""
+        return self._c.send(calls.get_user(user_id))
+
+    def users(self, *, limit: int = 100, offset: int = 0) -> list[UserProfile]:
+        """The tenant's users."""
+        return self._c.send(calls.list_users(limit=limit, offset=offset))
+
+    def delete_user(self, user_id: str) -> None:
+        """Forget a user and everything proactive about them."""
+        return self._c.send(calls.delete_user(user_id))
+
+    def add_signals(self, user_id: str, signals: SignalBatch | Json) -> SignalsStored:
+        """Signals for a user's next cycles (deduplicated)."""
+        return self._c.send(calls.add_signals(user_id, signals))
+
+    def signals(self, user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> list[Signal]:
+        """A user's signals."""
+        return self._c.send(calls.list_signals(user_id, pending=pending, limit=limit, offset=offset))
+
+    def user_message(self, user_id: str, message: UserMessageIn | Json) -> UserReply:
+        """A message from the user: a reply to a send, an opt-out, or activity."""
+        return self._c.send(calls.user_message(user_id, message))
+
+    def opt_out(self, user_id: str, asked: OptOutIn | Json) -> UserProfile:
+        """Stop proactive messages (all, or some categories)."""
+        return self._c.send(calls.opt_out(user_id, asked))
+
+    def opt_in(self, user_id: str, asked: OptOutIn | Json) -> UserProfile:
+        """Resume proactive messages."""
+        return self._c.send(calls.opt_in(user_id, asked))
+
+    def mute(self, user_id: str, asked: MuteIn | Json) -> UserProfile:
+        """Silence a user until a time."""
+        return self._c.send(calls.mute(user_id, asked))
+
+    def unmute(self, user_id: str) -> UserProfile:
+        """End a user's mute."""
+        return self._c.send(calls.unmute(user_id))
+
+    def pause(self) -> PauseState:
+        """The tenant's proactive pause (kill switch)."""
+        return self._c.send(calls.get_pause())
+
+    def set_pause(self, asked: PauseIn | Json) -> PauseState:
+        """Pause or resume every proactive message of the tenant."""
+        return self._c.send(calls.set_pause(asked))
+
+    def insights(self, user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> list[DeferredInsight]:
+        """A user's deferred insights."""
+        return self._c.send(calls.list_insights(user_id, fresh=fresh, limit=limit, offset=offset))
+
+    def run_cycle(self, user_id: str) -> CycleResult:
+        """Seed 004: run one user's cycle now (send, defer or stay silent)."""
+        return self._c.send(calls.run_cycle(user_id))
+
     def preview(self, asked: PreviewIn | Json) -> Preview:
+        """What a user's cycle would decide; nothing is written or sent."""
         return self._c.send(calls.preview(asked))
+
+    def timeline(self, user_id: str, *, days: float = 7, limit: int = 200) -> Timeline:
+        """Why the user got a message or did not."""
+        return self._c.send(calls.timeline(user_id, days=days, limit=limit))
+
+    def feedback_summary(self, user_id: str) -> FeedbackSummary:
+        """A user's engagement by category."""
+        return self._c.send(calls.feedback_summary(user_id))
 
 
 class _Decisions:
+    """The decision records, every decision point's."""
+
     def __init__(self, client: Client) -> None:
         self._c = client
 
     def get(self, decision_id: str) -> DecisionRecord:
+        """One decision record."""
         return self._c.send(calls.get_decision(decision_id))
+
+    def page(
+        self,
+        *,
+        kind: str | None = None,
+        strategy: str | None = None,
+        path: str | None = None,
+        subject_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> DecisionPage:
+        """Decision records, newest first."""
+        return self._c.send(
+            calls.list_decisions(
+                kind=kind,
+                strategy=strategy,
+                path=path,
+                subject_id=subject_id,
+                since=since,
+                until=until,
+                limit=limit,
+                offset=offset,
+            )
+        )
 
 
 class _Replay:
+    """What-if replay and tuning over the logged decisions."""
+
     def __init__(self, client: Client) -> None:
         self._c = client
 
     def run(self, asked: ReplayIn | Json) -> ReplayReport:
+        """What another setting would have done with the logged decisions."""
         return self._c.send(calls.replay(asked))
 
     def tune(self, asked: TuneIn | Json) -> TuneReport:
+        """The setting the logged decisions argue for, with the table behind it."""
         return self._c.send(calls.tune(asked))
 
 
 class _Settings:
+    """The tenant's tunable settings."""
+
     def __init__(self, client: Client) -> None:
         self._c = client
 
+    def list_all(self) -> SettingList:
+        """The tenant's tunable settings: used, configured, applied."""
+        return self._c.send(calls.list_settings())
+
     def get(self, name: SettingName) -> AppliedSetting:
+        """One tunable setting of the tenant."""
         return self._c.send(calls.get_setting(name))
 
     def apply(self, name: SettingName, change: ApplyIn | Json) -> AppliedSetting:
+        """Apply (or with value None, reset) the tenant's value of a setting."""
         return self._c.send(calls.apply_setting(name, change))

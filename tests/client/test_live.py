@@ -108,6 +108,10 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         assert p.executive.observe({"event_id": "cellar-2", "text": "the plumber is on his way"}).event_id == "cellar-2"
         assert p.heuristics.history(made.id)
         assert p.heuristics.channel() is not None
+        exported = p.heuristics.export()
+        assert made.id in {h.id for h in exported}
+        copy = exported[0].model_copy(update={"id": "copied-1"})
+        assert p.heuristics.import_([copy]).ids == ["copied-1"]
         assert p.executive.report()
         assert p.decisions.page(kind="executive").items
 
@@ -145,6 +149,9 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         )
         assert len(stored.stored) == 1 and p.proactive.signals("bo", pending=True)
         assert p.proactive.run_cycle("bo").user_id == "bo"
+        assert p.proactive.run_tick().users >= 0
+        assert isinstance(p.proactive.stats(days=1), dict)
+        assert all(f.user_id == "bo" for f in p.proactive.feedback(user_id="bo"))
         assert p.proactive.timeline("bo").events
         assert isinstance(p.proactive.insights("bo"), list)
         assert p.proactive.user_message("bo", {"text": "thanks, done!"}).intent == "reply"

@@ -49,6 +49,7 @@ from phronesis.client.models import (
     HeuristicPage,
     HeuristicUpdate,
     HistoryEntry,
+    ImportResult,
     MatchRequest,
     MatchResponse,
     MemoryDecisionPage,
@@ -62,6 +63,7 @@ from phronesis.client.models import (
     PauseState,
     Preview,
     PreviewIn,
+    ProactiveFeedback,
     ReplayIn,
     ReplayReport,
     RouteFeedback,
@@ -80,6 +82,7 @@ from phronesis.client.models import (
     SignalBatch,
     SignalsStored,
     StrategyReport,
+    TickReport,
     Timeline,
     Tool,
     ToolOutcomeIn,
@@ -129,7 +132,14 @@ class AsyncClient:
         for attempt in range(1, self.retry.attempts + 1):
             last = attempt == self.retry.attempts
             try:
-                response = await self._http.request(call.method, call.path, json=call.json, params=call.params or None)
+                response = await self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.json,
+                    params=call.params or None,
+                    content=call.content,
+                    headers=call.headers or None,
+                )
             except NOT_SENT as exc:
                 if last:
                     raise TransportFailed(f"{call.method} {call.path}: {exc}") from exc
@@ -226,6 +236,14 @@ class _Heuristics:
     async def history(self, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
         """A heuristic's confidence over time, each step with the signal that moved it."""
         return await self._c.send(calls.heuristic_history(heuristic_id, limit=limit))
+
+    async def import_(self, heuristics: Sequence[HeuristicCreate | Json]) -> ImportResult:
+        """Import heuristics, all or nothing (JSON Lines on the wire)."""
+        return await self._c.send(calls.import_heuristics(heuristics))
+
+    async def export(self) -> list[HeuristicCreate]:
+        """Every heuristic of the tenant, as ``import_`` takes them back."""
+        return await self._c.send(calls.export_heuristics())
 
     async def channel(self) -> ChannelReport:
         """What each implicit outcome says about a fire, learned from rated fires."""
@@ -431,6 +449,31 @@ class _Proactive:
     async def run_cycle(self, user_id: str) -> CycleResult:
         """Seed 004: run one user's cycle now (send, defer or stay silent)."""
         return await self._c.send(calls.run_cycle(user_id))
+
+    async def run_tick(self) -> TickReport:
+        """Every due user's cycle now: one scheduler tick."""
+        return await self._c.send(calls.run_tick())
+
+    async def stats(self, *, days: int = 7) -> dict[str, dict[str, int]]:
+        """The tenant's proactive counters per UTC day."""
+        return await self._c.send(calls.proactive_stats(days=days))
+
+    async def feedback(
+        self,
+        *,
+        user_id: str | None = None,
+        outcome: str | None = None,
+        category: str | None = None,
+        since: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[ProactiveFeedback]:
+        """Proactive sends and their feedback, newest first."""
+        return await self._c.send(
+            calls.proactive_feedback(
+                user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset
+            )
+        )
 
     async def preview(self, asked: PreviewIn | Json) -> Preview:
         """What a user's cycle would decide; nothing is written or sent."""

@@ -7,6 +7,7 @@ before anything is sent, so bad input fails as the server would fail it, without
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -45,6 +46,7 @@ from phronesis.client.models import (
     HeuristicPage,
     HeuristicUpdate,
     HistoryEntry,
+    ImportResult,
     MatchRequest,
     MatchResponse,
     MemoryDecisionPage,
@@ -58,6 +60,7 @@ from phronesis.client.models import (
     PauseState,
     Preview,
     PreviewIn,
+    ProactiveFeedback,
     ReplayIn,
     ReplayReport,
     RouteFeedback,
@@ -76,6 +79,7 @@ from phronesis.client.models import (
     SignalBatch,
     SignalsStored,
     StrategyReport,
+    TickReport,
     Timeline,
     Tool,
     ToolOutcomeIn,
@@ -116,6 +120,9 @@ class Call(Generic[T]):
     read: Callable[[httpx.Response], T]
     json: Any = None
     params: dict[str, Any] = field(default_factory=dict)
+    content: bytes | None = None
+    """A body that is not JSON (JSON Lines), sent with ``headers``."""
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def _reader(kind: Any) -> Callable[[httpx.Response], Any]:
@@ -203,6 +210,22 @@ def record_fire(heuristic_id: str, fire: FireRequest | Json) -> Call[FireRecord]
 def heuristic_history(heuristic_id: str, *, limit: int = 1000) -> Call[list[HistoryEntry]]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}/history"
     return Call("GET", path, _reader(list[HistoryEntry]), params=_query(limit=limit))
+
+
+def import_heuristics(heuristics: Sequence[HeuristicCreate | Json]) -> Call[ImportResult]:
+    """All or nothing, as JSON Lines (the server's import format)."""
+    lines = "".join(json.dumps(_body(HeuristicCreate, h)) + "\n" for h in heuristics).encode()
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    return Call("POST", "/v1/heuristics/import", _reader(ImportResult), content=lines, headers=ndjson)
+
+
+def export_heuristics() -> Call[list[HeuristicCreate]]:
+    """Every heuristic of the tenant, as ``import_heuristics`` takes them back."""
+
+    def read(response: httpx.Response) -> list[HeuristicCreate]:
+        return [HeuristicCreate.model_validate_json(line) for line in response.text.splitlines() if line.strip()]
+
+    return Call("GET", "/v1/heuristics/export", read)
 
 
 def learning_channel() -> Call[ChannelReport]:
@@ -400,6 +423,28 @@ def list_insights(
 def run_cycle(user_id: str) -> Call[CycleResult]:
     body = _body(CycleRequest, {"user_id": user_id})
     return Call("POST", "/v1/proactive/cycles", _reader(CycleResult), body)
+
+
+def run_tick() -> Call[TickReport]:
+    """Every due user's cycle now: one scheduler tick."""
+    return Call("POST", "/v1/proactive/cycles", _reader(TickReport), _body(CycleRequest, {}))
+
+
+def proactive_stats(*, days: int = 7) -> Call[dict[str, dict[str, int]]]:
+    return Call("GET", "/v1/proactive/stats", _reader(dict[str, dict[str, int]]), params=_query(days=days))
+
+
+def proactive_feedback(
+    *,
+    user_id: str | None = None,
+    outcome: str | None = None,
+    category: str | None = None,
+    since: datetime | None = None,
+    limit: int = 100,
+    offset: int = 0,
+) -> Call[list[ProactiveFeedback]]:
+    params = _query(user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset)
+    return Call("GET", "/v1/proactive/feedback", _reader(list[ProactiveFeedback]), params=params)
 
 
 def preview(asked: PreviewIn | Json) -> Call[Preview]:

@@ -48,6 +48,7 @@ from phronesis.client.models import (
     HeuristicPage,
     HeuristicUpdate,
     HistoryEntry,
+    ImportResult,
     MatchRequest,
     MatchResponse,
     MemoryDecisionPage,
@@ -61,6 +62,7 @@ from phronesis.client.models import (
     PauseState,
     Preview,
     PreviewIn,
+    ProactiveFeedback,
     ReplayIn,
     ReplayReport,
     RouteFeedback,
@@ -79,6 +81,7 @@ from phronesis.client.models import (
     SignalBatch,
     SignalsStored,
     StrategyReport,
+    TickReport,
     Timeline,
     Tool,
     ToolOutcomeIn,
@@ -128,7 +131,14 @@ class Client:
         for attempt in range(1, self.retry.attempts + 1):
             last = attempt == self.retry.attempts
             try:
-                response = self._http.request(call.method, call.path, json=call.json, params=call.params or None)
+                response = self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.json,
+                    params=call.params or None,
+                    content=call.content,
+                    headers=call.headers or None,
+                )
             except NOT_SENT as exc:
                 if last:
                     raise TransportFailed(f"{call.method} {call.path}: {exc}") from exc
@@ -225,6 +235,14 @@ class _Heuristics:
     def history(self, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
         """A heuristic's confidence over time, each step with the signal that moved it."""
         return self._c.send(calls.heuristic_history(heuristic_id, limit=limit))
+
+    def import_(self, heuristics: Sequence[HeuristicCreate | Json]) -> ImportResult:
+        """Import heuristics, all or nothing (JSON Lines on the wire)."""
+        return self._c.send(calls.import_heuristics(heuristics))
+
+    def export(self) -> list[HeuristicCreate]:
+        """Every heuristic of the tenant, as ``import_`` takes them back."""
+        return self._c.send(calls.export_heuristics())
 
     def channel(self) -> ChannelReport:
         """What each implicit outcome says about a fire, learned from rated fires."""
@@ -426,6 +444,31 @@ class _Proactive:
     def run_cycle(self, user_id: str) -> CycleResult:
         """Seed 004: run one user's cycle now (send, defer or stay silent)."""
         return self._c.send(calls.run_cycle(user_id))
+
+    def run_tick(self) -> TickReport:
+        """Every due user's cycle now: one scheduler tick."""
+        return self._c.send(calls.run_tick())
+
+    def stats(self, *, days: int = 7) -> dict[str, dict[str, int]]:
+        """The tenant's proactive counters per UTC day."""
+        return self._c.send(calls.proactive_stats(days=days))
+
+    def feedback(
+        self,
+        *,
+        user_id: str | None = None,
+        outcome: str | None = None,
+        category: str | None = None,
+        since: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[ProactiveFeedback]:
+        """Proactive sends and their feedback, newest first."""
+        return self._c.send(
+            calls.proactive_feedback(
+                user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset
+            )
+        )
 
     def preview(self, asked: PreviewIn | Json) -> Preview:
         """What a user's cycle would decide; nothing is written or sent."""

@@ -1,0 +1,40 @@
+"""The two clients are one API: the same namespaces, methods and signatures, each method sending
+the same operation (``calls``), and every operation reachable from both. Written twice because
+Python cannot type one method as both blocking and awaitable; this test keeps the two one."""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+from phronesis.client import AsyncClient, Client, calls
+from phronesis.client.calls import Call
+
+NAMESPACES = ("executive", "heuristics", "routing", "admission", "proactive", "decisions", "replay", "settings")
+
+
+def _methods(cls: type) -> dict[str, object]:
+    return {n: f for n, f in vars(cls).items() if not n.startswith("_") and inspect.isfunction(f)}
+
+
+def _sends(function: object) -> list[str]:
+    return re.findall(r"calls\.(\w+)\(", inspect.getsource(function))  # type: ignore[arg-type]
+
+
+def test_both_clients_have_the_same_methods_sending_the_same_operations() -> None:
+    sync, aio = Client("http://x"), AsyncClient("http://x")
+    used: set[str] = set()
+    for name in NAMESPACES:
+        blocking, awaited = _methods(type(getattr(sync, name))), _methods(type(getattr(aio, name)))
+        assert blocking.keys() == awaited.keys(), name
+        for method, function in blocking.items():
+            twin = awaited[method]
+            assert inspect.iscoroutinefunction(twin) and not inspect.iscoroutinefunction(function), method
+            assert inspect.signature(function) == inspect.signature(twin), f"{name}.{method}"  # type: ignore[arg-type]
+            assert _sends(function) == _sends(twin) and len(_sends(function)) == 1, f"{name}.{method}"
+            used.update(_sends(function))
+    operations = {n for n, f in vars(calls).items() if inspect.isfunction(f) and f.__module__ == calls.__name__}
+    builders = {n for n in operations if not n.startswith("_")}
+    assert used == builders, f"not reachable from a namespace: {builders - used}"
+    assert all("Call[" in str(inspect.signature(getattr(calls, n)).return_annotation) for n in builders)
+    assert Call is calls.Call

@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from phronesis import __version__, ui
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
+from phronesis.api.openapi import document
 from phronesis.api.problems import install_problem_handlers
 from phronesis.api.readiness import Readiness
 from phronesis.api.request_ids import RequestIdMiddleware
@@ -181,6 +182,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.state.metrics = Metrics()
     app.state.readiness = Readiness(the_engine, requires_llm=the_engine.settings.api.ready_requires_llm)
     install_problem_handlers(app)
+    document(app)
     # the last one added runs first: the body limit refuses before anything else reads
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)

@@ -1,0 +1,38 @@
+"""The OpenAPI document says what the API does (issue 26): bearer keys, problem+json errors."""
+
+from __future__ import annotations
+
+import json
+
+from tests.api.conftest import LiveServer
+
+
+def test_every_operation_documents_problem_json_and_the_key_it_needs(live_server: LiveServer) -> None:
+    with live_server.client(key=None) as client:
+        spec = client.get("/openapi.json").json()
+    assert spec["components"]["securitySchemes"]["apiKey"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key from PHRONESIS_API__KEYS (dev mode on loopback needs none).",
+    }
+    assert "HTTPValidationError" not in json.dumps(spec)  # FastAPI's shape: no response of ours has it
+    operations = [(path, method, op) for path, ops in spec["paths"].items() for method, op in ops.items()]
+    assert len(operations) > 60
+    for path, method, op in operations:
+        errors = {status: r for status, r in op["responses"].items() if status[0] in "45"}
+        assert {"4XX", "5XX"} <= errors.keys(), (method, path)
+        for response in errors.values():
+            assert response["content"] == {
+                "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+            }, (method, path)
+        assert op["security"] == ([{"apiKey": []}] if path.startswith("/v1/") else []), (method, path)
+
+
+def test_a_refusal_has_the_documented_shape(live_server: LiveServer) -> None:
+    with live_server.client() as client:
+        problem_schema = client.get("/openapi.json").json()["components"]["schemas"]["Problem"]
+        refused = client.post("/v1/events/decide", json={"source": "home"})
+    assert refused.status_code == 422 and refused.headers["content-type"] == "application/problem+json"
+    body = refused.json()
+    assert set(problem_schema["required"]) <= body.keys() <= problem_schema["properties"].keys()
+    assert body["field"] == "text" and body["errors"][0]["in"] == "body"

@@ -40,7 +40,10 @@ def _table(report: ReplayReport) -> str:
     if proactive:
         lines.append(f"messages sent: {report.sent_logged} logged → {report.sent_replayed} replayed")
     if report.handoffs_logged is not None:
-        lines.append(f"handed to a person: {report.handoffs_logged} logged → {report.handoffs_replayed} replayed")
+        unsettled = f" (and {report.handoffs_unsettled} not settled)" if report.handoffs_unsettled else ""
+        lines.append(
+            f"handed to a person: {report.handoffs_logged} logged → {report.handoffs_replayed} replayed{unsettled}"
+        )
     what, of = ("engagement", "its sends") if proactive else ("success", "the rated decisions")
     lines += [
         f"{what} now: {_pct(now.rate)} of {now.covered} rated",

@@ -210,8 +210,11 @@ class ReplayReport(BaseModel):
     """What the weighted estimates rest on, or why there are none."""
     handoffs_logged: int | None = None
     handoffs_replayed: int | None = None
-    """Routing's band thresholds: turns handed to a person (ESCALATE), logged and replayed; a turn
-    the logs cannot settle (it would retrieve more) counts as handed off, an upper bound."""
+    """Routing's band thresholds: turns handed to a person (ESCALATE), logged and replayed, of the
+    turns the logs settle."""
+    handoffs_unsettled: int | None = None
+    """Routing's band thresholds: turns the logs cannot settle (they would search again where the
+    logged turn did not): neither counted as handed off nor not."""
     sent_logged: int | None = None
     sent_replayed: int | None = None
     """Proactive only: messages sent then, and under the replayed setting."""

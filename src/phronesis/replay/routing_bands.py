@@ -140,7 +140,7 @@ def replay_bands_rows(rows: Sequence[Banded], value: float, *, current: float, p
             change = (logged, replayed if replayed is not None else NOT_SEARCHED.format(row.decision.value))
         tally.decision(calls_logged=row.llm_calls, calls_replayed=row.llm_calls, change=change, decision_id=row.id)
         # a person's time is what the bands spend (they change no LLM call)
-        tally.handoff(logged=row.action == escalate, replayed=replayed in (escalate, None))
+        tally.handoff(logged=row.action == escalate, replayed=None if replayed is None else replayed == escalate)
         if row.truth is None:  # not rated, or the rating did not say what was right
             continue
         right: bool | None = row.action == row.truth

@@ -33,7 +33,9 @@ class Tally:
     sent_replayed: int = 0
     handoffs_logged: int | None = None
     handoffs_replayed: int | None = None
-    """Routing's bands: turns handed to a person (None: a replay that does not count them)."""
+    handoffs_unsettled: int | None = None
+    """Routing's bands: turns handed to a person, logged and replayed (None: a replay that does
+    not count them); turns whose replayed decision the logs cannot settle, counted apart."""
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
     examples: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
@@ -57,10 +59,12 @@ class Tally:
             if decision_id is not None and len(kept) < EXAMPLES:
                 kept.append(decision_id)
 
-    def handoff(self, *, logged: bool, replayed: bool) -> None:
-        """Routing's bands: whether the logged and the replayed decision hand the turn to a person."""
+    def handoff(self, *, logged: bool, replayed: bool | None) -> None:
+        """Routing's bands: whether the logged and the replayed decision hand the turn to a person
+        (``replayed`` None: the logs cannot say; a trial saw those counted as hand-offs)."""
         self.handoffs_logged = (self.handoffs_logged or 0) + logged
-        self.handoffs_replayed = (self.handoffs_replayed or 0) + replayed
+        self.handoffs_replayed = (self.handoffs_replayed or 0) + bool(replayed)
+        self.handoffs_unsettled = (self.handoffs_unsettled or 0) + (replayed is None)
 
     def rating(self, *, logged_right: bool, replayed_right: bool | None) -> None:
         """A rated decision: whether the logged one was right, and the replayed one (None: unknown)."""
@@ -116,4 +120,5 @@ class Tally:
             sent_replayed=self.sent_replayed if decision_point == "proactive" else None,
             handoffs_logged=self.handoffs_logged,
             handoffs_replayed=self.handoffs_replayed,
+            handoffs_unsettled=self.handoffs_unsettled,
         )

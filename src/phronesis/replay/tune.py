@@ -58,6 +58,8 @@ class TuneRow(BaseModel):
     """Proactive: messages it would send."""
     handoffs: int | None = None
     """Routing's bands: turns it would hand to a person (``ReplayReport.handoffs_replayed``)."""
+    unsettled: int | None = None
+    """Routing's bands: turns the logs cannot settle at this value (``handoffs_unsettled``)."""
     success: float | None
     interval: tuple[float, float] | None
     method: Method
@@ -108,6 +110,10 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     for report in reports:
         success, interval, method, coverage = best_estimate(report)
         eligible = success is not None and now is not None and success >= now and coverage >= body.min_coverage
+        # the bands: as many of all turns settled as of the rated ones, so fewer hand-offs are not
+        # fewer only because the turns that would search again went uncounted
+        unsettled = report.handoffs_unsettled or 0
+        eligible = eligible and unsettled <= (1 - body.min_coverage) * report.decisions
         rows.append(
             TuneRow(
                 value=report.value,
@@ -116,6 +122,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
                 llm_calls_avoided=report.llm_calls_logged - report.llm_calls_replayed,
                 sent=report.sent_replayed,
                 handoffs=report.handoffs_replayed,
+                unsettled=report.handoffs_unsettled,
                 success=success,
                 interval=interval,
                 method=method,

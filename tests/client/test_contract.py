@@ -5,12 +5,15 @@ honour ``Retry-After``, and no retry of a request that may have been acted on.""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import httpx
 import pytest
 
 from phronesis.client import (
     Conflict,
+    InvalidInput,
     InvalidRequest,
     NotFound,
     RetryPolicy,
@@ -63,11 +66,18 @@ async def test_a_decision_is_sent_with_the_key_and_read_into_the_servers_model(h
 
 
 async def test_bad_input_is_refused_before_anything_is_sent(harness: Harness) -> None:
+    """As the server would refuse it, and caught the same way (a trial's ``except InvalidRequest``
+    missed pydantic's own error)."""
+
     def handler(request: httpx.Request) -> httpx.Response:
         raise AssertionError("nothing should be sent")
 
-    with pytest.raises(ValueError, match="text"):
-        await harness.run(handler, lambda c: c.executive.decide({"source": "home"}))
+    with pytest.raises(InvalidRequest) as refused:
+        await harness.run(handler, lambda c: c.executive.decide({"source": "home", "urgency": "very"}))
+    assert isinstance(refused.value, InvalidInput) and refused.value.field == "text"
+    assert [e["field"] for e in refused.value.errors] == ["text", "urgency"]
+    with pytest.raises(InvalidInput, match="an id is a non-empty string, not 123"):
+        await harness.run(handler, lambda c: c.heuristics.get(123))
 
 
 @pytest.mark.parametrize(
@@ -165,7 +175,7 @@ def test_without_a_base_url_the_client_says_so(monkeypatch: pytest.MonkeyPatch) 
 
 
 async def test_an_answer_that_is_not_the_servers_model_is_a_client_error(harness: Harness) -> None:
-    with pytest.raises(UnexpectedAnswer, match="POST /v1/events/decide"):
+    with pytest.raises(UnexpectedAnswer, match=r"POST /v1/events/decide: .*\(accepted: Field required"):
         await harness.run(
             lambda _: httpx.Response(200, json={"what": "no"}), lambda c: c.executive.decide({"text": "x"})
         )
@@ -183,3 +193,10 @@ def _routed() -> dict[str, object]:
         "reasoning": "small talk",
         "session_mode": "auto",
     }
+
+
+def test_the_readme_s_mock_transport_example_runs() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    found = re.search(r"```python\n(import httpx\nfrom phronesis\.client import Client\n.*?)```", readme, re.S)
+    assert found is not None, "the README shows how to test with MockTransport"
+    exec(compile(found.group(1), "README.md", "exec"), {})  # the README's own example

@@ -89,8 +89,8 @@ def test_the_readme_s_python_tour_runs(
     code = found.group(1).replace('Client("http://127.0.0.1:8000")', f'Client("{base_url}")')
     exec(compile(code, "README.md", "exec"), {})  # the README's own example
     printed = capsys.readouterr().out.splitlines()
-    assert printed[:3] == ["heuristic raise the thermostat by two degrees", "REASON_ONLY", "ADD"]
-    assert printed[3].startswith("value value: routing.low_threshold must not be above routing.high_threshold")
+    assert printed[:4] == ["heuristic raise the thermostat by two degrees", "REASON_ONLY", "ADD", "value"]
+    assert printed[4].startswith("value: routing.low_threshold must not be above routing.high_threshold")
 
 
 def test_every_operation_meets_its_endpoint(base_url: str) -> None:
@@ -103,7 +103,7 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         assert p.heuristics.update(made.id, {"domain": "house"}).domain == "house"
         assert p.heuristics.evidence(made.id, {"positive": True}).new_confidence > 0
         decided = p.executive.decide({"text": "the cellar is flooding"})
-        fire = p.heuristics.fired(made.id, {"event_id": "cellar-1", "response_id": decided.response_id})
+        fire = p.heuristics.record_fire(made.id, {"event_id": "cellar-1", "response_id": decided.response_id})
         assert fire.heuristic_id == made.id
         assert p.executive.observe({"event_id": "cellar-2", "text": "the plumber is on his way"}).event_id == "cellar-2"
         assert p.heuristics.history(made.id)
@@ -159,7 +159,7 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         assert p.proactive.opt_out("bo", {}).id == "bo" and p.proactive.opt_in("bo", {}).id == "bo"
         assert p.proactive.mute("bo", {"minutes": 30}).id == "bo" and p.proactive.unmute("bo").id == "bo"
         assert p.proactive.set_pause({"paused": True, "reason": "test"}).paused
-        assert not p.proactive.set_pause({"paused": False}).paused and not p.proactive.pause().paused
+        assert not p.proactive.set_pause({"paused": False}).paused and not p.proactive.pause_state().paused
         p.proactive.delete_user("bo")
         with pytest.raises(NotFound):
             p.proactive.user("bo")

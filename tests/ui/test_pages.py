@@ -427,3 +427,15 @@ def test_a_routing_turn_rated_wrong_shows_its_rating(watched: Watched) -> None:
     rating = page.locator("table[data-table=rating]")
     assert "incorrect" in rating.inner_text() and "CLARIFY" in rating.inner_text()
     assert "No feedback on this decision" not in page.inner_text("body")
+
+
+def test_a_replay_value_apply_would_refuse_is_a_page_not_json(watched: Watched) -> None:
+    """A low threshold above the high one (a trial got raw problem+json in the browser)."""
+    watched.allow(422)
+    sign_in(watched)
+    page = watched.page
+    page.goto("/ui/replay?setting=routing.low_threshold&value=0.9")
+    body = page.inner_text("body")
+    assert "must not be above routing.high_threshold" in body and not body.lstrip().startswith("{")
+    page.click("text=Back to the replay page")
+    assert page.locator("select[name=setting]").input_value() == "routing.low_threshold"

@@ -16,8 +16,8 @@ NoteOption = Annotated[str | None, typer.Option("--note", help="Why: kept on the
 
 
 def _line(s: AppliedSetting) -> str:
-    applied = "configured" if s.applied is None else f"applied (configured {s.configured})"
-    return f"{s.name} = {s.value}  {applied}"
+    applied = "configured" if s.applied is None else f"applied (configured {s.configured:g})"
+    return f"{s.name} = {s.value:g}  {applied}"  # a daily cap of 2 reads 2, not 2.0 (a trial)
 
 
 @settings_app.command("list")

@@ -104,6 +104,20 @@ T = TypeVar("T")
 
 
 class AsyncClient:
+    """A phronesis server's API, one namespace per part (``help(client.routing)`` lists one's
+    operations): ``executive``, ``heuristics``, ``routing``, ``admission``, ``proactive``,
+    ``decisions``, ``replay``, ``settings``. Bodies are the server's models or plain dicts
+    (validated before sending); answers are the server's models."""
+
+    executive: _Executive
+    heuristics: _Heuristics
+    routing: _Routing
+    admission: _Admission
+    proactive: _Proactive
+    decisions: _Decisions
+    replay: _Replay
+    settings: _Settings
+
     def __init__(
         self,
         base_url: str | None = None,
@@ -142,11 +156,11 @@ class AsyncClient:
                 )
             except NOT_SENT as exc:
                 if last:
-                    raise TransportFailed(f"{call.method} {call.path}: {exc}") from exc
+                    raise TransportFailed(f"{call.method} {call.path}: could not connect (not sent): {exc}") from exc
                 await asyncio.sleep(self.retry.delay(attempt, None))
                 continue
-            except httpx.TransportError as exc:
-                raise TransportFailed(f"{call.method} {call.path}: {exc}") from exc
+            except httpx.TransportError as exc:  # sent: it may have been acted on, so not sent again
+                raise TransportFailed(f"{call.method} {call.path}: sent, but no answer: {exc!r}") from exc
             if response.status_code in self.retry.statuses and not last:
                 await asyncio.sleep(self.retry.delay(attempt, retry_after(response)))
                 continue
@@ -155,7 +169,10 @@ class AsyncClient:
             try:
                 return call.read(response)
             except ValidationError as exc:
-                raise UnexpectedAnswer(f"{call.method} {call.path}: the answer is not what it returns") from exc
+                wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+                raise UnexpectedAnswer(
+                    f"{call.method} {call.path}: the answer is not what it returns ({wrong})"
+                ) from exc
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def close(self) -> None:
@@ -229,7 +246,7 @@ class _Heuristics:
         """Evidence for or against a heuristic (atomic)."""
         return await self._c.send(calls.heuristic_evidence(heuristic_id, evidence))
 
-    async def fired(self, heuristic_id: str, fire: FireRequest | Json) -> FireRecord:
+    async def record_fire(self, heuristic_id: str, fire: FireRequest | Json) -> FireRecord:
         """A heuristic fired for an event: counted, and watched for undo, ignore or timeout."""
         return await self._c.send(calls.record_fire(heuristic_id, fire))
 
@@ -432,7 +449,7 @@ class _Proactive:
         """End a user's mute."""
         return await self._c.send(calls.unmute(user_id))
 
-    async def pause(self) -> PauseState:
+    async def pause_state(self) -> PauseState:
         """The tenant's proactive pause (kill switch)."""
         return await self._c.send(calls.get_pause())
 

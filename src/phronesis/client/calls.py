@@ -15,8 +15,9 @@ from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from phronesis.client.errors import InvalidInput
 from phronesis.client.models import (
     AdmissionFeedback,
     AdmissionFeedbackIn,
@@ -141,12 +142,19 @@ def _adapter(kind: Any) -> TypeAdapter[Any]:
 
 
 def _body(model: type[M], value: Body) -> dict[str, Any]:
-    checked = value if isinstance(value, model) else model.model_validate(value)
+    """The body as JSON, validated into ``model`` first: bad input is ``InvalidInput`` (an
+    ``InvalidRequest`` that was never sent), not pydantic's own error (a trial's agent missed it)."""
+    try:
+        checked = value if isinstance(value, model) else model.model_validate(value)
+    except ValidationError as error:
+        raise InvalidInput(model.__name__, error) from None
     return checked.model_dump(mode="json", exclude_unset=True)
 
 
 def _seg(value: str) -> str:
     """A path segment, escaped (an id with a slash stays one segment)."""
+    if not isinstance(value, str) or not value:
+        raise InvalidInput("path", field="id", message=f"an id is a non-empty string, not {value!r}")
     return quote(value, safe="")
 
 

@@ -9,11 +9,13 @@ import time
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 __all__ = [
     "APIError",
     "ClientError",
     "Conflict",
+    "InvalidInput",
     "InvalidRequest",
     "NotFound",
     "RateLimited",
@@ -61,6 +63,27 @@ class APIError(ClientError):
 
 class InvalidRequest(APIError):
     """400, 415, 422: the request was refused as it was; ``field`` says which part."""
+
+
+class InvalidInput(InvalidRequest):
+    """Input the client refused before sending (it is what the server would refuse with a 422):
+    ``field`` names the first problem, ``errors`` lists them all. Caught as ``InvalidRequest``."""
+
+    def __init__(self, model: str, error: ValidationError | None = None, *, field: str = "", message: str = "") -> None:
+        problems = (
+            [{"field": ".".join(str(p) for p in e["loc"]), "in": "body", "message": e["msg"]} for e in error.errors()]
+            if error is not None
+            else [{"field": field, "in": "path", "message": message}]
+        )
+        first = problems[0]
+        self.status = 422
+        self.title = "Invalid request (not sent)"
+        self.detail = f"{first['field']}: {first['message']}" if first["field"] else str(first["message"])
+        self.field = str(first["field"]) or None
+        self.errors = problems
+        self.retry_after = None
+        self.body = {"title": self.title, "status": 422, "detail": self.detail, "errors": problems}
+        Exception.__init__(self, f"{model}: {self.detail}")
 
 
 class Unauthorized(APIError):

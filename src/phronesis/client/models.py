@@ -3,17 +3,22 @@ is defined, so a client and a server of one version cannot disagree on a field."
 
 from phronesis.admission.feedback import AdmissionFeedback, AdmissionFeedbackIn
 from phronesis.admission.models import AdmissionResult, Run, RunIn, SearchHit, UndoResult
-from phronesis.api.routers.admission import BatchResult, MemoryDecisionPage, RunBatch, RunPage
-from phronesis.api.routers.decisions import DecisionPage
-from phronesis.api.routers.heuristics import (
+from phronesis.api.bodies import (
+    BatchResult,
     ConfidenceRequest,
+    CycleRequest,
+    DecisionPage,
     HeuristicPage,
     ImportResult,
     MatchRequest,
     MatchResponse,
+    MemoryDecisionPage,
+    RunBatch,
+    RunPage,
+    SettingList,
+    SignalBatch,
+    SignalsStored,
 )
-from phronesis.api.routers.proactive import CycleRequest, SignalBatch, SignalsStored
-from phronesis.api.routers.settings import SettingList
 from phronesis.audit.models import DecisionRecord
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.report import StrategyReport

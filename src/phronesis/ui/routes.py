@@ -529,7 +529,19 @@ async def replay_page(request: Request) -> Response:
         return _bad_input(request, who, "Bad replay", exc, back=("/ui/replay", "the replay page"), names=names)
     point, parameter = where.decision_point, str(where.parameter)
     current = await current_value(engine, who.tenant, point, parameter)
-    report = await run_replay(engine, who.tenant, body) if body is not None and not wants_tune else None
+    try:
+        report = await run_replay(engine, who.tenant, body) if body is not None and not wants_tune else None
+    except InvalidInputError as exc:  # a value Apply would refuse (low above high): the page says so
+        return _render(
+            request,
+            "error.html",
+            422,
+            viewer=who,
+            title="Bad replay",
+            message=str(exc),
+            back=f"/ui/replay?setting={where.setting}",
+            back_label="the replay page",
+        )
     tuned = await tune(engine, who.tenant, where) if wants_tune else None
     every = {s.name: s for s in await engine.tenant_settings.list(who.tenant)}
     setting = every[where.setting]

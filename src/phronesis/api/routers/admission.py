@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from phronesis.admission.feedback import AdmissionFeedback, AdmissionFeedbackIn
 from phronesis.admission.models import (
@@ -13,12 +12,12 @@ from phronesis.admission.models import (
     SCOPE_PATTERN,
     AdmissionDecision,
     AdmissionResult,
-    MemoryDecision,
     Run,
     RunIn,
     SearchHit,
     UndoResult,
 )
+from phronesis.api.bodies import BatchResult, MemoryDecisionPage, RunBatch, RunPage
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.clock import Instant
 
@@ -29,32 +28,6 @@ DecisionIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PAT
 AgentQuery = Annotated[str, Query(min_length=1, max_length=64, pattern=ID_PATTERN)]
 UserQuery = Annotated[str, Query(max_length=64, pattern=SCOPE_PATTERN)]
 OptionalId = Annotated[str | None, Query(min_length=1, max_length=64, pattern=ID_PATTERN)]
-
-
-class RunBatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    runs: list[RunIn] = Field(min_length=1, max_length=100_000)
-
-
-class BatchResult(BaseModel):
-    batch_id: str | None
-    """Every decision of the batch carries it (``GET /v1/memory-decisions?batch_id=``)."""
-    results: list[AdmissionResult]
-    counts: dict[str, int]
-    """How many runs got each decision."""
-
-
-class RunPage(BaseModel):
-    items: list[Run]
-    limit: int
-    offset: int
-
-
-class MemoryDecisionPage(BaseModel):
-    items: list[MemoryDecision]
-    limit: int
-    offset: int
 
 
 @router.post("/v1/runs", summary="Admit a finished agent run: ADD, NOT, REPLACE or MERGE, and why")

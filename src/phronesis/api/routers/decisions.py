@@ -5,19 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel
 
+from phronesis.api.bodies import DecisionPage
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.audit.models import DecisionKind, DecisionRecord
 from phronesis.clock import Instant
 
 router = APIRouter(prefix="/v1/decisions", tags=["decisions"])
-
-
-class DecisionPage(BaseModel):
-    items: list[DecisionRecord]
-    limit: int
-    offset: int
 
 
 @router.get("", summary="Decision records, newest first")

@@ -7,15 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
 
+from phronesis.api.bodies import ConfidenceRequest, HeuristicPage, ImportResult, MatchRequest, MatchResponse
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
     HeuristicCreate,
-    HeuristicMatch,
     HeuristicUpdate,
     Origin,
 )
@@ -24,41 +23,6 @@ router = APIRouter(prefix="/v1/heuristics", tags=["heuristics"])
 
 HeuristicIdPath = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")]
 EXPORT_PAGE = 1000
-
-
-class HeuristicPage(BaseModel):
-    items: list[Heuristic]
-    limit: int
-    offset: int
-
-
-class MatchRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    text: str = Field(min_length=1, max_length=4000)
-    source: str | None = Field(default=None, max_length=128)
-    """Hard filter on the heuristic's domain (seed 000, F-01)."""
-    k: int | None = Field(default=None, ge=1, le=100)
-    min_similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
-    min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
-
-
-class MatchResponse(BaseModel):
-    matches: list[HeuristicMatch]
-
-
-class ConfidenceRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    positive: bool
-    magnitude: float | None = Field(default=None, gt=0.0, le=10.0, allow_inf_nan=False)
-    """Evidence weight in (0, 10]; unset means 1.0 (seed 001). 0 is refused, never read as 1.0."""
-    source: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
-
-
-class ImportResult(BaseModel):
-    imported: int
-    ids: list[str]
 
 
 @router.post("", status_code=201, summary="Create a heuristic")

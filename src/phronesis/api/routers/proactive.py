@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response, status
-from pydantic import BaseModel, ConfigDict, Field
 
+from phronesis.api.bodies import CycleRequest, SignalBatch, SignalsStored
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.clock import Instant
 from phronesis.proactive.controls import PauseIn, PauseState
@@ -22,7 +22,6 @@ from phronesis.proactive.models import (
     PreviewIn,
     ProactiveFeedback,
     Signal,
-    SignalIn,
     TickReport,
     Timeline,
     UserIn,
@@ -36,25 +35,6 @@ router = APIRouter(tags=["proactive"])
 UserPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
 Limit = Annotated[int, Query(ge=1, le=1000)]
 Offset = Annotated[int, Query(ge=0, le=10_000_000)]
-
-
-class SignalBatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    signals: list[SignalIn] = Field(min_length=1, max_length=1000)
-
-
-class SignalsStored(BaseModel):
-    stored: list[Signal]
-    duplicates: int
-    """Signals whose dedup key this user already had: not stored again."""
-
-
-class CycleRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    user_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
-    """One user's cycle now; None: every due user of the tenant (one scheduler tick)."""
 
 
 @router.put("/v1/users/{user_id}", summary="Create or replace a user's proactive profile")

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from pydantic import BaseModel
 
+from phronesis.api.bodies import SettingList
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
 
 router = APIRouter(prefix="/v1/settings", tags=["settings"])
-
-
-class SettingList(BaseModel):
-    items: list[AppliedSetting]
 
 
 @router.get("", summary="The tenant's tunable settings: the value decisions use, the configured one, the applied one")

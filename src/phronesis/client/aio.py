@@ -15,12 +15,10 @@ from types import TracebackType
 from typing import TypeVar
 
 import httpx
-from pydantic import ValidationError
 
 from phronesis.client import calls
 from phronesis.client.calls import Call, Json
 from phronesis.client.config import DEFAULT_TIMEOUT, Connection
-from phronesis.client.errors import TransportFailed, UnexpectedAnswer, error_for, retry_after
 from phronesis.client.models import (
     AdmissionFeedback,
     AdmissionFeedbackIn,
@@ -96,7 +94,7 @@ from phronesis.client.models import (
     UserProfile,
     UserReply,
 )
-from phronesis.client.retry import NOT_SENT, RetryPolicy
+from phronesis.client.retry import RetryPolicy
 
 __all__ = ["AsyncClient"]
 
@@ -143,37 +141,18 @@ class AsyncClient:
 
     async def send(self, call: Call[T]) -> T:
         """Send one operation (``calls``), retried as ``retry`` says; its answer, or the error."""
-        for attempt in range(1, self.retry.attempts + 1):
-            last = attempt == self.retry.attempts
+        attempt = 1
+        while True:
             try:
-                response = await self._http.request(
-                    call.method,
-                    call.path,
-                    json=call.json,
-                    params=call.params or None,
-                    content=call.content,
-                    headers=call.headers or None,
-                )
-            except NOT_SENT as exc:
-                if last:
-                    raise TransportFailed(f"{call.method} {call.path}: could not connect (not sent): {exc}") from exc
-                await asyncio.sleep(self.retry.delay(attempt, None))
-                continue
-            except httpx.TransportError as exc:  # sent: it may have been acted on, so not sent again
-                raise TransportFailed(f"{call.method} {call.path}: sent, but no answer: {exc!r}") from exc
-            if response.status_code in self.retry.statuses and not last:
-                await asyncio.sleep(self.retry.delay(attempt, retry_after(response)))
-                continue
-            if response.is_error:
-                raise error_for(response)
-            try:
-                return call.read(response)
-            except ValidationError as exc:
-                wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
-                raise UnexpectedAnswer(
-                    f"{call.method} {call.path}: the answer is not what it returns ({wrong})"
-                ) from exc
-        raise AssertionError("unreachable: the last attempt returns or raises")
+                response = await self._http.request(**calls.request_of(call))
+            except httpx.TransportError as error:
+                await asyncio.sleep(self.retry.after_error(attempt, error, f"{call.method} {call.path}"))
+            else:
+                wait = self.retry.after_response(attempt, response)
+                if wait is None:
+                    return calls.answer(call, response)
+                await asyncio.sleep(wait)
+            attempt += 1
 
     async def close(self) -> None:
         await self._http.aclose()

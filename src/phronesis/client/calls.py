@@ -17,7 +17,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from phronesis.client.errors import InvalidInput
+from phronesis.client.errors import InvalidInput, UnexpectedAnswer, error_for
 from phronesis.client.models import (
     AdmissionFeedback,
     AdmissionFeedbackIn,
@@ -114,7 +114,7 @@ def _none(response: httpx.Response) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Call(Generic[T]):
-    """One request, and how its answer is read."""
+    """One request, and how its answer is read (``answer``)."""
 
     method: str
     path: str
@@ -156,6 +156,29 @@ def _seg(value: str) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidInput("path", field="id", message=f"an id is a non-empty string, not {value!r}")
     return quote(value, safe="")
+
+
+def request_of(call: Call[Any]) -> dict[str, Any]:
+    """``httpx.Client.request``'s arguments for ``call`` (both clients send them as they are)."""
+    return {
+        "method": call.method,
+        "url": call.path,
+        "json": call.json,
+        "params": call.params or None,
+        "content": call.content,
+        "headers": call.headers or None,
+    }
+
+
+def answer(call: Call[T], response: httpx.Response) -> T:
+    """What ``response`` says to ``call``: its model, or the error it is (problem+json)."""
+    if response.is_error:
+        raise error_for(response)
+    try:
+        return call.read(response)
+    except ValidationError as exc:
+        wrong = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+        raise UnexpectedAnswer(f"{call.method} {call.path}: the answer is not what it returns ({wrong})") from exc
 
 
 # -- the executive (seed 000) and learning (seed 001) ---------------------------------------

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from phronesis.client.errors import TransportFailed, retry_after
+
 __all__ = ["RetryPolicy"]
 
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout)
@@ -28,7 +30,22 @@ class RetryPolicy:
         if self.attempts < 1:
             raise ValueError("RetryPolicy.attempts must be at least 1")
 
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds to wait after try number ``attempt`` (1-based) failed."""
-        wanted = retry_after if retry_after is not None else self.backoff * 2 ** (attempt - 1)
+    def delay(self, attempt: int, asked: float | None) -> float:
+        """Seconds to wait after try number ``attempt`` (1-based) failed (``asked``: Retry-After)."""
+        wanted = asked if asked is not None else self.backoff * 2 ** (attempt - 1)
         return min(max(wanted, 0.0), self.max_delay)
+
+    def after_response(self, attempt: int, response: httpx.Response) -> float | None:
+        """Seconds to wait before trying again after ``response``, or None: it is the answer."""
+        if response.status_code in self.statuses and attempt < self.attempts:
+            return self.delay(attempt, retry_after(response))
+        return None
+
+    def after_error(self, attempt: int, error: httpx.TransportError, what: str) -> float:
+        """Seconds to wait before trying again after ``error``; raises ``TransportFailed`` where
+        it is not tried again (the last try, or a request that was sent and may have been acted on)."""
+        if not isinstance(error, NOT_SENT):
+            raise TransportFailed(f"{what}: sent, but no answer: {error!r}") from error
+        if attempt >= self.attempts:
+            raise TransportFailed(f"{what}: could not connect (not sent): {error}") from error
+        return self.delay(attempt, None)

@@ -36,3 +36,27 @@ def test_a_refusal_has_the_documented_shape(live_server: LiveServer) -> None:
     body = refused.json()
     assert set(problem_schema["required"]) <= body.keys() <= problem_schema["properties"].keys()
     assert body["field"] == "text" and body["errors"][0]["in"] == "body"
+
+
+def test_every_request_body_has_an_example_the_api_takes(live_server: LiveServer) -> None:
+    """Swagger's "Try it out" starts from it; a test would fail on one that drifted."""
+    from phronesis.client import models
+    from phronesis.heuristics.jsonl import parse_jsonl
+
+    with live_server.client(key=None) as client:
+        spec = client.get("/openapi.json").json()
+    bodies = [
+        (p, m, o["requestBody"]) for p, ops in spec["paths"].items() for m, o in ops.items() if "requestBody" in o
+    ]
+    assert len(bodies) >= 30
+    for path, method, body in bodies:
+        for kind, content in body["content"].items():
+            assert "example" in content, (method, path)
+            if kind == "application/x-ndjson":
+                assert parse_jsonl(content["example"].encode())
+                continue
+            schema = content["schema"]
+            name = (schema.get("$ref") or schema["items"]["$ref"]).rsplit("/", 1)[-1]
+            examples = content["example"] if "items" in schema else [content["example"]]
+            for example in examples:
+                getattr(models, name).model_validate(example)  # raises if the API would refuse it

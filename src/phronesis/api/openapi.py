@@ -43,6 +43,51 @@ PROBLEM_SCHEMA: dict[str, Any] = {
         "error_id": {"type": "string", "description": "On a 5xx: the id of the server's log line for it."},
     },
 }
+EXAMPLES: dict[str, Any] = {
+    "HeuristicCreate": {
+        "condition_text": "the user says the living room is too cold",
+        "action_text": "raise the thermostat by two degrees",
+        "domain": "home",
+        "confidence": 0.6,
+    },
+    "MatchRequest": {"text": "it is freezing in the lounge", "source": "home", "min_similarity": 0.3},
+    "HeuristicUpdate": {"action_text": "raise the thermostat by one degree", "confidence": 0.7},
+    "ConfidenceRequest": {"positive": True, "magnitude": 1.0, "source": "user_explicit"},
+    "EventRequest": {"text": "the user says the living room is too cold", "source": "home", "urgency": 0.2},
+    "Feedback": {"response_id": "3f0c1d2e-…", "rating": "positive"},
+    "FireRequest": {"event_id": "ev-42", "source": "home", "response_id": "3f0c1d2e-…"},
+    "ObservedEvent": {"event_id": "ev-43", "text": "the thermostat was turned back down", "source": "home"},
+    "NewSession": {"lead_context": {"email": "ana@example.com", "company": "Acme"}},
+    "RouteRequest": {"query": "How much is the Pro plan?"},
+    "MessageIn": {"role": "assistant", "text": "The Pro plan is $49 a month."},
+    "RouteFeedbackIn": {"decision_id": "9b2f…", "correct": False, "expected_decision": "CLARIFY"},
+    "ToolOutcomeIn": {"tool": "calendar", "success": False, "attempt": 1, "error": "timeout"},
+    "ToolPut": {
+        "description": "book, reschedule or cancel meetings",
+        "examples": ["book a demo call on Friday"],
+        "parameters": {"type": "object", "properties": {"time": {"type": "string"}}, "required": ["time"]},
+    },
+    "DocumentIn": {"id": "pricing", "doc_type": "pricing", "title": "Plans", "text": "The Pro plan is $49 a month."},
+    "RunIn": {"task": "book a flight to Lisbon", "outcome": "success", "summary": "booked TAP 123 for May 3"},
+    "RunBatch": {"runs": [{"task": "renew the passport", "outcome": "success", "summary": "form DS-82 posted"}]},
+    "AdmissionFeedbackIn": {"correct": False, "expected_decision": "MERGE", "note": "same booking"},
+    "UserIn": {"timezone": "Europe/Lisbon", "wake_time": "07:30", "sleep_time": "23:00"},
+    "SignalBatch": {
+        "signals": [{"type": "deadline_approaching", "urgency_hint": 8, "data": {"title": "Essay", "due": "Friday"}}]
+    },
+    "UserMessageIn": {"text": "thanks, on it!"},
+    "OptOutIn": {"categories": ["nudge", "social"]},
+    "MuteIn": {"minutes": 120},
+    "PauseIn": {"paused": True, "reason": "incident 1234"},
+    "CycleRequest": {"user_id": "ana"},
+    "PreviewIn": {"user_id": "ana"},
+    "ReplayIn": {"decision_point": "routing", "parameter": "high_threshold", "value": 0.8},
+    "TuneIn": {"decision_point": "proactive", "parameter": "score_threshold.new"},
+    "ApplyIn": {"value": 0.8, "note": "tuned: fewer hand-offs at the same success"},
+}
+"""A request example per body (Swagger's "Try it out" starts from it); each is checked against
+its model by a test, so an example cannot drift from what the API takes."""
+_NDJSON_EXAMPLE = '{"condition_text": "the garden is dry", "action_text": "water the beds", "domain": "garden"}\n'
 _ERRORS = {
     "4XX": "Refused: problem+json saying why (a 422 names the field; 401 without a valid API key)",
     "5XX": "The server could not do it (503: a dependency is down, retry after Retry-After)",
@@ -61,6 +106,16 @@ def document(app: FastAPI) -> None:
     app.openapi = build  # type: ignore[method-assign]
 
 
+def _example(kind: str, content: dict[str, Any]) -> None:
+    if kind == "application/x-ndjson":
+        content["example"] = _NDJSON_EXAMPLE
+        return
+    schema = content.get("schema", {})
+    name = str(schema.get("$ref", schema.get("items", {}).get("$ref", ""))).rsplit("/", 1)[-1]
+    if name in EXAMPLES:
+        content["example"] = [EXAMPLES[name]] if "items" in schema else EXAMPLES[name]
+
+
 def _amend(spec: dict[str, Any]) -> dict[str, Any]:
     components = spec.setdefault("components", {})
     schemas = components.setdefault("schemas", {})
@@ -77,6 +132,8 @@ def _amend(spec: dict[str, Any]) -> dict[str, Any]:
     problem = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for path, operations in spec.get("paths", {}).items():
         for operation in operations.values():
+            for kind, content in operation.get("requestBody", {}).get("content", {}).items():
+                _example(kind, content)
             responses = operation.setdefault("responses", {})
             for status, response in responses.items():
                 if status.startswith(("4", "5")):

@@ -189,3 +189,16 @@ async def test_auto_uses_the_energy_score_only_with_enough_lines_to_standardise_
     options = replace(OPTIONS, energy_min_calibration=minimum)
     router = await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=options)
     assert (router.scoring.method, router.scoring.knn_weight) == (method, weight)
+
+
+async def test_fitting_says_how_far_it_got_and_what_it_held_out(embedder: HashingEmbedder) -> None:
+    """Issue 26: ``routing fit`` showed 50 s of a bare spinner, and never said it held exemplars out."""
+    said: list[str] = []
+    router = await LocalRouter.fit(exemplars(), embedder, oos=out_of_scope(), options=OPTIONS, progress=said.append)
+    total = len(exemplars()) + len(out_of_scope())
+    assert said[0] == f"embedding 0/{total} texts (the first loads the sentence model)"
+    assert f"embedded {total} texts" in said
+    held = next(m for m in said if m.startswith("held out"))
+    assert held.endswith("to calibrate on (no validation set given); the router is fitted on all of them afterwards")
+    assert router.calibration["held_out"] == int(held.split()[2]) > 0
+    assert any("epoch 0/" in m for m in said) and any(m.startswith("fitting again on all") for m in said)

@@ -8,7 +8,7 @@ zero and the optimiser is full-batch Adam, so a fit is deterministic for its dat
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,8 +61,12 @@ class SoftmaxClassifier:
         labels: npt.NDArray[np.int64],
         classes: int,
         options: FitOptions | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> SoftmaxClassifier:
+        """``progress(epoch, epochs)`` is told every tenth of the way (a fit takes seconds: the CLI
+        shows it instead of a bare spinner)."""
         options = options or FitOptions()
+        every = max(1, options.epochs // 10)
         try:
             import torch
         except ImportError as exc:  # pragma: no cover - torch comes with phronesis[local]
@@ -87,7 +91,9 @@ class SoftmaxClassifier:
             w_lex = torch.zeros(lexical.width, classes, requires_grad=True)
             params.append(w_lex)
         optimiser = torch.optim.Adam(params, lr=options.learning_rate)
-        for _ in range(options.epochs):
+        for epoch in range(options.epochs):
+            if progress is not None and epoch % every == 0:
+                progress(epoch, options.epochs)
             optimiser.zero_grad()
             logits = x @ w_emb + bias
             penalty = (w_emb * w_emb).sum()

@@ -165,6 +165,21 @@ def _decision_map(exemplars: Sequence[Exemplar], default: Decision) -> dict[str,
     return mapping
 
 
+EMBED_BATCH = 64
+
+
+async def _embed_showing(embedder: Embedder, texts: Sequence[str], say: Callable[[str], None]) -> Vectors:
+    """The texts' embeddings in batches, saying how far it got (a trial watched 50 s of a bare
+    spinner: the first batch loads the model)."""
+    parts: list[Vectors] = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        note = " (the first loads the sentence model)" if start == 0 else ""
+        say(f"embedding {start}/{len(texts)} texts{note}")
+        parts.append(await embedder.embed(texts[start : start + EMBED_BATCH]))
+    say(f"embedded {len(texts)} texts")
+    return np.concatenate(parts) if parts else await embedder.embed([])
+
+
 def _stratified_holdout(labels: npt.NDArray[np.int64], fraction: float, seed: int) -> npt.NDArray[np.bool_]:
     rng = np.random.default_rng(seed)
     hold = np.zeros(len(labels), dtype=bool)
@@ -239,9 +254,8 @@ class LocalRouter:
         index = {label: i for i, label in enumerate(labels)}
         if unknown := sorted({e.label for e in val_in} - set(index)):
             raise InvalidInputError("validation", f"labels not in the exemplars: {', '.join(unknown[:5])}")
-        say(f"embedding {len(in_scope) + len(val_in) + len(oos)} texts")
         texts = [e.text for e in in_scope] + [e.text for e in val_in] + [e.text for e in oos]
-        vectors = await embedder.embed(texts)
+        vectors = await _embed_showing(embedder, texts, say)
         train_vectors = vectors[: len(in_scope)]
         val_vectors = vectors[len(in_scope) : len(in_scope) + len(val_in)]
         oos_vectors = vectors[len(in_scope) + len(val_in) :]
@@ -253,12 +267,16 @@ class LocalRouter:
         held_out = not val_in
         if held_out:  # hold out part of the exemplars to calibrate on
             hold = _stratified_holdout(y, options.holdout_fraction, options.seed)
+            then = "fitted on all of them afterwards" if options.refit else "not fitted on them"
+            held = f"held out {int(hold.sum())} of {len(y)} exemplars to calibrate on"
+            say(f"{held} (no validation set given); the router is {then}")
             val_vectors, y_val = train_vectors[hold], y[hold]
             val_texts = [t for t, h in zip(train_texts, hold, strict=True) if h]
             train_vectors, y = train_vectors[~hold], y[~hold]
             train_texts = [t for t, h in zip(train_texts, hold, strict=True) if not h]
         lexical = LexicalFeatures(options.lexical_width) if options.lexical_width else None
-        say(f"fitting {len(labels)} labels on {len(y)} exemplars")
+        fitting = f"fitting {len(labels)} labels on {len(y)} exemplars"
+        say(fitting)
         classifier = await asyncio.to_thread(  # seconds of CPU: never on the event loop
             SoftmaxClassifier.fit,
             train_vectors,
@@ -266,6 +284,7 @@ class LocalRouter:
             y,
             len(labels),
             options.classifier,
+            lambda epoch, epochs: say(f"{fitting}: epoch {epoch}/{epochs}"),
         )
         method: InScopeScore = (
             options.in_scope_score
@@ -288,7 +307,10 @@ class LocalRouter:
             router.scoring = router._standardised(router.scoring, train_vectors, train_texts)
         say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
         router._calibrate(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
+        router.calibration["held_out"] = int(len(y_val)) if held_out else 0
         if options.refit and held_out:
+            refitting = f"fitting again on all {len(all_y)} exemplars"
+            say(refitting)
             router.classifier = await asyncio.to_thread(
                 SoftmaxClassifier.fit,
                 all_vectors,
@@ -296,6 +318,7 @@ class LocalRouter:
                 all_y,
                 len(labels),
                 options.classifier,
+                lambda epoch, epochs: say(f"{refitting}: epoch {epoch}/{epochs}"),
             )
             router.exemplar_vectors = all_vectors
         return router

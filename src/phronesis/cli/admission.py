@@ -164,7 +164,7 @@ def feedback(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Say whether an admission decision was right; the last rating wins.
-    ``calibrate --from-feedback`` learns from it."""
+    "phronesis admission calibrate --from-feedback" learns from it."""
     fields = {"correct": correct, "expected_decision": expected and expected.upper(), "note": note}
     try:
         body = AdmissionFeedbackIn.model_validate(fields)

@@ -30,22 +30,26 @@ app = typer.Typer(
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 heuristics_app = typer.Typer(help="Heuristic memory.", no_args_is_help=True)
 config_app = typer.Typer(help="Configuration.", no_args_is_help=True)
-executive_app = typer.Typer(help="The executive (seed 000): A/B report and re-evaluation.", no_args_is_help=True)
-learning_app = typer.Typer(help="Learning (seed 001): the timeout sweep and the learned channel.", no_args_is_help=True)
+executive_app = typer.Typer(
+    help="The executive (events to actions): the A/B report and re-evaluation.", no_args_is_help=True
+)
+learning_app = typer.Typer(
+    help="Learning from what followed a decision: the timeout sweep and the learned channel.", no_args_is_help=True
+)
 app.add_typer(db_app, name="db")
 app.add_typer(heuristics_app, name="heuristics")
 app.add_typer(config_app, name="config")
 app.add_typer(executive_app, name="executive")
 app.add_typer(learning_app, name="learning")
-routing_app = typer.Typer(help="Routing (seed 002): fit and evaluate the local router.", no_args_is_help=True)
+routing_app = typer.Typer(help="Routing user turns: fit and evaluate the local router.", no_args_is_help=True)
 app.add_typer(routing_app, name="routing")
 admission_app = typer.Typer(
-    help="Admission (seed 003): admit runs, search them, export the graph, calibrate the duplicate threshold.",
+    help="Admission of finished runs to memory: admit, search, export the graph, calibrate the duplicate threshold.",
     no_args_is_help=True,
 )
 app.add_typer(admission_app, name="admission")
 proactive_app = typer.Typer(
-    help="Proactive messages (seed 004): run cycles, manage users and signals, read feedback.",
+    help="Proactive messages: run cycles, manage users and signals, read feedback.",
     no_args_is_help=True,
 )
 app.add_typer(proactive_app, name="proactive")
@@ -286,7 +290,7 @@ def db_upgrade() -> None:
 @config_app.command("show")
 def config_show() -> None:
     """Print the effective settings as JSON, secrets masked, once every part they name can be built
-    (an LLM or embedding spec, the database URL, a strategy): a setting that would stop ``serve``
+    (an LLM or embedding spec, the database URL, a strategy): a setting that would stop "phronesis serve"
     stops this too."""
     from phronesis.engine import Engine
     from phronesis.settings import load_settings

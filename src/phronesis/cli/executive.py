@@ -44,7 +44,7 @@ def decide(
     as_json: Annotated[bool, typer.Option("--json", help="Print the full decision as JSON.")] = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Decide how to respond to an event: fire a learned heuristic or ask the LLM (seed 000)."""
+    """Decide how to respond to an event: fire a learned heuristic or ask the LLM."""
     fields: dict[str, Any] = {"source": source, "immediate": immediate, "urgency": urgency, "strategy": strategy}
     if threat is not None:
         fields["salience"] = {"threat": threat}

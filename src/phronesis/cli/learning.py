@@ -17,7 +17,7 @@ def fire(
     source: Annotated[str, typer.Option(help="The event's source.")] = "",
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Record that a heuristic fired; prints the fire id (rate it with ``phronesis feedback FIRE_ID``)."""
+    """Record that a heuristic fired; prints the fire id (rate it with "phronesis feedback FIRE_ID")."""
     recorded = with_engine(
         lambda engine: engine.record_fire(heuristic_id, tenant=tenant, event_id=event_id, source=source)
     )

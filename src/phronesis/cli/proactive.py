@@ -367,7 +367,7 @@ def worker(
 
 @app.command()
 def beat(loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "info") -> None:
-    """Enqueue a proactive tick every ``cycle_minutes`` (run exactly one beat)."""
+    """Enqueue a proactive tick every cycle (PHRONESIS_PROACTIVE__CYCLE_MINUTES; run exactly one beat)."""
     from phronesis.proactive.celery_app import create_celery
     from phronesis.settings import load_settings
 

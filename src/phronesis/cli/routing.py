@@ -75,7 +75,8 @@ def feedback(
     note: Annotated[str | None, typer.Option(help="Why.")] = None,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Say whether a routing decision was right; the last rating wins. ``fit --from-feedback`` learns from it."""
+    """Say whether a routing decision was right; the last rating wins.
+    "phronesis routing fit --from-feedback" learns from it."""
     fields = {"decision_id": decision_id, "correct": correct, "expected_tool": tool, "note": note}
     try:
         body = RouteFeedbackIn.model_validate(fields | {"expected_decision": expected and expected.upper()})

@@ -127,7 +127,7 @@ async def load_banded(database: Database, tenant: str, since: datetime) -> list[
 def replay_bands_rows(rows: Sequence[Banded], value: float, *, current: float, parameter: str) -> ReplayReport:
     """The band threshold ``parameter`` (``high_threshold`` or ``low_threshold``) at ``value``,
     the other as each turn had it, replayed on rows from ``load_banded``."""
-    tally = Tally(handoffs_logged=0, handoffs_replayed=0)
+    tally = Tally(counts_handoffs=True)
     escalate = Decision.ESCALATE.value
     for row in rows:
         bands = replace(row.bands, high=value) if parameter == "high_threshold" else replace(row.bands, low=value)

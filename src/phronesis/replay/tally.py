@@ -31,11 +31,13 @@ class Tally:
     replayed_right: int = 0
     sent_logged: int = 0
     sent_replayed: int = 0
-    handoffs_logged: int | None = None
-    handoffs_replayed: int | None = None
-    handoffs_unsettled: int | None = None
-    """Routing's bands: turns handed to a person, logged and replayed (None: a replay that does
-    not count them); turns whose replayed decision the logs cannot settle, counted apart."""
+    counts_handoffs: bool = False
+    """Routing's bands: the report counts turns handed to a person (else its counts are None)."""
+    handoffs_logged: int = 0
+    handoffs_replayed: int = 0
+    handoffs_unsettled: int = 0
+    """Turns handed to a person, logged and replayed; turns whose replayed decision the logs
+    cannot settle, counted apart."""
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
     examples: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
@@ -62,9 +64,9 @@ class Tally:
     def handoff(self, *, logged: bool, replayed: bool | None) -> None:
         """Routing's bands: whether the logged and the replayed decision hand the turn to a person
         (``replayed`` None: the logs cannot say; a trial saw those counted as hand-offs)."""
-        self.handoffs_logged = (self.handoffs_logged or 0) + logged
-        self.handoffs_replayed = (self.handoffs_replayed or 0) + bool(replayed)
-        self.handoffs_unsettled = (self.handoffs_unsettled or 0) + (replayed is None)
+        self.handoffs_logged += logged
+        self.handoffs_replayed += bool(replayed)
+        self.handoffs_unsettled += replayed is None
 
     def rating(self, *, logged_right: bool, replayed_right: bool | None) -> None:
         """A rated decision: whether the logged one was right, and the replayed one (None: unknown)."""
@@ -118,7 +120,7 @@ class Tally:
             weighting=weighting,
             sent_logged=self.sent_logged if decision_point == "proactive" else None,
             sent_replayed=self.sent_replayed if decision_point == "proactive" else None,
-            handoffs_logged=self.handoffs_logged,
-            handoffs_replayed=self.handoffs_replayed,
-            handoffs_unsettled=self.handoffs_unsettled,
+            handoffs_logged=self.handoffs_logged if self.counts_handoffs else None,
+            handoffs_replayed=self.handoffs_replayed if self.counts_handoffs else None,
+            handoffs_unsettled=self.handoffs_unsettled if self.counts_handoffs else None,
         )

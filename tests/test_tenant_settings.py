@@ -46,9 +46,55 @@ async def test_apply_reset_and_list_each_recorded_as_a_decision(database: Databa
 
 
 def test_a_value_that_is_no_number_is_refused() -> None:
-    for bad in (float("nan"), float("inf"), True, "0.5"):
+    for bad in (float("nan"), float("inf"), True, "x" * 65):
         with pytest.raises(ValidationError):
             ApplyIn(value=bad)
+
+
+async def test_a_number_setting_refuses_a_name_and_a_choice_refuses_a_number(database: Database) -> None:
+    """Text is a choice's value only: "0.5" is not quietly taken for 0.5 by a threshold, nor 0.5
+    by the strategy; nothing is written either way."""
+    store = _store(database)
+    with pytest.raises(InvalidInputError, match=f"{NAME} takes a number from 0.3 to 0.95, not '0.5'"):
+        await store.apply("t", NAME, ApplyIn(value="0.5"))
+    with pytest.raises(InvalidInputError, match="executive.strategy takes one of heuristic_first, always_llm"):
+        await store.apply("t", "executive.strategy", ApplyIn(value=0.5))
+    with pytest.raises(InvalidInputError, match="not 'fastest'"):
+        await store.apply("t", "executive.strategy", ApplyIn(value="fastest"))
+    assert (await store.read("t", "executive.")).numbers == {} and (await store.read("t", "executive.")).choices == {}
+
+
+async def test_the_strategy_is_a_choice_applied_read_listed_and_reset(database: Database) -> None:
+    """``executive.strategy`` holds a name (issue 25: Apply of a replayed strategy), recorded as
+    any change is, and read beside the tenant's numbers in one read."""
+    store = _store(database)
+    assert await store.current("t", "executive.strategy") == "heuristic_first"  # the configured one
+    await store.apply("t", NAME, ApplyIn(value=0.6))
+    applied = await store.apply("t", "executive.strategy", ApplyIn(value="always_llm", note="replayed: baseline"))
+    assert (applied.value, applied.applied, applied.configured) == ("always_llm", "always_llm", "heuristic_first")
+    read = await store.read("t", "executive.")
+    assert read.numbers == {NAME: 0.6} and read.choices == {"executive.strategy": "always_llm"}
+    assert await store.applied("t", "executive.") == {NAME: 0.6}  # numbers only, as before
+    record = await DecisionRecordRepository(database).get("t", applied.decision_id or "")
+    assert record.action == "executive.strategy=always_llm" and record.inputs["new"] == "always_llm"
+    changed = await store.apply("t", "executive.strategy", ApplyIn(value="urgency_tiered"))
+    again = await DecisionRecordRepository(database).get("t", changed.decision_id or "")
+    assert again.attributes == {"before": "always_llm", "after": "urgency_tiered"}
+    listed = {s.name: s for s in await store.list("t")}
+    assert listed["executive.strategy"].value == "urgency_tiered" and listed[NAME].value == 0.6
+    reset = await store.apply("t", "executive.strategy", ApplyIn(value=None))
+    assert reset.value == "heuristic_first" and await store.current("t", "executive.strategy") == "heuristic_first"
+    assert (await store.read("t", "executive.")).choices == {}
+
+
+async def test_a_strategy_is_refused_where_an_ab_experiment_assigns_it(database: Database) -> None:
+    """Listed as applied and never used would be a success we do not have: refused, saying why."""
+    settings = Settings.model_validate({"executive": {"experiment_arms": {"heuristic_first": 1, "always_llm": 1}}})
+    clock = FixedClock(NOW)
+    store = TenantSettings(settings, database, DecisionRecordRepository(database, clock=clock), clock)
+    with pytest.raises(InvalidInputError, match="A/B experiment assigns each event's strategy"):
+        await store.apply("t", "executive.strategy", ApplyIn(value="always_llm"))
+    assert (await store.read("t", "executive.")).choices == {}
 
 
 async def test_each_setting_takes_its_own_range(database: Database) -> None:

@@ -2,8 +2,9 @@
 (issue 25), recorded as a decision of its own.
 
 A server's settings are its configuration; a tenant may have a tuned value of a few of them
-(``TUNABLE``). The decision points read the tenant's value from the database at each decision,
-never from memory, so a value applied by the CLI, by another API worker or from the dashboard
+(``TUNABLE``): a number, or for a choice (``CHOICES``: the executive's strategy) one of its
+names. The decision points read the tenant's value from the database at each decision, never
+from memory, so a value applied by the CLI, by another API worker or from the dashboard
 holds for the very next decision everywhere (many processes, one database). A value of None
 puts the configured one back.
 
@@ -15,12 +16,14 @@ really replaced.
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -29,6 +32,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
 from phronesis.executive.config import THRESHOLD_BOUNDS
+from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.executive.urgency_tiered import CUTOFFS
 from phronesis.proactive.scoring import PARTS
 from phronesis.settings import Settings, TrustLevelName
@@ -38,19 +42,50 @@ from phronesis.storage.tables import tenant_settings
 
 __all__ = [
     "BOUNDS",
+    "CHOICES",
     "TUNABLE",
     "WHOLE",
+    "Applied",
     "AppliedSetting",
     "ApplyIn",
     "SettingName",
+    "GivenValue",
+    "SettingValue",
     "TenantSettings",
     "out_of_order",
     "out_of_range",
+    "shown",
 ]
+
+SettingValue = float | str
+"""A number, or a choice's name (``CHOICES``)."""
+
+
+def _given(value: Any) -> SettingValue:
+    """A value as given: a finite number (``true`` is not 1), or a name of at most 64 characters.
+    Which one a setting takes is ``out_of_range``'s to say, naming the setting."""
+    if isinstance(value, str):
+        if len(value) > 64:
+            raise ValueError("a setting's value is a number or a name of at most 64 characters")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError("a setting's value is a number, or for a choice one of its names")
+    if not math.isfinite(value):
+        raise ValueError("a setting's value must be a finite number")
+    return float(value)
+
+
+GivenValue = Annotated[
+    SettingValue,
+    PlainValidator(_given),
+    WithJsonSchema({"anyOf": [{"type": "number"}, {"type": "string", "maxLength": 64}]}),
+]
+"""A setting's value at a boundary (Apply, a replay): one error at ``value``, not one per kind."""
 
 SettingName = Literal[
     "executive.heuristic_threshold",
     "executive.personality_bias",
+    "executive.strategy",
     "executive.urgency.threshold_reduction",
     "executive.urgency.immediate_min",
     "executive.urgency.soon_min",
@@ -93,6 +128,14 @@ BOUNDS: dict[str, tuple[float, float]] = {
 }
 WHOLE = frozenset(f"proactive.daily_cap.{level}" for level in get_args(TrustLevelName))
 """Settings that count something: a whole number."""
+CHOICES: dict[str, tuple[str, ...]] = {"executive.strategy": STRATEGY_NAMES}
+"""Settings that take one of a few names, not a number: the executive's decision strategy (seed
+000's heuristic_first, its urgency-tiered design, or its always-LLM baseline)."""
+
+
+def shown(value: SettingValue) -> str:
+    """A value as a person reads it: a daily cap of 2 reads 2, not 2.0 (a trial); a name as it is."""
+    return value if isinstance(value, str) else f"{value:g}"
 
 
 ORDERED: tuple[tuple[SettingName, SettingName], ...] = (
@@ -118,10 +161,16 @@ def out_of_order(name: str, value: float, paired: Mapping[str, float]) -> str | 
     return None
 
 
-def out_of_range(name: str, value: float) -> str | None:
-    """Why ``value`` cannot be ``name``'s (``BOUNDS``, ``WHOLE``), or None: the one check Apply
-    and a replay's value both make."""
+def out_of_range(name: str, value: SettingValue) -> str | None:
+    """Why ``value`` cannot be ``name``'s (``BOUNDS``, ``WHOLE``, ``CHOICES``), or None: the one
+    check Apply and a replay's value both make."""
+    if name in CHOICES:
+        if value not in CHOICES[name]:
+            return f"{name} takes one of {', '.join(CHOICES[name])}, not {str(value)[:60]!r}"
+        return None
     low, high = BOUNDS[name]
+    if isinstance(value, str):
+        return f"{name} takes a number from {low} to {high}, not {value[:60]!r}"
     if not low <= value <= high:
         return f"{name} takes a value from {low} to {high}, not {value}"
     if name in WHOLE and value != int(value):
@@ -137,7 +186,9 @@ def _daily_cap(level: TrustLevelName) -> Callable[[Settings], float]:
     return lambda s: s.proactive.trust_levels[level].daily_cap
 
 
-TUNABLE: dict[str, Callable[[Settings], float]] = {
+TUNABLE: dict[str, Callable[[Settings], SettingValue]] = {
+    # without an A/B experiment, the strategy every event not asking for its own is decided by
+    "executive.strategy": lambda s: s.executive.decision_strategy,
     "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
     "executive.personality_bias": lambda s: s.executive.personality_bias,
     "executive.urgency.threshold_reduction": lambda s: s.executive.urgency_threshold_reduction,
@@ -166,19 +217,27 @@ t = tenant_settings.c
 class ApplyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    value: Annotated[float, Strict()] | None = Field(allow_inf_nan=False)
-    """The tenant's value (a number: ``true`` is not 1), in the setting's range (``BOUNDS``); null
-    puts the server's configured value back."""
+    value: GivenValue | None
+    """The tenant's value: a number (``true`` is not 1) in the setting's range (``BOUNDS``), or a
+    choice's name (``CHOICES``: ``executive.strategy``); null puts the server's configured value back."""
     note: str | None = Field(default=None, max_length=1000)
     """Why: kept on the setting's decision record (e.g. the replay or tuning behind it)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A tenant's own values, read at once: numbers, and choices' names (``CHOICES``)."""
+
+    numbers: dict[str, float]
+    choices: dict[str, str]
+
+
 class AppliedSetting(BaseModel):
     name: SettingName
-    value: float
+    value: SettingValue
     """What decisions use now: the tenant's value, else the configured one."""
-    configured: float
-    applied: float | None
+    configured: SettingValue
+    applied: SettingValue | None
     """The tenant's own value (None: it uses the configured one)."""
     decision_id: str | None
     """The decision record of the last change (``GET /v1/decisions/{id}``)."""
@@ -194,34 +253,49 @@ class TenantSettings:
         self._decisions = decisions
         self._clock = clock
 
-    def configured(self, name: SettingName) -> float:
+    def configured(self, name: SettingName) -> SettingValue:
         return TUNABLE[name](self._settings)
 
-    async def value(self, tenant: str, name: SettingName) -> float:
+    async def current(self, tenant: str, name: SettingName) -> SettingValue:
         """The value a decision uses now: one point read by primary key (``Database.read``: on a
         SQLite file the reader lane, elsewhere the read pool), on every decision's path."""
-        rows = await self._db.read(select(t.value).where(t.tenant == tenant, t.name == name), {})
-        applied = rows[0][0] if rows else None
-        return self.configured(name) if applied is None else float(applied)
+        query = select(t.value, t.choice).where(t.tenant == tenant, t.name == name)
+        rows = await self._db.read(query, {})
+        applied = _applied(*rows[0]) if rows else None
+        return self.configured(name) if applied is None else applied
+
+    async def value(self, tenant: str, name: SettingName) -> float:
+        """A number's current value (``current``)."""
+        value = await self.current(tenant, name)
+        assert not isinstance(value, str), name
+        return float(value)
 
     async def applied(self, tenant: str, prefix: str, *, connection: AsyncConnection | None = None) -> dict[str, float]:
-        """The tenant's own values of the settings named ``prefix…``, in one read (the
-        proactive cycle reads every trust level's threshold on the connection it loads users on)."""
-        query = select(t.name, t.value).where(t.tenant == tenant, t.name.startswith(prefix, autoescape=True))
+        """The tenant's own numbers named ``prefix…``, in one read (the proactive cycle reads every
+        trust level's threshold on the connection it loads users on)."""
+        return (await self.read(tenant, prefix, connection=connection)).numbers
+
+    async def read(self, tenant: str, prefix: str, *, connection: AsyncConnection | None = None) -> Applied:
+        """The tenant's own values named ``prefix…``, numbers and choices, in one read (the
+        executive reads its threshold, bias, cut-offs and strategy at each decision)."""
+        query = select(t.name, t.value, t.choice).where(t.tenant == tenant, t.name.startswith(prefix, autoescape=True))
         rows: Sequence[Any] = (
             (await connection.execute(query)).all() if connection is not None else await self._db.read(query, {})
         )
-        return {str(name): float(value) for name, value in rows if value is not None}
+        return Applied(
+            numbers={str(name): float(value) for name, value, _ in rows if value is not None},
+            choices={str(name): str(choice) for name, _, choice in rows if choice is not None},
+        )
 
     async def list(self, tenant: str) -> list[AppliedSetting]:
-        query = select(t.name, t.value, t.decision_id, t.updated_at).where(t.tenant == tenant)
+        query = select(t.name, t.value, t.choice, t.decision_id, t.updated_at).where(t.tenant == tenant)
         async with self._db.connect() as conn:
             rows = {row.name: row for row in await conn.execute(query)}
         out = []
         for name in get_args(SettingName):
             row = rows.get(name)
             configured = self.configured(name)
-            applied = None if row is None or row.value is None else float(row.value)
+            applied = None if row is None else _applied(row.value, row.choice)
             out.append(
                 AppliedSetting(
                     name=name,
@@ -240,8 +314,12 @@ class TenantSettings:
         return {other: await self.value(tenant, other) for other in others}
 
     async def _check_order(self, tenant: str, name: SettingName, value: float | None) -> None:
+        if name in CHOICES:
+            return
         paired = await self.paired(tenant, name)
-        problem = out_of_order(name, self.configured(name) if value is None else value, paired)
+        configured = self.configured(name)
+        assert not isinstance(configured, str), name
+        problem = out_of_order(name, configured if value is None else value, paired)
         if problem is not None and value is None:  # a reset: say which other value stands in the way
             others = " or ".join(paired)
             problem = f"{name} cannot go back to its configured value: {problem}; change or reset {others} first"
@@ -251,9 +329,12 @@ class TenantSettings:
     async def apply(self, tenant: str, name: SettingName, change: ApplyIn) -> AppliedSetting:
         """Set (or, with None, clear) the tenant's value and record the change, in one transaction."""
         problem = None if change.value is None else out_of_range(name, change.value)
+        if problem is None and name == "executive.strategy" and change.value is not None:
+            problem = self._strategy_assigned()
         if problem is not None:
             raise InvalidInputError("value", problem)
-        await self._check_order(tenant, name, change.value)
+        number = None if isinstance(change.value, str) else change.value
+        await self._check_order(tenant, name, number)
         now = self._clock.now()
         decision_id = str(uuid.uuid4())
         configured = self.configured(name)
@@ -261,14 +342,15 @@ class TenantSettings:
             seed = insert_or_ignore(self._db.dialect, tenant_settings)
             await conn.execute(seed.values(tenant=tenant, name=name, value=None, decision_id=None, updated_at=now))
             # locked until commit: a concurrent change waits, then reads what this one wrote
-            locked = select(t.value).where(t.tenant == tenant, t.name == name).with_for_update()
-            old = (await conn.execute(locked)).scalar_one_or_none()
+            locked = select(t.value, t.choice).where(t.tenant == tenant, t.name == name).with_for_update()
+            old = _applied(*(await conn.execute(locked)).one())
+            choice = change.value if isinstance(change.value, str) else None
             await conn.execute(
                 update(tenant_settings)
                 .where(t.tenant == tenant, t.name == name)
-                .values(value=change.value, decision_id=decision_id, updated_at=now)
+                .values(value=number, choice=choice, decision_id=decision_id, updated_at=now)
             )
-            before = configured if old is None else float(old)
+            before = configured if old is None else old
             after = configured if change.value is None else change.value
             record = NewDecisionRecord(
                 id=decision_id,
@@ -276,7 +358,7 @@ class TenantSettings:
                 kind="setting",
                 subject_id=name,
                 path="apply" if change.value is not None else "reset",
-                action=f"{name}={after:g}",
+                action=f"{name}={shown(after)}",
                 inputs={"name": name, "old": old, "new": change.value, "configured": configured, "note": change.note},
                 reason=(change.note or "")[:256] or None,
                 llm_calls=0,
@@ -291,3 +373,19 @@ class TenantSettings:
             decision_id=decision_id,
             updated_at=now,
         )
+
+    def _strategy_assigned(self) -> str | None:
+        """Why a tenant's strategy would not hold, or None: an A/B experiment assigns every event's
+        strategy on this server, so a tenant's own would be listed as applied and never used."""
+        arms = self._settings.executive.experiment_arms
+        if not arms:
+            return None
+        return (
+            f"executive.strategy: this server's A/B experiment assigns each event's strategy "
+            f"({', '.join(sorted(arms))}); a tenant's own strategy applies only on a server without one"
+        )
+
+
+def _applied(value: float | None, choice: str | None) -> SettingValue | None:
+    """A row's applied value: its number, or its choice (None: the configured one)."""
+    return choice if choice is not None else None if value is None else float(value)

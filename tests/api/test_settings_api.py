@@ -95,3 +95,55 @@ def test_a_default_personality_bias_holds_only_for_events_without_their_own(
         assert inputs[own["response_id"]]["bias_source"] == "event"
         refused = client.put("/v1/settings/executive.personality_bias", json={"value": 0.6})
         assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "value"
+
+
+def test_a_strategy_set_by_the_cli_decides_the_servers_next_event_and_replays_by_name(
+    own_server: LiveServer, unique: str
+) -> None:
+    """``executive.strategy`` (issue 25: Apply of a replayed strategy) holds a name: set by the CLI
+    in a process of its own, the running server's next event is decided by it; a replay and a
+    tune over HTTP take and give strategy names; a name where a number belongs, or an unknown
+    one, is a 422 naming ``value``, and nothing changes."""
+    condition = f"the shed {unique} door is open"
+    strategy = "executive.strategy"
+    with own_server.client() as client:
+        client.post(
+            "/v1/heuristics", json={"condition_text": condition, "action_text": "close it", "confidence": 0.9}
+        ).raise_for_status()
+        first = client.post("/v1/events/decide", json={"text": condition}).json()
+        assert (first["strategy"], first["decision_path"]) == ("heuristic_first", "heuristic")
+        try:
+            done = _cli(own_server, "settings", "set", strategy, "always_llm", "--tenant", "tenant-a")
+            assert done.returncode == 0 and "executive.strategy = always_llm  applied" in done.stdout, done.stderr
+            second = client.post("/v1/events/decide", json={"text": condition}).json()
+            # the baseline never fires; with no LLM on this server, rejected, and saying why
+            assert (second["strategy"], second["decision_path"], second["reason"]) == (
+                "always_llm",
+                "rejected",
+                "llm_unavailable",
+            )
+            record = client.get(f"/v1/decisions/{second['response_id']}").json()
+            assert record["attributes"]["strategy_source"] == "tenant"
+
+            body = {"decision_point": "executive", "parameter": "strategy", "value": "heuristic_first", "days": 1}
+            report = client.post("/v1/replay", json=body).json()
+            assert (report["current"], report["value"]) == ("always_llm", "heuristic_first"), report
+            assert report["changed"] >= 1
+            tuned = client.post("/v1/replay/tune", json={"decision_point": "executive", "parameter": "strategy"})
+            assert [row["value"] for row in tuned.json()["rows"]] == ["heuristic_first", "always_llm", "urgency_tiered"]
+
+            for path, sent in (
+                (f"/v1/settings/{strategy}", {"value": "fastest"}),
+                (f"/v1/settings/{strategy}", {"value": 0.5}),
+                (f"/v1/settings/{NAME}", {"value": "always_llm"}),
+                ("/v1/replay", body | {"value": "fastest"}),
+                ("/v1/replay", body | {"parameter": "heuristic_threshold", "value": "high"}),
+            ):
+                refused = client.request("PUT" if "settings" in path else "POST", path, json=sent)
+                assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "value", refused.text
+            assert client.get(f"/v1/settings/{strategy}").json()["value"] == "always_llm"
+        finally:
+            reset = client.put(f"/v1/settings/{strategy}", json={"value": None})
+        assert reset.status_code == 200 and reset.json()["value"] == "heuristic_first", reset.text
+        third = client.post("/v1/events/decide", json={"text": condition}).json()
+        assert (third["strategy"], third["decision_path"]) == ("heuristic_first", "heuristic")

@@ -154,3 +154,29 @@ def test_replay_and_tune_proactive_take_a_trust_level(cli: CliRunner) -> None:
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and message in result.output, (args, result.output)
+
+
+def test_the_strategy_is_replayed_tuned_and_set_by_name(cli: CliRunner) -> None:
+    """``executive.strategy`` takes a strategy's name everywhere a number goes for the others."""
+    replayed = cli.invoke(app, ["replay", "executive", "--strategy", "always_llm"])
+    assert replayed.exit_code == 0, replayed.output
+    assert "executive strategy: heuristic_first → always_llm" in replayed.stdout
+    tuned = cli.invoke(app, ["tune", "executive", "--parameter", "strategy", "--json"])
+    assert tuned.exit_code == 0, tuned.output
+    assert json.loads(tuned.stdout)["setting"] == "executive.strategy"
+    applied = cli.invoke(app, ["settings", "set", "executive.strategy", "urgency_tiered", "--note", "replayed"])
+    assert applied.exit_code == 0, applied.output
+    assert "executive.strategy = urgency_tiered  applied (configured heuristic_first)" in applied.stdout
+    listed = cli.invoke(app, ["settings", "list"]).stdout
+    assert "executive.strategy = urgency_tiered" in listed and "executive.heuristic_threshold = 0.7" in listed
+    now = cli.invoke(app, ["replay", "executive", "--strategy", "heuristic_first", "--json"])
+    assert json.loads(now.stdout)["current"] == "urgency_tiered", now.output
+    assert cli.invoke(app, ["settings", "reset", "executive.strategy"]).exit_code == 0
+    for args, message in (
+        (["replay", "executive", "--strategy", "fastest"], "executive.strategy takes one of heuristic_first"),
+        (["settings", "set", "executive.strategy", "fastest"], "not 'fastest'"),
+        (["settings", "set", "executive.heuristic_threshold", "high"], "takes a number, not 'high'"),
+        (["settings", "set", "executive.strategy", "0.5"], "executive.strategy takes one of"),
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and message in result.output and result.output.count("\n") == 1, result.output

@@ -376,7 +376,7 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page = watched.page
     page.goto("/ui/replay")
     options = page.locator("select[name=setting] option")
-    assert options.count() == sum(map(len, PARAMETERS.values())) == 23
+    assert options.count() == sum(map(len, PARAMETERS.values())) == 24
     assert {"proactive.score_threshold.deep", "proactive.weight.urgency"} <= set(options.all_inner_texts())
     # another setting picked: the value box takes its current value (the executive's 0.7 was
     # replayed as a proactive score, then a trial pressed Replay and got no report)
@@ -414,6 +414,42 @@ def test_replay_a_trust_levels_score_threshold(watched: Watched) -> None:
     page.wait_for_url("**/ui/replay?*")
     assert page.get_attribute("[data-replayed]", "data-replayed") == "1.0"
     assert "daily_cap.deep</code>: 5 → 1" in page.inner_html("h2")  # whole numbers shown whole
+
+
+def test_replay_tune_and_apply_another_strategy(watched: Watched) -> None:
+    """The strategy is a name, not a number: picked in the setting select, the value box becomes a
+    list of the strategies; always_llm replayed changes the seeded heuristic fires into LLM turns,
+    Apply makes it the tenant's, and the button puts the configured one back."""
+    sign_in(watched)
+    page = watched.page
+    page.goto("/ui/replay")
+    page.select_option("select[name=setting]", "executive.strategy")
+    assert page.locator("select[name=value] option").all_inner_texts() == [
+        "heuristic_first",
+        "always_llm",
+        "urgency_tiered",
+    ]
+    assert page.input_value("select[name=value]") == "heuristic_first"
+    page.select_option("select[name=value]", "always_llm")
+    page.click("form.filters button[type=submit]:not([name])")
+    page.wait_for_url("**/ui/replay?*")
+    assert "executive.strategy</code>: heuristic_first → always_llm" in page.inner_html("h2")
+    table = page.locator("table[data-table=replay]")
+    assert int(table.get_attribute("data-changed") or 0) > 0
+    assert "heuristic_first: heuristic" in page.inner_text("table[data-table=changes]")
+    watched.shot("replay-strategy")
+    page.click("form.filters button[name=tune]")
+    page.wait_for_selector("table[data-table=tune]")
+    values = page.locator("table[data-table=tune] tbody tr").evaluate_all("rows => rows.map(r => r.dataset.value)")
+    assert values == ["heuristic_first", "always_llm", "urgency_tiered"]
+    page.goto("/ui/replay?setting=executive.strategy&value=always_llm")
+    page.click("button[data-apply=always_llm]")
+    page.wait_for_selector("[data-applied]")
+    assert page.get_attribute("p[data-current]", "data-current") == "always_llm"
+    assert "applied for this tenant (configured heuristic_first)" in page.inner_text("p[data-current]")
+    page.click("text=Back to heuristic_first")
+    page.wait_for_selector("[data-applied]")
+    assert page.get_attribute("p[data-current]", "data-current") == "heuristic_first"
 
 
 def test_a_routing_turn_rated_wrong_shows_its_rating(watched: Watched) -> None:

@@ -11,10 +11,11 @@ from pydantic import ValidationError
 
 from phronesis.cli.app import TenantOption, app, fail, invalid, replay_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
+from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.replay import ReplayIn, ReplayReport, TuneIn, TuneReport, run_replay, tune
 from phronesis.replay.models import DecisionPoint
 from phronesis.settings import TrustLevelName
-from phronesis.tenant_settings import AppliedSetting, ApplyIn
+from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingValue, shown
 
 DaysOption = Annotated[float, typer.Option("--days", help="How far back to replay.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
@@ -32,7 +33,7 @@ def _table(report: ReplayReport) -> str:
     now, then = report.current_success, report.replayed_success
     interval = _interval(then.interval)
     lines = [
-        f"{report.decision_point} {report.parameter}: {report.current:g} → {report.value:g}",
+        f"{report.decision_point} {report.parameter}: {shown(report.current)} → {shown(report.value)}",
         f"decisions replayed: {report.decisions}, changed: {report.changed}",
         f"LLM calls: {report.llm_calls_logged} logged → {report.llm_calls_replayed} replayed",
     ]
@@ -67,7 +68,7 @@ def _table(report: ReplayReport) -> str:
 def _replay(
     point: DecisionPoint,
     option: str,
-    value: float,
+    value: SettingValue,
     days: float,
     as_json: bool,
     tenant: str,
@@ -111,7 +112,7 @@ def routing(
     _replay("routing", parameter.replace("_", "-"), value, days, as_json, tenant, parameter)
 
 
-def _one_of(**given: float | None) -> tuple[str, float]:
+def _one_of(**given: SettingValue | None) -> tuple[str, SettingValue]:
     """The one replayed setting a command was given, as (parameter, value): a replay varies one."""
     chosen = [(name, value) for name, value in given.items() if value is not None]
     if len(chosen) != 1:
@@ -149,13 +150,21 @@ def executive(
     high_similarity: Annotated[
         float | None, typer.Option("--high-similarity", help="urgency_tiered: the similarity of a high match.")
     ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy",
+            help=f"The decision strategy to replay on every logged event: {', '.join(STRATEGY_NAMES)}.",
+        ),
+    ] = None,
     days: DaysOption = 30.0,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Replay the heuristic threshold or the default personality bias on the logged heuristic-first
-    decisions, or one of the urgency design's cut-offs on the urgency-tiered ones: which heuristic
-    would fire instead, LLM calls, estimated success (IPS and SNIPS where choices were drawn)."""
+    decisions, one of the urgency design's cut-offs on the urgency-tiered ones, or another
+    strategy on every logged event: which heuristic would fire instead, LLM calls, estimated
+    success (IPS and SNIPS where choices were drawn)."""
     parameter, value = _one_of(
         heuristic_threshold=heuristic_threshold,
         personality_bias=personality_bias,
@@ -164,9 +173,10 @@ def executive(
         soon_min=soon_min,
         reasonable_similarity=reasonable_similarity,
         high_similarity=high_similarity,
+        strategy=strategy,
     )
     option = parameter.replace("_", "-")
-    if parameter not in ("heuristic_threshold", "personality_bias"):
+    if parameter not in ("heuristic_threshold", "personality_bias", "strategy"):
         parameter = f"urgency.{parameter}"
     _replay("executive", option, value, days, as_json, tenant, parameter)
 
@@ -241,6 +251,10 @@ def proactive(
     _replay("proactive", option.replace("_", "-"), value, days, as_json, tenant, parameter)
 
 
+def _cell(value: SettingValue) -> str:
+    return value if isinstance(value, str) else f"{value:.2f}"
+
+
 def _tune_table(report: TuneReport) -> str:
     if not report.decisions:
         return (
@@ -252,13 +266,14 @@ def _tune_table(report: TuneReport) -> str:
     # proactive: a threshold costs no LLM call; what it changes is the messages sent and engagement;
     # routing's bands: the turns handed to a person
     gain, what = ("sent", "engaged") if proactive else ("to person", "success") if bands else ("LLM calls", "success")
+    width = max(6, *(len(_cell(row.value)) for row in report.rows))
     lines = [
-        f"{report.decision_point} {report.parameter}: now {report.current:g}, "
-        + (f"proposed {report.proposed:g}" if report.met else "no value meets the objective: keep it"),
+        f"{report.decision_point} {report.parameter}: now {shown(report.current)}, "
+        + (f"proposed {shown(report.proposed)}" if report.met else "no value meets the objective: keep it"),
         f"objective: {report.objective}",
         f"weighting: {report.weighting}",
         f"decisions: {report.decisions}, rated: {report.rated}",
-        f"{'value':>6}  {'changed':>7}  {gain:>9}  {'' if proactive or bands else 'avoided':>7}  "
+        f"{'value':>{width}}  {'changed':>7}  {gain:>9}  {'' if proactive or bands else 'avoided':>7}  "
         f"{what:>8}  {'95 %':>13}  {'method':>6}  {'coverage':>8}",
     ]
     for row in report.rows:
@@ -269,7 +284,7 @@ def _tune_table(report: TuneReport) -> str:
         coverage = "–" if proactive and not row.sent else f"{row.coverage:.0%}"
         spent = row.sent if proactive else row.handoffs if bands else row.llm_calls
         lines.append(
-            f"{row.value:>6.2f}  {row.changed:>7}  {spent:>9}  {avoided:>7}  "
+            f"{_cell(row.value):>{width}}  {row.changed:>7}  {spent:>9}  {avoided:>7}  "
             f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {coverage:>8}"
             f"{'' if row.eligible else '  ✗'}{mark}"
         )
@@ -287,7 +302,7 @@ def tune_command(
         str | None,
         typer.Option(
             "--parameter",
-            help="The setting to tune, when not the point's first: e.g. personality_bias (executive), "
+            help="The setting to tune, when not the point's first: e.g. personality_bias or strategy (executive), "
             "duplicate_threshold (admission), weight.relevance or daily_cap.new (proactive).",
         ),
     ] = None,
@@ -339,6 +354,8 @@ def tune_command(
         return
     typer.echo(_tune_table(report))
     if applied is not None:
-        typer.echo(f"applied: {applied.name} = {applied.value} for tenant {tenant} (decision {applied.decision_id})")
+        typer.echo(
+            f"applied: {applied.name} = {shown(applied.value)} for tenant {tenant} (decision {applied.decision_id})"
+        )
     elif apply:
-        typer.echo(f"nothing applied: the proposal is the current value ({report.current})")
+        typer.echo(f"nothing applied: the proposal is the current value ({shown(report.current)})")

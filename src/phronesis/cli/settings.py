@@ -8,16 +8,17 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, invalid, settings_app, with_engine
+from phronesis.cli.app import TenantOption, fail, invalid, settings_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
-from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
+from phronesis.executive.factory import STRATEGY_NAMES
+from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, shown
 
 NoteOption = Annotated[str | None, typer.Option("--note", help="Why: kept on the change's decision record.")]
 
 
 def _line(s: AppliedSetting) -> str:
-    applied = "configured" if s.applied is None else f"applied (configured {s.configured:g})"
-    return f"{s.name} = {s.value:g}  {applied}"  # a daily cap of 2 reads 2, not 2.0 (a trial)
+    applied = "configured" if s.applied is None else f"applied (configured {shown(s.configured)})"
+    return f"{s.name} = {shown(s.value)}  {applied}"
 
 
 @settings_app.command("list")
@@ -37,7 +38,7 @@ def list_settings(
         typer.echo("\n".join(_line(s) for s in items))
 
 
-def _apply(tenant: str, name: SettingName, value: float | None, note: str | None) -> None:
+def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None) -> None:
     try:
         change = ApplyIn(value=value, note=note)
     except ValidationError as exc:
@@ -55,14 +56,24 @@ def _apply(tenant: str, name: SettingName, value: float | None, note: str | None
 def set_setting(
     name: Annotated[SettingName, typer.Argument(help="The setting, e.g. executive.heuristic_threshold.")],
     value: Annotated[
-        float,
-        typer.Argument(help="Its value for this tenant, in the setting's range (an error names it)."),
+        str,
+        typer.Argument(
+            help="Its value for this tenant: a number in the setting's range (an error names it), or for "
+            "executive.strategy one of " + ", ".join(STRATEGY_NAMES) + ".",
+        ),
     ],
     note: NoteOption = None,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Apply a value for the tenant: its decisions use it from the next one on, in every process."""
-    _apply(tenant, name, value, note)
+    if name in CHOICES:
+        _apply(tenant, name, value, note)
+        return
+    try:
+        number = float(value)
+    except ValueError:
+        raise fail(f"VALUE: {name} takes a number, not {value[:60]!r}") from None
+    _apply(tenant, name, number, note)
 
 
 @settings_app.command("reset")

@@ -15,13 +15,15 @@ from phronesis.executive.traces import TraceStore
 from phronesis.executive.types import DecisionStrategy
 from phronesis.executive.urgency_tiered import UrgencyTieredStrategy
 
-__all__ = ["STRATEGIES", "create_decision_strategy"]
+__all__ = ["STRATEGIES", "STRATEGY_NAMES", "create_decision_strategy"]
 
 STRATEGIES: dict[str, Callable[..., BaseStrategy]] = {
     "heuristic_first": HeuristicFirstStrategy,
     "always_llm": AlwaysLLMStrategy,
     "urgency_tiered": UrgencyTieredStrategy,
 }
+STRATEGY_NAMES = tuple(STRATEGIES)
+"""What ``executive.strategy`` takes (a tenant's choice, a replay's value)."""
 
 _CONFIG_FIELDS = {field.name for field in dataclasses.fields(StrategyConfig)}
 

@@ -13,7 +13,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
@@ -43,7 +43,7 @@ from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
 from phronesis.settings import ExecutiveSettings
 from phronesis.storage.database import Database
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tenant_settings import Applied, TenantSettings
 
 __all__ = ["ExecutiveService"]
 
@@ -67,6 +67,14 @@ class ExecutiveParts:
     """Learning's follow-up channel: the event undoes, confirms or ignores its source's open fires."""
     tenant_settings: TenantSettings | None = None
     """A tenant's applied threshold (issue 25); None: the configured one for every tenant."""
+
+
+class Assigned(NamedTuple):
+    """The strategy an event is decided by, what chose it, and the A/B key value it was assigned by."""
+
+    name: str
+    source: Literal["event", "experiment", "tenant", "configured"]
+    assignment: str | None = None
 
 
 def _strategy_options(settings: ExecutiveSettings, tie_epsilon: float) -> dict[str, Any]:
@@ -124,31 +132,40 @@ class ExecutiveService:
             strategy = self.strategies[name] = self._build(name)
         return strategy
 
-    def _assign(self, request: EventRequest, event_id: str) -> tuple[str, str | None]:
-        """(strategy name, the A/B key value used). A missing user id falls back to the event id."""
+    def _assign(self, request: EventRequest, event_id: str, tenants: str | None) -> Assigned:
+        """The strategy, in order: the event's own; the A/B experiment's arm (keyed by user,
+        source or event; a missing user id falls back to the event id); the tenant's applied
+        ``executive.strategy`` (a replay's Apply, issue 25); the configured one."""
         if request.strategy is not None:
-            return request.strategy, None
-        if self.experiment is None:
-            return self.settings.decision_strategy, None
-        key = self.experiment.key
-        value = {"user": request.user_id or event_id, "source": request.source, "event": event_id}[key]
-        return self.experiment.assign(value), f"{key}:{value}"
+            return Assigned(request.strategy, "event")
+        if self.experiment is not None:
+            key = self.experiment.key
+            value = {"user": request.user_id or event_id, "source": request.source, "event": event_id}[key]
+            return Assigned(self.experiment.assign(value), "experiment", f"{key}:{value}")
+        if tenants is not None:
+            return Assigned(tenants, "tenant")
+        return Assigned(self.settings.decision_strategy, "configured")
 
-    async def context_for(self, tenant: str, request: EventRequest, event_id: str) -> DecisionContext:
+    async def context_for(
+        self, tenant: str, request: EventRequest, event_id: str
+    ) -> tuple[DecisionContext, str | None]:
+        """The decision's context, and the tenant's applied strategy (None: none applied), with
+        the tenant's settings read once beside the embedding."""
         if self.settings.known_sources and request.source not in self.settings.known_sources:
             raise InvalidInputError("source", f"unknown source {request.source!r}")
         applied = self._tenant_values(tenant)
         if request.candidates is None:  # the embedding and the settings' read, side by side
-            candidates, tuned = await asyncio.gather(self.candidates(tenant, request.text, request.source), applied)
+            candidates, values = await asyncio.gather(self.candidates(tenant, request.text, request.source), applied)
         else:
-            candidates, tuned = request.candidates, await applied
+            candidates, values = request.candidates, await applied
+        tuned = values.numbers
         biases = request.personality_biases
         source: Literal["event", "default"] = "event"
         if "confidence_threshold" not in biases:
             source = "default"
             bias = tuned.get("executive.personality_bias", self.settings.personality_bias)
             biases = {**biases, "confidence_threshold": bias} if bias else biases
-        return DecisionContext(
+        context = DecisionContext(
             event_id=event_id,
             event_text=request.text,
             event_source=request.source,
@@ -164,13 +181,14 @@ class ExecutiveService:
             urgency=request.urgency,
             base_threshold=tuned.get("executive.heuristic_threshold", self.settings.heuristic_threshold),
         )
+        return context, values.choices.get("executive.strategy")
 
-    async def _tenant_values(self, tenant: str) -> dict[str, float]:
-        """The tenant's applied threshold, default bias and urgency cut-offs, in one read at each
-        decision (many processes): a value applied anywhere holds for the next decision."""
+    async def _tenant_values(self, tenant: str) -> Applied:
+        """The tenant's applied threshold, default bias, urgency cut-offs and strategy, in one
+        read at each decision (many processes): a value applied anywhere holds for the next decision."""
         if self.parts.tenant_settings is None:
-            return {}
-        return await self.parts.tenant_settings.applied(tenant, "executive.")
+            return Applied(numbers={}, choices={})
+        return await self.parts.tenant_settings.read(tenant, "executive.")
 
     async def candidates(self, tenant: str, text: str, source: str) -> list[HeuristicCandidate]:
         """Seed 000 candidates from heuristic memory, with memory's limit and similarity floor."""
@@ -179,9 +197,11 @@ class ExecutiveService:
     async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:
         started = time.perf_counter()
         event_id = request.event_id or str(uuid.uuid4())
-        name, assignment = self._assign(request, event_id)
+        if request.strategy is not None:
+            self.strategy_for(request.strategy)  # an unknown one is refused before any work
+        context, tenants = await self.context_for(tenant, request, event_id)
+        name, source, assignment = self._assign(request, event_id, tenants)
         strategy = self.strategy_for(name)
-        context = await self.context_for(tenant, request, event_id)
         follow_up = await self._follow_up(tenant, request, event_id, context)
         if follow_up is not None and follow_up.undone:
             # "undo that" does not fire what it just undid
@@ -194,6 +214,7 @@ class ExecutiveService:
             result = await strategy.decide(context, self.llm)
         if follow_up is not None and follow_up.fires:
             result.metadata["follow_up"] = follow_up.summary()
+        result.metadata["strategy_source"] = source  # what chose the strategy: event, experiment, tenant, configured
         latency_ms = (time.perf_counter() - started) * 1000.0
         await self._record(tenant, context, result, name, assignment, latency_ms)
         if result.path is DecisionPath.LLM:

@@ -138,7 +138,7 @@ async def replay_admission(
     database: Database, tenant: str, body: ReplayIn, *, current: float, since: datetime
 ) -> ReplayReport:
     """The low threshold ``body.value`` replayed on the tenant's admissions since ``since``."""
-    return replay_admission_rows(await load_admission(database, tenant, since), body.value, current=current)
+    return replay_admission_rows(await load_admission(database, tenant, since), body.number, current=current)
 
 
 def _add_right(row: Screened) -> bool | None:

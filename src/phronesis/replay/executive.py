@@ -26,7 +26,8 @@ propensity is 0 or was not recorded), the decision is outside the weighted estim
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -41,15 +42,36 @@ from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
-__all__ = ["REST", "REWARDS", "Logged", "choice_label", "load_executive", "replay_executive", "replay_executive_rows"]
+__all__ = [
+    "LLM_PATH_CALLS",
+    "Logged",
+    "REST",
+    "REWARDS",
+    "choice_label",
+    "llm_path_calls",
+    "load_executive",
+    "propensity",
+    "replay_executive",
+    "replay_executive_rows",
+]
 
 c = decision_records.c
 REWARDS = {"positive": 1.0, "negative": 0.0}
 REST = "rest"
 """The choice not to fire a heuristic: the LLM path, or a rejection."""
+LLM_PATH_CALLS = 2
+"""Seed 000's LLM path: the answer, then the success prediction."""
 
 
-def _propensity(choice: str, logged: str, exploration: Mapping[str, Any] | None) -> float:
+def llm_path_calls(rows: Iterable[Any]) -> int:
+    """What a decision sent on to the LLM costs, in calls: the median the window's LLM-path
+    decisions paid (``path``, ``llm_calls``), else seed 000's two (a replay counting one per LLM
+    decision it adds would undercount them by half)."""
+    paid = [row.llm_calls for row in rows if row.path == "llm" and row.llm_calls > 0]
+    return int(statistics.median_low(paid)) if paid else LLM_PATH_CALLS
+
+
+def propensity(choice: str, logged: str, exploration: Mapping[str, Any] | None) -> float:
     """The logging policy's probability of ``choice`` (a heuristic id, or ``REST``) for this
     decision: 1 or 0 where it was deterministic; the recorded chance where it explored. 0 where
     the chance was not recorded (records from before ``chances``): outside the estimate."""
@@ -148,7 +170,7 @@ async def replay_executive(
     """``body.value`` of ``body.parameter`` replayed on the tenant's heuristic-first decisions
     since ``since``."""
     rows = await load_executive(database, tenant, since)
-    return replay_executive_rows(rows, body.value, current=current, parameter=str(body.parameter))
+    return replay_executive_rows(rows, body.number, current=current, parameter=str(body.parameter))
 
 
 async def load_executive(database: Database, tenant: str, since: datetime) -> list[Logged]:
@@ -186,6 +208,7 @@ def replay_executive_rows(
     """The base heuristic threshold (or, for ``personality_bias``, the default bias) ``value``
     replayed on rows from ``load_executive``."""
     bias = parameter == "personality_bias"
+    cost = llm_path_calls(rows)
     tally = Tally()
     supported: list[Weighted] = []
     explored = 0
@@ -197,7 +220,7 @@ def replay_executive_rows(
         logged = row.choice
         explored += row.exploration is not None
         # unchanged: what it cost; a heuristic fires instead: none; it goes on instead: the LLM's, if one was there
-        calls = row.llm_calls if replayed == logged else int(row.llm_if_rest) if replayed == REST else 0
+        calls = row.llm_calls if replayed == logged else row.llm_if_rest * cost if replayed == REST else 0
         change = None
         if replayed != logged:
             logged_label = (
@@ -209,8 +232,8 @@ def replay_executive_rows(
             continue
         right = bool(row.reward)
         tally.rating(logged_right=right, replayed_right=right if replayed == logged else None)
-        if _propensity(replayed, logged, row.exploration) > 0.0:
-            weight = 1.0 / _propensity(logged, logged, row.exploration) if replayed == logged else 0.0
+        if propensity(replayed, logged, row.exploration) > 0.0:
+            weight = 1.0 / propensity(logged, logged, row.exploration) if replayed == logged else 0.0
             supported.append(Weighted(reward=row.reward, weight=weight))
     weighting = (
         f"{explored} of {tally.decisions} decisions explored, with recorded propensities; the weighted "

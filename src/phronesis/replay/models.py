@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal, Self, get_args
 
 from pydantic import (
@@ -15,10 +16,11 @@ from pydantic import (
 )
 
 from phronesis.clock import Instant
-from phronesis.tenant_settings import BOUNDS, SettingName, out_of_range
+from phronesis.tenant_settings import CHOICES, TUNABLE, GivenValue, SettingName, SettingValue, out_of_range
 
 __all__ = [
     "PARAMETERS",
+    "as_asked",
     "Asked",
     "Change",
     "DecisionPoint",
@@ -34,6 +36,7 @@ DecisionPoint = Literal["executive", "routing", "admission", "proactive"]
 Parameter = Literal[
     "heuristic_threshold",
     "personality_bias",
+    "strategy",
     "urgency.threshold_reduction",
     "urgency.immediate_min",
     "urgency.soon_min",
@@ -60,6 +63,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     "executive": (
         "heuristic_threshold",
         "personality_bias",
+        "strategy",
         "urgency.threshold_reduction",
         "urgency.immediate_min",
         "urgency.soon_min",
@@ -83,7 +87,7 @@ PARAMETERS: dict[str, tuple[Parameter, ...]] = {
     ),
 }
 """The settings each decision point's replay varies, its default first: seed 000's base
-threshold, default personality bias (F-24) and urgency cut-offs, seed 002's cascade threshold and
+threshold, default personality bias (F-24), decision strategy and urgency cut-offs, seed 002's cascade threshold and
 confidence bands, seed 003's low similarity and duplicate thresholds, seed 004's score threshold and
 daily cap of one trust level and each weight of its composite. Each is the tenant setting
 ``{decision_point}.{parameter}``."""
@@ -95,7 +99,7 @@ assert set(get_args(Parameter)) == {p for names in PARAMETERS.values() for p in 
 def setting_of(point: str, parameter: str) -> SettingName:
     """The tenant setting (``tenant_settings``) a replay of ``parameter`` at ``point`` varies."""
     name = f"{point}.{parameter}"
-    assert name in BOUNDS, name
+    assert name in TUNABLE, name
     return name  # type: ignore[return-value]
 
 
@@ -129,23 +133,47 @@ class Asked(BaseModel):
 
 
 class ReplayIn(Asked):
-    value: float = Field(allow_inf_nan=False)
-    """In the setting's range (``tenant_settings.BOUNDS``: a probability; a score of 0–10 for proactive)."""
+    value: GivenValue
+    """In the setting's range (``tenant_settings.BOUNDS``: a probability; a score of 0–10 for
+    proactive), or for a choice one of its names (``CHOICES``: the executive's strategy)."""
     since: Instant | None = None
     """The window's start (None: ``days`` back from now)."""
     days: float = Field(default=30.0, gt=0.0, le=365.0)
 
+    @property
+    def number(self) -> float:
+        """The value of a numeric setting (a choice's is its name, ``value``)."""
+        if isinstance(self.value, str):
+            raise TypeError(f"{self.setting} takes a name, not a number")
+        return self.value
+
     @field_validator("value")
     @classmethod
-    def _in_range(cls, value: float, info: ValidationInfo) -> float:
+    def _in_range(cls, value: float | str, info: ValidationInfo) -> float | str:
         point = info.data.get("decision_point")
         if point is None or "parameter" not in info.data:
             return value  # the point or parameter is refused already
+        setting = setting_of(point, info.data["parameter"] or PARAMETERS[point][0])
+        value = as_asked(setting, value)
         # seed 000 F-24 clamps the executive's threshold: nothing outside decides differently
-        problem = out_of_range(setting_of(point, info.data["parameter"] or PARAMETERS[point][0]), value)
+        problem = out_of_range(setting, value)
         if problem is not None:
             raise ValueError(problem)
         return value
+
+
+def as_asked(setting: str, value: SettingValue) -> SettingValue:
+    """A form's or a query's "0.8" as the number a numeric setting takes (a name stays a name;
+    text that is no number is kept for ``out_of_range`` to say a number is wanted)."""
+    if not isinstance(value, str) or setting in CHOICES:
+        return value
+    try:
+        number = float(value)
+    except ValueError:
+        return value
+    if not math.isfinite(number):
+        raise ValueError("value must be a finite number")
+    return number
 
 
 class Change(BaseModel):
@@ -182,11 +210,13 @@ class WeightedEstimate(BaseModel):
 class ReplayReport(BaseModel):
     decision_point: str
     parameter: str
-    current: float
-    value: float
+    current: SettingValue
+    value: SettingValue
+    """A number, or the strategy's name (``executive.strategy``)."""
     decisions: int
     """Logged decisions the setting applies to: heuristic-first executive decisions (an urgency
-    cut-off: the urgency-tiered ones that kept their cut-offs); cascade-mode routing where the
+    cut-off: the urgency-tiered ones that kept their cut-offs; the strategy: every executive
+    decision, but urgency-tiered ones from before their chances were kept); cascade-mode routing where the
     local router ran (a band threshold: the routed turns that recorded what their bands read);
     admissions that met similar runs (the duplicate threshold: those past the pre-filter that
     kept what it needs); the trust level's proactive cycles past the pre-filter

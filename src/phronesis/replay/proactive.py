@@ -213,7 +213,7 @@ async def replay_proactive(
     """``body.value`` of the score threshold or weight ``body.parameter`` names, replayed on the
     cycles it applies to since ``since``."""
     rows = await load_proactive(database, tenant, since, level_of(str(body.parameter)))
-    return replay_proactive_rows(rows, body.value, current=current, parameter=str(body.parameter))
+    return replay_proactive_rows(rows, body.number, current=current, parameter=str(body.parameter))
 
 
 def _label(cycle: Cycle, index: int | None) -> str:

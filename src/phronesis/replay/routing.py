@@ -40,7 +40,7 @@ async def replay_routing(
     database: Database, tenant: str, body: ReplayIn, *, current: float, since: datetime
 ) -> ReplayReport:
     """The cascade threshold ``body.value`` replayed on the tenant's cascade decisions since ``since``."""
-    return replay_routing_rows(await load_routing(database, tenant, since), body.value, current=current)
+    return replay_routing_rows(await load_routing(database, tenant, since), body.number, current=current)
 
 
 async def load_routing(database: Database, tenant: str, since: datetime) -> Sequence[Any]:

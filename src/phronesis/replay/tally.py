@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from phronesis.replay.estimators import Weighted, direct, ips, snips
 from phronesis.replay.models import Change, ReplayReport
+from phronesis.tenant_settings import SettingValue
 
 __all__ = ["EXAMPLES", "Tally"]
 
@@ -90,8 +91,8 @@ class Tally:
         *,
         decision_point: str,
         parameter: str,
-        current: float,
-        value: float,
+        current: SettingValue,
+        value: SettingValue,
         weighting: str,
         weighted: Sequence[Weighted] | None = None,
         over: int = 0,

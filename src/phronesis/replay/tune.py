@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from phronesis.replay.models import Asked, ReplayReport
 from phronesis.replay.run import current_value, load, replay_loaded
-from phronesis.tenant_settings import BOUNDS, WHOLE, SettingName, out_of_order
+from phronesis.tenant_settings import BOUNDS, CHOICES, WHOLE, SettingName, SettingValue, out_of_order
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 __all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "grid", "tune"]
 
 
-def grid(setting: SettingName) -> tuple[float, ...]:
+def grid(setting: SettingName) -> tuple[SettingValue, ...]:
     """The values tried: the setting's whole range (``BOUNDS``: seed 000 clamps a threshold to
     [0.3, 0.95], F-24, so nothing outside it can be replayed), in steps of 0.05, or 0.5 for seed
-    004's 0-10 scores; a count (a daily cap) in whole numbers."""
+    004's 0-10 scores; a count (a daily cap) in whole numbers; a choice (the strategy), each name."""
+    if setting in CHOICES:
+        return CHOICES[setting]
     low, high = BOUNDS[setting]
     if setting in WHOLE:  # a count: every whole number up to 20 a day
         return tuple(float(n) for n in range(int(low), min(int(high), 20) + 1))
@@ -49,7 +51,7 @@ class TuneIn(Asked):
 
 
 class TuneRow(BaseModel):
-    value: float
+    value: SettingValue
     changed: int
     llm_calls: int
     llm_calls_avoided: int
@@ -73,8 +75,8 @@ class TuneReport(BaseModel):
     parameter: str
     setting: SettingName
     """The tenant setting to apply it to (``PUT /v1/settings/{setting}``)."""
-    current: float
-    proposed: float
+    current: SettingValue
+    proposed: SettingValue
     objective: str
     decisions: int
     rated: int
@@ -99,9 +101,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     since = engine.clock.now() - timedelta(days=body.days)
     point, parameter = body.decision_point, str(body.parameter)
     current = await current_value(engine, tenant, point, parameter)
-    # only values Apply would take beside the tenant's other settings (low ≤ high)
-    paired = await engine.tenant_settings.paired(tenant, body.setting)
-    values = sorted({*(v for v in grid(body.setting) if out_of_order(body.setting, v, paired) is None), current})
+    values = await _values(engine, tenant, body.setting, current)
     logged = await load(engine, tenant, point, parameter, since)
     reports = [replay_loaded(point, parameter, logged, value, current=current) for value in values]
     baseline = reports[values.index(current)]
@@ -134,7 +134,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     # success (a trial: with no LLM calls at stake, a better duplicate threshold was never
     # proposed), then the value nearest the current one (the smallest change)
     meeting = [row for row in rows if row.eligible]
-    best = max(meeting, key=lambda row: (_gain(row), row.success or 0.0, -abs(row.value - current)), default=None)
+    best = max(meeting, key=lambda row: (_gain(row), row.success or 0.0, -_distance(row.value, current)), default=None)
     return TuneReport(
         decision_point=point,
         parameter=parameter,
@@ -152,6 +152,23 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
         current_success=now,
         rows=rows,
     )
+
+
+async def _values(engine: Engine, tenant: str, setting: SettingName, current: SettingValue) -> list[SettingValue]:
+    """The grid, and the current value: each strategy; or the numbers Apply would take beside the
+    tenant's other settings (low ≤ high)."""
+    if isinstance(current, str):
+        return [*grid(setting)]
+    paired = await engine.tenant_settings.paired(tenant, setting)
+    numbers = {v for v in grid(setting) if isinstance(v, float) and out_of_order(setting, v, paired) is None}
+    return sorted({*numbers, current})
+
+
+def _distance(value: SettingValue, current: SettingValue) -> float:
+    """How big a change ``value`` is: a number's distance; another strategy is a change of 1."""
+    if isinstance(value, str) or isinstance(current, str):
+        return float(value != current)
+    return abs(value - current)
 
 
 def _gain(row: TuneRow) -> int:

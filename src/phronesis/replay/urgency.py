@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 from sqlalchemy import select
@@ -34,14 +34,14 @@ from phronesis.executive.types import HeuristicCandidate
 from phronesis.executive.urgency_tiered import Cutoffs
 from phronesis.executive.urgency_tiered import select as select_tiers
 from phronesis.replay.estimators import Weighted
-from phronesis.replay.executive import REST, REWARDS, choice_label
+from phronesis.replay.executive import REST, REWARDS, choice_label, llm_path_calls
 from phronesis.replay.models import ReplayReport
 from phronesis.replay.recorded import as_dict, as_json, flag
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records
 
-__all__ = ["Tiered", "load_tiered", "replay_tiered_rows"]
+__all__ = ["Tiered", "load_tiered", "policy_label", "replay_tiered_rows", "same_policy"]
 
 c = decision_records.c
 
@@ -154,11 +154,23 @@ async def load_tiered(database: Database, tenant: str, since: datetime) -> list[
     return [row for row in rows if row is not None]
 
 
-def _same(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
+class Logged(Protocol):
+    """What ``policy_label`` reads of a logged decision (an urgency-tiered one, or any, ``replay.strategy``)."""
+
+    @property
+    def choice(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def reason(self) -> str | None: ...
+
+
+def same_policy(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
     return a.keys() == b.keys() and all(math.isclose(a[k], b[k], abs_tol=1e-9) for k in a)
 
 
-def _label(policy: Mapping[str, float], actions: Mapping[str, str], logged: Tiered | None = None) -> str:
+def policy_label(policy: Mapping[str, float], actions: Mapping[str, str], logged: Logged | None = None) -> str:
+    """A policy as a change list shows it: a draw among a pool, a heuristic fired, or the rest."""
     if len(policy) > 1:
         drew = f", drew {logged.choice[:8]}" if logged is not None else ""
         return f"soon: drawn among {len(policy)} heuristics{drew}"
@@ -171,22 +183,23 @@ def _label(policy: Mapping[str, float], actions: Mapping[str, str], logged: Tier
 def replay_tiered_rows(rows: Sequence[Tiered], value: float, *, current: float, parameter: str) -> ReplayReport:
     """The cut-off ``parameter`` (``urgency.<name>``) at ``value``, replayed on rows from ``load_tiered``."""
     name = parameter.removeprefix("urgency.")
+    cost = llm_path_calls(rows)
     tally = Tally()
     supported: list[Weighted] = []
     drawn = 0
     for row in rows:
         logged, replayed = row.logged, row.policy(row.cutoffs.replace(name, value))
         drawn += len(logged) > 1
-        same = _same(logged, replayed)
+        same = same_policy(logged, replayed)
         # the decision made stands where the replayed policy surely makes it (a soon-tier draw
         # replayed as a sure fire of the heuristic drawn is no change: a trial)
         surely_logged = replayed.get(row.choice, 0.0) == 1.0
         change, calls = None, row.llm_calls
         if not same and not surely_logged:
             actions = {cand.heuristic_id: cand.suggested_action for cand in row.candidates}
-            change = (_label(logged, actions, row), _label(replayed, actions))
+            change = (policy_label(logged, actions, row), policy_label(replayed, actions))
             # fires: no call; goes on instead of firing: the LLM's, if one was there
-            calls = (row.llm_calls if row.choice == REST else int(row.llm_if_rest)) if REST in replayed else 0
+            calls = (row.llm_calls if row.choice == REST else row.llm_if_rest * cost) if REST in replayed else 0
         tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)
         if row.reward is None:
             continue

@@ -213,6 +213,7 @@ tenant_settings = Table(  # 0019: a tenant's applied setting (tenant_settings), 
     Column("tenant", String(64), primary_key=True),
     Column("name", String(64), primary_key=True),
     Column("value", Float, nullable=True),  # None: the server's configured value
+    Column("choice", String(64), nullable=True),  # 0020: a choice's name (executive.strategy), else None
     Column("decision_id", String(64), nullable=True),  # the decision record of the last change
     Column("updated_at", UTCDateTime, nullable=False),
 )

@@ -13,13 +13,13 @@ import json
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Annotated, Any, TypeVar, get_args
+from typing import Annotated, Any, Self, TypeVar, get_args
 from urllib.parse import parse_qs, quote, urlencode
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, select_autoescape
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from phronesis.admission.feedback import KEY as ADMISSION_RATING
 from phronesis.api.auth import tenant_for_key
@@ -29,10 +29,10 @@ from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError, validation_message
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
-from phronesis.replay.models import PARAMETERS, Asked, setting_of
+from phronesis.replay.models import PARAMETERS, Asked, as_asked, setting_of
 from phronesis.replay.run import current_value
 from phronesis.routing.route_feedback import KEY as ROUTE_RATING
-from phronesis.tenant_settings import BOUNDS, WHOLE, ApplyIn, SettingName
+from phronesis.tenant_settings import BOUNDS, CHOICES, WHOLE, ApplyIn, GivenValue, SettingName, shown
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
@@ -64,7 +64,7 @@ def _bound(ms: float | None) -> str:
 
 
 _templates.filters["bound"] = _bound
-_templates.filters["number"] = lambda value: f"{value:g}"  # a daily cap of 2, not 2.0
+_templates.filters["number"] = shown  # a daily cap of 2, not 2.0; a strategy's name as it is
 
 SECURITY_HEADERS = {
     # nothing but the server's own origin: no CDN, no font host, no beacon (issue 25)
@@ -554,7 +554,8 @@ async def replay_page(request: Request) -> Response:
         settings=[setting_of(p, name) for p, names in PARAMETERS.items() for name in names],
         all_settings=every,
         all_bounds=BOUNDS,
-        bounds=BOUNDS[where.setting],
+        choices=CHOICES,
+        bounds=BOUNDS.get(where.setting),
         whole=where.setting in WHOLE,
         first_parameter=PARAMETERS[point][0],
         current=current,
@@ -571,9 +572,15 @@ class ApplyForm(Asked):
 
     model_config = ConfigDict(extra="ignore")
 
-    value: float | None = Field(default=None, allow_inf_nan=False)
+    value: GivenValue | None = None
     """None (the field left empty): back to the configured value. Its range is the setting's (``apply``)."""
     note: str | None = Field(default=None, max_length=1000)
+
+    @model_validator(mode="after")
+    def _as_asked(self) -> Self:
+        if self.value is not None:
+            self.value = as_asked(self.setting, self.value)
+        return self
 
 
 @router.post("/settings/apply")

@@ -1,15 +1,29 @@
 // The Replay page's setting select: picking another setting puts that setting's current value in
-// the Value box (a trial pressed Replay with the old setting's value still there and got no report).
+// the Value box (a trial pressed Replay with the old setting's value still there and got no report),
+// as a number box, or for a choice (the executive's strategy) a list of its names.
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.querySelector("form.filters[data-replay]");
   if (!form) return;
   const select = form.querySelector("select[name=setting]");
-  const value = form.querySelector("input[name=value]");
   const shown = form.querySelector("input[name=shown]");
   select.addEventListener("change", () => {
     const option = select.selectedOptions[0];
+    const old = form.querySelector("[name=value]");
+    let value;
+    if (option.dataset.choices) {
+      value = document.createElement("select");
+      for (const name of option.dataset.choices.split(",")) {
+        value.add(new Option(name, name, false, name === option.dataset.now));
+      }
+    } else {
+      value = document.createElement("input");
+      value.type = "number";
+      value.step = "any";
+    }
+    value.name = "value";
     value.value = option.dataset.now;
     value.title = option.dataset.range;
+    old.replaceWith(value);
     shown.value = option.value; // the value is the new setting's own: replay it as asked
   });
 });

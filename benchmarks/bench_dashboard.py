@@ -375,6 +375,7 @@ async def _replays(settings: Settings, label: str, records: int, fill: float, on
             ("executive", "heuristic_threshold", 0.6),
             ("executive", "personality_bias", -0.1),
             ("executive", "urgency.soon_min", 0.5),
+            ("executive", "strategy", "urgency_tiered"),
             ("admission", "low_similarity", 0.8),
             ("admission", "duplicate_threshold", 0.9),
             ("proactive", "score_threshold.new", 6.0),

@@ -91,6 +91,12 @@ def configure_logging(level: str, log_format: LogFormat = "text") -> None:
     handler.setFormatter(JsonFormatter() if log_format == "json" else TextFormatter())
     logger.setLevel(level.upper())
     logger.propagate = False
+    # the MCP SDK's own warnings, in the same lines (its INFO lines repeat what a tool answered)
+    sdk = logging.getLogger("mcp")
+    if handler not in sdk.handlers:
+        sdk.addHandler(handler)
+    sdk.setLevel(max(logging.WARNING, logger.level))
+    sdk.propagate = False
 
 
 def uvicorn_log_config(level: str, log_format: LogFormat = "text") -> dict[str, Any]:

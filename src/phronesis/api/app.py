@@ -38,6 +38,7 @@ from phronesis.audit.rollups import MARGIN, DecisionRollups
 from phronesis.engine import Engine
 from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
+from phronesis.mcp import http as mcp_http
 
 __all__ = ["create_app", "create_worker_app"]
 
@@ -161,7 +162,8 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
         loop = asyncio.get_running_loop()
         periodic = [loop.create_task(each.run(), name=each.name) for each in _loops(the_engine, app.state.metrics)]
         try:
-            yield
+            async with app.state.mcp.session_manager.run():  # /mcp's transports live in the server's loop
+                yield
         finally:
             for task in periodic:
                 task.cancel()
@@ -203,4 +205,5 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.add_api_route("/", _root, include_in_schema=False, response_class=HTMLResponse)
     app.mount("/api-static", StaticFiles(packages=[("phronesis.api", "static")]), name="api-static")
     app.add_api_route("/docs", _docs, include_in_schema=False, response_class=HTMLResponse)
+    app.state.mcp = mcp_http.mount(app, the_engine)
     return app

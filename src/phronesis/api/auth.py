@@ -9,9 +9,17 @@ from fastapi import HTTPException, Request
 
 from phronesis.settings import ApiSettings
 
-__all__ = ["dev_tenant", "is_loopback_host", "resolve_tenant", "tenant_for_key"]
+__all__ = [
+    "CHALLENGE",
+    "Unauthorized",
+    "dev_tenant",
+    "is_loopback_host",
+    "resolve_tenant",
+    "tenant_for_key",
+    "tenant_of_request",
+]
 
-_CHALLENGE = {"WWW-Authenticate": 'Bearer realm="phronesis"'}
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="phronesis"'}
 
 
 def is_loopback_host(host: str | None) -> bool:
@@ -42,22 +50,35 @@ def dev_tenant(request: Request, settings: ApiSettings) -> str | None:
     return settings.dev_tenant if settings.dev_mode and is_loopback_host(client) else None
 
 
+class Unauthorized(Exception):
+    """No tenant for this request: no key, a malformed header, or an unknown key."""
+
+
+def tenant_of_request(request: Request, settings: ApiSettings) -> str:
+    """The tenant of a request's API key, or the dev tenant in dev mode from loopback: one rule for
+    ``/v1`` (``resolve_tenant``) and ``/mcp`` (``mcp.http``)."""
+    header = request.headers.get("authorization")
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthorized("Authorization must be 'Bearer <api key>'")
+        tenant = tenant_for_key(settings, token.strip())
+        if tenant is None:
+            raise Unauthorized("unknown API key")
+        return tenant
+    tenant = dev_tenant(request, settings)
+    if tenant is not None:
+        return tenant
+    raise Unauthorized("an API key is required (Authorization: Bearer <key>)")
+
+
 async def resolve_tenant(request: Request) -> str:
     """The tenant of this request's API key, or the dev tenant in dev mode from loopback.
 
     ``async`` although it never awaits: FastAPI would run a plain function in a thread.
     """
     settings: ApiSettings = request.app.state.engine.settings.api
-    header = request.headers.get("authorization")
-    if header:
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise HTTPException(401, "Authorization must be 'Bearer <api key>'", headers=_CHALLENGE)
-        tenant = tenant_for_key(settings, token.strip())
-        if tenant is None:
-            raise HTTPException(401, "unknown API key", headers=_CHALLENGE)
-        return tenant
-    tenant = dev_tenant(request, settings)
-    if tenant is not None:
-        return tenant
-    raise HTTPException(401, "an API key is required (Authorization: Bearer <key>)", headers=_CHALLENGE)
+    try:
+        return tenant_of_request(request, settings)
+    except Unauthorized as exc:
+        raise HTTPException(401, str(exc), headers=CHALLENGE) from None

@@ -322,6 +322,7 @@ from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its comma
 from phronesis.cli import executive as _executive  # noqa: E402,F401
 from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401
 from phronesis.cli import learning as _learning  # noqa: E402,F401
+from phronesis.cli import mcp as _mcp  # noqa: E402,F401
 from phronesis.cli import proactive as _proactive  # noqa: E402,F401
 from phronesis.cli import replay as _replay  # noqa: E402,F401
 from phronesis.cli import routing as _routing  # noqa: E402,F401

@@ -1,0 +1,19 @@
+"""``phronesis mcp``: the decision points as MCP tools over standard input and output (issue 26)."""
+
+from __future__ import annotations
+
+from phronesis.cli.app import TenantOption, app, with_engine
+from phronesis.engine import DEFAULT_TENANT, Engine
+
+
+@app.command("mcp")
+def mcp_command(tenant: TenantOption = DEFAULT_TENANT) -> None:
+    """Serve the decision points as MCP tools on standard input and output, for an agent or an agent
+    IDE that starts phronesis itself (a running server answers MCP over HTTP at /mcp). Every call
+    acts for one tenant; logs go to standard error."""
+    from phronesis.mcp import build_server, fixed_tenant
+
+    async def work(engine: Engine) -> None:
+        await build_server(engine, fixed_tenant(tenant)).run_stdio_async()
+
+    with_engine(work, load_index=True)

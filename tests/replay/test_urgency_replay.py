@@ -81,7 +81,7 @@ async def test_snips_recovers_a_narrower_pools_true_success_within_its_interval(
     report = replay_tiered_rows(rows, 0.8, current=0.7, parameter="urgency.reasonable_similarity")
     replayed = Cutoffs().replace("reasonable_similarity", 0.8)
     truth = sum(
-        sum(chance * SUCCESS.get(choice, REST_SUCCESS) for choice, chance in row.policy(replayed).items())
+        sum(chance * SUCCESS.get(choice, REST_SUCCESS) for choice, chance in row.tiered(replayed).items())
         for row in rows
     ) / len(rows)
     assert report.snips is not None and report.ips is not None and report.snips.coverage == 1.0
@@ -90,7 +90,7 @@ async def test_snips_recovers_a_narrower_pools_true_success_within_its_interval(
         assert estimate.interval[0] <= truth <= estimate.interval[1], (estimate, truth)
     # a change: another policy for the event, unless it surely makes the logged draw again
     changed = [
-        row for row in rows if row.policy(replayed) != row.logged and row.policy(replayed).get(row.choice) != 1.0
+        row for row in rows if row.tiered(replayed) != row.logged and row.tiered(replayed).get(row.choice) != 1.0
     ]
     assert report.changed == len(changed) > 0
     assert report.coverage < 1.0  # the direct estimate sees only events whose draw did not change
@@ -104,8 +104,8 @@ async def test_a_lower_soon_tier_start_is_decided_without_a_draw(database: Datab
     rows = await load_tiered(database, "t", NOW - timedelta(days=30))
     report = replay_tiered_rows(rows, 0.3, current=0.7, parameter="urgency.immediate_min")
     sure = Cutoffs().replace("immediate_min", 0.3)
-    known = sum(1 for row in rows if row.policy(sure).get(row.choice) == 1.0)
-    assert all(len(row.policy(sure)) == 1 and REST not in row.policy(sure) for row in rows)
+    known = sum(1 for row in rows if row.tiered(sure).get(row.choice) == 1.0)
+    assert all(len(row.tiered(sure)) == 1 and REST not in row.tiered(sure) for row in rows)
     assert report.replayed_success.covered == known and report.coverage == known / 400
     assert report.llm_calls_logged == report.llm_calls_replayed == 0
 

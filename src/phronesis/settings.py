@@ -848,8 +848,9 @@ def setting_variables() -> dict[str, Any]:
     return names
 
 
-_OTHER_VARIABLES = frozenset({"PHRONESIS_TEST_DATABASE_URL"})
-"""Read by the test suite, not by a setting."""
+_OTHER_VARIABLES = frozenset({"PHRONESIS_TEST_DATABASE_URL", "PHRONESIS_URL", "PHRONESIS_API_KEY"})
+"""Read by the test suite, or by the client and the CLI to reach a running server
+(``phronesis.client``, ``cli.remote``), not by a server setting."""
 _warned: set[str] = set()
 
 

@@ -12,6 +12,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 from phronesis.cli.app import TenantOption, app, executive_app, fail, with_engine
+from phronesis.cli.remote import served
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.events import EventDecision
 from phronesis.executive.reevaluation import ReevaluationSummary, reevaluate
@@ -50,7 +51,11 @@ def decide(
         fields["salience"] = {"threat": threat}
     if user is not None:
         fields["user_id"] = user
-    decision = with_engine(lambda engine: engine.decide_event(text, tenant=tenant, **fields), load_index=True)
+    decision = served(
+        tenant,
+        lambda engine: engine.decide_event(text, tenant=tenant, **fields),
+        lambda client: client.executive.decide({"text": text, **fields}),
+    )
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
         return
@@ -76,7 +81,13 @@ def feedback(
         fields["rating"] = "positive" if positive else "negative"
     if key is not None:
         fields["idempotency_key"] = key
-    receipt = with_engine(lambda engine: engine.feedback(response_id, tenant=tenant, **fields), load_index=True)
+    receipt = served(
+        tenant,
+        lambda engine: engine.feedback(response_id, tenant=tenant, **fields),
+        lambda client: client.executive.feedback(
+            {"response_id": response_id, **{k: v for k, v in fields.items() if v is not None}}
+        ),
+    )
     moved = (
         f" ({receipt.old_confidence:.3f} → {receipt.new_confidence:.3f})"
         if receipt.old_confidence is not None and receipt.new_confidence is not None

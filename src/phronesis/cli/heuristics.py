@@ -10,6 +10,7 @@ import typer
 from pydantic import ValidationError
 
 from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, with_engine
+from phronesis.cli.remote import served
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import Heuristic, HeuristicCreate, HeuristicUpdate, Origin
@@ -44,7 +45,12 @@ def add(
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
-    created = with_engine(lambda engine: engine.heuristics.add(tenant, data))
+    created = served(
+        tenant,
+        lambda engine: engine.heuristics.add(tenant, data),
+        lambda c: c.heuristics.create(data),
+        load_index=False,
+    )
     typer.echo(created.id)
 
 

@@ -1,0 +1,69 @@
+"""A running server for the commands that embed text (issue 26): a CLI process that loads the
+sentence model again for one ``decide`` pays seconds a running server has already paid.
+
+With ``PHRONESIS_URL`` set (and ``PHRONESIS_API_KEY`` where the server wants one), ``decide``,
+``feedback`` and ``heuristics add`` send their request to that server with the typed client
+(``phronesis.client``): the same validation, the same answer, the same database. Without it they
+open the engine in this process and say so while the model loads. The server acts for its API
+key's tenant, so ``--tenant`` is refused beside ``PHRONESIS_URL`` rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from rich.console import Console
+
+from phronesis.cli.app import fail, with_engine
+from phronesis.engine import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.client import Client
+    from phronesis.engine import Engine
+
+__all__ = ["URL", "served"]
+
+T = TypeVar("T")
+URL = "PHRONESIS_URL"
+
+
+def served(
+    tenant: str,
+    local: Callable[[Engine], Awaitable[T]],
+    remote: Callable[[Client], T],
+    *,
+    load_index: bool = True,
+) -> T:
+    """``remote`` on the server ``PHRONESIS_URL`` names, else ``local`` on an engine of this process."""
+    if not os.environ.get(URL):
+        return with_engine(_loading(local), load_index=load_index)
+    if tenant != DEFAULT_TENANT:
+        raise fail(
+            f"--tenant: with {URL} set the server acts for its API key's tenant (PHRONESIS_API_KEY); "
+            f"drop --tenant, or unset {URL} to work on the database directly"
+        )
+    from phronesis.client import Client, ClientError
+
+    try:
+        with Client() as client:
+            return remote(client)
+    except ClientError as exc:
+        raise fail(f"{os.environ[URL]}: {exc}") from None
+    except ValueError as exc:  # a malformed PHRONESIS_URL or key
+        raise fail(str(exc)) from None
+
+
+def _loading(work: Callable[[Engine], Awaitable[T]]) -> Callable[[Engine], Awaitable[T]]:
+    """``work``, after the embedding model has loaded under a visible step (on standard error:
+    standard output stays the command's answer)."""
+
+    async def go(engine: Engine) -> T:
+        with Console(stderr=True).status(
+            f"loading {engine.embedder.model_name} in this process (set {URL} to use a running server)"
+        ):
+            await engine.embedder.embed(["warm-up"])
+        return await work(engine)
+
+    return go

@@ -79,3 +79,10 @@ def test_mcp_without_a_valid_key_is_a_401_problem(live_server: LiveServer) -> No
         assert refused.headers["content-type"].startswith("application/problem+json")
         assert refused.headers["www-authenticate"].startswith("Bearer")
         assert refused.json()["detail"].startswith(detail), refused.text
+
+
+def test_a_get_on_mcp_says_what_it_is_instead_of_hanging(live_server: LiveServer) -> None:
+    """A browser or curl opening /mcp waited forever on an event stream (a trial)."""
+    answered = httpx.get(f"{live_server.base_url}/mcp", timeout=5)
+    assert answered.status_code == 405 and answered.headers["allow"] == "POST, DELETE"
+    assert "MCP endpoint" in answered.json()["detail"]

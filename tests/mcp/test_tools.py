@@ -43,6 +43,7 @@ async def test_every_tool_is_described_for_the_llm_that_chooses_it(engine: Engin
         assert set(tools) == TOOLS
         for tool in tools.values():
             assert tool.description and len(tool.description) > 80, tool.name
+            assert "\n    " not in tool.description, tool.description  # no source indentation for the LLM
             properties = tool.input_schema["properties"]
             undescribed = [name for name, schema in properties.items() if not schema.get("description")]
             assert undescribed == [], (tool.name, undescribed)
@@ -65,7 +66,7 @@ async def test_decide_rate_and_read_the_record_of_a_heuristic_fire(engine: Engin
         again = _refused(
             await client.call_tool("give_feedback", {"response_id": decided["response_id"], "rating": "positive"})
         )
-        assert "ConflictError" in again
+        assert again.startswith("Error executing tool give_feedback: rating: this rating already stands"), again
         record = await client.read_resource(f"phronesis://decisions/{decided['response_id']}")
         body = json.loads(getattr(record.contents[0], "text", ""))
         assert (body["kind"], body["path"], body["outcome"]) == ("executive", "heuristic", "positive")
@@ -80,12 +81,22 @@ async def test_bad_input_is_a_tool_error_naming_the_field_and_nothing_is_written
         assert _refused(await client.call_tool("decide_event", {"text": "  "})).endswith(
             "text: String should have at least 1 character"
         )
-        assert "urgency" in _refused(await client.call_tool("decide_event", {"text": "x", "urgency": 2}))
-        both = await client.call_tool("give_feedback", {"response_id": "r1", "rating": "positive", "user_score": 2})
-        assert "exactly one of rating, user_score or dev_score" in _refused(both)
+        # one line naming the argument, never a pydantic dump; an unknown argument is refused, not dropped
+        for tool, arguments, said in (
+            ("decide_event", {"text": "x", "urgency": 2}, "urgency: 2 is greater than the maximum of 1"),
+            ("decide_event", {"text": "x", "strategy": "fastest"}, "strategy: 'fastest' is not one of"),
+            ("decide_event", {"text": "x", "stratgy": "always_llm"}, "stratgy: decide_event takes no such argument"),
+            ("admit_run", {"task": "t", "outcome": "great"}, "outcome: 'great' is not one of"),
+            ("search_runs", {"q": "tls"}, "q: search_runs takes no such argument (it takes query,"),
+            ("search_runs", {"query": "tls", "k": 0}, "k: 0 is less than the minimum of 1"),
+            ("give_feedback", {"response_id": "r1", "rating": "positive", "user_score": 2}, "rating: give exactly one"),
+            ("give_feedback", {"response_id": "r1"}, "rating: give exactly one of rating or user_score"),
+        ):
+            refused = _refused(await client.call_tool(tool, arguments))
+            assert refused.startswith(f"Error executing tool {tool}: {said}"), (tool, refused)
+            assert "\n" not in refused and "pydantic" not in refused, (tool, refused)
         missing = await client.call_tool("give_feedback", {"response_id": "nope", "rating": "positive"})
         assert "not found" in _refused(missing)
-        assert "outcome" in _refused(await client.call_tool("admit_run", {"task": "t", "outcome": "great"}))
     assert await engine.decisions.query("default", limit=10) == []
 
 
@@ -93,9 +104,9 @@ async def test_a_conversation_routes_turn_by_turn_in_one_session(engine: Engine)
     async with Client(build_server(engine, fixed_tenant("default"))) as client:
         first = _ok(await client.call_tool("route_turn", {"query": "What is your refund policy for annual plans?"}))
         session = first["session_id"]
-        assert first["result"]["decision"] in {"RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE"}
+        assert first["decision"] in {"RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE"}
         second = _ok(await client.call_tool("route_turn", {"query": "And for monthly ones?", "session_id": session}))
-        assert second["session_id"] == session == second["result"]["session_id"]
+        assert second["session_id"] == session
     assert (await engine.routing.session("default", session)).message_count >= 2
 
 
@@ -117,6 +128,8 @@ async def test_tools_act_for_their_tenant_only(engine: Engine) -> None:
         assert matched["matches"] == []
         decided = _ok(await client.call_tool("decide_event", {"text": "the greenhouse door is open"}))
         assert decided["decision_path"] == "rejected"
+        own = _ok(await client.call_tool("decide_event", {"text": "a door", "strategy": "urgency_tiered"}))
+        assert own["strategy"] == "urgency_tiered"
         observed = _ok(await client.call_tool("observe_event", {"text": "the door opened", "event_id": "e-1"}))
         assert observed["event_id"] == "e-1"
         preview = await client.call_tool("preview_proactive", {"user_id": "nobody"})

@@ -7,6 +7,7 @@ import random
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.replay import TuneIn, tune
+from phronesis.replay.tune import TuneRow, proposal
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock
@@ -45,3 +46,33 @@ async def test_with_nothing_rated_it_keeps_the_current_value(database: Database)
     assert report.proposed == LOGGED and report.rated == 0
     # nothing meets the objective, the current value included: it is kept, and the report says so
     assert not report.met and not any(row.eligible for row in report.rows)
+
+
+def _row(value: float | str, success: float, interval: tuple[float, float], avoided: int = 0) -> TuneRow:
+    return TuneRow(
+        value=value,
+        changed=0 if value == "heuristic_first" else 5,
+        llm_calls=0,
+        llm_calls_avoided=avoided,
+        success=success,
+        interval=interval,
+        method="direct",
+        coverage=1.0,
+        eligible=True,
+    )
+
+
+def test_a_change_that_gains_nothing_must_be_shown_better_not_only_estimated_better() -> None:
+    """A trial was moved to another strategy with no LLM call avoided, on a point estimate of 80 %
+    whose interval (38–96 %) held today's 67 %. Gaining nothing, a value is proposed only when its
+    whole interval lies above today's success; gaining more, the most gained wins as before."""
+    now = 0.667
+    today = _row("heuristic_first", 0.667, (0.3, 0.9))
+    hopeful = _row("urgency_tiered", 0.8, (0.376, 0.964))
+    assert proposal([today, hopeful], "heuristic_first", now) is today
+    sure = _row("urgency_tiered", 0.9, (0.8, 0.97))
+    assert proposal([today, sure], "heuristic_first", now) is sure
+    cheaper = _row("always_llm", 0.7, (0.4, 0.9), avoided=12)
+    assert proposal([today, hopeful, cheaper], "heuristic_first", now) is cheaper
+    failing = today.model_copy(update={"eligible": False, "why_not": "success 60.0% < now 66.7%"})
+    assert proposal([failing, hopeful], "heuristic_first", now) is None  # keep it: nothing shown better

@@ -286,7 +286,7 @@ def _tune_table(report: TuneReport) -> str:
         lines.append(
             f"{_cell(row.value):>{width}}  {row.changed:>7}  {spent:>9}  {avoided:>7}  "
             f"{_pct(row.success):>8}  {low_high:>13}  {row.method:>6}  {coverage:>8}"
-            f"{'' if row.eligible else '  ✗'}{mark}"
+            f"{'' if row.why_not is None else f'  ✗ {row.why_not}'}{mark}"
         )
     return "\n".join(lines)
 

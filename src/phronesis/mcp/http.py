@@ -35,6 +35,14 @@ class KeyGuard:
         self._settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "GET":  # a browser or curl would wait on an event stream that never speaks
+            detail = (
+                "this is phronesis's MCP endpoint (streamable HTTP): an MCP client sends JSON-RPC messages "
+                "with POST; the server is stateless and opens no event stream on GET"
+            )
+            response = problem_response(405, "Method Not Allowed", detail, headers={"Allow": "POST, DELETE"})
+            await response(scope, receive, send)
+            return
         try:
             tenant_of_request(Request(scope), self._settings)
         except Unauthorized as exc:

@@ -13,6 +13,7 @@ Which tenant a call acts for is a ``TenantOf``: the API key of the HTTP request 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import datetime
@@ -32,11 +33,12 @@ from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.heuristics.models import HeuristicMatch
 from phronesis.learning.models import Observation, ObservedEvent
+from phronesis.mcp.arguments import ArgumentCheck
 from phronesis.proactive.models import Preview, PreviewIn
 from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.sessions import NewSession
 
-__all__ = ["INSTRUCTIONS", "Hits", "Matches", "RouteAnswer", "TenantOf", "build_server", "fixed_tenant"]
+__all__ = ["INSTRUCTIONS", "Hits", "Matches", "TenantOf", "build_server", "fixed_tenant"]
 
 TenantOf = Callable[[Context], str]
 """The tenant a tool call acts for, from its request context (raises ``ToolError`` when none)."""
@@ -48,6 +50,7 @@ def fixed_tenant(tenant: str) -> TenantOf:
 
 
 T = TypeVar("T", bound=BaseModel)
+F = TypeVar("F", bound=Callable[..., Any])
 R = TypeVar("R")
 
 INSTRUCTIONS = (
@@ -81,14 +84,7 @@ async def _answer(call: Awaitable[R]) -> R:
     except NotFoundError as exc:
         raise ToolError(str(exc)) from None
     except PhronesisError as exc:  # a conflict, an outage: said as it is, never as a success
-        raise ToolError(f"{type(exc).__name__}: {exc}") from None
-
-
-class RouteAnswer(BaseModel):
-    """A routed turn, and the session it belongs to (new when none was given)."""
-
-    session_id: str = Field(description="Pass it to the next route_turn of this conversation.")
-    result: RouteResult
+        raise ToolError(str(exc)) from None
 
 
 class Matches(BaseModel):
@@ -116,10 +112,16 @@ def _logging_left_alone() -> Iterator[None]:
 
 def build_server(engine: Engine, tenant_of: TenantOf) -> MCPServer:
     """An MCP server whose tools act on ``engine`` for the tenant ``tenant_of`` names."""
+    check = ArgumentCheck()
     with _logging_left_alone():
         server: MCPServer = MCPServer(
-            name="phronesis", title="phronesis decision engine", version=__version__, instructions=INSTRUCTIONS
+            name="phronesis",
+            title="phronesis decision engine",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            middleware=[check],
         )
+    check.server = server
     _decision_tools(server, engine, tenant_of)
     _memory_tools(server, engine, tenant_of)
     _resources(server, engine, tenant_of)
@@ -130,10 +132,20 @@ READS = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
 
 
+def _tool(server: MCPServer, annotations: ToolAnnotations) -> Callable[[F], F]:
+    """Register a tool described by its docstring without the source's indentation (an LLM reads it)."""
+
+    def register(fn: F) -> F:
+        server.add_tool(fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations)
+        return fn
+
+    return register
+
+
 def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> None:
     """Seed 000's decide and observe, feedback, seed 002's routing, seed 004's preview."""
 
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     async def decide_event(
         text: Text,
         ctx: Context,
@@ -145,17 +157,28 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
             bool | None, Field(description="Whether an answer is needed now (default true); else no LLM is asked.")
         ] = None,
         user_id: Annotated[str | None, Field(description="The user the event concerns, if any.")] = None,
+        strategy: Annotated[
+            Literal["heuristic_first", "urgency_tiered", "always_llm"] | None,
+            Field(description="Decide this event by this strategy; omit for the tenant's own."),
+        ] = None,
     ) -> EventDecision:
         """Decide how to respond to an event: fire a learned heuristic when one matches confidently
         (no LLM call), else ask the LLM. Returns the response text, the path taken (heuristic, llm,
         fallback, rejected), the heuristic fired if any, and the response_id to give feedback on."""
         request = _parsed(
             EventRequest,
-            {"text": text, "source": source, "urgency": urgency, "immediate": immediate, "user_id": user_id},
+            {
+                "text": text,
+                "source": source,
+                "urgency": urgency,
+                "immediate": immediate,
+                "user_id": user_id,
+                "strategy": strategy,
+            },
         )
         return await _answer(engine.executive.decide_event(tenant_of(ctx), request))
 
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     async def observe_event(
         text: Text,
         event_id: Annotated[str, Field(description="The event's own id (an observed event is counted once).")],
@@ -168,7 +191,7 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
         event = _parsed(ObservedEvent, {"text": text, "event_id": event_id, "source": source})
         return await _answer(engine.learning.observe(tenant_of(ctx), event))
 
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     async def give_feedback(
         response_id: Annotated[str, Field(description="The response_id of the decision being rated.")],
         ctx: Context,
@@ -180,12 +203,14 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
     ) -> FeedbackReceipt:
         """Rate a decision once its outcome is known (give exactly one of rating or user_score).
         A fired heuristic's confidence moves with it; a rating given twice is refused."""
+        if (rating is None) == (user_score is None):
+            raise ToolError("rating: give exactly one of rating or user_score")
         feedback = _parsed(
             Feedback, {"response_id": response_id, "rating": rating, "user_score": user_score, "comment": comment}
         )
         return await _answer(engine.give_feedback(tenant_of(ctx), feedback))
 
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     async def route_turn(
         query: Annotated[str, Field(description="The user's message, as they wrote it.")],
         ctx: Context,
@@ -193,7 +218,7 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
             str | None,
             Field(description="The conversation's session_id from an earlier route_turn; omit to start one."),
         ] = None,
-    ) -> RouteAnswer:
+    ) -> RouteResult:
         """Decide what to do with a user's message in a conversation: RETRIEVE from the knowledge
         base, REASON_ONLY, USE_TOOL (with the tool and its arguments), CLARIFY (with a question to
         ask) or ESCALATE to a person (with the reason). Returns the decision with its confidence
@@ -202,10 +227,9 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
         request = _parsed(RouteRequest, {"query": query})
         if session_id is None:
             session_id = (await _answer(engine.routing.create_session(tenant, NewSession()))).id
-        result = await _answer(engine.routing.route(tenant, session_id, request))
-        return RouteAnswer(session_id=session_id, result=result)
+        return await _answer(engine.routing.route(tenant, session_id, request))
 
-    @server.tool(annotations=READS)
+    @_tool(server, READS)
     async def preview_proactive(
         user_id: Annotated[str, Field(description="The user whose proactive cycle to preview.")],
         ctx: Context,
@@ -223,7 +247,7 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
 def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> None:
     """Seed 003's admission and recall of runs; heuristic memory's matches."""
 
-    @server.tool(annotations=WRITES)
+    @_tool(server, WRITES)
     async def admit_run(
         task: Annotated[str, Field(description="What the run was asked to do.")],
         outcome: Annotated[Literal["success", "failure", "partial"], Field(description="How it ended.")],
@@ -253,7 +277,7 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         )
         return await _answer(engine.admission.admit(tenant_of(ctx), run))
 
-    @server.tool(annotations=READS)
+    @_tool(server, READS)
     async def search_runs(
         query: Annotated[str, Field(min_length=1, description="What to recall, e.g. the task at hand.")],
         ctx: Context,
@@ -266,7 +290,7 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         hits = await _answer(engine.admission.search(tenant_of(ctx), query, agent_id=agent_id, user_id=user_id, k=k))
         return Hits(hits=hits)
 
-    @server.tool(annotations=READS)
+    @_tool(server, READS)
     async def match_heuristics(
         text: Text,
         ctx: Context,

@@ -45,6 +45,9 @@ class Decided:
     """What a strategy replay needs of one logged executive decision, whichever strategy made it."""
 
     strategy: str
+    chosen_by: str | None
+    """What chose the strategy (``strategy_source``: event, experiment, tenant, configured; None
+    before it was recorded)."""
     path: str
     reason: str | None
     choice: str
@@ -113,6 +116,7 @@ def _decided(
     raw_cutoffs: Any,
     raw_chances: Any,
     raw_exploration: Any,
+    chosen_by: str | None = None,
     decision_id: str = "",
 ) -> Decided | None:
     name = str(strategy or "heuristic_first")
@@ -137,6 +141,7 @@ def _decided(
     available = bool(flag(llm_available, absent=True))
     return Decided(
         strategy=name,
+        chosen_by=chosen_by,
         path=path,
         reason=reason,
         choice=choice,
@@ -176,6 +181,7 @@ async def load_decided(
         c.attributes["cutoffs"],
         c.attributes["chances"],
         c.attributes["exploration"],
+        c.attributes["strategy_source"].as_string(),
         c.id,
     ).where(c.tenant == tenant, c.kind == "executive", c.created_at >= since)
     if strategy is not None:

@@ -215,8 +215,8 @@ class ReplayReport(BaseModel):
     """A number, or the strategy's name (``executive.strategy``)."""
     decisions: int
     """Logged decisions the setting applies to: heuristic-first executive decisions (an urgency
-    cut-off: the urgency-tiered ones that kept their cut-offs; the strategy: every executive
-    decision, but urgency-tiered ones from before their chances were kept); cascade-mode routing where the
+    cut-off: the urgency-tiered ones that kept their cut-offs; the strategy: the executive
+    decisions whose strategy the tenant's setting chose, not an event's own or an A/B arm's); cascade-mode routing where the
     local router ran (a band threshold: the routed turns that recorded what their bands read);
     admissions that met similar runs (the duplicate threshold: those past the pre-filter that
     kept what it needs); the trust level's proactive cycles past the pre-filter

@@ -63,10 +63,17 @@ async def current_cutoffs(engine: Engine, tenant: str) -> Cutoffs:
     return Cutoffs(**values, tie_epsilon=engine.settings.heuristics.tie_epsilon)
 
 
+OWN = frozenset({"event", "experiment"})
+"""What chose a strategy the tenant's setting never would: the event's own, an A/B arm."""
+
+
 async def load_strategies(database: Database, tenant: str, since: datetime, cutoffs: Cutoffs) -> Strategies:
-    """Every executive decision since ``since``, whichever strategy made it, read once however
-    many strategies are replayed on them (``replay.tune``)."""
-    return Strategies(await load_decided(database, tenant, since), cutoffs)
+    """The executive decisions since ``since`` whose strategy the tenant's setting chose (or the
+    configuration), whichever strategy it was, read once however many are replayed on them
+    (``replay.tune``). An event that named its own strategy, or an A/B arm's, is not among them:
+    the setting would not have changed it (a trial saw today's value "change" them)."""
+    rows = await load_decided(database, tenant, since)
+    return Strategies([row for row in rows if row.chosen_by not in OWN], cutoffs)
 
 
 def policy_under(row: Decided, strategy: str, cutoffs: Cutoffs) -> dict[str, float]:

@@ -8,7 +8,9 @@ to an estimated engagement no lower than the current one, on at least ``min_cove
 messages it sends*. Each candidate value is replayed on the same logged decisions (read once); its
 success is the best estimate the logs support (SNIPS where the logs carry propensities, else
 the direct estimate). A value whose estimate covers too little is not proposed: what the logs
-do not establish is not guessed. With nothing better, the proposal is to keep the current value.
+do not establish is not guessed. A value that gains no more than the current one is proposed only
+when its whole 95 % interval lies above today's success. With nothing better, the proposal is to
+keep the current value.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from phronesis.tenant_settings import BOUNDS, CHOICES, WHOLE, SettingName, Setti
 if TYPE_CHECKING:
     from phronesis.engine import Engine
 
-__all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "grid", "tune"]
+__all__ = ["TuneIn", "TuneReport", "TuneRow", "best_estimate", "grid", "proposal", "tune"]
 
 
 def grid(setting: SettingName) -> tuple[SettingValue, ...]:
@@ -68,6 +70,8 @@ class TuneRow(BaseModel):
     coverage: float
     eligible: bool
     """Meets the objective's constraints (success and coverage)."""
+    why_not: str | None = None
+    """The constraint it fails, in words (None: it meets them)."""
 
 
 class TuneReport(BaseModel):
@@ -109,11 +113,7 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
     rows = []
     for report in reports:
         success, interval, method, coverage = best_estimate(report)
-        eligible = success is not None and now is not None and success >= now and coverage >= body.min_coverage
-        # the bands: as many of all turns settled as of the rated ones, so fewer hand-offs are not
-        # fewer only because the turns that would search again went uncounted
-        unsettled = report.handoffs_unsettled or 0
-        eligible = eligible and unsettled <= (1 - body.min_coverage) * report.decisions
+        why_not = _why_not(report, success, coverage, now, body.min_coverage, SUCCESS[point])
         rows.append(
             TuneRow(
                 value=report.value,
@@ -127,14 +127,11 @@ async def tune(engine: Engine, tenant: str, body: TuneIn) -> TuneReport:
                 interval=interval,
                 method=method,
                 coverage=coverage,
-                eligible=eligible,
+                eligible=why_not is None,
+                why_not=why_not,
             )
         )
-    # most gained (calls avoided; proactive: messages sent); among equals, the best estimated
-    # success (a trial: with no LLM calls at stake, a better duplicate threshold was never
-    # proposed), then the value nearest the current one (the smallest change)
-    meeting = [row for row in rows if row.eligible]
-    best = max(meeting, key=lambda row: (_gain(row), row.success or 0.0, -_distance(row.value, current)), default=None)
+    best = proposal(rows, current, now)
     return TuneReport(
         decision_point=point,
         parameter=parameter,
@@ -162,6 +159,52 @@ async def _values(engine: Engine, tenant: str, setting: SettingName, current: Se
     paired = await engine.tenant_settings.paired(tenant, setting)
     numbers = {v for v in grid(setting) if isinstance(v, float) and out_of_order(setting, v, paired) is None}
     return sorted({*numbers, current})
+
+
+def _why_not(
+    report: ReplayReport,
+    success: float | None,
+    coverage: float,
+    now: float | None,
+    min_coverage: float,
+    what: str,
+) -> str | None:
+    """Which of the objective's constraints a value fails, in words (None: it meets them)."""
+    if now is None:
+        return f"no rated decision: the current {what} is unknown"
+    if success is None:
+        return f"{what} not estimable from the logs"
+    if success < now:
+        return f"{what} {success:.1%} < now {now:.1%}"
+    if coverage < min_coverage:
+        return f"coverage {coverage:.0%} < {min_coverage:.0%}"
+    # the bands: as many of all turns settled as of the rated ones, so fewer hand-offs are not
+    # fewer only because the turns that would search again went uncounted
+    unsettled = report.handoffs_unsettled or 0
+    if unsettled > (1 - min_coverage) * report.decisions:
+        return f"{unsettled} of {report.decisions} turns not settled > {1 - min_coverage:.0%}"
+    return None
+
+
+def proposal(rows: list[TuneRow], current: SettingValue, now: float | None) -> TuneRow | None:
+    """The value to propose, or None (keep the current one). The most gained (calls avoided;
+    proactive: messages sent; the bands: the fewest hand-offs), then the best estimated success,
+    then the smallest change. A value that gains no more than the current one must be *shown*
+    better (its whole 95 % interval above today's success), not only estimated better: a trial
+    was moved to another strategy by a point estimate whose interval held today's rate."""
+    meeting = [row for row in rows if row.eligible]
+    here = next((row for row in rows if row.value == current), None)
+    ahead = [row for row in meeting if here is None or _gain(row) > _gain(here)]
+    if not ahead:
+        ahead = [
+            row
+            for row in meeting
+            if row.value != current and row.interval is not None and now is not None and row.interval[0] > now
+        ]
+    best = max(ahead, key=lambda row: (_gain(row), row.success or 0.0, -_distance(row.value, current)), default=None)
+    if best is None and here is not None and here.eligible:
+        return here
+    return best
 
 
 def _distance(value: SettingValue, current: SettingValue) -> float:

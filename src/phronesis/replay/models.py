@@ -216,12 +216,12 @@ class ReplayReport(BaseModel):
     decisions: int
     """Logged decisions the setting applies to: heuristic-first executive decisions (an urgency
     cut-off: the urgency-tiered ones that kept their cut-offs; the strategy: the executive
-    decisions whose strategy the tenant's setting chose, not an event's own or an A/B arm's); cascade-mode routing where the
-    local router ran (a band threshold: the routed turns that recorded what their bands read);
-    admissions that met similar runs (the duplicate threshold: those past the pre-filter that
-    kept what it needs); the trust level's proactive cycles past the pre-filter
-    (a weight: every level's, those recorded with their candidates' parts and weights; a daily
-    cap: the level's cycles that reached the cap's check)."""
+    decisions whose strategy the tenant's setting chose, not an event's own or an A/B arm's);
+    cascade-mode routing where the local router ran (a band threshold: the routed turns that
+    recorded what their bands read); admissions that met similar runs (the duplicate threshold:
+    those past the pre-filter that kept what it needs); the trust level's proactive cycles past
+    the pre-filter (a weight: every level's, those recorded with their candidates' parts and
+    weights; a daily cap: the level's cycles that reached the cap's check)."""
     changed: int
     changes: list[Change]
     llm_calls_logged: int

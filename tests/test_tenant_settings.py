@@ -55,8 +55,10 @@ async def test_a_number_setting_refuses_a_name_and_a_choice_refuses_a_number(dat
     """Text is a choice's value only: "0.5" is not quietly taken for 0.5 by a threshold, nor 0.5
     by the strategy; nothing is written either way."""
     store = _store(database)
-    with pytest.raises(InvalidInputError, match=f"{NAME} takes a number from 0.3 to 0.95, not '0.5'"):
+    with pytest.raises(InvalidInputError, match=f"{NAME} takes a number from 0.3 to 0.95: send 0.5 as a JSON number"):
         await store.apply("t", NAME, ApplyIn(value="0.5"))
+    with pytest.raises(InvalidInputError, match=r"not 'always_llm' \(did you mean executive.strategy\?\)"):
+        await store.apply("t", NAME, ApplyIn(value="always_llm"))
     with pytest.raises(InvalidInputError, match="executive.strategy takes one of heuristic_first, always_llm"):
         await store.apply("t", "executive.strategy", ApplyIn(value=0.5))
     with pytest.raises(InvalidInputError, match="not 'fastest'"):

@@ -170,7 +170,13 @@ def out_of_range(name: str, value: SettingValue) -> str | None:
         return None
     low, high = BOUNDS[name]
     if isinstance(value, str):
-        return f"{name} takes a number from {low} to {high}, not {value[:60]!r}"
+        try:
+            float(value)
+        except ValueError:
+            hint = next((f" (did you mean {other}?)" for other, names in CHOICES.items() if value in names), "")
+            return f"{name} takes a number from {low} to {high}, not {value[:60]!r}{hint}"
+        # JSON "0.6": looks in range, but is text (a trial read the refusal as nonsense)
+        return f"{name} takes a number from {low} to {high}: send {value[:60]} as a JSON number, not a string"
     if not low <= value <= high:
         return f"{name} takes a value from {low} to {high}, not {value}"
     if name in WHOLE and value != int(value):

@@ -175,7 +175,10 @@ def test_the_strategy_is_replayed_tuned_and_set_by_name(cli: CliRunner) -> None:
     for args, message in (
         (["replay", "executive", "--strategy", "fastest"], "executive.strategy takes one of heuristic_first"),
         (["settings", "set", "executive.strategy", "fastest"], "not 'fastest'"),
-        (["settings", "set", "executive.heuristic_threshold", "high"], "takes a number, not 'high'"),
+        (
+            ["settings", "set", "executive.heuristic_threshold", "high"],
+            "value: executive.heuristic_threshold takes a number from 0.3 to 0.95, not 'high'",
+        ),
         (["settings", "set", "executive.strategy", "0.5"], "executive.strategy takes one of"),
     ):
         result = cli.invoke(app, args)

@@ -430,6 +430,7 @@ def test_replay_tune_and_apply_another_strategy(watched: Watched) -> None:
         "urgency_tiered",
     ]
     assert page.input_value("select[name=value]") == "heuristic_first"
+    assert page.inner_text("p[data-current]").startswith("Now: executive.strategy = heuristic_first")
     page.select_option("select[name=value]", "always_llm")
     page.click("form.filters button[type=submit]:not([name])")
     page.wait_for_url("**/ui/replay?*")
@@ -442,6 +443,9 @@ def test_replay_tune_and_apply_another_strategy(watched: Watched) -> None:
     page.wait_for_selector("table[data-table=tune]")
     values = page.locator("table[data-table=tune] tbody tr").evaluate_all("rows => rows.map(r => r.dataset.value)")
     assert values == ["heuristic_first", "always_llm", "urgency_tiered"]
+    # Tune does not replay the Value box's value: one out of range is no error (a trial)
+    page.goto("/ui/replay?setting=executive.heuristic_threshold&value=0.99&tune=1")
+    assert page.locator("table[data-table=tune]").count() == 1
     page.goto("/ui/replay?setting=executive.strategy&value=always_llm")
     page.click("button[data-apply=always_llm]")
     page.wait_for_selector("[data-applied]")

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from phronesis.cli.app import TenantOption, fail, invalid, settings_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.factory import STRATEGY_NAMES
-from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, shown
+from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown
 
 NoteOption = Annotated[str | None, typer.Option("--note", help="Why: kept on the change's decision record.")]
 
@@ -72,7 +72,7 @@ def set_setting(
     try:
         number = float(value)
     except ValueError:
-        raise fail(f"VALUE: {name} takes a number, not {value[:60]!r}") from None
+        raise fail(f"value: {out_of_range(name, value)}") from None
     _apply(tenant, name, number, note)
 
 

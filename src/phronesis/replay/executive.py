@@ -88,10 +88,12 @@ def propensity(choice: str, logged: str, exploration: Mapping[str, Any] | None) 
     return float(exploration.get("probability") or 0.0) if choice == logged and exploration.get("explored") else 0.0
 
 
-def choice_label(choice: str, actions: Mapping[str, str]) -> str:
-    """A heuristic fired (its action), or ``REST``: what a change list shows."""
+def choice_label(choice: str, actions: Mapping[str, str], *, llm: bool | None = None) -> str:
+    """A heuristic fired (its action), or ``REST``: what a change list shows. ``llm``: whether not
+    firing would ask the LLM (one configured, the event immediate) or reject (a trial read "LLM or
+    rejected" where the record knew there was no LLM)."""
     if choice == REST:
-        return "no heuristic: LLM or rejected"
+        return "no heuristic: LLM or rejected" if llm is None else f"no heuristic: {'the LLM' if llm else 'rejected'}"
     action = actions.get(choice, "?")
     return f"heuristic {choice[:8]}: {action[:60]}"
 
@@ -226,7 +228,7 @@ def replay_executive_rows(
             logged_label = (
                 choice_label(logged, row.actions) if logged != REST else f"{row.path}: {row.reason or row.path}"
             )
-            change = (logged_label, choice_label(replayed, row.actions))
+            change = (logged_label, choice_label(replayed, row.actions, llm=row.llm_if_rest))
         tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)
         if row.reward is None:
             continue

@@ -195,7 +195,9 @@ def same_policy(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
     return a.keys() == b.keys() and all(math.isclose(a[k], b[k], abs_tol=1e-9) for k in a)
 
 
-def policy_label(policy: Mapping[str, float], actions: Mapping[str, str], logged: Decided | None = None) -> str:
+def policy_label(
+    policy: Mapping[str, float], actions: Mapping[str, str], logged: Decided | None = None, *, llm: bool | None = None
+) -> str:
     """A policy as a change list shows it: a draw among a pool, a heuristic fired, or the rest."""
     if len(policy) > 1:
         drew = f", drew {logged.choice[:8]}" if logged is not None else ""
@@ -203,7 +205,7 @@ def policy_label(policy: Mapping[str, float], actions: Mapping[str, str], logged
     (choice,) = policy
     if choice == REST and logged is not None and logged.choice == REST:
         return f"{logged.path}: {logged.reason or logged.path}"
-    return choice_label(choice, actions)
+    return choice_label(choice, actions, llm=llm)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +238,10 @@ def replay_policies(
         if not same and not surely_logged:
             actions = {x.heuristic_id: x.suggested_action for x in row.candidates}
             was = policy_label(logged, actions, row)
-            change = (f"{row.strategy}: {was}" if name_strategy else was, policy_label(replayed, actions))
+            change = (
+                f"{row.strategy}: {was}" if name_strategy else was,
+                policy_label(replayed, actions, llm=row.llm_if_rest),
+            )
             # fires: no call; goes on instead of firing: the LLM's, if one was there
             calls = (row.llm_calls if row.choice == REST else row.llm_if_rest * cost) if REST in replayed else 0
         tally.decision(calls_logged=row.llm_calls, calls_replayed=calls, change=change, decision_id=row.id)

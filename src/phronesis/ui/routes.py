@@ -520,6 +520,8 @@ async def replay_page(request: Request) -> Response:
         names = {"decision_point": "setting", "parameter": "setting"}
     asked.setdefault("decision_point", "executive")
     wants_tune = asked.pop("tune", None) is not None
+    if wants_tune:  # Tune replays every value: the Value box's, perhaps out of range, is not asked (a trial)
+        asked.pop("value", None)
     applied = asked.pop("applied", None)
     try:
         # the window and setting, whether or not a value is asked (Tune needs none)

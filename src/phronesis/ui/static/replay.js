@@ -6,6 +6,8 @@ document.addEventListener("DOMContentLoaded", () => {
   if (!form) return;
   const select = form.querySelector("select[name=setting]");
   const shown = form.querySelector("input[name=shown]");
+  const shownValue = form.querySelector("input[name=shown_value]");
+  const now = document.querySelector("p[data-current]");
   select.addEventListener("change", () => {
     const option = select.selectedOptions[0];
     const old = form.querySelector("[name=value]");
@@ -25,5 +27,13 @@ document.addEventListener("DOMContentLoaded", () => {
     value.title = option.dataset.range;
     old.replaceWith(value);
     shown.value = option.value; // the value is the new setting's own: replay it as asked
+    shownValue.value = option.dataset.now;
+    if (now) {
+      // the line said the previous setting's value (a trial read "heuristic_threshold = 0.7" under the strategy)
+      const code = document.createElement("code");
+      code.textContent = option.value;
+      now.replaceChildren("Now: ", code, ` = ${option.dataset.now}; Replay or Tune to see it on the logged decisions.`);
+      now.dataset.current = option.dataset.now;
+    }
   });
 });

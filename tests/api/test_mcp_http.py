@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -86,3 +88,19 @@ def test_a_get_on_mcp_says_what_it_is_instead_of_hanging(live_server: LiveServer
     answered = httpx.get(f"{live_server.base_url}/mcp", timeout=5)
     assert answered.status_code == 405 and answered.headers["allow"] == "POST, DELETE"
     assert "MCP endpoint" in answered.json()["detail"]
+
+
+def test_the_readme_s_mcp_example_runs_as_printed(
+    live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A trial's copy of the example failed on its placeholder key: it must not rot."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    found = re.search(r"```python\n(import asyncio, os, httpx2\n.*?)```", readme, re.S)
+    assert found is not None, "the README shows an MCP client"
+    monkeypatch.setenv("PHRONESIS_API_KEY", API_KEY)
+    code = found.group(1).replace("http://127.0.0.1:8000/mcp", f"{live_server.base_url}/mcp")
+    exec(compile(code, "README.md", "exec"), {})  # the README's own example
+    tools, turn = capsys.readouterr().out.splitlines()[:2]
+    assert "decide_event" in tools and "route_turn" in tools
+    decision, session = turn.split()
+    assert decision in {"RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE"} and session

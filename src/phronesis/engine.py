@@ -55,6 +55,7 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import DIMENSION as PGVECTOR_DIMENSION
 from phronesis.storage.pgvector import PgVectorColumn, pgvector_state
 from phronesis.storage.pgvector import require as require_pgvector
+from phronesis.telemetry import configure_tracing
 from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["DEFAULT_TENANT", "Engine"]
@@ -112,7 +113,9 @@ class Engine:
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
         )
-        self.decisions = DecisionRecordRepository(self.database, clock=self.clock)
+        otel = self.settings.otel
+        self.tracing = configure_tracing(otel.enabled, otel.exporter, otel.service_name)
+        self.decisions = DecisionRecordRepository(self.database, clock=self.clock, tracing=self.tracing)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
         self.tenant_settings = TenantSettings(self.settings, self.database, self.decisions, self.clock)
         self.background = BackgroundTasks()
@@ -362,6 +365,7 @@ class Engine:
             "index_backend": self.index_backend,
             "dev_mode": str(s.api.dev_mode).lower(),
             "log_level": s.log_level,
+            "tracing": "off" if self.tracing is None else self.tracing.described,
         }
         return f"phronesis {__version__} ready: " + ", ".join(f"{k}={v}" for k, v in parts.items())
 

@@ -190,6 +190,16 @@ class AuditSettings(BaseModel):
     records (0: only when a page asks, which makes a first view over months of records slow)."""
 
 
+class OtelSettings(BaseModel):
+    """OpenTelemetry tracing (``phronesis.telemetry``; the ``otel`` extra): a span per decision."""
+
+    enabled: bool = False
+    exporter: Literal["otlp", "console"] = "otlp"
+    """Where spans go when the process has no tracer provider of its own: ``otlp`` (the standard
+    ``OTEL_EXPORTER_OTLP_ENDPOINT``, named in the start-up log) or ``console``."""
+    service_name: str = Field(default="phronesis", min_length=1, max_length=128)
+
+
 class ExecutiveSettings(BaseModel):
     decision_strategy: str = "heuristic_first"
     heuristic_threshold: Probability = 0.7
@@ -718,6 +728,7 @@ class Settings(BaseSettings):
     index: IndexSettings = Field(default_factory=IndexSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)
     audit: AuditSettings = Field(default_factory=AuditSettings)
+    otel: OtelSettings = Field(default_factory=OtelSettings)
     outbound: OutboundSettings = Field(default_factory=OutboundSettings)
     executive: ExecutiveSettings = Field(default_factory=ExecutiveSettings)
     learning: LearningSettings = Field(default_factory=LearningSettings)

@@ -206,4 +206,6 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.mount("/api-static", StaticFiles(packages=[("phronesis.api", "static")]), name="api-static")
     app.add_api_route("/docs", _docs, include_in_schema=False, response_class=HTMLResponse)
     app.state.mcp = mcp_http.mount(app, the_engine)
+    if the_engine.tracing is not None:  # a server span per request, the parent of its decisions
+        the_engine.tracing.instrument_app(app)
     return app

@@ -17,6 +17,7 @@ from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.tables import decision_records
 from phronesis.storage.write_buffer import WriteBuffer
+from phronesis.telemetry import Tracing
 
 __all__ = ["DecisionRecordRepository", "RatedRecord"]
 
@@ -38,37 +39,41 @@ class RatedRecord:
 _INSERT = insert(decision_records)
 
 
-def _row(record: NewDecisionRecord, now: datetime) -> dict[str, Any]:
+def _row(record: NewDecisionRecord, now: datetime, tracing: Tracing | None = None) -> dict[str, Any]:
     """The stored row of a new record: its fields, the time it was written and, when an HTTP
-    request caused it, that request's id (``X-Request-ID``), so a log line and a record meet."""
+    request caused it, that request's id (``X-Request-ID``), so a log line and a record meet;
+    with tracing on, the decision's span and its trace id (``telemetry``)."""
     row = record.model_dump() | {"created_at": now}
     rid = current_request_id()
     if rid is not None and "request_id" not in row["attributes"]:
         row["attributes"] = {**row["attributes"], "request_id": rid}
+    if tracing is not None:
+        row["attributes"] = tracing.decision(record, row["attributes"])
     return row
 
 
 class DecisionRecordRepository:
-    def __init__(self, database: Database, *, clock: Clock | None = None) -> None:
+    def __init__(self, database: Database, *, clock: Clock | None = None, tracing: Tracing | None = None) -> None:
         self._db = database
         self._clock = clock or SystemClock()
+        self._tracing = tracing
 
     async def add(self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None) -> DecisionRecord:
         """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
-        values = _row(record, self._clock.now())
+        values = _row(record, self._clock.now(), self._tracing)
         async with self._db.joined(connection) as conn:
             await conn.execute(_INSERT, values)  # built once: see _INSERT
         return DecisionRecord.model_validate(values)
 
     def queue(self, record: NewDecisionRecord, writes: WriteBuffer) -> None:
         """Queue ``record`` in the caller's ``WriteBuffer``: it commits with the decision's effects."""
-        writes.insert(_INSERT, _row(record, self._clock.now()))
+        writes.insert(_INSERT, _row(record, self._clock.now(), self._tracing))
 
     async def add_many(self, records: list[NewDecisionRecord], *, connection: AsyncConnection) -> None:
         """Insert many records in one statement (a tick's pre-filter decisions), in the caller's transaction."""
         if records:
             now = self._clock.now()
-            await connection.execute(_INSERT, [_row(r, now) for r in records])
+            await connection.execute(_INSERT, [_row(r, now, self._tracing) for r in records])
 
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:
         async with self._db.connect() as conn:

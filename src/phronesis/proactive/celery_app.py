@@ -28,6 +28,7 @@ from celery.signals import worker_process_shutdown
 
 from phronesis.exceptions import ConfigurationError
 from phronesis.settings import Settings, load_settings
+from phronesis.telemetry import configure_tracing
 
 __all__ = ["CALENDARS_TASK", "OUTBOX_TASK", "TICK_TASK", "create_celery", "cycle_time"]
 
@@ -91,6 +92,10 @@ def create_celery(settings: Settings | None = None) -> Celery:
             "PHRONESIS_PROACTIVE__BROKER_URL is not set (e.g. redis://127.0.0.1:6379/0 or amqp://guest@127.0.0.1//)"
         )
     app = Celery("phronesis", broker=proactive.broker_url, set_as_current=False)
+    otel = settings.otel
+    tracing = configure_tracing(otel.enabled, otel.exporter, otel.service_name)
+    if tracing is not None:  # a span per task, the parent of the decisions it makes (before the fork)
+        tracing.instrument_celery(app)
     interval = timedelta(minutes=proactive.cycle_minutes)
     app.conf.update(
         task_default_queue=proactive.queue,

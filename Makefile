@@ -15,7 +15,7 @@ run: $(STAMP_RUN)
 	$(BIN)/phronesis serve --dev
 
 test: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/pytest
 
@@ -36,7 +36,7 @@ $(STAMP_TEST): $(STAMP_RUN) pyproject.toml
 	touch $@
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks examples
 
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy

@@ -79,7 +79,12 @@ def test_import_is_all_or_nothing_and_export_round_trips(live_server: LiveServer
         good = client.post("/v1/heuristics/import", content="\n".join(lines))
         assert good.status_code == 201 and good.json()["imported"] == 3
         again = client.post("/v1/heuristics/import", content=lines[0])
-        assert again.status_code == 409
+        assert again.status_code == 409 and "upsert" in again.json()["detail"]
+        # an export imported back into its own tenant: each existing id replaced (issue 26)
+        changed = json.dumps(body(f"imported {unique} changed", id=f"imp-{unique}-0", confidence=0.9))
+        upserted = client.post("/v1/heuristics/import", params={"upsert": "true"}, content=changed)
+        assert upserted.status_code == 201 and upserted.json()["ids"] == [f"imp-{unique}-0"], upserted.text
+        assert client.get(f"/v1/heuristics/imp-{unique}-0").json()["condition_text"] == f"imported {unique} changed"
         exported = client.get("/v1/heuristics/export").text.splitlines()
         assert sum(f"imp-{unique}" in line for line in exported) == 3
 

@@ -51,6 +51,34 @@ async def test_duplicate_id_is_a_conflict_and_writes_nothing(engine: Engine) -> 
     assert "h2" not in engine.index._partitions.get("t1", {}).get("home", [])
 
 
+async def test_upsert_replaces_an_existing_id_keeping_its_history_all_or_nothing(engine: Engine) -> None:
+    """An export imported back into its tenant (issue 26): an existing id is replaced (text,
+    domain, confidence as a new prior) and matched by its new condition in its new domain, its
+    fires kept; new ids are added; a bad line still writes nothing."""
+    await engine.heuristics.add("t1", make(id="h1", confidence=0.3))
+    await engine.heuristics.repository.record_fire("t1", "h1")
+    replaced, added = await engine.heuristics.add_many(
+        "t1",
+        [
+            make(id="h1", condition_text="the garden beds are dry", domain="garden", confidence=0.8),
+            make(id="h2"),
+        ],
+        upsert=True,
+    )
+    assert (replaced.id, replaced.domain, replaced.condition_text) == ("h1", "garden", "the garden beds are dry")
+    assert replaced.confidence == pytest.approx(0.8) and replaced.fire_count == 1 and added.fire_count == 0
+    stored = await engine.heuristics.repository.get("t1", "h1")
+    assert stored == replaced
+    found = await engine.heuristics.match("t1", "the garden beds are dry", source="garden", min_similarity=0.0)
+    assert [m.heuristic.id for m in found][:1] == ["h1"]
+    assert "h1" not in [m.heuristic.id for m in await engine.heuristics.match("t1", "cold", source="home")]
+    with pytest.raises(ConflictError, match="already exists"):
+        await engine.heuristics.add_many("t1", [make(id="h2")])
+    with pytest.raises(ConflictError, match="the same id appears twice"):
+        await engine.heuristics.add_many("t1", [make(id="h3"), make(id="h3")], upsert=True)
+    assert {h.id for h in await engine.heuristics.repository.list("t1")} == {"h1", "h2"}
+
+
 async def test_same_id_in_two_tenants_is_allowed(engine: Engine) -> None:
     await engine.heuristics.add("t1", make(id="shared"))
     await engine.heuristics.add("t2", make(id="shared"))

@@ -110,11 +110,17 @@ def show(heuristic_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
 @heuristics_app.command("import")
 def import_(
     path: Annotated[str, typer.Argument(help="JSON Lines file, or - (the default) for stdin.")] = "-",
+    upsert: Annotated[
+        bool,
+        typer.Option(
+            "--upsert", help="Replace a heuristic whose id exists (its fires and successes kept) instead of failing."
+        ),
+    ] = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Import heuristics from JSON Lines (a file, or stdin: `import < pack.jsonl`), all or nothing."""
     items = parse_jsonl_or_fail(_read_input(path))
-    created = with_engine(lambda e: e.heuristics.add_many(tenant, items))
+    created = with_engine(lambda e: e.heuristics.add_many(tenant, items, upsert=upsert))
     typer.echo(f"imported {len(created)} heuristics")
 
 

@@ -233,9 +233,9 @@ class _Heuristics:
         """A heuristic's confidence over time, each step with the signal that moved it."""
         return await self._c.send(calls.heuristic_history(heuristic_id, limit=limit))
 
-    async def import_(self, heuristics: Sequence[HeuristicCreate | Json]) -> ImportResult:
-        """Import heuristics, all or nothing (JSON Lines on the wire)."""
-        return await self._c.send(calls.import_heuristics(heuristics))
+    async def import_(self, heuristics: Sequence[HeuristicCreate | Json], *, upsert: bool = False) -> ImportResult:
+        """Import heuristics, all or nothing (JSON Lines on the wire); ``upsert``: replace an existing id."""
+        return await self._c.send(calls.import_heuristics(heuristics, upsert=upsert))
 
     async def export(self) -> list[HeuristicCreate]:
         """Every heuristic of the tenant, as ``import_`` takes them back."""

@@ -243,11 +243,13 @@ def heuristic_history(heuristic_id: str, *, limit: int = 1000) -> Call[list[Hist
     return Call("GET", path, _reader(list[HistoryEntry]), params=_query(limit=limit))
 
 
-def import_heuristics(heuristics: Sequence[HeuristicCreate | Json]) -> Call[ImportResult]:
-    """All or nothing, as JSON Lines (the server's import format)."""
+def import_heuristics(heuristics: Sequence[HeuristicCreate | Json], *, upsert: bool = False) -> Call[ImportResult]:
+    """All or nothing, as JSON Lines (the server's import format); ``upsert``: an existing id is
+    replaced (its history kept) rather than refused."""
     lines = "".join(json.dumps(_body(HeuristicCreate, h)) + "\n" for h in heuristics).encode()
     ndjson = {"Content-Type": "application/x-ndjson"}
-    return Call("POST", "/v1/heuristics/import", _reader(ImportResult), content=lines, headers=ndjson)
+    params = {"upsert": "true"} if upsert else {}
+    return Call("POST", "/v1/heuristics/import", _reader(ImportResult), params=params, content=lines, headers=ndjson)
 
 
 def export_heuristics() -> Call[list[HeuristicCreate]]:

@@ -79,6 +79,7 @@ class HeuristicMemory:
         *,
         connection: AsyncConnection | None = None,
         vectors: Vectors | None = None,
+        upsert: bool = False,
     ) -> list[Heuristic]:
         """Embed and store all of ``items`` atomically, then index them.
 
@@ -94,7 +95,7 @@ class HeuristicMemory:
         elif len(vectors) != len(items):
             raise ValueError("one vector per item is needed")
         created = await self.repository.create_many(
-            tenant, items, vectors, self.embedder.model_name, connection=connection
+            tenant, items, vectors, self.embedder.model_name, connection=connection, upsert=upsert
         )
 
         def index_created(*_: object) -> None:

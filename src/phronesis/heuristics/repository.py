@@ -82,6 +82,12 @@ def validate_magnitude(magnitude: float | None) -> float:
     return magnitude
 
 
+_KEPT_ON_REPLACE = frozenset(
+    {"tenant", "id", "created_at", "fire_count", "success_count", "failure_count", "last_fired_at"}
+)
+"""What an upserted heuristic keeps of the one it replaces: its identity and its history."""
+
+
 class HeuristicRepository:
     def __init__(
         self,
@@ -154,8 +160,12 @@ class HeuristicRepository:
         embedding_model: str | None,
         *,
         connection: AsyncConnection | None = None,
+        upsert: bool = False,
     ) -> list[Heuristic]:
-        """Insert all of ``items`` in one transaction (the caller's, if given), or none of them."""
+        """Insert all of ``items`` in one transaction (the caller's, if given), or none of them.
+        An id that exists is a conflict; with ``upsert`` it is replaced instead (an export imported
+        back into its tenant, issue 26): its text, domain, origin, bounds and attributes, and its
+        confidence as a new prior; what it did (fires, successes, failures) and when it was made stay."""
         rows = [
             self._row_values(tenant, item, None if embeddings is None else embeddings[i], embedding_model)
             for i, item in enumerate(items)
@@ -164,18 +174,34 @@ class HeuristicRepository:
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
         async with self._db.joined(connection) as conn:
-            existing = await conn.execute(
+            found = await conn.execute(
                 select(heuristics.c.id).where(heuristics.c.tenant == tenant, heuristics.c.id.in_(ids))
             )
-            taken = existing.scalars().first()
-            if taken is not None:
-                raise ConflictError("id", f"heuristic {taken!r} already exists")
-            for start in range(0, len(rows), 500):
-                await conn.execute(insert(heuristics), rows[start : start + 500])
+            existing = set(found.scalars())
+            if existing and not upsert:
+                taken = next(i for i in ids if i in existing)
+                raise ConflictError("id", f"heuristic {taken!r} already exists (import with upsert to replace it)")
+            fresh = [row for row in rows if row["id"] not in existing]
+            for start in range(0, len(fresh), 500):
+                await conn.execute(insert(heuristics), fresh[start : start + 500])
+            for row in rows:
+                if row["id"] in existing:
+                    replaced = {k: v for k, v in row.items() if k not in _KEPT_ON_REPLACE}
+                    await conn.execute(
+                        update(heuristics)
+                        .where(heuristics.c.tenant == tenant, heuristics.c.id == row["id"])
+                        .values(**replaced)
+                    )
             await self.changes.append(conn, tenant, (("add", row["id"]) for row in rows), rows[0]["updated_at"])
             if self.vector_column is not None:
                 embedded = [(row["id"], row["embedding"]) for row in rows if row["embedding"] is not None]
                 await self.vector_column.write(conn, tenant, embedded)
+            if existing:  # what the replaced rows kept is in the table, not in ``rows``
+                stored = await conn.execute(
+                    select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id.in_(ids))
+                )
+                by_id = {row.id: _to_model(row) for row in stored}
+                return [by_id[i] for i in ids]
         for row in rows:
             row.pop("embedding")
         return [Heuristic.model_validate(row) for row in rows]

@@ -65,10 +65,13 @@ _IMPORT_BODY = {
 
 
 @router.post("/import", status_code=201, summary="Bulk import (JSON Lines, all or nothing)", openapi_extra=_IMPORT_BODY)
-async def import_heuristics(request: Request, engine: EngineDep, tenant: TenantDep) -> ImportResult:
+async def import_heuristics(
+    request: Request, engine: EngineDep, tenant: TenantDep, upsert: bool = False
+) -> ImportResult:
+    """``upsert=true``: a heuristic whose id exists is replaced (its history kept), not a 409."""
     raw = await request.body()  # BodyLimitMiddleware bounds it, chunked or not
     items = parse_jsonl(raw)
-    created = await engine.heuristics.add_many(tenant, items)
+    created = await engine.heuristics.add_many(tenant, items, upsert=upsert)
     return ImportResult(imported=len(created), ids=[h.id for h in created])
 
 

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from phronesis.admission.feedback import AdmissionFeedbackIn
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.pairs import read_pairs
-from phronesis.cli.app import TenantOption, admission_app, fail, invalid, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, invalid_input
 from phronesis.jsonlines import validated_file
@@ -133,13 +133,14 @@ def admit(
 @admission_app.command("delete")
 def delete_run(
     run_id: Annotated[str, typer.Argument(help="The run to delete.")],
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Delete a run. Runs it had replaced are active again; its merge group chooses its canonical run again."""
     deleted = with_engine(lambda engine: engine.admission.delete_run(tenant, run_id))
     again = f"; active again: {', '.join(deleted.restored)}" if deleted.restored else ""
     group = f"; its group's canonical run: {deleted.canonical}" if deleted.canonical else ""
-    typer.echo(f"deleted {deleted.run_id}{again}{group}")
+    emit(deleted, as_json, lambda: f"deleted {deleted.run_id}{again}{group}")
 
 
 @admission_app.command("undo")
@@ -161,6 +162,7 @@ def feedback(
         typer.Option("--expected", help="What it should have been (with --wrong): ADD, NOT, REPLACE, MERGE."),
     ] = None,
     note: Annotated[str | None, typer.Option(help="Why.")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Say whether an admission decision was right; the last rating wins.
@@ -177,7 +179,7 @@ def feedback(
         if teaches is None
         else f"teaches: {'a duplicate' if teaches.duplicate else 'not a duplicate'} of {teaches.run_id}"
     )
-    typer.echo(f"{rated.decision_id}: {rated.decision} is {rated.outcome}; {taught}")
+    emit(rated, as_json, lambda: f"{rated.decision_id}: {rated.decision} is {rated.outcome}; {taught}")
 
 
 @admission_app.command("purge")
@@ -186,19 +188,22 @@ def purge(
         float | None,
         typer.Option(min=0.0, help="Default: PHRONESIS_ADMISSION__SUPERSEDED_RETENTION_DAYS (off: nothing purged)."),
     ] = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Delete runs superseded longer ago than --older-than-days, with their references and artifacts."""
     older = None if older_than_days is None else timedelta(days=older_than_days)
 
-    async def work(engine: Engine) -> str:
+    async def work(engine: Engine) -> int | None:
         if older is None and engine.admission.settings.superseded_retention_days is None:
-            return (
-                "retention is off (PHRONESIS_ADMISSION__SUPERSEDED_RETENTION_DAYS is not set): nothing purged; "
-                "give --older-than-days to purge once"
-            )
-        return f"purged {await engine.admission.purge_superseded(older)} superseded run(s)"
+            return None
+        return await engine.admission.purge_superseded(older)
 
-    typer.echo(with_engine(work))
+    purged = with_engine(work)
+    off = (
+        "retention is off (PHRONESIS_ADMISSION__SUPERSEDED_RETENTION_DAYS is not set): nothing purged; "
+        "give --older-than-days to purge once"
+    )
+    emit({"purged": purged or 0}, as_json, lambda: off if purged is None else f"purged {purged} superseded run(s)")
 
 
 @admission_app.command("search")

@@ -67,6 +67,20 @@ app.add_typer(settings_app, name="settings")
 log = logging.getLogger("phronesis.cli")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+
+
+def emit(result: object, as_json: bool, text: Callable[[], str]) -> None:
+    """A command's result: as JSON (``--json``: the API's own shape, for scripts) or as ``text``
+    (for a person); either way on standard output alone."""
+    if as_json:
+        from pydantic_core import to_jsonable_python
+
+        typer.echo(json.dumps(to_jsonable_python(result), indent=2, ensure_ascii=False))
+    else:
+        shown = text()
+        if shown:
+            typer.echo(shown)
 
 
 def fail(message: str) -> typer.Exit:
@@ -262,7 +276,7 @@ def serve(
 
 
 @db_app.command("upgrade")
-def db_upgrade() -> None:
+def db_upgrade(as_json: JsonOption = False) -> None:
     """Create or migrate the schema to the newest version."""
     from phronesis.settings import load_settings
     from phronesis.storage.database import Database
@@ -280,7 +294,7 @@ def db_upgrade() -> None:
             await database.dispose()
 
     revision, missing, dialect = run(go)
-    typer.echo(f"database at revision {revision}")
+    emit({"revision": revision}, as_json, lambda: f"database at revision {revision}")
     if missing is not None and settings.index.backend == "pgvector":
         raise fail(f"PHRONESIS_INDEX__BACKEND=pgvector: {missing}")
     if missing is not None and dialect == "postgresql":

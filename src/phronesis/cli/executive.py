@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from phronesis.cli.app import TenantOption, app, executive_app, fail, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, app, emit, executive_app, fail, with_engine
 from phronesis.cli.remote import served
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.events import EventDecision
@@ -73,6 +73,7 @@ def feedback(
     dev_score: Annotated[int | None, typer.Option(help="Developer score 1…5.")] = None,
     key: Annotated[str | None, typer.Option(help="Idempotency key (default: one feedback per response).")] = None,
     comment: Annotated[str | None, typer.Option(help="Free text kept with the feedback.")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Rate a decision; a fired heuristic learns from it, a good LLM answer may become a heuristic."""
@@ -94,9 +95,8 @@ def feedback(
         else ""
     )
     target = f" heuristic {receipt.heuristic_id}" if receipt.heuristic_id else ""
-    typer.echo(f"{receipt.signal} feedback: {receipt.effect}{target}{moved}")
-    if receipt.detail:
-        typer.echo(receipt.detail)
+    line = f"{receipt.signal} feedback: {receipt.effect}{target}{moved}"
+    emit(receipt, as_json, lambda: line + (f"\n{receipt.detail}" if receipt.detail else ""))
 
 
 def _percent(value: float | None) -> str:
@@ -151,6 +151,7 @@ def reevaluate_command(
     since_hours: Annotated[float, typer.Option(help="Re-decide LLM-path events of the last N hours.")] = 24.0,
     limit: Annotated[int, typer.Option(help="At most this many events.")] = 1000,
     batch_size: Annotated[int, typer.Option(help="Events decided concurrently.")] = 16,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Sleep cycle (F-25): re-decide recent LLM-path events without candidates; record convergence."""
@@ -173,7 +174,11 @@ def reevaluate_command(
             )
 
     summary = with_engine(work, load_index=True)
-    typer.echo(
-        f"re-evaluated {summary.decided} of {summary.events} events; "
-        f"{summary.converged} converged with a heuristic; {summary.failed} failed"
+    emit(
+        summary,
+        as_json,
+        lambda: (
+            f"re-evaluated {summary.decided} of {summary.events} events; "
+            f"{summary.converged} converged with a heuristic; {summary.failed} failed"
+        ),
     )

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, _read_input, fail, heuristics_app, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, _read_input, emit, fail, heuristics_app, with_engine
 from phronesis.cli.remote import served
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
@@ -28,9 +28,10 @@ def add(
     confidence: Annotated[float | None, typer.Option(help="Initial confidence in [0, 1].")] = None,
     origin: Annotated[str, typer.Option(help="dev | pack | learned | llm")] = "dev",
     heuristic_id: Annotated[str | None, typer.Option("--id", help="Choose the id.")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Add one heuristic."""
+    """Add one heuristic; prints its id."""
     try:
         data = HeuristicCreate.model_validate(
             {
@@ -51,7 +52,7 @@ def add(
         lambda c: c.heuristics.create(data),
         load_index=False,
     )
-    typer.echo(created.id)
+    emit(created, as_json, lambda: created.id)
 
 
 @heuristics_app.command("update")
@@ -61,6 +62,7 @@ def update(
     action: Annotated[str | None, typer.Option("--action", help="A new action.")] = None,
     domain: Annotated[str | None, typer.Option(help="Move it to another event source / domain.")] = None,
     confidence: Annotated[float | None, typer.Option(help="A new confidence (re-seeds its prior).")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Change a heuristic; every running server matches the change at once."""
@@ -71,14 +73,14 @@ def update(
         first = exc.errors(include_url=False)[0]
         raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
     updated = with_engine(lambda engine: engine.heuristics.update(tenant, heuristic_id, patch))
-    typer.echo(_line(updated))
+    emit(updated, as_json, lambda: _line(updated))
 
 
 @heuristics_app.command("delete")
-def delete(heuristic_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+def delete(heuristic_id: str, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Delete a heuristic; every running server stops matching it at once."""
     deleted = with_engine(lambda engine: engine.heuristics.delete(tenant, heuristic_id))
-    typer.echo(f"deleted {deleted.id}")
+    emit(deleted, as_json, lambda: f"deleted {deleted.id}")
 
 
 @heuristics_app.command("list")
@@ -86,6 +88,7 @@ def list_(
     domain: Annotated[str | None, typer.Option(help="Only this domain.")] = None,
     origin: Annotated[str | None, typer.Option(help="Only this origin.")] = None,
     limit: Annotated[int, typer.Option(min=1, max=100_000)] = 100,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """List heuristics: id, confidence, domain, condition → action."""
@@ -94,8 +97,7 @@ def list_(
     chosen: Origin | None = origin  # type: ignore[assignment]
     # one more than shown: whether to say the list goes on
     items = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit + 1))
-    for item in items[:limit]:
-        typer.echo(_line(item))
+    emit(items[:limit], as_json, lambda: "\n".join(_line(item) for item in items[:limit]))
     if len(items) > limit:
         typer.echo(f"(the first {limit} shown; there are more: raise --limit)", err=True)
 
@@ -116,12 +118,14 @@ def import_(
             "--upsert", help="Replace a heuristic whose id exists (its fires and successes kept) instead of failing."
         ),
     ] = False,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Import heuristics from JSON Lines (a file, or stdin: `import < pack.jsonl`), all or nothing."""
     items = parse_jsonl_or_fail(_read_input(path))
     created = with_engine(lambda e: e.heuristics.add_many(tenant, items, upsert=upsert))
-    typer.echo(f"imported {len(created)} heuristics")
+    result = {"imported": len(created), "ids": [h.id for h in created]}  # POST /v1/heuristics/import's answer
+    emit(result, as_json, lambda: f"imported {len(created)} heuristics")
 
 
 def parse_jsonl_or_fail(raw: bytes) -> list[HeuristicCreate]:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from phronesis.cli.app import TenantOption, app, heuristics_app, learning_app, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, app, emit, heuristics_app, learning_app, with_engine
 from phronesis.engine import DEFAULT_TENANT
 
 
@@ -15,31 +15,39 @@ def fire(
     heuristic_id: Annotated[str, typer.Argument(help="The heuristic that fired.")],
     event_id: Annotated[str, typer.Option("--event-id", help="The event it fired for.")],
     source: Annotated[str, typer.Option(help="The event's source.")] = "",
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Record that a heuristic fired; prints the fire id (rate it with "phronesis feedback FIRE_ID")."""
     recorded = with_engine(
         lambda engine: engine.record_fire(heuristic_id, tenant=tenant, event_id=event_id, source=source)
     )
-    typer.echo(recorded.id)
+    emit(recorded, as_json, lambda: recorded.id)
 
 
 @heuristics_app.command("history")
 def history(
     heuristic_id: Annotated[str, typer.Argument(help="The heuristic.")],
     limit: Annotated[int, typer.Option(min=1, max=100_000)] = 1000,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Confidence over time: when, old → new, and the signal that moved it."""
     entries = with_engine(lambda engine: engine.learning.history(tenant, heuristic_id, limit=limit))
-    for entry in entries:
-        sign = "+" if entry.positive else "-"
-        if entry.helped_share is not None:  # soft: part for, part against
-            sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of "
-        typer.echo(
-            f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
-            f"\t{sign}{entry.magnitude:g}\t{entry.source}"
-        )
+
+    def lines() -> str:
+        out = []
+        for entry in entries:
+            sign = "+" if entry.positive else "-"
+            if entry.helped_share is not None:  # soft: part for, part against
+                sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of "
+            out.append(
+                f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
+                f"\t{sign}{entry.magnitude:g}\t{entry.source}"
+            )
+        return "\n".join(out)
+
+    emit(entries, as_json, lines)
 
 
 @app.command()
@@ -47,37 +55,51 @@ def observe(
     text: Annotated[str, typer.Argument(help="The event's text.")],
     event_id: Annotated[str, typer.Option("--event-id", help="The event's id.")],
     source: Annotated[str, typer.Option(help="The event's source.")] = "",
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """An event that may undo its source's recent fires, or show they were ignored."""
     observed = with_engine(lambda engine: engine.observe(text, event_id=event_id, tenant=tenant, source=source))
-    if not observed.signals:
-        typer.echo("no open fires from this source")
-    for outcome in observed.signals:
-        moved = (
-            f" ({outcome.old_confidence:.3f} → {outcome.new_confidence:.3f})"
-            if outcome.old_confidence is not None and outcome.new_confidence is not None
-            else ""
-        )
-        typer.echo(f"{outcome.source} {outcome.signal} on {outcome.heuristic_id}: {outcome.effect}{moved}")
+
+    def lines() -> str:
+        if not observed.signals:
+            return "no open fires from this source"
+        out = []
+        for outcome in observed.signals:
+            moved = (
+                f" ({outcome.old_confidence:.3f} → {outcome.new_confidence:.3f})"
+                if outcome.old_confidence is not None and outcome.new_confidence is not None
+                else ""
+            )
+            out.append(f"{outcome.source} {outcome.signal} on {outcome.heuristic_id}: {outcome.effect}{moved}")
+        return "\n".join(out)
+
+    emit(observed, as_json, lines)
 
 
 @learning_app.command("sweep")
-def sweep() -> None:
+def sweep(as_json: JsonOption = False) -> None:
     """Give fires older than the undo window their timeout signal (the service does this on its own)."""
     applied = with_engine(lambda engine: engine.learning.sweep())
-    typer.echo(f"{applied} timeout signals applied")
+    emit({"applied": applied}, as_json, lambda: f"{applied} timeout signals applied")
 
 
 @learning_app.command("channel")
-def channel(tenant: TenantOption = DEFAULT_TENANT) -> None:
+def channel(as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """What each implicit outcome says about a fire: P(outcome | helped), P(outcome | not), learned from rated fires."""
     report = with_engine(lambda engine: engine.learning.channel(tenant))
-    used = "weighs outcomes through it" if report.weighs_outcomes else "records it (use calibrated to weigh by it)"
-    typer.echo(f"strategy {report.strategy}: {used}")
-    typer.echo("outcome\trated helped\trated not\tP(·|helped)\tP(·|not)\tcounts for success at 0.5")
-    for row in report.outcomes:
-        typer.echo(
+
+    def table() -> str:
+        used = "weighs outcomes through it" if report.weighs_outcomes else "records it (use calibrated to weigh by it)"
+        out = [
+            f"strategy {report.strategy}: {used}",
+            "outcome\trated helped\trated not\tP(·|helped)\tP(·|not)\tcounts for success at 0.5",
+        ]
+        out += [
             f"{row.outcome}\t{row.rated_helped:g}\t{row.rated_not_helped:g}\t{row.p_given_helped:.3f}"
             f"\t{row.p_given_not_helped:.3f}\t{row.helped_share_at_half:.3f}"
-        )
+            for row in report.outcomes
+        ]
+        return "\n".join(out)
+
+    emit(report, as_json, table)

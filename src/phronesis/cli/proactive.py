@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, app, fail, proactive_app, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, proactive_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import PhronesisError, invalid_input
 from phronesis.proactive.controls import PauseIn
@@ -31,11 +30,9 @@ signals_app = typer.Typer(help="Signals for users' next cycles: add, list, impor
 proactive_app.add_typer(users_app, name="users")
 proactive_app.add_typer(signals_app, name="signals")
 
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
 
 def _print(value: Any, as_json: bool, line: str) -> None:
-    typer.echo(json.dumps(value, indent=2, default=str) if as_json else line)
+    emit(value, as_json, lambda: line)
 
 
 def _describe(result: CycleResult) -> str:
@@ -94,6 +91,7 @@ def users_put(
     address: Annotated[str | None, typer.Option(help="Phone number or webhook URL.")] = None,
     calendar: Annotated[str | None, typer.Option(help="An iCalendar feed URL to poll.")] = None,
     interactions: Annotated[int, typer.Option(help="Messages the user has sent so far.")] = 0,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Create or replace a user's profile."""
@@ -110,14 +108,14 @@ def users_put(
     except ValidationError as exc:
         raise fail(str(invalid_input(exc))) from None
     profile, created = with_engine(lambda engine: engine.proactive.put_user(tenant, user_id, body))
-    typer.echo(f"{'created' if created else 'updated'} {profile.id} ({profile.trust_level})")
+    emit(profile, as_json, lambda: f"{'created' if created else 'updated'} {profile.id} ({profile.trust_level})")
 
 
 @users_app.command("delete")
-def users_delete(user_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+def users_delete(user_id: str, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Delete a user with their signals, sends and insights."""
     with_engine(lambda engine: engine.proactive.delete_user(tenant, user_id))
-    typer.echo(f"deleted {user_id}")
+    emit({"deleted": user_id}, as_json, lambda: f"deleted {user_id}")
 
 
 @signals_app.command("add")
@@ -131,6 +129,7 @@ def signals_add(
         bool, typer.Option("--context-only", help="Background only: never starts a cycle.")
     ] = False,
     key: Annotated[str | None, typer.Option(help="Dedup key (default: type + data).")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Add one signal for the user's next cycle."""
@@ -140,7 +139,8 @@ def signals_add(
     except ValidationError as exc:
         raise fail(str(invalid_input(exc))) from None
     stored, duplicates = with_engine(lambda engine: engine.proactive.add_signals(tenant, user_id, [signal]))
-    typer.echo(f"stored {len(stored)}" + (f", {duplicates} already known" if duplicates else ""))
+    said = f"stored {len(stored)}" + (f", {duplicates} already known" if duplicates else "")
+    emit({"stored": stored, "duplicates": duplicates}, as_json, lambda: said)
 
 
 @signals_app.command("list")
@@ -162,6 +162,7 @@ def signals_import_ics(
     user_id: str,
     path: Annotated[Path, typer.Argument(help="An iCalendar (.ics) file.")],
     hours: Annotated[float, typer.Option(help="Events starting within this many hours.")] = 24.0,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Calendar events of the next hours as signals (recurring events expanded; re-importing adds nothing)."""
@@ -178,7 +179,8 @@ def signals_import_ics(
         return len(stored), duplicates
 
     stored, duplicates = with_engine(work)
-    typer.echo(f"stored {stored} calendar signals" + (f", {duplicates} already known" if duplicates else ""))
+    said = f"stored {stored} calendar signals" + (f", {duplicates} already known" if duplicates else "")
+    emit({"stored": stored, "duplicates": duplicates}, as_json, lambda: said)
 
 
 CategoryOption = Annotated[
@@ -198,6 +200,10 @@ def _controls_line(profile: UserProfile) -> str:
     return f"{profile.id}: {state}{muted}"
 
 
+def _controls(profile: UserProfile, as_json: bool) -> None:
+    emit(profile, as_json, lambda: _controls_line(profile))
+
+
 def _categories(categories: list[str] | None) -> OptOutIn:
     try:
         return OptOutIn(categories=categories or [])
@@ -206,17 +212,21 @@ def _categories(categories: list[str] | None) -> OptOutIn:
 
 
 @users_app.command("opt-out")
-def users_opt_out(user_id: str, category: CategoryOption = None, tenant: TenantOption = DEFAULT_TENANT) -> None:
+def users_opt_out(
+    user_id: str, category: CategoryOption = None, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT
+) -> None:
     """No more proactive messages for the user (or none of these categories)."""
     body = _categories(category)
-    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.opt_out(tenant, user_id, body))))
+    _controls(with_engine(lambda engine: engine.proactive.opt_out(tenant, user_id, body)), as_json)
 
 
 @users_app.command("opt-in")
-def users_opt_in(user_id: str, category: CategoryOption = None, tenant: TenantOption = DEFAULT_TENANT) -> None:
+def users_opt_in(
+    user_id: str, category: CategoryOption = None, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT
+) -> None:
     """Undo an opt-out (of everything, or of these categories)."""
     body = _categories(category)
-    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.opt_in(tenant, user_id, body))))
+    _controls(with_engine(lambda engine: engine.proactive.opt_in(tenant, user_id, body)), as_json)
 
 
 @users_app.command("mute")
@@ -224,6 +234,7 @@ def users_mute(
     user_id: str,
     minutes: Annotated[float | None, typer.Option(help="Mute for this many minutes.")] = None,
     until: Annotated[str | None, typer.Option(help="Mute until this time (ISO 8601 with offset).")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """No proactive message to the user for a while (urgent ones included)."""
@@ -231,31 +242,32 @@ def users_mute(
         body = MuteIn(minutes=minutes, until=until)
     except ValidationError as exc:
         raise fail(str(invalid_input(exc))) from None
-    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body))))
+    _controls(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body)), as_json)
 
 
 @users_app.command("unmute")
-def users_unmute(user_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+def users_unmute(user_id: str, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Lift the user's mute."""
-    typer.echo(_controls_line(with_engine(lambda engine: engine.proactive.unmute(tenant, user_id))))
+    _controls(with_engine(lambda engine: engine.proactive.unmute(tenant, user_id)), as_json)
 
 
 @proactive_app.command("pause")
 def pause(
     reason: Annotated[str | None, typer.Option(help="Why (kept with the pause).")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Stop every proactive message of the tenant now (the kill switch); resume ends it."""
     body = PauseIn(paused=True, reason=reason)
-    with_engine(lambda engine: engine.proactive.set_pause(tenant, body))
-    typer.echo(f"proactive messages of {tenant} paused" + (f": {reason}" if reason else ""))
+    state = with_engine(lambda engine: engine.proactive.set_pause(tenant, body))
+    emit(state, as_json, lambda: f"proactive messages of {tenant} paused" + (f": {reason}" if reason else ""))
 
 
 @proactive_app.command("resume")
-def resume(tenant: TenantOption = DEFAULT_TENANT) -> None:
+def resume(as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """End a pause: cycles send again from the next one."""
-    with_engine(lambda engine: engine.proactive.set_pause(tenant, PauseIn(paused=False)))
-    typer.echo(f"proactive messages of {tenant} resumed")
+    state = with_engine(lambda engine: engine.proactive.set_pause(tenant, PauseIn(paused=False)))
+    emit(state, as_json, lambda: f"proactive messages of {tenant} resumed")
 
 
 @proactive_app.command("preview")

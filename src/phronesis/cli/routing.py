@@ -10,7 +10,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from phronesis.cli.app import TenantOption, app, fail, invalid, routing_app, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
@@ -73,6 +73,7 @@ def feedback(
     ] = None,
     tool: Annotated[str | None, typer.Option("--tool", help="The tool it should have used (USE_TOOL).")] = None,
     note: Annotated[str | None, typer.Option(help="Why.")] = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Say whether a routing decision was right; the last rating wins.
@@ -83,7 +84,7 @@ def feedback(
     except ValidationError as exc:
         raise invalid(exc) from None
     rated = with_engine(lambda engine: engine.routing.feedback.rate(tenant, session, body))
-    typer.echo(f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
+    emit(rated, as_json, lambda: f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 
 
 @routing_app.command("fit")

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, fail, invalid, settings_app, with_engine
+from phronesis.cli.app import JsonOption, TenantOption, emit, fail, invalid, settings_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown
@@ -38,7 +38,7 @@ def list_settings(
         typer.echo("\n".join(_line(s) for s in items))
 
 
-def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None) -> None:
+def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None, as_json: bool) -> None:
     try:
         change = ApplyIn(value=value, note=note)
     except ValidationError as exc:
@@ -48,7 +48,7 @@ def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str
         return await engine.tenant_settings.apply(tenant, name, change)
 
     applied = with_engine(work)
-    typer.echo(f"{_line(applied)} (decision {applied.decision_id})")
+    emit(applied, as_json, lambda: f"{_line(applied)} (decision {applied.decision_id})")
 
 
 # a negative value ("-0.05") is a value, not an unknown option (a trial got "No such option: -0")
@@ -63,24 +63,26 @@ def set_setting(
         ),
     ],
     note: NoteOption = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Apply a value for the tenant: its decisions use it from the next one on, in every process."""
     if name in CHOICES:
-        _apply(tenant, name, value, note)
+        _apply(tenant, name, value, note, as_json)
         return
     try:
         number = float(value)
     except ValueError:
         raise fail(f"value: {out_of_range(name, value)}") from None
-    _apply(tenant, name, number, note)
+    _apply(tenant, name, number, note, as_json)
 
 
 @settings_app.command("reset")
 def reset_setting(
     name: Annotated[SettingName, typer.Argument(help="The setting to put back to the configured value.")],
     note: NoteOption = None,
+    as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Put the server's configured value back for the tenant (recorded, as a change is)."""
-    _apply(tenant, name, None, note)
+    _apply(tenant, name, None, note, as_json)

@@ -151,3 +151,13 @@ async def test_concurrent_changes_are_recorded_one_after_the_other(database: Dat
     final = await store.value("t", NAME)
     # a chain: every value but the last was replaced exactly once
     assert olds == sorted(v for v in [0.5, *values] if v != final)
+
+
+async def test_a_count_is_listed_as_a_whole_number(database: Database) -> None:
+    """A daily cap of 2 reads 2 in JSON, not 2.0 (a trial); a threshold stays a number."""
+    store = _store(database)
+    await store.apply("t", "proactive.daily_cap.new", ApplyIn(value=3))
+    listed = {s.name: s.model_dump(mode="json") for s in await store.list("t")}
+    cap = listed["proactive.daily_cap.new"]
+    assert (cap["value"], cap["applied"]) == (3, 3) and isinstance(cap["configured"], int)
+    assert listed[NAME]["value"] == 0.7

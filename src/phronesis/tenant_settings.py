@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema, field_serializer
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -248,6 +248,13 @@ class AppliedSetting(BaseModel):
     decision_id: str | None
     """The decision record of the last change (``GET /v1/decisions/{id}``)."""
     updated_at: datetime | None
+
+    @field_serializer("value", "configured", "applied")
+    def _whole(self, value: SettingValue | None) -> SettingValue | int | None:
+        """A count reads as one: a daily cap of 2, not 2.0 (a trial)."""
+        if self.name in WHOLE and isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
 
 
 class TenantSettings:

@@ -1,11 +1,12 @@
-"""A support agent as a LangGraph graph that asks phronesis at each step (issue 26).
+"""A support agent as a LangGraph graph that asks phronesis at each step.
 
 Each user turn is routed through phronesis (``route``): RETRIEVE recalls similar past runs,
 REASON_ONLY lets the chat model answer, USE_TOOL names the tool and its arguments, CLARIFY asks
 phronesis's question back, ESCALATE hands the conversation to a person. The agent's reply is
-added to the session, so the next turn is routed with the whole conversation; the finished
-run is offered to memory (``admit``: ADD, NOT, REPLACE or MERGE); and when the user says how
-it went, the turn's route is rated (``feedback``), which is what phronesis learns from.
+added to the session, so the next turn is routed with the whole conversation. A turn the agent
+answered is offered to memory (``admit``: ADD, NOT, REPLACE or MERGE); one it asked back or
+handed over did nothing worth keeping. When the user says how an answer went, its route is
+rated (``feedback``), which is what phronesis learns from.
 
 Run it against a server (``make run``, then in another shell)::
 
@@ -57,7 +58,9 @@ def build_agent(phronesis: Client, chat: BaseChatModel) -> Any:
         return {"reply": str(chat.invoke([HumanMessage(turn["query"])]).content)}
 
     def ask_back(turn: Turn) -> Turn:  # CLARIFY and ESCALATE: phronesis wrote the message for the user
-        return {"reply": turn.get("reply") or "Could you tell me a little more?"}
+        reply = turn.get("reply") or "Could you tell me a little more?"
+        phronesis.routing.add_message(turn["session_id"], {"role": "assistant", "text": reply})
+        return {"reply": reply}
 
     def admit(turn: Turn) -> Turn:
         phronesis.routing.add_message(turn["session_id"], {"role": "assistant", "text": turn["reply"]})
@@ -87,9 +90,10 @@ def build_agent(phronesis: Client, chat: BaseChatModel) -> Any:
             "ESCALATE": "ask_back",
         },
     )
-    for name in ("recall", "answer", "ask_back"):
+    for name in ("recall", "answer"):
         graph.add_edge(name, "admit")
     graph.add_edge("admit", END)
+    graph.add_edge("ask_back", END)  # nothing was done: nothing to keep in memory
     return graph.compile()
 
 
@@ -99,13 +103,16 @@ def rate(phronesis: Client, turn: Turn, *, helpful: bool) -> None:
 
 
 def main() -> None:
-    chat = FakeListChatModel(responses=["Restart the router, then wait two minutes before reconnecting."])
+    chat = FakeListChatModel(responses=["You asked why your wifi drops; I suggested restarting the router."])
     with Client() as phronesis:  # PHRONESIS_URL, and PHRONESIS_API_KEY where the server wants one
         agent = build_agent(phronesis, chat)
         session = phronesis.routing.create_session()
-        turn: Turn = agent.invoke({"session_id": session.id, "query": "My wifi keeps dropping, what should I do?"})
-        print(f"{turn['decision']}: {turn['reply']} (memory: {turn['admitted']})")
-        rate(phronesis, turn, helpful=True)
+        for query in ("My wifi keeps dropping, what should I do?", "Can you summarize our conversation so far?"):
+            turn: Turn = agent.invoke({"session_id": session.id, "query": query})
+            memory = f" (memory: {turn['admitted']})" if "admitted" in turn else ""
+            print(f"> {query}\n{turn['decision']}: {turn['reply']}{memory}")
+            if "admitted" in turn:  # an answer the user found helpful: the route learns from it
+                rate(phronesis, turn, helpful=True)
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def test_db_upgrade_then_add_list_show_export_import(cli: CliRunner, tmp_path: P
     piped = cli.invoke(app, ["heuristics", "import", "--tenant", "third"], input=out.read_text())
     assert piped.exit_code == 0 and "imported 1" in piped.output  # `import < pack.jsonl`, as the README says
     same = cli.invoke(app, ["heuristics", "import", str(out)])  # back into the tenant it came from
-    assert same.exit_code == 2 and "already exists (import with upsert" in same.output
+    assert same.exit_code == 2 and "already exist(s): import with --upsert" in same.output
     upserted = cli.invoke(app, ["heuristics", "import", str(out), "--upsert"])
     assert upserted.exit_code == 0 and "imported 1" in upserted.output, upserted.output
 

@@ -11,22 +11,10 @@ from typer.testing import CliRunner
 
 from phronesis.cli import app
 
-ALWAYS_JSON = {
-    "config show",
-    "heuristics show",
-    "heuristics export",
-    "admission undo",
-    "admission decisions",
-    "admission export",
-    "admission calibrate",
-    "admission calibration",
-    "admission evaluate-pairs",
-    "routing fit",
-    "routing evaluate",
-}
-"""Commands whose output is JSON (or JSON Lines, or the graph format asked for) already."""
-NO_RESULT = {"serve", "worker", "beat", "mcp", "demo"}
-"""Commands that run a service, or tell a story to a person, rather than print a result."""
+NO_RESULT = {"serve", "worker", "beat", "mcp", "demo", "admission export"}
+"""Commands that run a service, tell a story to a person, or write a graph format (Cypher,
+GraphML) rather than print a result. Commands whose output is JSON already take ``--json`` too
+(a trial's script passing it everywhere broke on them)."""
 
 
 def _commands(command: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -41,13 +29,14 @@ def _commands(command: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:
 
 def test_every_command_that_prints_a_result_takes_json() -> None:
     commands = _commands(typer.main.get_command(app))
-    assert len(commands) > 60 and set(commands) >= ALWAYS_JSON | NO_RESULT
+    assert len(commands) > 60 and set(commands) >= NO_RESULT
     missing = [
         name
         for name, command in commands.items()
-        if name not in ALWAYS_JSON | NO_RESULT and "--json" not in {o for p in command.params for o in p.opts}
+        if name not in NO_RESULT and "--json" not in {o for p in command.params for o in p.opts}
     ]
     assert missing == []
+    assert json.loads(CliRunner().invoke(app, ["config", "show", "--json"]).stdout)["log_level"]
 
 
 def _json(cli: CliRunner, *args: str) -> Any:

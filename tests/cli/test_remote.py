@@ -30,7 +30,10 @@ def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path) -> Non
 
         other = console(env, "decide", "the kettle has boiled", "--tenant", "acme")
         assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
-        assert other.stderr.startswith("error: --tenant: with PHRONESIS_URL set the server acts for its API key's")
+        assert other.stderr.startswith("error: --tenant: with PHRONESIS_URL set the server decides the tenant")
+        # a command that does not go to the server says it works on the database directly (a trial)
+        listed = console(env, "heuristics", "list")
+        assert listed.returncode == 0 and "works on the database directly" in listed.stderr
     gone = console(env, "decide", "the kettle has boiled")
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {base}: ") and "Traceback" not in gone.stderr
 

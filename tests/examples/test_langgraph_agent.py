@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 from phronesis.client import Client
@@ -48,3 +49,15 @@ def test_the_agent_routes_answers_admits_and_rates_through_phronesis(live_server
         # a question the knowledge base cannot answer: phronesis's own question goes back to the user
         unclear = agent.invoke({"session_id": session.id, "query": "How do I reset my router password?"})
         assert unclear["decision"] == "CLARIFY" and unclear["reply"].endswith("?")
+        assert "admitted" not in unclear  # asked back: nothing done, nothing kept
+        assert phronesis.routing.session(session.id).recent_messages[-1].text == unclear["reply"]
+
+
+def test_the_example_runs_as_the_readme_says(
+    live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PHRONESIS_URL", live_server.base_url)
+    monkeypatch.setenv("PHRONESIS_API_KEY", API_KEY)
+    _example().main()
+    printed = capsys.readouterr().out
+    assert printed.count("> ") == 2 and "REASON_ONLY: You asked why your wifi drops" in printed, printed

@@ -72,8 +72,13 @@ async def test_upsert_replaces_an_existing_id_keeping_its_history_all_or_nothing
     found = await engine.heuristics.match("t1", "the garden beds are dry", source="garden", min_similarity=0.0)
     assert [m.heuristic.id for m in found][:1] == ["h1"]
     assert "h1" not in [m.heuristic.id for m in await engine.heuristics.match("t1", "cold", source="home")]
-    with pytest.raises(ConflictError, match="already exists"):
+    with pytest.raises(ConflictError, match="'h2' already exist"):
         await engine.heuristics.add_many("t1", [make(id="h2")])
+    # an export imported back unchanged: the confidence it has keeps the evidence behind it
+    await engine.heuristics.repository.update_confidence("t1", "h2", positive=True, magnitude=3.0, source="dev")
+    learned = await engine.heuristics.repository.get("t1", "h2")
+    (again,) = await engine.heuristics.add_many("t1", [make(id="h2", confidence=learned.confidence)], upsert=True)
+    assert (again.alpha, again.beta, again.confidence) == (learned.alpha, learned.beta, learned.confidence)
     with pytest.raises(ConflictError, match="the same id appears twice"):
         await engine.heuristics.add_many("t1", [make(id="h3"), make(id="h3")], upsert=True)
     assert {h.id for h in await engine.heuristics.repository.list("t1")} == {"h1", "h2"}

@@ -89,6 +89,8 @@ async def test_bad_input_is_a_tool_error_naming_the_field_and_nothing_is_written
             ("admit_run", {"task": "t", "outcome": "great"}, "outcome: 'great' is not one of"),
             ("search_runs", {"q": "tls"}, "q: search_runs takes no such argument (it takes query,"),
             ("search_runs", {"query": "tls", "k": 0}, "k: 0 is less than the minimum of 1"),
+            ("match_heuristics", {"text": "x", "k": "five"}, "k: 'five' is not an integer"),
+            ("preview_proactive", {"user_id": "ana", "at": "tomorrow"}, "at: Input should be a valid datetime"),
             ("give_feedback", {"response_id": "r1", "rating": "positive", "user_score": 2}, "rating: give exactly one"),
             ("give_feedback", {"response_id": "r1"}, "rating: give exactly one of rating or user_score"),
         ):

@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from phronesis.admission.feedback import AdmissionFeedbackIn
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.pairs import read_pairs
-from phronesis.cli.app import JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
+from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, invalid_input
 from phronesis.jsonlines import validated_file
@@ -146,6 +146,7 @@ def delete_run(
 @admission_app.command("undo")
 def undo(
     decision_id: Annotated[str, typer.Argument(help="The admission decision to take back (its decision_id).")],
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Take an admission decision back: memory exactly as it was before it (refused while later ones build on it)."""
@@ -240,6 +241,7 @@ def decisions(
         str | None, typer.Option("--batch", help="Only this batch's (admit --file prints its ids).")
     ] = None,
     limit: Annotated[int, typer.Option(min=1, max=1000)] = 20,
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """The newest memory decisions as JSON lines."""
@@ -295,6 +297,7 @@ def calibrate(
         float, typer.Option(min=0.01, max=1000.0, help="How many file pairs one rated decision counts as.")
     ] = 1.0,
     save: Annotated[bool, typer.Option("--save/--no-save", help="Keep it as the tenant's threshold.")] = True,
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Fit the duplicate decision on labelled pairs and/or rated decisions: the cosine threshold,
@@ -328,6 +331,7 @@ def calibration(
     reset: Annotated[
         bool, typer.Option("--reset", help="Forget it: the settings' duplicate threshold decides again.")
     ] = False,
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Print the tenant's calibration (threshold, when, how it was fitted, its metrics), or reset it."""
@@ -351,6 +355,7 @@ def evaluate_pairs(
     threshold: Annotated[
         float | None, typer.Option(min=-1.0, max=1.0, help="Default: the tenant's calibrated one, else settings.")
     ] = None,
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Print JSON: precision, recall, F1 and accuracy of "is this a duplicate" on labelled pairs,

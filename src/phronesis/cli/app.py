@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -68,6 +69,10 @@ log = logging.getLogger("phronesis.cli")
 
 TenantOption = Annotated[str, typer.Option("--tenant", help="Tenant to act for.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+JsonAlways = Annotated[
+    bool, typer.Option("--json", help="Taken for scripts that pass it everywhere: the output is JSON.")
+]
+"""``--json`` on a command whose output is JSON already (a trial's script passing it everywhere broke)."""
 
 
 def emit(result: object, as_json: bool, text: Callable[[], str]) -> None:
@@ -113,6 +118,13 @@ def with_engine(work: Callable[[Engine], Awaitable[T]], *, load_index: bool = Fa
     Building the engine is cheap: the sentence model loads only when a command embeds.
     """
     from phronesis.engine import Engine
+
+    if os.environ.get("PHRONESIS_URL"):  # a trial listed a local, empty database and took it for the server's
+        typer.echo(
+            "note: this command works on the database directly (PHRONESIS_DATA_DIR / PHRONESIS_DATABASE__URL), "
+            "not on the server PHRONESIS_URL names",
+            err=True,
+        )
 
     async def go() -> T:
         engine = Engine()
@@ -302,7 +314,7 @@ def db_upgrade(as_json: JsonOption = False) -> None:
 
 
 @config_app.command("show")
-def config_show() -> None:
+def config_show(as_json: JsonAlways = False) -> None:
     """Print the effective settings as JSON, secrets masked, once every part they name can be built
     (an LLM or embedding spec, the database URL, a strategy): a setting that would stop "phronesis serve"
     stops this too."""

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import JsonOption, TenantOption, _read_input, emit, fail, heuristics_app, with_engine
+from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, _read_input, emit, fail, heuristics_app, with_engine
 from phronesis.cli.remote import served
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
@@ -103,7 +103,7 @@ def list_(
 
 
 @heuristics_app.command("show")
-def show(heuristic_id: str, tenant: TenantOption = DEFAULT_TENANT) -> None:
+def show(heuristic_id: str, as_json: JsonAlways = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Show one heuristic as JSON."""
     item = with_engine(lambda e: e.heuristics.repository.get(tenant, heuristic_id))
     typer.echo(item.model_dump_json(indent=2))
@@ -140,6 +140,7 @@ def parse_jsonl_or_fail(raw: bytes) -> list[HeuristicCreate]:
 @heuristics_app.command("export")
 def export(
     path: Annotated[str, typer.Argument(help="Output file, or - for stdout.")] = "-",
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Export heuristics as JSON Lines (re-importable)."""

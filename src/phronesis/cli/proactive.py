@@ -25,7 +25,9 @@ from phronesis.proactive.models import (
 )
 from phronesis.proactive.sources.icalendar_source import signals_from_ics
 
-users_app = typer.Typer(help="Proactive users: list, add or replace, remove.", no_args_is_help=True)
+users_app = typer.Typer(
+    help="Proactive users: list, add or replace, remove; opt out or in, mute or unmute.", no_args_is_help=True
+)
 signals_app = typer.Typer(help="Signals for users' next cycles: add, list, import a calendar.", no_args_is_help=True)
 proactive_app.add_typer(users_app, name="users")
 proactive_app.add_typer(signals_app, name="signals")
@@ -310,8 +312,8 @@ def why(
     tenant: TenantOption = DEFAULT_TENANT,
     as_json: JsonOption = False,
 ) -> None:
-    """Why the user got a message, or did not: a cycle's verdict now with the candidates it scored
-    (a trial found them missing), then their story, newest first."""
+    """Why the user got a message, or did not: a cycle's verdict now with the candidates it scored,
+    then their story, newest first."""
     result = with_engine(lambda engine: engine.proactive.timeline(tenant, user_id, days=days))
     lines = [f"now: {_verdict(result.now)}", *_preview_lines(result.now)[1:]]
     lines += [

@@ -41,8 +41,8 @@ def served(
         return with_engine(_loading(local), load_index=load_index)
     if tenant != DEFAULT_TENANT:
         raise fail(
-            f"--tenant: with {URL} set the server acts for its API key's tenant (PHRONESIS_API_KEY); "
-            f"drop --tenant, or unset {URL} to work on the database directly"
+            f"--tenant: with {URL} set the server decides the tenant (PHRONESIS_API_KEY's, or its dev "
+            f"tenant without a key); drop --tenant, or unset {URL} to work on the database directly"
         )
     from phronesis.client import Client, ClientError
 
@@ -60,9 +60,8 @@ def _loading(work: Callable[[Engine], Awaitable[T]]) -> Callable[[Engine], Await
     standard output stays the command's answer)."""
 
     async def go(engine: Engine) -> T:
-        with Console(stderr=True).status(
-            f"loading {engine.embedder.model_name} in this process (set {URL} to use a running server)"
-        ):
+        said = f"loading {engine.embedder.model_name} in this process (set {URL} to use a running server)"
+        with Console(stderr=True).status(said):
             await engine.embedder.embed(["warm-up"])
         return await work(engine)
 

@@ -10,7 +10,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
+from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
 from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
@@ -100,6 +100,7 @@ def fit(
             "with the decision they should have had (route-feedback).",
         ),
     ] = False,
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Fit the tenant's local router on labelled exemplars and save it (replaces the previous one)."""
@@ -128,6 +129,7 @@ def fit(
 def evaluate(
     test: JsonlPath,
     per_class: Annotated[bool, typer.Option("--per-class/--no-per-class", help="Include per-class figures.")] = True,
+    as_json: JsonAlways = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Print JSON: in-scope accuracy, out-of-scope recall and precision, per-class figures."""

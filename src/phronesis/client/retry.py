@@ -44,6 +44,8 @@ class RetryPolicy:
     def after_error(self, attempt: int, error: httpx.TransportError, what: str) -> float:
         """Seconds to wait before trying again after ``error``; raises ``TransportFailed`` where
         it is not tried again (the last try, or a request that was sent and may have been acted on)."""
+        if isinstance(error, httpx.UnsupportedProtocol):  # no request was made: nothing to retry or fear
+            raise TransportFailed(f"{what}: not sent: {error}") from error
         if not isinstance(error, NOT_SENT):
             raise TransportFailed(f"{what}: sent, but no answer: {error!r}") from error
         if attempt >= self.attempts:

@@ -29,7 +29,19 @@ def problem(tool: str, schema: dict[str, Any], arguments: dict[str, Any]) -> str
     if error is None:
         return None
     where = ".".join(str(part) for part in error.absolute_path) or "(arguments)"
+    if error.validator == "anyOf":  # an optional argument: say what it takes, not "any of the given schemas"
+        kinds = [str(s.get("type")) for s in error.schema.get("anyOf", []) if s.get("type") not in (None, "null")]
+        return f"{where}: {error.instance!r} is not {' or '.join(_A.get(k, k) for k in kinds) or 'valid'}"
     return f"{where}: {error.message}"
+
+
+_A = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "array": "a list",
+}
 
 
 class ArgumentCheck(ServerMiddleware[Any]):

@@ -16,7 +16,6 @@ import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from datetime import datetime
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -234,7 +233,10 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
         user_id: Annotated[str, Field(description="The user whose proactive cycle to preview.")],
         ctx: Context,
         at: Annotated[
-            datetime | None, Field(description="The time to decide at (ISO 8601 with offset); now if omitted.")
+            str | None,
+            Field(
+                description="The time to decide at, ISO 8601 with offset (2026-11-27T09:00:00+01:00); now if omitted."
+            ),
         ] = None,
     ) -> Preview:
         """What a user's proactive cycle would decide now (or at a given time): send a message, defer
@@ -295,11 +297,24 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         text: Text,
         ctx: Context,
         k: Annotated[int | None, Field(ge=1, le=100, description="How many at most.")] = None,
-        source: Annotated[str | None, Field(description="Only heuristics of this domain.")] = None,
+        source: Annotated[
+            str | None, Field(description="The event's source: its domain's heuristics and those with no domain.")
+        ] = None,
+        min_similarity: Annotated[
+            float | None,
+            Field(
+                ge=-1.0, le=1.0, description="The least similarity to match; omit for the server's (as decide_event)."
+            ),
+        ] = None,
     ) -> Matches:
         """The learned heuristics whose condition matches a text, with similarity and confidence:
-        what decide_event would consider, without deciding or recording anything."""
-        matches = await _answer(engine.heuristics.match(tenant_of(ctx), text, source=source, k=k))
+        what decide_event would consider, without deciding or recording anything. Nothing below
+        the server's similarity floor matches unless min_similarity is lowered."""
+        matches = await _answer(
+            engine.heuristics.match(
+                tenant_of(ctx), text, source=source, k=k, min_similarity=min_similarity, include_general=True
+            )
+        )
         return Matches(matches=matches)
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -20,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 from tests.api.conftest import API_KEY, OTHER_KEY, LiveServer
+from tests.readme import run_readme_python
 
 
 @contextlib.asynccontextmanager
@@ -94,12 +93,10 @@ def test_the_readme_s_mcp_example_runs_as_printed(
     live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A trial's copy of the example failed on its placeholder key: it must not rot."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    found = re.search(r"```python\n(import asyncio, os, httpx2\n.*?)```", readme, re.S)
-    assert found is not None, "the README shows an MCP client"
     monkeypatch.setenv("PHRONESIS_API_KEY", API_KEY)
-    code = found.group(1).replace("http://127.0.0.1:8000/mcp", f"{live_server.base_url}/mcp")
-    exec(compile(code, "README.md", "exec"), {})  # the README's own example
+    run_readme_python(
+        r"import asyncio, os, httpx2\n", replace=("http://127.0.0.1:8000/mcp", f"{live_server.base_url}/mcp")
+    )
     tools, turn = capsys.readouterr().out.splitlines()[:2]
     assert "decide_event" in tools and "route_turn" in tools
     decision, session = turn.split()

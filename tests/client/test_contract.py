@@ -5,8 +5,6 @@ honour ``Retry-After``, and no retry of a request that may have been acted on.""
 from __future__ import annotations
 
 import json
-import re
-from pathlib import Path
 
 import httpx
 import pytest
@@ -26,6 +24,7 @@ from phronesis.client import (
 from phronesis.executive.events import EventDecision
 from phronesis.routing.models import RouteResult
 from tests.client.conftest import Harness
+from tests.readme import run_readme_python
 
 DECIDED = {
     "accepted": True,
@@ -196,7 +195,4 @@ def _routed() -> dict[str, object]:
 
 
 def test_the_readme_s_mock_transport_example_runs() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    found = re.search(r"```python\n(import httpx\nfrom phronesis\.client import Client\n.*?)```", readme, re.S)
-    assert found is not None, "the README shows how to test with MockTransport"
-    exec(compile(found.group(1), "README.md", "exec"), {})  # the README's own example
+    run_readme_python(r"import httpx\nfrom phronesis\.client import Client\n")

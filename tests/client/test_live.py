@@ -4,7 +4,6 @@ through every decision point, replay and settings, and the server's refusals as 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 
 from phronesis.client import AsyncClient, Client, InvalidRequest, NotFound, Unauthorized
 from tests.processes import phronesis_env, server
+from tests.readme import run_readme_python
 
 KEY = "sk-client-test"
 
@@ -82,12 +82,10 @@ def test_the_readme_s_python_tour_runs(
     base_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The README's client example, as written, against the server (it must not rot)."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    found = re.search(r"```python\n(from phronesis\.client import .*?)```", readme, re.S)
-    assert found is not None, "the README shows the client"
     monkeypatch.setenv("PHRONESIS_API_KEY", KEY)
-    code = found.group(1).replace('Client("http://127.0.0.1:8000")', f'Client("{base_url}")')
-    exec(compile(code, "README.md", "exec"), {})  # the README's own example
+    run_readme_python(
+        r"from phronesis\.client import ", replace=('Client("http://127.0.0.1:8000")', f'Client("{base_url}")')
+    )
     printed = capsys.readouterr().out.splitlines()
     assert printed[:4] == ["heuristic raise the thermostat by two degrees", "REASON_ONLY", "ADD", "value"]
     assert printed[4].startswith("value: routing.low_threshold must not be above routing.high_threshold")

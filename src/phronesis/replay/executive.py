@@ -51,6 +51,7 @@ __all__ = [
     "llm_path_calls",
     "load_executive",
     "propensity",
+    "recorded_base",
     "replay_executive",
     "replay_executive_rows",
 ]
@@ -151,7 +152,7 @@ def _logged(
         # llm_available is recorded since issue 25; before, assumed (the count is then an upper bound)
         llm_if_rest=bool(flag(immediate, absent=True) and flag(llm_available, absent=True)),
         bias=float(bias or 0.0),
-        base=_base(base, threshold, float(bias or 0.0)),
+        base=recorded_base(base, threshold, float(bias or 0.0)),
         default_bias=bias_source == "default" if bias_source is not None else bias is None,
         candidates=tuple((str(cand.get("heuristic_id")), float(cand.get("confidence", 0.0))) for cand in candidates),
         actions={str(cand.get("heuristic_id")): str(cand.get("suggested_action", "")) for cand in candidates},
@@ -160,7 +161,9 @@ def _logged(
     )
 
 
-def _base(base: float | None, threshold: float | None, bias: float) -> float:
+def recorded_base(base: float | None, threshold: float | None, bias: float) -> float:
+    """The base threshold a decision used: recorded since issue 25; before, the threshold less the
+    bias (exact unless it was clamped)."""
     if base is not None:
         return float(base)
     return float(threshold if threshold is not None else 0.7) - bias  # before issue 25 kept it

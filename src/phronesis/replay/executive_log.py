@@ -28,7 +28,7 @@ from phronesis.executive.types import HeuristicCandidate
 from phronesis.executive.urgency_tiered import Cutoffs
 from phronesis.executive.urgency_tiered import select as select_tiers
 from phronesis.replay.estimators import Weighted
-from phronesis.replay.executive import REST, REWARDS, choice_label, llm_path_calls, propensity
+from phronesis.replay.executive import REST, REWARDS, choice_label, llm_path_calls, propensity, recorded_base
 from phronesis.replay.recorded import as_dict, as_json, flag
 from phronesis.replay.tally import Tally
 from phronesis.storage.database import Database
@@ -136,8 +136,7 @@ def _decided(
         Cutoffs(**{k: float(v) for k, v in cutoffs.items() if k in Cutoffs.__dataclass_fields__}) if cutoffs else None
     )
     bias_ = float(bias or 0.0)
-    # before issue 25 kept the base: the threshold less the bias (exact unless it was clamped)
-    base_ = float(base) if base is not None else float(threshold if threshold is not None else 0.7) - bias_
+    base_ = recorded_base(base, threshold, bias_)
     available = bool(flag(llm_available, absent=True))
     return Decided(
         strategy=name,

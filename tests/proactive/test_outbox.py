@@ -13,6 +13,7 @@ import pytest
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.channels.types import Delivery, Outbound
+from phronesis.proactive.models import UserMessageIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock, RecordingChannel
@@ -168,3 +169,63 @@ async def test_two_workers_never_deliver_one_abandoned_send_twice(
     results = await asyncio.gather(proactive.redeliver("t"), other.redeliver("t"))
     assert sorted(map(str, results)) == ["{'sent': 1}", "{}"]
     assert len(channel.sent) == 1
+
+
+class HeldChannel(RecordingChannel):
+    """Delivers once ``release`` is set; ``delivering`` says a delivery is under way: the gap in
+    which a webhook has put the message in front of the user and not yet answered us."""
+
+    def __init__(self, *, failures: int | None = None) -> None:
+        super().__init__(failures=failures, retryable=True)
+        self.delivering = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def deliver(self, message: Outbound) -> Delivery:
+        self.delivering.set()
+        await self.release.wait()
+        return await super().deliver(message)
+
+
+async def test_a_reply_while_the_delivery_is_in_flight_answers_that_send(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """A race the clean-clone run caught: the reply came before the channel's answer, found no
+    delivered send to answer, and the send was counted ignored three hours later."""
+    channel = HeldChannel()
+    proactive = make(channel_=channel, **FAST)
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    cycle = asyncio.create_task(proactive.run_cycle("t", "ana"))
+    await asyncio.wait_for(channel.delivering.wait(), 30)
+    clock.advance(seconds=20)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="on it, thanks!"))
+    channel.release.set()
+    result = await cycle
+    assert (result.decision, result.delivery) == ("sent", "text")
+    assert [(f.id, f.outcome, f.response_latency_seconds) for f in reply.feedback] == [
+        (result.send_id, "engaged", 20.0)
+    ]
+    clock.advance(minutes=200)
+    assert (await proactive.tick("t")).feedback_expired == 0
+    row = await _send_row(proactive, result.send_id or "")
+    assert (row.delivery_status, row.outcome) == ("sent", "engaged")
+
+
+async def test_a_reply_while_a_send_waits_for_its_retry_does_not_answer_it(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """The other side of the same rule: a send whose delivery failed has not reached the user."""
+    channel = HeldChannel(failures=1)
+    channel.release.set()
+    proactive = make(channel_=channel, **FAST)
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    result = await proactive.run_cycle("t", "ana")
+    assert result.delivery == "retrying"
+    clock.advance(seconds=10)
+    assert (await proactive.on_message("t", "ana", UserMessageIn(text="hi"))).feedback == []
+    clock.advance(seconds=51)
+    assert (await proactive.tick("t")).redelivered == {"sent": 1}
+    clock.advance(seconds=30)
+    [answered] = (await proactive.on_message("t", "ana", UserMessageIn(text="thanks"))).feedback
+    assert (answered.id, answered.outcome, answered.response_latency_seconds) == (result.send_id, "engaged", 30.0)

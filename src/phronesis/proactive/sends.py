@@ -166,9 +166,19 @@ class SendRepository:
         return list((await conn.execute(query)).scalars())
 
     async def pending(self, conn: AsyncConnection, tenant: str, user_id: str) -> list[Any]:
+        """The user's sends a reply can answer, newest first: delivered ones, and one whose first
+        delivery is under way. A channel can put the message in front of the user before its own
+        answer comes back, and a reply in that gap answers it (counting it ignored later was the
+        bug). A send that failed an attempt and waits for its retry has not reached the user."""
+        in_flight = and_(c.delivery_status == "sending", c.delivery_detail.is_(None))
         query = (
             select(proactive_sends)
-            .where(c.tenant == tenant, c.user_id == user_id, c.outcome == "pending", c.delivery_status == "sent")
+            .where(
+                c.tenant == tenant,
+                c.user_id == user_id,
+                c.outcome == "pending",
+                or_(c.delivery_status == "sent", in_flight),
+            )
             .order_by(c.sent_at.desc())
         )
         return list((await conn.execute(query)).all())

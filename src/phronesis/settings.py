@@ -33,6 +33,7 @@ from pydantic_settings import (
 )
 
 from phronesis.exceptions import ConfigurationError, validation_message
+from phronesis.schema import Schema
 
 __all__ = ["SEED_ALIASES", "Settings", "load_settings", "mask_url", "setting_variables", "warn_unknown_variables"]
 
@@ -71,14 +72,14 @@ Probability = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 PositiveSeconds = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
 
 
-class DatabaseSettings(BaseModel):
+class DatabaseSettings(Schema):
     url: str | None = None
     """SQLAlchemy async URL. None: a SQLite file ``phronesis.db`` under ``data_dir``."""
     echo: bool = False
     pool_size: int = Field(default=5, ge=1, le=200)
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(Schema):
     spec: str = "none"
     """``none``, ``openai:MODEL``, ``ollama:MODEL``, ``anthropic:MODEL``,
     ``openai-compatible:BASE_URL#MODEL``. No LLM unless one is named: no silent network default."""
@@ -93,7 +94,7 @@ class LLMSettings(BaseModel):
     max_output_tokens: int = Field(default=1024, ge=1, le=200_000)
 
 
-class EmbeddingSettings(BaseModel):
+class EmbeddingSettings(Schema):
     spec: str = "local:all-MiniLM-L6-v2"
     """``local:all-MiniLM-L6-v2`` (offline, bundled weights), ``hashing:DIM`` (lexical, no model),
     ``openai:MODEL``, ``openai-compatible:BASE_URL#MODEL``."""
@@ -111,7 +112,7 @@ class EmbeddingSettings(BaseModel):
     in the same event-loop tick, or while a batch is running, still go together."""
 
 
-class HeuristicSettings(BaseModel):
+class HeuristicSettings(Schema):
     min_similarity: Probability = 0.7  # seed 000 / GLADyS SALIENCE_HEURISTIC_MIN_SIMILARITY
     top_k: int = Field(default=5, ge=1, le=100)  # GLADyS max_evaluation_candidates
     tie_epsilon: float = Field(default=0.02, ge=0.0, le=1.0)
@@ -122,7 +123,7 @@ class HeuristicSettings(BaseModel):
     max_text_chars: int = Field(default=4000, ge=16, le=100_000)
 
 
-class IndexSettings(BaseModel):
+class IndexSettings(Schema):
     backend: Literal["auto", "exact", "hnsw", "pgvector"] = "auto"
     """Where heuristics, runs and documents are searched by embedding. ``exact`` / ``hnsw``: in each
     process (exact up to ``exact_max_size`` per partition, then HNSW; ``exact`` never HNSW),
@@ -157,7 +158,7 @@ class IndexSettings(BaseModel):
     (pgvector's iterative scan)."""
 
 
-class ApiSettings(BaseModel):
+class ApiSettings(Schema):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     keys: dict[str, str] = Field(default_factory=dict)
@@ -173,7 +174,7 @@ class ApiSettings(BaseModel):
     still run on heuristics and the local router, and say they are degraded."""
 
 
-class OutboundSettings(BaseModel):
+class OutboundSettings(Schema):
     """Requests to URLs users give (calendar feeds, webhook addresses): see ``phronesis.outbound``."""
 
     allow: Annotated[list[str], NoDecode, _split_on(",")] = Field(default_factory=list)
@@ -183,14 +184,14 @@ class OutboundSettings(BaseModel):
     max_response_bytes: int = Field(default=5_000_000, ge=1024, le=100_000_000)
 
 
-class AuditSettings(BaseModel):
+class AuditSettings(Schema):
     retention_days: float = Field(default=30.0, gt=0.0)
     rollup_interval_s: float = Field(default=600.0, ge=0.0, le=86_400.0)
     """How often the server rolls up finished hours for the dashboard, for every tenant with new
     records (0: only when a page asks, which makes a first view over months of records slow)."""
 
 
-class OtelSettings(BaseModel):
+class OtelSettings(Schema):
     """OpenTelemetry tracing (``phronesis.telemetry``; the ``otel`` extra): a span per decision."""
 
     enabled: bool = False
@@ -200,7 +201,7 @@ class OtelSettings(BaseModel):
     service_name: str = Field(default="phronesis", min_length=1, max_length=128)
 
 
-class ExecutiveSettings(BaseModel):
+class ExecutiveSettings(Schema):
     decision_strategy: str = "heuristic_first"
     heuristic_threshold: Probability = 0.7
     personality_bias: float = Field(default=0.0, ge=-0.5, le=0.5, allow_inf_nan=False)
@@ -259,7 +260,7 @@ class ExecutiveSettings(BaseModel):
         return self
 
 
-class LearningSettings(BaseModel):
+class LearningSettings(Schema):
     strategy: str = "bayesian"
     undo_window_sec: PositiveSeconds = 30.0  # seed 001, F-11
     ignored_threshold: int = Field(default=3, ge=1, le=1000)
@@ -330,7 +331,7 @@ class LearningSettings(BaseModel):
         return self
 
 
-class RoutingSettings(BaseModel):
+class RoutingSettings(Schema):
     """Seed 002 (and ORIGINS §2, the code behind it): every number below is the seed's default."""
 
     router: Literal["local", "llm", "cascade"] = "cascade"
@@ -448,7 +449,7 @@ class RoutingSettings(BaseModel):
         return self
 
 
-class AdmissionSettings(BaseModel):
+class AdmissionSettings(Schema):
     """Seed 003 (and ORIGINS §3, the code behind it): every number below is the seed's default."""
 
     low_similarity: Probability = 0.7
@@ -487,7 +488,7 @@ class AdmissionSettings(BaseModel):
         return self
 
 
-class TrustLevelSettings(BaseModel):
+class TrustLevelSettings(Schema):
     """One rung of seed 004's trust ramp."""
 
     score_threshold: float = Field(ge=0.0, le=10.0)
@@ -507,7 +508,7 @@ def _default_trust_levels() -> dict[TrustLevelName, TrustLevelSettings]:
     }
 
 
-class ProactiveSettings(BaseModel):
+class ProactiveSettings(Schema):
     """Seed 004 (Donna's decision engine) and ORIGINS §4: every number below is the seed's default."""
 
     cycle_minutes: float = Field(default=5.0, gt=0.0, le=1440.0)

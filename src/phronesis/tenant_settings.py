@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PlainValidator, WithJsonSchema, field_serializer
+from pydantic import ConfigDict, Field, PlainValidator, WithJsonSchema, field_serializer
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -35,6 +35,7 @@ from phronesis.executive.config import THRESHOLD_BOUNDS
 from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.executive.urgency_tiered import CUTOFFS
 from phronesis.proactive.scoring import PARTS
+from phronesis.schema import Schema
 from phronesis.settings import Settings, TrustLevelName
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
@@ -220,7 +221,7 @@ assert set(TUNABLE) == set(get_args(SettingName))
 t = tenant_settings.c
 
 
-class ApplyIn(BaseModel):
+class ApplyIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     value: GivenValue | None
@@ -238,7 +239,7 @@ class Applied:
     choices: dict[str, str]
 
 
-class AppliedSetting(BaseModel):
+class AppliedSetting(Schema):
     name: SettingName
     value: SettingValue
     """What decisions use now: the tenant's value, else the configured one."""

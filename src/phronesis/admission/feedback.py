@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints, ValidationInfo, field_validator
+from pydantic import ConfigDict, StrictBool, StringConstraints, ValidationInfo, field_validator
 
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import AdmissionDecision, MemoryDecision
@@ -35,13 +35,14 @@ from phronesis.admission.run_repository import RunRepository
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
+from phronesis.schema import Schema
 
 __all__ = ["AdmissionFeedback", "AdmissionFeedbackIn", "AdmissionFeedbackStore", "TaughtPair", "taught_duplicate"]
 
 KEY = "admission_feedback"
 
 
-class AdmissionFeedbackIn(BaseModel):
+class AdmissionFeedbackIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     correct: StrictBool
@@ -58,7 +59,7 @@ class AdmissionFeedbackIn(BaseModel):
         return value
 
 
-class TaughtPair(BaseModel):
+class TaughtPair(Schema):
     """The labelled pair a rating teaches calibration."""
 
     duplicate: bool
@@ -68,7 +69,7 @@ class TaughtPair(BaseModel):
     second: str
 
 
-class AdmissionFeedback(BaseModel):
+class AdmissionFeedback(Schema):
     decision_id: str
     decision: AdmissionDecision
     outcome: str

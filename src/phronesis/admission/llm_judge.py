@@ -15,20 +15,21 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from phronesis.admission.judgement import Candidate, Incoming, LLMTrace, Verdict
 from phronesis.admission.models import AdmissionDecision
 from phronesis.llm.structured import StructuredFailure, generate_structured, upper_label
 from phronesis.llm.types import LLMProvider, LLMRequest
 from phronesis.llm.untrusted import delimit
+from phronesis.schema import Schema
 
 __all__ = ["JudgeAnswer", "JudgeFailure", "LLMJudge"]
 
 MAX_LISTED = 10
 
 
-class JudgeAnswer(BaseModel):
+class JudgeAnswer(Schema):
     """The seed's ``{decision, target_run_id, reason}``; ``target_run_id`` is a candidate's number."""
 
     model_config = ConfigDict(extra="ignore")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 
 from phronesis.json_values import JsonObject
+from phronesis.schema import Schema
 
 __all__ = [
     "ID_PATTERN",
@@ -39,7 +40,7 @@ Value = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, ma
 Step = Annotated[str, StringConstraints(max_length=4000)]
 
 
-class RunIn(BaseModel):
+class RunIn(Schema):
     """A finished agent run, as the agent reports it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -80,7 +81,7 @@ class RunIn(BaseModel):
         return list(dict.fromkeys(values))
 
 
-class SimilarRun(BaseModel):
+class SimilarRun(Schema):
     """A stored run the decision was compared with (seed ``SimilarRun``)."""
 
     run_id: str
@@ -97,7 +98,7 @@ class SimilarRun(BaseModel):
     below the low similarity (no judge saw it)."""
 
 
-class Run(BaseModel):
+class Run(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str
@@ -122,7 +123,7 @@ class Run(BaseModel):
     updated_at: datetime
 
 
-class MemoryDecision(BaseModel):
+class MemoryDecision(Schema):
     """Seed 003's ``MemoryDecision``: one for every admission, stored or not."""
 
     model_config = ConfigDict(frozen=True)
@@ -146,7 +147,7 @@ class MemoryDecision(BaseModel):
     """The undo's own decision record."""
 
 
-class UndoResult(BaseModel):
+class UndoResult(Schema):
     """An admission decision taken back: memory as it was before it."""
 
     undo_id: str
@@ -161,7 +162,7 @@ class UndoResult(BaseModel):
     """The run a NOT had counted one more use of, counted one less."""
 
 
-class AdmissionResult(BaseModel):
+class AdmissionResult(Schema):
     decision_id: str
     run_id: str
     decision: AdmissionDecision
@@ -183,7 +184,7 @@ class AdmissionResult(BaseModel):
     """The batch it was admitted in (``GET /v1/memory-decisions?batch_id=``); None alone."""
 
 
-class GroupView(BaseModel):
+class GroupView(Schema):
     """A merge group as retrieval sees it: aggregated usage and the union of its references."""
 
     id: str
@@ -193,7 +194,7 @@ class GroupView(BaseModel):
     references: list[str]
 
 
-class SearchHit(BaseModel):
+class SearchHit(Schema):
     run: Run
     similarity: float
     group: GroupView | None

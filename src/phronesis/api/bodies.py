@@ -4,12 +4,13 @@ server (its routers need the engine for their dependencies)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from phronesis.admission.models import AdmissionResult, MemoryDecision, Run, RunIn
 from phronesis.audit.models import DecisionRecord
 from phronesis.heuristics.models import Heuristic, HeuristicMatch
 from phronesis.proactive.models import ID_PATTERN, Signal, SignalIn
+from phronesis.schema import Schema
 from phronesis.tenant_settings import AppliedSetting
 
 __all__ = [
@@ -30,13 +31,13 @@ __all__ = [
 ]
 
 
-class HeuristicPage(BaseModel):
+class HeuristicPage(Schema):
     items: list[Heuristic]
     limit: int
     offset: int
 
 
-class MatchRequest(BaseModel):
+class MatchRequest(Schema):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(min_length=1, max_length=4000)
@@ -47,11 +48,11 @@ class MatchRequest(BaseModel):
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
 
 
-class MatchResponse(BaseModel):
+class MatchResponse(Schema):
     matches: list[HeuristicMatch]
 
 
-class ConfidenceRequest(BaseModel):
+class ConfidenceRequest(Schema):
     model_config = ConfigDict(extra="forbid")
 
     positive: bool
@@ -60,18 +61,18 @@ class ConfidenceRequest(BaseModel):
     source: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
 
 
-class ImportResult(BaseModel):
+class ImportResult(Schema):
     imported: int
     ids: list[str]
 
 
-class RunBatch(BaseModel):
+class RunBatch(Schema):
     model_config = ConfigDict(extra="forbid")
 
     runs: list[RunIn] = Field(min_length=1, max_length=100_000)
 
 
-class BatchResult(BaseModel):
+class BatchResult(Schema):
     batch_id: str | None
     """Every decision of the batch carries it (``GET /v1/memory-decisions?batch_id=``)."""
     results: list[AdmissionResult]
@@ -79,42 +80,42 @@ class BatchResult(BaseModel):
     """How many runs got each decision."""
 
 
-class RunPage(BaseModel):
+class RunPage(Schema):
     items: list[Run]
     limit: int
     offset: int
 
 
-class MemoryDecisionPage(BaseModel):
+class MemoryDecisionPage(Schema):
     items: list[MemoryDecision]
     limit: int
     offset: int
 
 
-class DecisionPage(BaseModel):
+class DecisionPage(Schema):
     items: list[DecisionRecord]
     limit: int
     offset: int
 
 
-class SignalBatch(BaseModel):
+class SignalBatch(Schema):
     model_config = ConfigDict(extra="forbid")
 
     signals: list[SignalIn] = Field(min_length=1, max_length=1000)
 
 
-class SignalsStored(BaseModel):
+class SignalsStored(Schema):
     stored: list[Signal]
     duplicates: int
     """Signals whose dedup key this user already had: not stored again."""
 
 
-class CycleRequest(BaseModel):
+class CycleRequest(Schema):
     model_config = ConfigDict(extra="forbid")
 
     user_id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
     """One user's cycle now; None: every due user of the tenant (one scheduler tick)."""
 
 
-class SettingList(BaseModel):
+class SettingList(Schema):
     items: list[AppliedSetting]

@@ -15,18 +15,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel
-
 from phronesis.engine import Engine
 from phronesis.exceptions import PhronesisError
 from phronesis.llm.probe import probe
+from phronesis.schema import Schema
 
 __all__ = ["PartState", "Readiness", "ReadinessReport"]
 
 State = Literal["ok", "unavailable", "not_configured", "unknown"]
 
 
-class PartState(BaseModel):
+class PartState(Schema):
     state: State
     required: bool
     detail: str | None = None
@@ -35,7 +34,7 @@ class PartState(BaseModel):
     """Unix time of the check (a cached state says how old it is)."""
 
 
-class ReadinessReport(BaseModel):
+class ReadinessReport(Schema):
     status: Literal["ready", "not_ready"]
     parts: dict[str, PartState]
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from phronesis.schema import Schema
 
 __all__ = ["DecisionKind", "DecisionRecord", "NewDecisionRecord", "OutcomeSummary", "PathCount"]
 
@@ -13,7 +15,7 @@ DecisionKind = Literal["executive", "reevaluation", "learning", "routing", "admi
 """``reevaluation``: an executive event decided again in the sleep cycle (F-25), never an A/B arm."""
 
 
-class NewDecisionRecord(BaseModel):
+class NewDecisionRecord(Schema):
     """What a decision point writes; the store adds ``created_at``."""
 
     model_config = ConfigDict(extra="forbid")
@@ -50,13 +52,13 @@ class DecisionRecord(NewDecisionRecord):
     created_at: datetime
 
 
-class PathCount(BaseModel):
+class PathCount(Schema):
     strategy: str | None
     path: str
     count: int
 
 
-class OutcomeSummary(BaseModel):
+class OutcomeSummary(Schema):
     strategy: str | None
     path: str
     outcome: str | None

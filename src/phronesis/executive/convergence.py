@@ -15,16 +15,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from phronesis.embeddings.types import Embedder
+from phronesis.schema import Schema
 
 __all__ = ["Convergence", "detect_convergence", "endorsement_magnitude"]
 
 ENDORSEMENT_SOURCE = "llm_endorsement"
 
 
-class Convergence(BaseModel):
+class Convergence(Schema):
     model_config = ConfigDict(frozen=True)
 
     converged_heuristic_id: str

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
 from phronesis.executive.types import HeuristicCandidate, PersonalityBiases, Salience, Urgency
 from phronesis.json_values import JsonObject
+from phronesis.schema import Schema
 
 __all__ = ["EventDecision", "EventRequest"]
 
 Source = Annotated[str, StringConstraints(max_length=128, pattern=r"^[A-Za-z0-9._:/-]*$")]
 
 
-class EventRequest(BaseModel):
+class EventRequest(Schema):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)]
@@ -37,7 +38,7 @@ class EventRequest(BaseModel):
     """Force a strategy (replay, tests). None: the configured one, or the A/B arm."""
 
 
-class EventDecision(BaseModel):
+class EventDecision(Schema):
     """Seed 000 ``ProcessEventResponse`` plus the strategy and the reason, for explainability."""
 
     model_config = ConfigDict(frozen=True)

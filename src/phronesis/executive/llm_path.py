@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from phronesis.exceptions import LLMError
 from phronesis.executive.config import StrategyConfig
@@ -29,6 +29,7 @@ from phronesis.executive.types import DecisionContext, DecisionPath, DecisionRes
 from phronesis.llm.metered import MeteredLLM
 from phronesis.llm.structured import StructuredFailure, generate_structured
 from phronesis.llm.types import LLMProvider, LLMRequest
+from phronesis.schema import Schema
 
 __all__ = ["NEUTRAL_PREDICTION", "Prediction", "decide_with_llm"]
 
@@ -36,7 +37,7 @@ NEUTRAL_PREDICTION = (0.5, 0.5)
 """Seed 000: when the prediction cannot be parsed, success and confidence are 0.5."""
 
 
-class Prediction(BaseModel):
+class Prediction(Schema):
     success: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
 

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from string import Template
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from phronesis.executive.traces import ReasoningTrace
 from phronesis.llm.structured import StructuredFailure, generate_structured
 from phronesis.llm.types import LLMProvider, LLMRequest
 from phronesis.llm.untrusted import delimit
+from phronesis.schema import Schema
 
 __all__ = ["ExtractedPattern", "LearnedPattern", "PatternGate", "extract_pattern", "pattern_prompt"]
 
@@ -31,12 +32,12 @@ MAX_CHARS = 4000
 """A heuristic's condition and action are at most this long (heuristic memory's limit)."""
 
 
-class PatternAction(BaseModel):
+class PatternAction(Schema):
     type: Literal["suggest", "remind", "warn"]
     message: str = Field(min_length=1, max_length=20_000)
 
 
-class LearnedPattern(BaseModel):
+class LearnedPattern(Schema):
     """The LLM's answer to the pattern-extraction prompt."""
 
     model_config = ConfigDict(extra="ignore")

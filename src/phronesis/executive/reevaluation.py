@@ -16,19 +16,18 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
-
 from phronesis.audit.models import DecisionRecord, NewDecisionRecord
 from phronesis.executive.convergence import detect_convergence
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.types import DecisionContext, DecisionPath
+from phronesis.schema import Schema
 
 __all__ = ["ReevaluationSummary", "reevaluate"]
 
 SLEEP_CYCLE = "sleep_cycle"
 
 
-class ReevaluationSummary(BaseModel):
+class ReevaluationSummary(Schema):
     events: int = 0
     decided: int = 0
     converged: int = 0

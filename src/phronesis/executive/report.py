@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from phronesis.audit.models import OutcomeSummary
+from phronesis.schema import Schema
 
 __all__ = ["StrategyReport", "build_report", "wilson_interval"]
 
@@ -31,7 +32,7 @@ def wilson_interval(successes: float, trials: float, *, z: float = 1.96) -> tupl
     return low, high
 
 
-class StrategyReport(BaseModel):
+class StrategyReport(Schema):
     strategy: str
     decisions: int = 0
     by_path: dict[str, int] = Field(default_factory=dict)

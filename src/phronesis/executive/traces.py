@@ -11,17 +11,18 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from phronesis.audit.models import DecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
+from phronesis.schema import Schema
 
 __all__ = ["DecisionRecordTraceStore", "ReasoningTrace", "TraceStore", "trace_from_record"]
 
 
-class ReasoningTrace(BaseModel):
+class ReasoningTrace(Schema):
     """Seed 000 ``ReasoningTrace`` plus what feedback needs: path, strategy, shown candidates."""
 
     model_config = ConfigDict(frozen=True)

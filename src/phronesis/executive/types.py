@@ -10,11 +10,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from phronesis.executive.traces import ReasoningTrace
 from phronesis.json_values import JsonObject
 from phronesis.llm.types import LLMProvider
+from phronesis.schema import Schema
 
 __all__ = [
     "DecisionContext",
@@ -34,7 +35,7 @@ class DecisionPath(StrEnum):
     REJECTED = "rejected"
 
 
-class HeuristicCandidate(BaseModel):
+class HeuristicCandidate(Schema):
     """A heuristic that matched the event (seed 000, F-04).
 
     Only condition and action text are ever shown to the LLM; ``confidence`` and
@@ -73,7 +74,7 @@ PersonalityBiases = Annotated[dict[str, float], _within(-1.0, 1.0, "bias")]
 Urgency = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 
 
-class DecisionContext(BaseModel):
+class DecisionContext(Schema):
     """Input to a decision strategy. ``candidates`` are best first; may be empty (F-25 sleep cycle)."""
 
     model_config = ConfigDict(frozen=True)
@@ -99,7 +100,7 @@ class DecisionContext(BaseModel):
     that default changes only the decisions that took it (``replay.executive``)."""
 
 
-class DecisionResult(BaseModel):
+class DecisionResult(Schema):
     """Output of a decision strategy (seed 000), plus the usage needed for the decision record."""
 
     model_config = ConfigDict(frozen=True)

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
+
+from phronesis.schema import Schema
 
 __all__ = ["Feedback", "FeedbackReceipt", "FeedbackScale"]
 
 FeedbackScale = Literal["binary", "user", "dev"]
 
 
-class Feedback(BaseModel):
+class Feedback(Schema):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -57,7 +59,7 @@ class Feedback(BaseModel):
         return self.idempotency_key or f"{self.response_id}:{self.scale}:{self.score}"
 
 
-class FeedbackReceipt(BaseModel):
+class FeedbackReceipt(Schema):
     """What the feedback did."""
 
     model_config = ConfigDict(frozen=True)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
 from phronesis.json_values import JsonObject
+from phronesis.schema import Schema
 
 __all__ = [
     "ConfidenceUpdate",
@@ -28,7 +29,7 @@ Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 FeedbackWeight = Annotated[float, Field(ge=0.25, le=2.0, allow_inf_nan=False)]
 
 
-class _Bounds(BaseModel):
+class _Bounds(Schema):
     @model_validator(mode="after")
     def _floor_below_ceiling(self) -> Any:
         floor, ceiling = getattr(self, "floor", None), getattr(self, "ceiling", None)
@@ -76,7 +77,7 @@ class HeuristicUpdate(_Bounds):
     attributes: dict[str, Any] | None = None
 
 
-class Heuristic(BaseModel):
+class Heuristic(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str
@@ -111,7 +112,7 @@ class Heuristic(BaseModel):
     ignore_streak: int = 0
 
 
-class HeuristicMatch(BaseModel):
+class HeuristicMatch(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic: Heuristic
@@ -121,7 +122,7 @@ class HeuristicMatch(BaseModel):
     """similarity × confidence (GLADyS ``HeuristicMatch.score``), for display; ranking is similarity-dominant."""
 
 
-class ConfidenceUpdate(BaseModel):
+class ConfidenceUpdate(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic_id: str

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, StringConstraints
+from pydantic import ConfigDict, StringConstraints
 
 from phronesis.clock import AwareInstant
+from phronesis.schema import Schema
 
 __all__ = ["FireRequest", "HistoryEntry", "ObservedEvent", "Observation", "SignalOutcome"]
 
@@ -15,7 +16,7 @@ EventId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 Source = Annotated[str, StringConstraints(max_length=128)]
 
 
-class FireRequest(BaseModel):
+class FireRequest(Schema):
     """A heuristic fired for an event (seed 001 ``on_fire``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -27,7 +28,7 @@ class FireRequest(BaseModel):
     response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
 
 
-class ObservedEvent(BaseModel):
+class ObservedEvent(Schema):
     """A new event from a source: it may undo recent fires, or leave them ignored."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -38,7 +39,7 @@ class ObservedEvent(BaseModel):
     occurred_at: AwareInstant | None = None
 
 
-class SignalOutcome(BaseModel):
+class SignalOutcome(Schema):
     """One signal and what it did."""
 
     model_config = ConfigDict(frozen=True)
@@ -55,7 +56,7 @@ class SignalOutcome(BaseModel):
     new_confidence: float | None = None
 
 
-class Observation(BaseModel):
+class Observation(Schema):
     model_config = ConfigDict(frozen=True)
 
     event_id: str
@@ -65,7 +66,7 @@ class Observation(BaseModel):
     signals: list[SignalOutcome]
 
 
-class HistoryEntry(BaseModel):
+class HistoryEntry(Schema):
     """One step of a heuristic's confidence, with the signal that moved it."""
 
     model_config = ConfigDict(frozen=True)
@@ -84,7 +85,7 @@ class HistoryEntry(BaseModel):
     the rest counted against. None for a signal that counted wholly one way."""
 
 
-class ChannelOutcome(BaseModel):
+class ChannelOutcome(Schema):
     """One implicit outcome in the tenant's channel (``heuristics.channel``)."""
 
     outcome: str
@@ -98,7 +99,7 @@ class ChannelOutcome(BaseModel):
     """What one such outcome counts for success on a heuristic at confidence 0.5."""
 
 
-class ChannelReport(BaseModel):
+class ChannelReport(Schema):
     """What each implicit outcome says about a fire, as learned from rated fires."""
 
     strategy: str

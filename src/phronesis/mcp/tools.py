@@ -36,6 +36,7 @@ from phronesis.mcp.arguments import ArgumentCheck
 from phronesis.proactive.models import Preview, PreviewIn
 from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.sessions import NewSession
+from phronesis.schema import Schema
 
 __all__ = ["INSTRUCTIONS", "Hits", "Matches", "TenantOf", "build_server", "fixed_tenant"]
 
@@ -86,11 +87,11 @@ async def _answer(call: Awaitable[R]) -> R:
         raise ToolError(str(exc)) from None
 
 
-class Matches(BaseModel):
+class Matches(Schema):
     matches: list[HeuristicMatch] = Field(description="Most similar first, with similarity and confidence.")
 
 
-class Hits(BaseModel):
+class Hits(Schema):
     hits: list[SearchHit] = Field(description="Most similar first; each with its run's task, outcome and summary.")
 
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.schema import Schema
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import upsert
 from phronesis.storage.tables import proactive_tenants
@@ -25,7 +26,7 @@ __all__ = ["PauseIn", "PauseState", "TenantControls"]
 c = proactive_tenants.c
 
 
-class PauseIn(BaseModel):
+class PauseIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     paused: bool = Field(strict=True)
@@ -34,7 +35,7 @@ class PauseIn(BaseModel):
     """Why (shown to whoever looks later: "incident 42, bad template")."""
 
 
-class PauseState(BaseModel):
+class PauseState(Schema):
     paused: bool
     reason: str | None = None
     updated_at: datetime | None = None

@@ -14,13 +14,14 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ConfigDict, Field, ValidationError
 
 from phronesis.llm.structured import StructuredFailure, generate_structured
 from phronesis.llm.types import LLMProvider, LLMRequest
 from phronesis.llm.untrusted import delimit
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.models import CATEGORIES, Candidate
+from phronesis.schema import Schema
 
 __all__ = ["CandidateFailure", "Generated", "LLMCandidates", "TRUST_INSTRUCTIONS"]
 
@@ -33,7 +34,7 @@ TRUST_INSTRUCTIONS = {
 """Seed 004 §4, "LLM Trust Instructions", word for word."""
 
 
-class _Answer(BaseModel):
+class _Answer(Schema):
     model_config = ConfigDict(extra="ignore")
 
     candidates: list[Any] = Field(default_factory=list, max_length=50)

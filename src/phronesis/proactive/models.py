@@ -10,10 +10,11 @@ from datetime import datetime, time
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from phronesis.clock import AwareInstant
 from phronesis.json_values import JsonObject
+from phronesis.schema import Schema
 
 __all__ = [
     "ACTION_TYPES",
@@ -91,7 +92,7 @@ def _timezone(value: str) -> str:
     return value
 
 
-class UserIn(BaseModel):
+class UserIn(Schema):
     """A user as an agent registers or updates them (PUT is a full replace of these fields)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -132,7 +133,7 @@ class UserIn(BaseModel):
         return values
 
 
-class UserProfile(BaseModel):
+class UserProfile(Schema):
     id: str
     timezone: str
     wake_time: str
@@ -163,7 +164,7 @@ class UserProfile(BaseModel):
         return time.fromisoformat(self.sleep_time)
 
 
-class SignalIn(BaseModel):
+class SignalIn(Schema):
     """Something the agent noticed that might be worth a message (seed 004 §2: ``Signal``)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -188,7 +189,7 @@ class SignalIn(BaseModel):
         return value
 
 
-class Signal(BaseModel):
+class Signal(Schema):
     id: str
     user_id: str
     type: str
@@ -220,7 +221,7 @@ def _clamped_score(value: Any) -> Any:
     return value
 
 
-class Candidate(BaseModel):
+class Candidate(Schema):
     """One possible message (seed 004 §7 and ORIGINS §4's JSON schema, with its defaults)."""
 
     model_config = ConfigDict(extra="ignore")
@@ -252,7 +253,7 @@ class Candidate(BaseModel):
         return value if value in ACTION_TYPES else "text"
 
 
-class CycleResult(BaseModel):
+class CycleResult(Schema):
     """What one user's cycle decided, and why (the decision record says the same)."""
 
     user_id: str
@@ -280,7 +281,7 @@ class CycleResult(BaseModel):
     """Tokens of this cycle's LLM call (None: no call, or the provider did not say)."""
 
 
-class DeferredInsight(BaseModel):
+class DeferredInsight(Schema):
     id: str
     user_id: str
     category: str
@@ -292,7 +293,7 @@ class DeferredInsight(BaseModel):
     used: bool
 
 
-class ProactiveFeedback(BaseModel):
+class ProactiveFeedback(Schema):
     id: str
     user_id: str
     message: str
@@ -313,7 +314,7 @@ class ProactiveFeedback(BaseModel):
     decision_id: str | None = None
 
 
-class PreviewIn(BaseModel):
+class PreviewIn(Schema):
     """What would happen in a user's cycle (``POST /v1/proactive/preview``): nothing is written."""
 
     model_config = ConfigDict(extra="forbid")
@@ -325,7 +326,7 @@ class PreviewIn(BaseModel):
     """False: template candidates even when an LLM is configured (no LLM call, no cost)."""
 
 
-class CandidatePreview(BaseModel):
+class CandidatePreview(Schema):
     message: str
     category: str
     action_type: str
@@ -336,7 +337,7 @@ class CandidatePreview(BaseModel):
     probability: float
 
 
-class Preview(BaseModel):
+class Preview(Schema):
     """A cycle decided without its effects: no signal used, no message sent, no record written."""
 
     user_id: str
@@ -356,7 +357,7 @@ class Preview(BaseModel):
     fallback_reason: str | None = None
 
 
-class TimelineEvent(BaseModel):
+class TimelineEvent(Schema):
     at: datetime
     kind: Literal["signal", "signal_used", "cycle", "send", "feedback"]
     summary: str
@@ -367,7 +368,7 @@ class TimelineEvent(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
-class Timeline(BaseModel):
+class Timeline(Schema):
     """A user's proactive story, newest first, and what a cycle would decide now."""
 
     user: UserProfile
@@ -375,7 +376,7 @@ class Timeline(BaseModel):
     events: list[TimelineEvent]
 
 
-class FeedbackSummary(BaseModel):
+class FeedbackSummary(Schema):
     total_sent: int
     engaged: int
     ignored: int
@@ -389,7 +390,7 @@ class FeedbackSummary(BaseModel):
     suppressed_categories: list[str]
 
 
-class UserMessageIn(BaseModel):
+class UserMessageIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     text: str = Field(default="", max_length=8000)
@@ -403,14 +404,14 @@ class UserMessageIn(BaseModel):
         return self
 
 
-class OptOut(BaseModel):
+class OptOut(Schema):
     all: bool
     """True: no proactive message at all any more."""
     categories: list[str] = Field(default_factory=list)
     """Otherwise the categories switched off."""
 
 
-class OptOutIn(BaseModel):
+class OptOutIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     categories: list[str] = Field(default_factory=list, max_length=len(CATEGORIES))
@@ -425,7 +426,7 @@ class OptOutIn(BaseModel):
         return sorted(set(values))
 
 
-class MuteIn(BaseModel):
+class MuteIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     until: AwareInstant | None = None
@@ -439,7 +440,7 @@ class MuteIn(BaseModel):
         return self
 
 
-class UserReply(BaseModel):
+class UserReply(Schema):
     """What the agent gets back when a user writes: the feedback it caused and insights to weave in."""
 
     feedback: list[ProactiveFeedback]
@@ -450,7 +451,7 @@ class UserReply(BaseModel):
     """Set when the reply asked to stop: tell the user what they were opted out of."""
 
 
-class TickReport(BaseModel):
+class TickReport(Schema):
     """One pass of the scheduler over every due user (or the ones asked for)."""
 
     cycle_key: str

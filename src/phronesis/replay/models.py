@@ -6,7 +6,6 @@ import math
 from typing import Any, Literal, Self, get_args
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     ValidationInfo,
@@ -16,6 +15,7 @@ from pydantic import (
 )
 
 from phronesis.clock import Instant
+from phronesis.schema import Schema
 from phronesis.tenant_settings import CHOICES, TUNABLE, GivenValue, SettingName, SettingValue, out_of_range
 
 __all__ = [
@@ -103,7 +103,7 @@ def setting_of(point: str, parameter: str) -> SettingName:
     return name  # type: ignore[return-value]
 
 
-class Asked(BaseModel):
+class Asked(Schema):
     """A decision point and one of its parameters (``PARAMETERS``; omitted: the first)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -176,7 +176,7 @@ def as_asked(setting: str, value: SettingValue) -> SettingValue:
     return number
 
 
-class Change(BaseModel):
+class Change(Schema):
     logged: str
     replayed: str
     decisions: int
@@ -185,7 +185,7 @@ class Change(BaseModel):
     dashboard's decision page)."""
 
 
-class Estimate(BaseModel):
+class Estimate(Schema):
     successes: int
     covered: int
     """Decisions whose outcome under this policy the logs establish."""
@@ -194,7 +194,7 @@ class Estimate(BaseModel):
     """95 % Wilson score interval of ``rate``."""
 
 
-class WeightedEstimate(BaseModel):
+class WeightedEstimate(Schema):
     """An inverse-propensity estimate (``replay.estimators``)."""
 
     method: Literal["ips", "snips"]
@@ -207,7 +207,7 @@ class WeightedEstimate(BaseModel):
     """``decisions`` / rated decisions."""
 
 
-class ReplayReport(BaseModel):
+class ReplayReport(Schema):
     decision_point: str
     parameter: str
     current: SettingValue

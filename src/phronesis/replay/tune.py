@@ -18,10 +18,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from phronesis.replay.models import Asked, ReplayReport
 from phronesis.replay.run import current_value, load, replay_loaded
+from phronesis.schema import Schema
 from phronesis.tenant_settings import BOUNDS, CHOICES, WHOLE, SettingName, SettingValue, out_of_order
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class TuneIn(Asked):
     """The least share of the rated decisions an estimate must cover for its value to be proposed."""
 
 
-class TuneRow(BaseModel):
+class TuneRow(Schema):
     value: SettingValue
     changed: int
     llm_calls: int
@@ -74,7 +75,7 @@ class TuneRow(BaseModel):
     """The constraint it fails, in words (None: it meets them)."""
 
 
-class TuneReport(BaseModel):
+class TuneReport(Schema):
     decision_point: str
     parameter: str
     setting: SettingName

@@ -21,10 +21,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from phronesis.routing.retrieval import RetrievedSource
 from phronesis.routing.sessions import Session
+from phronesis.schema import Schema
 from phronesis.settings import RoutingSettings
 
 __all__ = [
@@ -114,7 +113,7 @@ def source_quality(sources: Sequence[RetrievedSource]) -> tuple[float, dict[str,
     return min(1.0, graded[0]), {"sources": len(sources), "graded": [round(g, 4) for g in graded]}
 
 
-class CompositeConfidence(BaseModel):
+class CompositeConfidence(Schema):
     value: float
     """The seed's composite: the weighted factors, × the conflict penalty when sources conflict."""
     base: float = 0.0

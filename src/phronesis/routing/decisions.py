@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from phronesis.schema import Schema
 
 __all__ = [
     "FALLBACK_CONFIDENCE",
@@ -52,7 +54,7 @@ FALLBACK_CONFIDENCE = 0.1
 """'ESCALATE with low confidence': below the 0.5 escalation band, and plainly a fallback."""
 
 
-class DecisionOutput(BaseModel):
+class DecisionOutput(Schema):
     """What a router decides (seed 002 ``DecisionOutput``), before phronesis checks it."""
 
     model_config = ConfigDict(extra="forbid")

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -33,6 +33,7 @@ from phronesis.routing.passages import (
     passage_rows,
     split_passages,
 )
+from phronesis.schema import Schema
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
@@ -48,7 +49,7 @@ PASSAGES_PER_DOCUMENT = 4
 may lead, and a document is counted once (at its best passage)."""
 
 
-class DocumentIn(BaseModel):
+class DocumentIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")
@@ -60,7 +61,7 @@ class DocumentIn(BaseModel):
     attributes: JsonObject = Field(default_factory=dict)
 
 
-class Document(BaseModel):
+class Document(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str

@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from phronesis.jsonlines import validated_file, validated_lines
 from phronesis.routing.decisions import Decision
+from phronesis.schema import Schema
 
 __all__ = ["OOS_LABEL", "Exemplar", "read_exemplars"]
 
 OOS_LABEL = "oos"
 
 
-class Exemplar(BaseModel):
+class Exemplar(Schema):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     text: str = Field(min_length=1, max_length=2000)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from phronesis.routing.composite import CompositeConfidence
 from phronesis.routing.decisions import Decision
 from phronesis.routing.sessions import SessionMode
 from phronesis.routing.tools import ArgumentProblem
+from phronesis.schema import Schema
 
 __all__ = [
     "Band",
@@ -24,7 +25,7 @@ Band = Literal["high", "medium", "low"]
 RouterPath = Literal["local", "llm", "rule", "fallback", "human_owned"]
 
 
-class RouteRequest(BaseModel):
+class RouteRequest(Schema):
     model_config = ConfigDict(extra="forbid")
 
     query: str = Field(min_length=1, max_length=4000)
@@ -36,7 +37,7 @@ class RouteRequest(BaseModel):
     """Override ``routing.router`` for this call."""
 
 
-class RouteResult(BaseModel):
+class RouteResult(Schema):
     decision_id: str
     session_id: str
     status: Literal["routed", "human_owned"]
@@ -64,7 +65,7 @@ class RouteResult(BaseModel):
     and the local router decided instead. None when everything worked (issue 20)."""
 
 
-class ToolOutcomeIn(BaseModel):
+class ToolOutcomeIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     tool: str = Field(min_length=1, max_length=64)
@@ -75,7 +76,7 @@ class ToolOutcomeIn(BaseModel):
     decision_id: str | None = Field(default=None, max_length=64)
 
 
-class ToolOutcomeResult(BaseModel):
+class ToolOutcomeResult(Schema):
     decision_id: str
     next_action: Literal["proceed", "retry", "proceed_without_tool", "escalate", "human_owned"]
     retries_left: int

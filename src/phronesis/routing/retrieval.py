@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from phronesis.exceptions import PhronesisError
+from phronesis.schema import Schema
 
 __all__ = ["Conflict", "RetrievalError", "RetrievalResult", "RetrievedSource", "Retriever"]
 
@@ -20,7 +21,7 @@ class RetrievalError(PhronesisError):
     """The knowledge base could not be searched (not: it had nothing relevant)."""
 
 
-class RetrievedSource(BaseModel):
+class RetrievedSource(Schema):
     id: str
     doc_type: str
     title: str = ""
@@ -38,13 +39,13 @@ class RetrievedSource(BaseModel):
         return found | ({"passage": self.passage} if self.passage else {})
 
 
-class Conflict(BaseModel):
+class Conflict(Schema):
     first: str
     second: str
     reason: str
 
 
-class RetrievalResult(BaseModel):
+class RetrievalResult(Schema):
     sources: list[RetrievedSource] = Field(default_factory=list)
     """Kept sources (score ≥ the minimum), best first."""
     considered: int = 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, StringConstraints, model_validator
+from pydantic import ConfigDict, StrictBool, StringConstraints, model_validator
 from sqlalchemy import ColumnElement
 
 from phronesis.audit import ratings
@@ -22,11 +22,12 @@ from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
+from phronesis.schema import Schema
 
 __all__ = ["RouteFeedback", "RouteFeedbackIn", "RouteFeedbackStore"]
 
 
-class RouteFeedbackIn(BaseModel):
+class RouteFeedbackIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     decision_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
@@ -46,7 +47,7 @@ class RouteFeedbackIn(BaseModel):
         return self
 
 
-class RouteFeedback(BaseModel):
+class RouteFeedback(Schema):
     decision_id: str
     session_id: str
     decided: str | None

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from phronesis.json_values import JsonObject
+from phronesis.schema import Schema
 
 __all__ = ["ID_PATTERN", "Message", "MessageIn", "NewSession", "Session", "SessionMode"]
 
@@ -21,7 +22,7 @@ Role = Literal["user", "assistant", "human_agent", "system"]
 ID_PATTERN = r"^[A-Za-z0-9._:@-]+$"
 
 
-class MessageIn(BaseModel):
+class MessageIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     role: Role
@@ -35,7 +36,7 @@ class Message(MessageIn):
     created_at: datetime
 
 
-class NewSession(BaseModel):
+class NewSession(Schema):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
@@ -45,7 +46,7 @@ class NewSession(BaseModel):
     """Earlier turns, when a conversation started elsewhere."""
 
 
-class Session(BaseModel):
+class Session(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str

@@ -13,12 +13,13 @@ from typing import Annotated, Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
+from phronesis.schema import Schema
 from phronesis.storage.database import Database
 from phronesis.storage.tables import routing_tools
 
@@ -38,7 +39,7 @@ TOOL_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]*$"
 ToolName = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=TOOL_NAME_PATTERN)]
 
 
-class ToolSpec(BaseModel):
+class ToolSpec(Schema):
     """A tool's definition apart from its name (``PUT /v1/tools/{name}`` takes the name from the path)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -82,7 +83,7 @@ class Tool(ToolIn):
     updated_at: datetime
 
 
-class ArgumentProblem(BaseModel):
+class ArgumentProblem(Schema):
     tool: str
     field: str
     problem: str

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, quote, urlencode
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from jinja2 import Environment, PackageLoader, select_autoescape
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from phronesis.admission.feedback import KEY as ADMISSION_RATING
 from phronesis.api.auth import tenant_for_key
@@ -32,6 +32,7 @@ from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, as_asked, setting_of
 from phronesis.replay.run import current_value
 from phronesis.routing.route_feedback import KEY as ROUTE_RATING
+from phronesis.schema import Schema
 from phronesis.tenant_settings import BOUNDS, CHOICES, WHOLE, ApplyIn, GivenValue, SettingName, shown
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
@@ -239,7 +240,7 @@ async def overview(request: Request) -> Response:
     )
 
 
-class ExplorerQuery(BaseModel):
+class ExplorerQuery(Schema):
     """The explorer's filters, checked like any input: a bad one is named on the page (422)."""
 
     model_config = ConfigDict(extra="ignore")

@@ -60,3 +60,27 @@ def test_every_request_body_has_an_example_the_api_takes(live_server: LiveServer
             examples = content["example"] if "items" in schema else [content["example"]]
             for example in examples:
                 getattr(models, name).model_validate(example)  # raises if the API would refuse it
+
+
+def test_every_field_and_parameter_is_described(live_server: LiveServer) -> None:
+    """Issue 26: agents read the schema to call the API; a field without a description was
+    shown to them as a bare name (670 of 677 were)."""
+    with live_server.client(key=None) as client:
+        spec = client.get("/openapi.json").json()
+    undescribed = [
+        f"{name}.{field}"
+        for name, schema in spec["components"]["schemas"].items()
+        for field, prop in schema.get("properties", {}).items()
+        if not prop.get("description")
+    ]
+    assert undescribed == []
+    bare = [
+        f"{method} {path} {p['name']}"
+        for path, ops in spec["paths"].items()
+        for method, op in ops.items()
+        for p in op.get("parameters", [])
+        if not (p.get("description") or p.get("schema", {}).get("description"))
+    ]
+    assert bare == []
+    fields = sum(len(s.get("properties", {})) for s in spec["components"]["schemas"].values())
+    assert fields > 600  # the models, not a handful

@@ -50,6 +50,7 @@ class AdmissionFeedbackIn(Schema):
     expected_decision: AdmissionDecision | None = None
     """What it should have been (only when not correct)."""
     note: Annotated[str, StringConstraints(max_length=2000)] | None = None
+    """Free text kept with the rating, at most 2000 characters; nothing learns from it."""
 
     @field_validator("expected_decision")
     @classmethod
@@ -63,19 +64,26 @@ class TaughtPair(Schema):
     """The labelled pair a rating teaches calibration."""
 
     duplicate: bool
+    """The label: true when the rated run says what the other run says (a duplicate), false when it does not."""
     run_id: str
     """The run the decision was made against."""
     first: str
+    """The summary of the rated decision's run."""
     second: str
+    """The summary of the run it was decided against (run_id)."""
 
 
 class AdmissionFeedback(Schema):
     decision_id: str
+    """The admission decision that was rated."""
     decision: AdmissionDecision
+    """What that decision had decided: ADD, NOT, REPLACE or MERGE."""
     outcome: str
     """``correct`` or ``incorrect``."""
     expected_decision: AdmissionDecision | None
+    """What the rater said it should have been; None when rated correct, or when not said."""
     note: str | None
+    """The rater's note, as sent."""
     teaches: TaughtPair | None
     """The pair ``admission calibrate --from-feedback`` learns from; None where the rating says
     nothing about whether the texts are duplicates (see the module docstring)."""

@@ -27,16 +27,24 @@ State = Literal["ok", "unavailable", "not_configured", "unknown"]
 
 class PartState(Schema):
     state: State
+    """``ok``; ``unavailable`` (it failed or did not answer in time: see ``detail``); ``not_configured`` (no LLM is
+    configured); ``unknown`` (the LLM cannot be checked without a paid call, so it was not)."""
     required: bool
+    """Whether readiness depends on this part: the database and the embedder always, the LLM only when the server
+    requires it (``api.ready_requires_llm``)."""
     detail: str | None = None
+    """Why the part is unavailable: the timeout, or the error. None: the check did not fail."""
     latency_ms: float | None = None
+    """How long the check took, in milliseconds."""
     checked_at: float
     """Unix time of the check (a cached state says how old it is)."""
 
 
 class ReadinessReport(Schema):
     status: Literal["ready", "not_ready"]
+    """``ready`` (HTTP 200) when every required part is ``ok`` or ``unknown``, else ``not_ready`` (HTTP 503)."""
     parts: dict[str, PartState]
+    """Each part's state, by name: ``database``, ``embedder`` and ``llm``."""
 
 
 @dataclass

@@ -25,11 +25,22 @@ class EventRequest(Schema):
     source: Source = ""
     """Where the event came from; heuristics are matched within this source (and general ones)."""
     salience: Salience = Field(default_factory=dict)
+    """How salient the event is, by dimension (``threat``, ``novelty`` …), each 0–1. A ``threat``
+    of at least 0.9 fires the most similar candidate with confidence of at least 0.95 at once, before any
+    strategy runs (both by default); the other dimensions are only recorded."""
     immediate: bool = True
+    """Whether the event needs an answer now: when no heuristic fires, only an immediate event is
+    sent to the LLM; otherwise the decision is rejected (reason ``not_immediate``)."""
     urgency: Urgency = 0.0
+    """How urgent the event is, 0–1. Read by the ``urgency_tiered`` strategy only: it lowers the
+    heuristic threshold by urgency × a reduction and picks its tier (immediate at ≥ 0.7, soon at
+    ≥ 0.3, by default)."""
     goals: list[Annotated[str, StringConstraints(max_length=500)]] | None = Field(default=None, max_length=20)
     """Active goals (F-07). None: the configured ``EXECUTIVE_GOALS``."""
     personality_biases: PersonalityBiases = Field(default_factory=dict)
+    """Named threshold adjustments, each in [-1, 1]. ``confidence_threshold`` is added to the
+    heuristic threshold (the result clamped to [0.3, 0.95]); without it the tenant's
+    ``executive.personality_bias`` applies. Other names are only recorded."""
     user_id: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
     """Who the event is about; the default A/B key."""
     candidates: list[HeuristicCandidate] | None = Field(default=None, max_length=20)
@@ -53,15 +64,42 @@ class EventDecision(Schema):
     error: str | None = None
     """What failed, as ``<reason>: <detail>`` (e.g. ``llm_connection_error: …``); None otherwise."""
     response_id: str
+    """This decision's id, set by the server on every path: quote it to rate the decision
+    (``POST /v1/feedback``) or to look up its record (``GET /v1/decisions/{id}``)."""
     response_text: str
+    """The response to act on: the fired heuristic's action or the LLM's answer. Empty when there
+    is none (rejected, or the LLM failed)."""
     predicted_success: float
+    """Estimated probability, 0–1, that the response achieves the goal: the fired heuristic's
+    confidence, or the LLM's own prediction capped at the configured ceiling (0.8 by default;
+    0.5 when its prediction could not be read). 0 without a response."""
     prediction_confidence: float
+    """How sure that prediction is, 0–1: the heuristic's confidence on the heuristic path, the
+    LLM's own (capped likewise) on the LLM path, 0 without a response."""
     prompt_text: str
+    """The prompt sent to the LLM; empty when no LLM was asked."""
     decision_path: str
+    """How it was decided: ``heuristic`` (a learned heuristic fired), ``llm`` (the LLM answered),
+    ``fallback`` (the LLM was asked but gave no answer) or ``rejected`` (no heuristic fired and the
+    LLM could not be asked: none configured, or the event not immediate)."""
     matched_heuristic_id: str | None
+    """The heuristic that fired on the heuristic path; on the LLM path the best candidate's id (shown
+    to the LLM, not necessarily followed); None otherwise."""
     event_id: str
+    """The event's id: the caller's, or a UUID made by the server."""
     strategy: str
+    """The strategy that decided (``heuristic_first``, ``always_llm``, ``urgency_tiered``): the
+    request's, the A/B experiment's arm, the tenant's or the configured one
+    (``metadata.strategy_source`` says which)."""
     reason: str | None = None
+    """Why the decision took an unusual path, as a code: ``llm_unavailable`` or ``not_immediate``
+    (rejected), ``llm_no_response`` (fallback), ``emergency_fast_path`` (a threat fired a heuristic
+    before the strategy ran). None otherwise."""
     candidates: list[HeuristicCandidate] = Field(default_factory=list)
+    """The heuristics the decision considered, best first: those matched from heuristic memory (or
+    given in the request), less any this event just undid. Empty when none matched."""
     metadata: JsonObject = Field(default_factory=dict)
+    """How it was decided, for explanation: e.g. the threshold used, the candidates shown to the
+    LLM, exploration, what failed. Keys vary with the strategy and path."""
     latency_ms: float = 0.0
+    """How long the server took to decide, in milliseconds (LLM calls included)."""

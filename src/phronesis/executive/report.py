@@ -34,19 +34,31 @@ def wilson_interval(successes: float, trials: float, *, z: float = 1.96) -> tupl
 
 class StrategyReport(Schema):
     strategy: str
+    """The strategy (``heuristic_first``, ``always_llm``, ``urgency_tiered``); ``(none)`` for
+    decisions recorded without one."""
     decisions: int = 0
+    """Real-time executive decisions this strategy made (sleep-cycle re-evaluations are not counted)."""
     by_path: dict[str, int] = Field(default_factory=dict)
+    """Those decisions by path: ``heuristic``, ``llm``, ``fallback``, ``rejected``."""
     llm_calls: int = 0
     """Requests sent to the LLM, counted by each decision (``decision_records.llm_calls``)."""
     uncounted: int = 0
     """Decisions recorded before calls were counted: their calls are not in ``llm_calls``."""
     tokens: int = 0
+    """LLM tokens used, prompt and completion together."""
     mean_predicted_success: float | None = None
+    """Mean predicted success, 0–1, of the decisions that answered (heuristic and LLM paths); None
+    when there were none."""
     positive: int = 0
+    """Decisions whose feedback was positive."""
     negative: int = 0
+    """Decisions whose feedback was negative."""
     neutral: int = 0
+    """Decisions whose feedback was neutral (not counted in ``positive_rate``)."""
     positive_rate: float | None = None
+    """positive / (positive + negative), 0–1; None with no positive or negative feedback."""
     positive_rate_ci: tuple[float, float] | None = None
+    """95 % Wilson score interval of ``positive_rate``; None with no positive or negative feedback."""
 
 
 def build_report(rows: Sequence[OutcomeSummary]) -> list[StrategyReport]:

@@ -46,11 +46,20 @@ class HeuristicCandidate(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic_id: str = Field(min_length=1, max_length=64)
+    """The heuristic's id in heuristic memory (or the caller's own, for candidates given in a request)."""
     condition_text: str = Field(min_length=1, max_length=4000)
+    """The situation the heuristic applies to; shown to the LLM as a previous similar situation."""
     suggested_action: str = Field(min_length=1, max_length=4000)
+    """The heuristic's response: what is returned when it fires; shown to the LLM as context."""
     confidence: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    """The heuristic's confidence, 0–1: it fires when this reaches the strategy's threshold. Never
+    shown to the LLM."""
     similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
+    """Cosine similarity, -1 to 1, of the event text to the heuristic's condition; None when the
+    caller gave the candidate without one (``urgency_tiered`` then counts it as a full match)."""
     alpha: float | None = Field(default=None, gt=0.0, allow_inf_nan=False)
+    """The heuristic's Beta evidence of success (``beta``: of failure), for exploration; None: taken
+    from ``confidence``. Never prompted."""
     beta: float | None = Field(default=None, gt=0.0, allow_inf_nan=False)
     """The heuristic's Beta evidence, for exploration (``executive.exploration``); never prompted."""
 
@@ -80,14 +89,25 @@ class DecisionContext(Schema):
     model_config = ConfigDict(frozen=True)
 
     event_id: str = Field(min_length=1, max_length=256)
+    """The event's id: the caller's, or a UUID."""
     event_text: str = Field(min_length=1, max_length=8000)
+    """The event's text, as the caller sent it."""
     event_source: str = Field(default="", max_length=128)
+    """Where the event came from; candidates are matched within it (and general heuristics)."""
     salience: Salience = Field(default_factory=dict)
+    """Salience by dimension, each 0–1; a high ``threat`` takes the emergency fast path."""
     candidates: list[HeuristicCandidate] = Field(default_factory=list)
+    """The candidate heuristics (matched from memory, or the caller's), best first; empty in the
+    sleep cycle's re-evaluation."""
     immediate: bool = True
+    """Whether the event needs an answer now: only an immediate event is sent to the LLM."""
     goals: list[str] = Field(default_factory=list)
+    """Active goals, added to the LLM's system prompt."""
     personality_biases: PersonalityBiases = Field(default_factory=dict)
+    """Named threshold adjustments, each in [-1, 1]; ``confidence_threshold`` moves the heuristic
+    threshold."""
     urgency: Urgency = 0.0
+    """How urgent the event is, 0–1 (read by ``urgency_tiered``)."""
     base_threshold: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
     """The tenant's applied ``executive.heuristic_threshold`` (``tenant_settings``); None: the
     strategy's configured one. Bias and urgency adjust it as they adjust the configured one."""
@@ -106,17 +126,30 @@ class DecisionResult(Schema):
     model_config = ConfigDict(frozen=True)
 
     path: DecisionPath
+    """The path taken: heuristic, llm, fallback or rejected."""
     response_text: str
+    """The response: the heuristic's action or the LLM's answer; empty when there is none."""
     response_id: str
+    """This decision's id, the one its record and feedback use."""
     matched_heuristic_id: str | None
+    """The fired heuristic, or on the LLM path the best candidate; None otherwise."""
     predicted_success: float
+    """Probability, 0–1, that the response achieves the goal (the heuristic's confidence, or the
+    LLM's capped prediction); 0 without a response."""
     prediction_confidence: float
+    """How sure that prediction is, 0–1; 0 without a response."""
     prompt_text: str
+    """The prompt sent to the LLM; empty when none was asked."""
     metadata: JsonObject = Field(default_factory=dict)
+    """How it was decided (threshold, candidates shown, reason, failure …), recorded with the decision."""
     raw_llm_output: str | None = None
+    """The LLM's answer as received; None when it gave none."""
     model: str | None = None
+    """The LLM model asked; None when none was."""
     prompt_tokens: int = 0
+    """Prompt tokens the LLM reported (both requests of the LLM path together)."""
     completion_tokens: int = 0
+    """Completion tokens the LLM reported (both requests of the LLM path together)."""
     llm_calls: int = 0
     """Requests this decision sent to the LLM (``llm.metered``)."""
 

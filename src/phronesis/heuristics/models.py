@@ -46,17 +46,31 @@ class HeuristicCreate(_Bounds):
     domain: Domain = ""
     """The event source / domain; matching can filter on it hard (seed 000, F-01)."""
     name: Annotated[str, StringConstraints(max_length=200)] | None = None
+    """A short display name, at most 200 characters; optional."""
     condition_text: Text
+    """The situation it applies to, in words (1 to 4000 characters, trimmed). Events are matched to it by the similarity
+    of their embeddings."""
     action_text: Text
+    """What to do or say when the condition matches (1 to 4000 characters, trimmed)."""
     confidence: Unit | None = None
     """Initial confidence; the prior is derived from it. Default: settings.heuristics.default_confidence."""
     origin: Origin = "dev"
+    """Who made it: dev (a developer, the default), pack (a shipped pack), learned (from feedback) or llm."""
     origin_id: Annotated[str, StringConstraints(max_length=128)] | None = None
+    """Where it came from, by id (at most 128 characters); a learned heuristic has the response id of the decision that
+    taught it."""
     locked: bool = False
+    """True: no signal moves its confidence (each is answered with effect locked); a PATCH of confidence still sets
+    it."""
     floor: Unit = 0.0
+    """The lowest confidence it may have, 0 to 1 (default 0); not above ceiling."""
     ceiling: Unit = 1.0
+    """The highest confidence it may have, 0 to 1 (default 1)."""
     feedback_weight: FeedbackWeight = 1.0
+    """Multiplies the weight of every signal about it, 0.25 to 2 (default 1): above 1 it learns faster, below 1
+    slower."""
     attributes: JsonObject = Field(default_factory=dict)
+    """Free-form JSON kept with it and returned as is (finite numbers only)."""
 
 
 class HeuristicUpdate(_Bounds):
@@ -65,57 +79,102 @@ class HeuristicUpdate(_Bounds):
     model_config = ConfigDict(extra="forbid")
 
     domain: Domain | None = None
+    """The event source it applies to; "" for every source."""
     name: Annotated[str, StringConstraints(max_length=200)] | None = None
+    """A short display name, at most 200 characters; null removes it (left out, it stays)."""
     condition_text: Text | None = None
+    """The situation it applies to (1 to 4000 characters, trimmed); it is embedded again."""
     action_text: Text | None = None
+    """What to do or say when the condition matches (1 to 4000 characters, trimmed)."""
     confidence: Unit | None = None
+    """A new confidence, 0 to 1, as a fresh start: the evidence gathered so far is dropped and the prior is derived from
+    it."""
     origin: Origin | None = None
+    """Who made it: dev, pack, learned or llm."""
     locked: bool | None = None
+    """True: no signal moves its confidence; a PATCH of confidence still sets it."""
     floor: Unit | None = None
+    """The lowest confidence it may have, 0 to 1; not above ceiling."""
     ceiling: Unit | None = None
+    """The highest confidence it may have, 0 to 1; not below floor."""
     feedback_weight: FeedbackWeight | None = None
+    """Multiplies the weight of every signal about it, 0.25 to 2: above 1 it learns faster, below 1 slower."""
     attributes: dict[str, Any] | None = None
+    """Free-form JSON that replaces its attributes as a whole (they are not merged)."""
 
 
 class Heuristic(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str
+    """The heuristic's id: the caller's, or a generated UUID."""
     tenant: str
+    """The tenant that owns it, set by the server from the API key."""
     domain: str
+    """The event source it applies to; "" for every source."""
     name: str | None
+    """A short display name; None if it has none."""
     condition_text: str
+    """The situation it applies to. Events are matched to it by the similarity of their embeddings."""
     action_text: str
+    """What to do or say when the condition matches."""
     confidence: float
+    """How likely it is to be right, 0 to 1: alpha / (alpha + beta), kept between floor and ceiling."""
     alpha: float
+    """Evidence for it: the prior's share plus the weight of the positive signals it got (a pseudo-count; under the
+    discounted strategies older evidence fades)."""
     beta: float
+    """Evidence against it: the prior's share plus the weight of the negative signals it got (a pseudo-count; under the
+    discounted strategies older evidence fades)."""
     origin: Origin
+    """Who made it: dev (a developer), pack (a shipped pack), learned (from feedback) or llm."""
     origin_id: str | None
+    """Where it came from, by id; a learned heuristic has the response id of the decision that taught it. None if not
+    given."""
     locked: bool
+    """True: no signal moves its confidence; a PATCH of confidence still sets it."""
     floor: float
+    """The lowest confidence it may have, 0 to 1."""
     ceiling: float
+    """The highest confidence it may have, 0 to 1."""
     feedback_weight: float
+    """Multiplies the weight of every signal about it, 0.25 to 2: above 1 it learns faster, below 1 slower."""
     fire_count: int
+    """How many times it fired for an event (recorded by the executive, or through POST /v1/heuristics/{id}/fires)."""
     success_count: int
+    """How many of its fires have a positive explicit rating standing (each fire counted once, as its latest rating
+    says). Kept apart from confidence."""
     failure_count: int
+    """How many of its fires have a negative explicit rating standing (each fire counted once, as its latest rating
+    says). Kept apart from confidence."""
     last_fired_at: datetime | None
+    """When it last fired (UTC); None if it never has."""
     created_at: datetime
+    """When it was created (UTC)."""
     updated_at: datetime
+    """When anything about it last changed, its confidence included (UTC)."""
     embedding_model: str | None
+    """The model its condition was embedded with; None if it is not embedded yet."""
     attributes: dict[str, Any]
+    """Free-form JSON kept with it, returned as is."""
     prior_alpha: float = 1.0
+    """The prior's share of alpha: the starting confidence times the prior's strength (2 by default)."""
     prior_beta: float = 1.0
+    """The prior's share of beta: one minus the starting confidence, times the prior's strength (2 by default)."""
     evidence_at: datetime | None = None
     """When evidence last arrived (discounted strategies fade evidence from here)."""
     signal_count: int = 0
     """Signals that moved this heuristic (F-03 decay counts them)."""
     ignore_streak: int = 0
+    """How many follow-up events in a row ignored its fires. At the configured threshold (3 by default) it gets a
+    negative signal and the count starts again; a rating, undo, thanks or timeout resets it."""
 
 
 class HeuristicMatch(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic: Heuristic
+    """The heuristic that matched."""
     similarity: float
     """Cosine similarity of the query to the heuristic's condition."""
     score: float
@@ -126,15 +185,23 @@ class ConfidenceUpdate(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic_id: str
+    """The heuristic the evidence was about."""
     applied: bool
     """False when the heuristic is locked: nothing changed."""
     old_confidence: float
+    """Its confidence before, 0 to 1."""
     new_confidence: float
+    """Its confidence after, 0 to 1, within its floor and ceiling."""
     delta: float
+    """new_confidence minus old_confidence; 0 when nothing changed."""
     alpha: float
+    """Its evidence for, after the update (a pseudo-count, the prior included)."""
     beta: float
+    """Its evidence against, after the update (a pseudo-count, the prior included)."""
     source: str
+    """Where the signal came from, for example api, user_explicit, dev or implicit_timeout."""
     magnitude: float
+    """The signal's strength as sent, before feedback_weight and decay."""
     weight: float = 0.0
     """The evidence actually added: magnitude × feedback_weight, after decay."""
     effect: str = "updated"

@@ -22,10 +22,16 @@ class FireRequest(Schema):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     event_id: EventId
+    """The event the heuristic fired for: your id, 1 to 256 characters. An observed event with this same id neither
+    undoes nor ignores the fire."""
     source: Source = ""
+    """Where the event came from ("" by default). Later events from the same source within the undo window (30 seconds
+    by default) can undo, confirm or ignore this fire."""
     fired_at: AwareInstant | None = None
     """When it fired (default: now); a time in the future is refused."""
     response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
+    """The response_id of the executive decision this fire belongs to, if any: rating that decision (POST /v1/feedback)
+    then rates this fire too."""
 
 
 class ObservedEvent(Schema):
@@ -34,9 +40,16 @@ class ObservedEvent(Schema):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     event_id: EventId
+    """Your id for the event, 1 to 256 characters. Fires recorded for this same event are neither undone nor ignored by
+    it."""
     text: Annotated[str, StringConstraints(min_length=1, max_length=4000)]
+    """What the event says, 1 to 4000 characters: read for undo words (undo, revert, cancel, ...) and for thanks or
+    confirmation."""
     source: Source = ""
+    """Where the event came from ("" by default). Only the open fires of this same source, within the undo window before
+    the event, are affected."""
     occurred_at: AwareInstant | None = None
+    """When it happened, with a UTC offset (default: now); a time in the future is refused."""
 
 
 class SignalOutcome(Schema):
@@ -45,25 +58,37 @@ class SignalOutcome(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic_id: str
+    """The heuristic the signal was about."""
     fire_id: str | None
+    """The fire the signal was about; None for a signal not tied to a fire."""
     source: str
+    """What kind of signal: implicit_undo, user_implicit (thanks or confirmation), implicit_ignored or
+    implicit_timeout."""
     signal: str
     """``positive``, ``negative`` or ``neutral`` (recorded, no update)."""
     magnitude: float
+    """The signal's strength, before feedback_weight and decay; 0 for a neutral signal."""
     effect: str
     """``updated``, ``locked``, ``duplicate``, ``neutral`` or ``missing`` (the heuristic was deleted)."""
     old_confidence: float | None = None
+    """The heuristic's confidence before, 0 to 1; None when nothing was applied (a neutral signal, or the heuristic is
+    gone)."""
     new_confidence: float | None = None
+    """The heuristic's confidence after, 0 to 1; None when nothing was applied (a neutral signal, or the heuristic is
+    gone)."""
 
 
 class Observation(Schema):
     model_config = ConfigDict(frozen=True)
 
     event_id: str
+    """The observed event's id, as sent."""
     undo: bool
+    """Whether the event read as an undo of its source's open fires (their heuristics then get a negative signal)."""
     confirmed: bool = False
     """The follow-up read as thanks or confirmation: its source's open fires worked."""
     signals: list[SignalOutcome]
+    """One entry per open fire the event closed, with what its signal did; empty when its source had no open fires."""
 
 
 class HistoryEntry(Schema):
@@ -72,14 +97,27 @@ class HistoryEntry(Schema):
     model_config = ConfigDict(frozen=True)
 
     at: datetime
+    """When the signal was applied (UTC)."""
     source: str
+    """Where the signal came from: user_explicit, dev, user_implicit, implicit_timeout, implicit_undo, implicit_ignored,
+    llm_endorsement, or the source given to POST /v1/heuristics/{id}/confidence (api by default)."""
     positive: bool
+    """Whether it counted for the heuristic (true) or against it (false). For a soft signal, only which way it is
+    recorded (see helped_share)."""
     magnitude: float
+    """The signal's strength as sent, before feedback_weight and decay; 0 where a rating was taken back."""
     weight: float | None
+    """The evidence actually added: magnitude times feedback_weight, after decay. None for steps recorded before weights
+    were kept."""
     old_confidence: float
+    """The confidence before this step, 0 to 1."""
     new_confidence: float
+    """The confidence after this step, 0 to 1."""
     event_id: str | None
+    """The event the signal was about; None if it named none."""
     fire_id: str | None
+    """The fire the signal was about; None for a signal not tied to a fire (such as one sent with
+    POST /v1/heuristics/{id}/confidence)."""
     helped_share: float | None = None
     """A soft signal (``calibrated``): the part of its weight that counted for success, P(helped | outcome);
     the rest counted against. None for a signal that counted wholly one way."""
@@ -89,12 +127,16 @@ class ChannelOutcome(Schema):
     """One implicit outcome in the tenant's channel (``heuristics.channel``)."""
 
     outcome: str
+    """The implicit outcome: implicit_timeout (no follow-up within the undo window), implicit_undo, implicit_ignored or
+    user_implicit (thanks or confirmation)."""
     rated_helped: float
     """Fires rated as helpful (standing rating) that had this outcome."""
     rated_not_helped: float
+    """Fires rated as not helpful (standing rating) that had this outcome."""
     p_given_helped: float
     """P(outcome | the fire helped): the prior with what rated fires taught."""
     p_given_not_helped: float
+    """P(outcome | the fire did not help): the prior with what rated fires taught."""
     helped_share_at_half: float
     """What one such outcome counts for success on a heuristic at confidence 0.5."""
 
@@ -103,7 +145,9 @@ class ChannelReport(Schema):
     """What each implicit outcome says about a fire, as learned from rated fires."""
 
     strategy: str
+    """The learning strategy in use: bayesian, discounted_beta or calibrated."""
     weighs_outcomes: bool
     """Whether the strategy weighs implicit outcomes through this channel (``calibrated``); the
     counts are kept whatever the strategy, so switching to it starts from what was learned."""
     outcomes: list[ChannelOutcome]
+    """One entry per implicit outcome."""

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Annotated, Any, Literal, Protocol, runtime_checkable
+
+from pydantic import Field
 
 from phronesis.heuristics.channel import Channel
 from phronesis.heuristics.confidence import EvidenceModel
@@ -69,11 +71,17 @@ class FireRecord:
     Its ``id`` is the ``response_id`` to rate the fire with (``POST /v1/feedback``).
     """
 
-    id: str
-    heuristic_id: str
-    event_id: str
-    source: str
-    fired_at: datetime
+    id: Annotated[
+        str,
+        Field(description="The fire's id, set by the server: send it as response_id to POST /v1/feedback to rate it."),
+    ]
+    heuristic_id: Annotated[str, Field(description="The heuristic that fired.")]
+    event_id: Annotated[str, Field(description="The event it fired for, as sent.")]
+    source: Annotated[
+        str,
+        Field(description="Where the event came from; later events from this source can undo, confirm or ignore it."),
+    ]
+    fired_at: Annotated[datetime, Field(description="When it fired (UTC).")]
 
 
 @runtime_checkable

@@ -37,8 +37,11 @@ class PauseIn(Schema):
 
 class PauseState(Schema):
     paused: bool
+    """True: no cycle of the tenant sends anything (signals wait, feedback is still swept); false: messages flow."""
     reason: str | None = None
+    """Why, as given when the pause was last switched. None: none given."""
     updated_at: datetime | None = None
+    """When the pause was last switched on or off (UTC). None: never."""
 
 
 class TenantControls:

@@ -109,7 +109,15 @@ class Asked(Schema):
     model_config = ConfigDict(extra="forbid")
 
     decision_point: DecisionPoint
+    """Whose logged decisions to replay: ``executive`` (fire a heuristic or ask the LLM),
+    ``routing`` (how a user's query is handled), ``admission`` (whether an agent run is added to
+    memory, skipped, replaces one or is merged) or ``proactive`` (whether to message a user)."""
     parameter: Parameter | None = Field(default=None, json_schema_extra={"examples": ["score_threshold.new"]})
+    """The setting to vary, one of the decision point's own: executive ``heuristic_threshold``,
+    ``personality_bias``, ``strategy`` or an ``urgency.*`` cut-off; routing ``cascade_threshold``,
+    ``high_threshold`` or ``low_threshold``; admission ``low_similarity`` or
+    ``duplicate_threshold``; proactive a trust level's ``score_threshold.*`` or ``daily_cap.*``, or a
+    ``weight.*``. Omitted: the decision point's first."""
 
     @field_validator("parameter", mode="wrap")
     @classmethod
@@ -139,6 +147,7 @@ class ReplayIn(Asked):
     since: Instant | None = None
     """The window's start (None: ``days`` back from now)."""
     days: float = Field(default=30.0, gt=0.0, le=365.0)
+    """Without ``since``: replay the decisions logged in the last this many days (up to 365)."""
 
     @property
     def number(self) -> float:
@@ -178,8 +187,13 @@ def as_asked(setting: str, value: SettingValue) -> SettingValue:
 
 class Change(Schema):
     logged: str
+    """What the logged decisions did, as a short label (e.g. ``local: RETRIEVE``, a heuristic and
+    its action, ``silent``)."""
     replayed: str
+    """What they would do under the replayed value, as a short label; ``?`` where it cannot be
+    known from the logs (e.g. what the LLM would have answered)."""
     decisions: int
+    """How many logged decisions changed this way."""
     examples: list[str] = Field(default_factory=list)
     """The first few of these decisions' ids, to look up (``GET /v1/decisions/{id}``, the
     dashboard's decision page)."""
@@ -187,9 +201,11 @@ class Change(Schema):
 
 class Estimate(Schema):
     successes: int
+    """Of ``covered``, the decisions that were right (succeeded)."""
     covered: int
     """Decisions whose outcome under this policy the logs establish."""
     rate: float | None
+    """``successes`` / ``covered``, 0–1; None when nothing is covered."""
     interval: tuple[float, float] | None
     """95 % Wilson score interval of ``rate``."""
 
@@ -198,7 +214,10 @@ class WeightedEstimate(Schema):
     """An inverse-propensity estimate (``replay.estimators``)."""
 
     method: Literal["ips", "snips"]
+    """``ips`` (inverse propensity scoring) or ``snips`` (its self-normalised form)."""
     rate: float | None
+    """The estimated success rate of the replayed policy; None when no logged decision made the
+    replayed choice. SNIPS stays within [0, 1]; IPS can exceed 1 on few decisions."""
     interval: tuple[float, float] | None
     """95 % normal-approximation interval, clipped to [0, 1]."""
     decisions: int
@@ -209,8 +228,12 @@ class WeightedEstimate(Schema):
 
 class ReplayReport(Schema):
     decision_point: str
+    """The decision point replayed."""
     parameter: str
+    """The setting varied (the decision point's first when the request left it out)."""
     current: SettingValue
+    """The value the tenant's decisions use now (its applied one, else for the duplicate threshold
+    a calibrated one, else the configured one), which the replayed value is compared with."""
     value: SettingValue
     """A number, or the strategy's name (``executive.strategy``)."""
     decisions: int
@@ -223,9 +246,14 @@ class ReplayReport(Schema):
     the pre-filter (a weight: every level's, those recorded with their candidates' parts and
     weights; a daily cap: the level's cycles that reached the cap's check)."""
     changed: int
+    """Of ``decisions``, those the replayed value would decide differently."""
     changes: list[Change]
+    """The kinds of change, most frequent first (at most 20)."""
     llm_calls_logged: int
+    """LLM requests the logged decisions sent."""
     llm_calls_replayed: int
+    """LLM requests the same decisions would send under the replayed value (estimated where a
+    decision would take another path: e.g. one request for a turn the LLM would now decide)."""
     current_success: Estimate
     """The logged policy on the rated decisions."""
     replayed_success: Estimate
@@ -234,11 +262,15 @@ class ReplayReport(Schema):
     """``replayed_success.covered`` / the decisions whose outcome the estimate needs (the rated
     decisions; for proactive, the cycles the replayed setting sends in): the share it covers."""
     ips: WeightedEstimate | None
+    """Inverse-propensity estimate of the replayed policy's success; None where the logs carry no
+    propensities (no explored decisions)."""
     snips: WeightedEstimate | None
     """Inverse-propensity estimates, where the logs carry propensities (explored decisions)."""
     weighting: str
     """What the weighted estimates rest on, or why there are none."""
     handoffs_logged: int | None = None
+    """Routing's band thresholds: turns the logged decisions handed to a person (ESCALATE), of
+    the turns the logs settle. None for other settings."""
     handoffs_replayed: int | None = None
     """Routing's band thresholds: turns handed to a person (ESCALATE), logged and replayed, of the
     turns the logs settle."""
@@ -246,5 +278,6 @@ class ReplayReport(Schema):
     """Routing's band thresholds: turns the logs cannot settle (they would search again where the
     logged turn did not): neither counted as handed off nor not."""
     sent_logged: int | None = None
+    """Proactive only: messages the logged cycles sent. None for other decision points."""
     sent_replayed: int | None = None
     """Proactive only: messages sent then, and under the replayed setting."""

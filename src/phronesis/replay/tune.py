@@ -49,14 +49,18 @@ Method = Literal["snips", "direct"]
 
 class TuneIn(Asked):
     days: float = Field(default=30.0, gt=0.0, le=365.0)
+    """Replay the decisions logged in the last this many days (up to 365)."""
     min_coverage: float = Field(default=0.8, ge=0.0, le=1.0, allow_inf_nan=False)
     """The least share of the rated decisions an estimate must cover for its value to be proposed."""
 
 
 class TuneRow(Schema):
     value: SettingValue
+    """The value tried: a number, or a strategy's name."""
     changed: int
+    """Logged decisions this value would decide differently."""
     llm_calls: int
+    """LLM requests the logged decisions would send at this value."""
     llm_calls_avoided: int
     """Against the logged decisions (negative: more calls)."""
     sent: int | None = None
@@ -66,9 +70,15 @@ class TuneRow(Schema):
     unsettled: int | None = None
     """Routing's bands: turns the logs cannot settle at this value (``handoffs_unsettled``)."""
     success: float | None
+    """Estimated success rate at this value, 0–1 (proactive: engagement); None when the logs
+    cannot estimate it."""
     interval: tuple[float, float] | None
+    """The 95 % interval of ``success``; None without an estimate."""
     method: Method
+    """Which estimate ``success`` is: ``snips`` where the logs carry propensities, else ``direct``."""
     coverage: float
+    """The share, 0–1, of the decisions the estimate needs (the rated ones; proactive: the
+    messages it would send) that it covers."""
     eligible: bool
     """Meets the objective's constraints (success and coverage)."""
     why_not: str | None = None
@@ -77,20 +87,33 @@ class TuneRow(Schema):
 
 class TuneReport(Schema):
     decision_point: str
+    """The decision point tuned."""
     parameter: str
+    """The setting tuned (the decision point's first when the request left it out)."""
     setting: SettingName
     """The tenant setting to apply it to (``PUT /v1/settings/{setting}``)."""
     current: SettingValue
+    """The value the tenant's decisions use now."""
     proposed: SettingValue
+    """The value proposed: of those meeting the constraints, the one that gains the most (LLM calls
+    avoided; proactive: messages sent; the routing bands: fewest hand-offs), or one shown more
+    successful (its whole 95 % interval above today's success); else ``current``."""
     objective: str
+    """The objective and its constraints, in words (with today's success and the minimum coverage)."""
     decisions: int
+    """Logged decisions in the window that the setting applies to (``ReplayReport.decisions``)."""
     rated: int
+    """Of ``decisions``, those rated (with a known outcome): what ``current_success`` is measured on."""
     current_success: float | None
+    """The share, 0–1, of the rated decisions that were right under the current value (proactive:
+    engagement); None with no rated decision."""
     met: bool
     """Some value meets the objective's constraints; else the proposal is to keep the current one."""
     weighting: str
     """What the estimates rest on, and what the logs cannot show (the replay's ``weighting``)."""
     rows: list[TuneRow]
+    """Every value tried, replayed on the same logged decisions: numbers in ascending order (the
+    current value among them), or each strategy."""
 
 
 def best_estimate(

@@ -124,7 +124,12 @@ class CompositeConfidence(Schema):
     weights: dict[str, float]
     """The weights used (renormalised when a factor did not apply)."""
     conflict: bool
+    """Whether retrieved sources conflict (state different figures); if so ``value`` carries the
+    conflict penalty."""
     details: dict[str, Any]
+    """How each factor was measured: ``query_complexity`` (word, analysis-term, comparison, extra
+    question and clause counts), ``context_completeness`` (lead fields known, prior turns, intent
+    clarity) and ``source_quality`` (sources graded, or ``applicable`` false)."""
 
 
 def compose(

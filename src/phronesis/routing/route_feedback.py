@@ -31,12 +31,17 @@ class RouteFeedbackIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     decision_id: Annotated[str, StringConstraints(min_length=1, max_length=64)]
+    """The routing decision rated (``RouteResult.decision_id``); it must be a routing decision of
+    this session (else 404) that was routed (a turn a human owned cannot be rated)."""
     correct: StrictBool
+    """Whether the decision was right (a JSON boolean). A later rating of the same decision
+    replaces this one."""
     expected_decision: Decision | None = None
     """What it should have been (only when not correct)."""
     expected_tool: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
     """The tool it should have used (with ``expected_decision`` USE_TOOL)."""
     note: Annotated[str, StringConstraints(max_length=2000)] | None = None
+    """Free text kept with the rating (at most 2000 characters)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> RouteFeedbackIn:
@@ -49,10 +54,16 @@ class RouteFeedbackIn(Schema):
 
 class RouteFeedback(Schema):
     decision_id: str
+    """The rated routing decision."""
     session_id: str
+    """The session the decision belongs to."""
     decided: str | None
+    """What was decided, as the record says: RETRIEVE, REASON_ONLY, USE_TOOL, CLARIFY or ESCALATE."""
     outcome: str
+    """The decision record's outcome now: ``correct`` or ``incorrect``."""
     route_feedback: dict[str, Any]
+    """The rating as stored on the decision record (``attributes.route_feedback``): ``correct``,
+    ``expected_decision``, ``expected_tool``, ``note`` and ``at`` (when it was rated, ISO 8601 UTC)."""
 
 
 KEY = "route_feedback"

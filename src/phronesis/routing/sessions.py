@@ -26,20 +26,28 @@ class MessageIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     role: Role
+    """Who wrote it: ``user`` (the person the agent talks to), ``assistant`` (the agent),
+    ``human_agent`` (a person on the team) or ``system`` (a note, e.g. a handback)."""
     text: str = Field(min_length=1, max_length=8000)
+    """The message's text (1–8000 characters)."""
 
 
 class Message(MessageIn):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     decision_id: str | None = None
+    """For a user message stored by a routing call: that turn's decision id. None for messages
+    added otherwise."""
     created_at: datetime
+    """When the message was stored (UTC), set by the server."""
 
 
 class NewSession(Schema):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(default=None, min_length=1, max_length=64, pattern=ID_PATTERN)
+    """The session's id (letters, digits and ``._:@-``, at most 64); a random one when left out.
+    An id already in use is a conflict (409)."""
     lead_context: JsonObject = Field(default_factory=dict, max_length=64)
     """CRM data (email, name, status, company, …): shown to the LLM router, counted in context completeness."""
     messages: list[MessageIn] = Field(default_factory=list, max_length=200)
@@ -50,19 +58,35 @@ class Session(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str
+    """The session's id."""
     mode: SessionMode
+    """``auto``: each query is routed. ``human``: a person owns the session after an escalation;
+    nothing is routed until it is handed back."""
     lead_context: dict[str, Any]
+    """The CRM data the session was started with (email, name, company, status, …)."""
     retrieved_sources: list[dict[str, Any]]
+    """The knowledge-base sources found in this session, latest first, at most 8 (each ``id``,
+    ``doc_type``, ``title``, ``score`` and maybe ``passage``); shown to the LLM router."""
     message_count: int
+    """Messages stored in the session, of every role."""
     tool_calls: int
+    """Tool outcomes reported for this session."""
     tool_failures: int
+    """Of ``tool_calls``, those that failed; tool success rate = 1 − failures / calls."""
     clarifications: int
     """CLARIFY turns in a row (Rasa's two-stage fallback counts them)."""
     escalation_reason: str | None
+    """Why the session was last handed to a human (e.g. ``sensitive_topic_detected``,
+    ``tool_failure``); kept after a handback. None if it never escalated."""
     escalated_at: datetime | None
+    """When the session was last handed to a human (UTC); kept after a handback. None if it never
+    escalated."""
     created_at: datetime
+    """When the session was created (UTC)."""
     updated_at: datetime
+    """When the session last changed (UTC): a message, a turn, a tool outcome or a mode change."""
     recent_messages: list[Message] = Field(default_factory=list)
+    """The latest messages, oldest first; on ``GET`` as many as its ``turns`` asks (20 by default)."""
 
     @property
     def tool_success_rate(self) -> float:

@@ -45,6 +45,8 @@ class ToolSpec(Schema):
     model_config = ConfigDict(extra="forbid")
 
     description: str = Field(min_length=1, max_length=2000)
+    """What the tool does, in plain words (1–2000 characters): shown to the LLM router, matched
+    against USE_TOOL queries with ``examples``, and used to word clarifying questions."""
     parameters: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     """A JSON Schema (2020-12) for the tool's arguments."""
     examples: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]] = Field(
@@ -55,6 +57,8 @@ class ToolSpec(Schema):
     critical: bool = False
     """Seed 002: a critical tool that fails after its retries escalates; others proceed without it."""
     retry_allowed: bool = True
+    """Whether a failed call may be retried (up to ``routing.max_tool_retries``); False: the first
+    failure is final."""
 
     @field_validator("parameters")
     @classmethod
@@ -68,25 +72,33 @@ class ToolSpec(Schema):
 
 class ToolIn(ToolSpec):
     name: ToolName
+    """The tool's name (a letter, then letters, digits and ``_.-``; at most 64): what a decision's
+    ``required_tools`` and tool outcomes name."""
 
 
 class ToolPut(ToolSpec):
     """The body of ``PUT /v1/tools/{name}``: the name may be repeated, and must then agree."""
 
     name: ToolName | None = None
+    """The tool's name; optional, as the path names it, and must match the path when given."""
 
 
 class Tool(ToolIn):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     created_at: datetime
+    """When the tool was first registered (UTC); replacing it keeps this."""
     updated_at: datetime
+    """When the tool was last registered or replaced (UTC)."""
 
 
 class ArgumentProblem(Schema):
     tool: str
+    """The tool whose arguments have the problem."""
     field: str
+    """The argument at fault (a dotted path for a nested one), or ``(arguments)`` for the whole."""
     problem: str
+    """What is wrong: ``missing``, or the JSON Schema validation message."""
 
 
 def argument_problems(tool: Tool, arguments: Mapping[str, Any]) -> list[ArgumentProblem]:

@@ -17,7 +17,6 @@ really replaced.
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +33,7 @@ from phronesis.exceptions import InvalidInputError
 from phronesis.executive.config import THRESHOLD_BOUNDS
 from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.executive.urgency_tiered import CUTOFFS
+from phronesis.ids import new_id
 from phronesis.proactive.scoring import PARTS
 from phronesis.schema import Schema
 from phronesis.settings import Settings, TrustLevelName
@@ -241,14 +241,17 @@ class Applied:
 
 class AppliedSetting(Schema):
     name: SettingName
+    """The setting's dotted name (e.g. ``proactive.daily_cap.new``)."""
     value: SettingValue
     """What decisions use now: the tenant's value, else the configured one."""
     configured: SettingValue
+    """The server's configured value: what decisions use when the tenant has none of its own."""
     applied: SettingValue | None
     """The tenant's own value (None: it uses the configured one)."""
     decision_id: str | None
     """The decision record of the last change (``GET /v1/decisions/{id}``)."""
     updated_at: datetime | None
+    """When the tenant's value was last applied or reset (UTC). None: never changed."""
 
     @field_serializer("value", "configured", "applied")
     def _whole(self, value: SettingValue | None) -> SettingValue | int | None:
@@ -350,7 +353,7 @@ class TenantSettings:
         number = None if isinstance(change.value, str) else change.value
         await self._check_order(tenant, name, number)
         now = self._clock.now()
-        decision_id = str(uuid.uuid4())
+        decision_id = new_id()
         configured = self.configured(name)
         async with self._db.transaction() as conn:
             seed = insert_or_ignore(self._db.dialect, tenant_settings)

@@ -15,7 +15,6 @@ re-plans the batch against fresh state. Seed 003's effects:
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -31,6 +30,7 @@ from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
+from phronesis.ids import new_id
 from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.write_buffer import WriteBuffer
@@ -166,7 +166,7 @@ class Executor:
             self._runs.log(writes, tenant, [(op.op, op.run_id) for op in ops], now)
             changes.extend(ops)
             run = run_model(values, p.data.references, p.data.artifacts)
-        decision_id = uuid.uuid4().hex
+        decision_id = new_id()
         similar = [c.brief() for c in plan.nearest]
         similar_rows = [s.model_dump() for s in similar]
         best = plan.similarity

@@ -25,7 +25,6 @@ until those are undone first. The undo is a decision of its own (a decision reco
 from __future__ import annotations
 
 import logging
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -41,6 +40,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, NotFoundError
+from phronesis.ids import new_id
 from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import (
@@ -247,7 +247,7 @@ class RunRemoval:
                     {},
                 )
             reactivated = [rid for rid in restored if before[rid].get("status") == "active"]
-            undo_id = uuid.uuid4().hex
+            undo_id = new_id()
             await tx.execute(
                 update(admission_memory_decisions)
                 .where(md.tenant == tenant, md.id == decision_id)

@@ -9,7 +9,6 @@ one ADD and one NOT (the unique content key decides which).
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.summaries import Summariser, Summary
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.ids import new_id
 from phronesis.settings import AdmissionSettings
 from phronesis.tenant_settings import TenantSettings
 
@@ -85,7 +85,7 @@ class AdmissionService:
         # the tenant's thresholds are read while the runs are summarised and embedded
         prepared, tuned = await asyncio.gather(self._prepare(identified, lookup, batch=batch), self._tuned(tenant))
         low = tuned.get("admission.low_similarity")
-        batch_id = uuid.uuid4().hex if batch else None
+        batch_id = new_id() if batch else None
         # the first plan reuses the duplicate lookup made before embedding; a twin stored since
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
         known: Mapping[tuple[str, str, str], tuple[str, str]] | None = lookup
@@ -131,7 +131,7 @@ class AdmissionService:
     @staticmethod
     def _identify(position: int, run: RunIn) -> Identified:
         task_id = run.task_id or task_id_for(run.task)
-        return Identified(position, run, run.id or uuid.uuid4().hex, task_id, content_hash(run, task_id))
+        return Identified(position, run, run.id or new_id(), task_id, content_hash(run, task_id))
 
     async def _prepare(
         self,

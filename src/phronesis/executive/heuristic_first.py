@@ -17,11 +17,11 @@ Heuristic-first decision flow:
 from __future__ import annotations
 
 import random
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+from phronesis import ids
 from phronesis.exceptions import ConfigurationError
 from phronesis.executive.config import THRESHOLD_BOUNDS, StrategyConfig
 from phronesis.executive.exploration import ThompsonExploration
@@ -52,10 +52,6 @@ def biased_threshold(base: float, bias: float, reduction: float = 0.0) -> float:
     return max(low, min(high, base + bias - reduction))
 
 
-def _new_id() -> str:
-    return str(uuid.uuid4())
-
-
 class BaseStrategy(ABC):
     """What every strategy shares: config, prompts, RNG, ids, the LLM path and trace lookup."""
 
@@ -67,7 +63,7 @@ class BaseStrategy(ABC):
         *,
         templates: PromptTemplates | None = None,
         rng: random.Random | None = None,
-        new_id: Callable[[], str] = _new_id,
+        new_id: Callable[[], str] = ids.new_id,
         traces: TraceStore | None = None,
     ) -> None:
         self._config = config or StrategyConfig()

@@ -11,7 +11,6 @@ confidence is a policy decision left to whoever reads the report.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -20,6 +19,7 @@ from phronesis.audit.models import DecisionRecord, NewDecisionRecord
 from phronesis.executive.convergence import detect_convergence
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.types import DecisionContext, DecisionPath
+from phronesis.ids import new_id
 from phronesis.schema import Schema
 
 __all__ = ["ReevaluationSummary", "reevaluate"]
@@ -81,7 +81,7 @@ async def reevaluate(
                 summary.converged += 1
         await service.parts.decisions.add(
             NewDecisionRecord(
-                id=str(uuid.uuid4()),
+                id=new_id(),
                 tenant=tenant,
                 kind="reevaluation",  # not an A/B arm: the report counts only real-time decisions
                 subject_id=context.event_id,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal, NamedTuple
@@ -39,6 +38,7 @@ from phronesis.executive.types import (
     HeuristicCandidate,
 )
 from phronesis.heuristics.memory import HeuristicMemory
+from phronesis.ids import new_id
 from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
 from phronesis.settings import ExecutiveSettings
@@ -196,7 +196,7 @@ class ExecutiveService:
 
     async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:
         started = time.perf_counter()
-        event_id = request.event_id or str(uuid.uuid4())
+        event_id = request.event_id or new_id()
         if request.strategy is not None:
             self.strategy_for(request.strategy)  # an unknown one is refused before any work
         context, tenants = await self.context_for(tenant, request, event_id)
@@ -209,7 +209,7 @@ class ExecutiveService:
             context = context.model_copy(update={"candidates": kept})
         emergency = self.emergency.candidate(context)
         if emergency is not None:
-            result = fire(emergency, str(uuid.uuid4()), {"strategy": name, "reason": "emergency_fast_path"})
+            result = fire(emergency, new_id(), {"strategy": name, "reason": "emergency_fast_path"})
         else:
             result = await strategy.decide(context, self.llm)
         if follow_up is not None and follow_up.fires:

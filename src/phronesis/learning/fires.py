@@ -6,7 +6,6 @@ the explicit signal standing on it (last click wins), so neither channel counts 
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,6 +15,7 @@ from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.heuristics.evidence_writer import Retraction
+from phronesis.ids import new_id
 from phronesis.learning.types import FireRecord
 from phronesis.storage.database import Database
 from phronesis.storage.tables import heuristic_fires, heuristics
@@ -85,7 +85,7 @@ class FireRepository:
         fired_at: datetime,
         response_id: str | None = None,
     ) -> FireRecord:
-        fire_id = str(uuid.uuid4())
+        fire_id = new_id()
         await conn.execute(
             heuristic_fires.insert(),
             {

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -23,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import NotFoundError, PhronesisError
+from phronesis.ids import new_id
 from phronesis.proactive.candidates import CandidateSource, Proposed, covered_signals
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
@@ -291,7 +291,7 @@ class CycleRunner:
         rows = [
             {
                 "tenant": tenant,
-                "id": uuid.uuid4().hex,
+                "id": new_id(),
                 "user_id": user.id,
                 "category": d.candidate.category,
                 "message_draft": d.candidate.message,
@@ -305,8 +305,8 @@ class CycleRunner:
             }
             for d in deferred
         ]
-        send_id = uuid.uuid4().hex if chosen is not None else None
-        decision_id = uuid.uuid4().hex
+        send_id = new_id() if chosen is not None else None
+        decision_id = new_id()
         probability = self._probability(scored, chosen)
         claim = None
         if chosen is not None:
@@ -559,7 +559,7 @@ def _waiting(context: CycleContext, scored: list[Scored], chosen: Scored | None)
 def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionRecord:
     """A pre-filter block as a decision record (``record_blocked``): no LLM, no effects."""
     return NewDecisionRecord(
-        id=uuid.uuid4().hex,
+        id=new_id(),
         tenant=tenant,
         kind="proactive",
         subject_id=screened.user_id,

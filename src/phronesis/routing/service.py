@@ -14,7 +14,6 @@ human took over meanwhile is not routed.
 from __future__ import annotations
 
 import logging
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +23,7 @@ from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import EmbeddingError
 from phronesis.faults import Fault
+from phronesis.ids import new_id
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing import questions
@@ -644,7 +644,7 @@ class RoutingService:
         started: float,
     ) -> RouteResult:
         s = self.settings
-        decision_id = uuid.uuid4().hex
+        decision_id = new_id()
         async with self.parts.database.transaction() as conn:
             current = await self.parts.sessions.get_for_update(conn, tenant, turn.session.id, turns=0)
             if current.mode == "human" and output is not None:

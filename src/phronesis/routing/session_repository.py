@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -10,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
 from phronesis.exceptions import ConflictError, NotFoundError
+from phronesis.ids import new_id
 from phronesis.routing.sessions import Message, MessageIn, NewSession, Session, SessionMode
 from phronesis.storage.database import Database
 from phronesis.storage.tables import routing_messages, routing_sessions
@@ -25,7 +25,7 @@ class SessionRepository:
         self._clock = clock
 
     async def create(self, tenant: str, new: NewSession) -> Session:
-        session_id = new.id or uuid.uuid4().hex
+        session_id = new.id or new_id()
         now = self._clock.now()
         async with self._db.transaction() as conn:
             exists = await conn.scalar(

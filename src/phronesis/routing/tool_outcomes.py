@@ -9,12 +9,12 @@ next turn's composite confidence reads.
 
 from __future__ import annotations
 
-import uuid
 from typing import Literal
 
 from sqlalchemy import insert
 
 from phronesis.audit.models import NewDecisionRecord
+from phronesis.ids import new_id
 from phronesis.routing.decisions import EscalationReason
 from phronesis.routing.models import ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.service import RoutingParts
@@ -34,7 +34,7 @@ class ToolOutcomes:
     async def report(self, tenant: str, session_id: str, outcome: ToolOutcomeIn) -> ToolOutcomeResult:
         tool = await self.parts.tools.get(tenant, outcome.tool)
         s = self.settings
-        decision_id = uuid.uuid4().hex
+        decision_id = new_id()
         async with self.parts.database.transaction() as conn:
             session = await self.parts.sessions.get_for_update(conn, tenant, session_id, turns=0)
             await self.parts.sessions.count_tool_call(conn, tenant, session_id, success=outcome.success)

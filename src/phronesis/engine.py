@@ -57,10 +57,9 @@ from phronesis.storage.pgvector import PgVectorColumn, pgvector_state
 from phronesis.storage.pgvector import require as require_pgvector
 from phronesis.telemetry import configure_tracing
 from phronesis.tenant_settings import TenantSettings
+from phronesis.tenants import DEFAULT_TENANT
 
 __all__ = ["DEFAULT_TENANT", "Engine"]
-
-DEFAULT_TENANT = "default"
 
 
 class _Unset:

@@ -1,4 +1,5 @@
-"""``phronesis demo``: a small heuristic pack and a walk of events through the executive.
+"""The walk ``phronesis demo`` shows: a small heuristic pack and events through the executive,
+then routing, admission and proactive messages.
 
 It runs in a throw-away SQLite database (``--data-dir`` to keep it), with the configured
 embedding model and LLM. With no LLM configured the low-confidence events are rejected
@@ -7,15 +8,13 @@ embedding model and LLM. With no LLM configured the low-confidence events are re
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich.console import Console
 
-from phronesis.cli.app import app, run
+from phronesis.cli.app import run
 from phronesis.cli.demo_admission import walk_admission
 from phronesis.cli.demo_proactive import walk_proactive
 from phronesis.cli.demo_routing import walk_routing
@@ -141,28 +140,22 @@ async def _walk(engine: Engine, console: Console) -> None:
     console.print(report_table(build_report(await engine.decisions.summarize(TENANT, kind="executive"))))
 
 
-@app.command()
-def demo(
-    data_dir: Annotated[Path | None, typer.Option(help="Keep the demo database here (default: a temp dir).")] = None,
-    scripted_llm: Annotated[bool, typer.Option("--scripted-llm", help="Use a scripted offline LLM.")] = False,
-) -> None:
-    """Seed a small heuristic pack and walk events through the executive, saying what was decided and why."""
+def run_demo(data_dir: Path, *, scripted_llm: bool) -> None:
+    """The whole walk: executive, routing, admission and proactive, in ``data_dir``."""
     console = Console()
-    with tempfile.TemporaryDirectory(prefix="phronesis-demo-") as scratch:
-        directory = data_dir or Path(scratch)
-        # the scripted LLM speaks only the executive's prompts: admission keeps its rule judge
-        offline = {"admission": {"judge": "rules", "summariser": "extractive"}} if scripted_llm else {}
-        settings = load_settings(data_dir=directory, database={"url": None}, **offline)
-        engine = Engine(settings, llm=_scripted_llm()) if scripted_llm else Engine(settings)
+    # the scripted LLM speaks only the executive's prompts: admission keeps its rule judge
+    offline = {"admission": {"judge": "rules", "summariser": "extractive"}} if scripted_llm else {}
+    settings = load_settings(data_dir=data_dir, database={"url": None}, **offline)
+    engine = Engine(settings, llm=_scripted_llm()) if scripted_llm else Engine(settings)
 
-        async def go() -> None:
-            try:
-                await engine.start()
-                await _walk(engine, console)
-                await walk_routing(engine, console)
-                await walk_admission(engine, console)
-                await walk_proactive(engine, console)
-            finally:
-                await engine.close()
+    async def go() -> None:
+        try:
+            await engine.start()
+            await _walk(engine, console)
+            await walk_routing(engine, console)
+            await walk_admission(engine, console)
+            await walk_proactive(engine, console)
+        finally:
+            await engine.close()
 
-        run(go)
+    run(go)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,10 +13,13 @@ from rich.table import Table
 
 from phronesis.cli.app import JsonOption, TenantOption, app, emit, executive_app, fail, with_engine
 from phronesis.cli.remote import served
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.events import EventDecision
-from phronesis.executive.reevaluation import ReevaluationSummary, reevaluate
 from phronesis.executive.report import StrategyReport, build_report
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
+    from phronesis.executive.reevaluation import ReevaluationSummary
 
 
 def describe(decision: EventDecision) -> str:
@@ -163,6 +166,8 @@ def reevaluate_command(
         engine.executive.require_llm("re-evaluation")  # fail before drawing a progress bar
         with Progress(transient=True) as progress:
             task = progress.add_task("re-evaluating", total=None)
+            from phronesis.executive.reevaluation import reevaluate
+
             return await reevaluate(
                 engine.executive,
                 tenant,

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from phronesis.cli.app import TenantOption, app, with_engine
-from phronesis.engine import DEFAULT_TENANT, Engine
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 
 @app.command("mcp")

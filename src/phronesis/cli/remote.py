@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 from rich.console import Console
 
 from phronesis.cli.app import fail, with_engine
-from phronesis.engine import DEFAULT_TENANT
+from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:
     from phronesis.client import Client

@@ -4,18 +4,21 @@ with the logged decisions; ``phronesis tune …``: the setting they argue for, w
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 
 from phronesis.cli.app import TenantOption, app, fail, invalid, replay_app, with_engine
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.factory import STRATEGY_NAMES
-from phronesis.replay import ReplayIn, ReplayReport, TuneIn, TuneReport, run_replay, tune
-from phronesis.replay.models import DecisionPoint
+from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport
+from phronesis.replay.tune import TuneIn, TuneReport
 from phronesis.settings import TrustLevelName
 from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingValue, shown
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 DaysOption = Annotated[float, typer.Option("--days", help="How far back to replay.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
@@ -80,6 +83,8 @@ def _replay(
         raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("value", option)) from None
 
     async def work(engine: Engine) -> ReplayReport:
+        from phronesis.replay import run_replay
+
         return await run_replay(engine, tenant, body)
 
     report = with_engine(work)
@@ -337,6 +342,8 @@ def tune_command(
         raise invalid(exc, option="--" + str(exc.errors()[0]["loc"][0]).replace("_", "-")) from None
 
     async def work(engine: Engine) -> tuple[TuneReport, AppliedSetting | None]:
+        from phronesis.replay import tune
+
         report = await tune(engine, tenant, body)
         if not apply or report.proposed == report.current:
             return report, None

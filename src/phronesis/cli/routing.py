@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 
 from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult
 from phronesis.routing.route_feedback import RouteFeedbackIn
 from phronesis.routing.sessions import NewSession
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 JsonlPath = Annotated[
     Path, typer.Argument(help='JSONL: one {"text": …, "label": …} per line (label oos = out of scope).')

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 
 from phronesis.cli.app import JsonOption, TenantOption, emit, fail, invalid, settings_app, with_engine
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 NoteOption = Annotated[str | None, typer.Option("--note", help="Why: kept on the change's decision record.")]
 

@@ -9,15 +9,17 @@ for ``retention`` after the decision and the audit purge deletes the record late
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import ConfigDict
 
 from phronesis.audit.models import DecisionRecord
-from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.schema import Schema
+
+if TYPE_CHECKING:
+    from phronesis.audit.repository import DecisionRecordRepository
 
 __all__ = ["DecisionRecordTraceStore", "ReasoningTrace", "TraceStore", "trace_from_record"]
 

@@ -6,13 +6,20 @@ said what the right decision was), or, for a randomised logging policy, through 
 propensity of the replayed choice. Everything else is reported as not covered, never guessed.
 """
 
-from phronesis.replay.admission import replay_admission
-from phronesis.replay.executive import replay_executive
-from phronesis.replay.models import ReplayIn, ReplayReport
-from phronesis.replay.proactive import replay_proactive
-from phronesis.replay.routing import replay_routing
-from phronesis.replay.run import run_replay
-from phronesis.replay.tune import TuneIn, TuneReport, tune
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from phronesis.lazy import exports
+
+if TYPE_CHECKING:
+    from phronesis.replay.admission import replay_admission
+    from phronesis.replay.executive import replay_executive
+    from phronesis.replay.models import ReplayIn, ReplayReport
+    from phronesis.replay.proactive import replay_proactive
+    from phronesis.replay.routing import replay_routing
+    from phronesis.replay.run import run_replay
+    from phronesis.replay.tune import TuneIn, TuneReport, tune
 
 __all__ = [
     "ReplayIn",
@@ -26,3 +33,19 @@ __all__ = [
     "run_replay",
     "tune",
 ]
+
+__getattr__ = exports(
+    __name__,
+    {
+        "ReplayIn": "phronesis.replay.models",
+        "ReplayReport": "phronesis.replay.models",
+        "TuneIn": "phronesis.replay.tune",
+        "TuneReport": "phronesis.replay.tune",
+        "replay_admission": "phronesis.replay.admission",
+        "replay_executive": "phronesis.replay.executive",
+        "replay_proactive": "phronesis.replay.proactive",
+        "replay_routing": "phronesis.replay.routing",
+        "run_replay": "phronesis.replay.run",
+        "tune": "phronesis.replay.tune",
+    },
+)

@@ -48,7 +48,7 @@ def build_agent(phronesis: Client, chat: BaseChatModel) -> Any:
         return {"decision": str(routed.decision), "decision_id": routed.decision_id, "reply": routed.message or ""}
 
     def recall(turn: Turn) -> Turn:
-        hits = phronesis.admission.search(turn["query"], k=3)
+        hits = phronesis.admission.search(turn["query"], k=3).hits
         recalled = [hit.run.summary for hit in hits if hit.run.summary]
         context = "\n".join(f"- {summary}" for summary in recalled) or "- nothing similar on record"
         answer = chat.invoke([SystemMessage(f"What worked before:\n{context}"), HumanMessage(turn["query"])]).content

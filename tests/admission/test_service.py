@@ -191,7 +191,7 @@ async def test_a_batch_deduplicates_within_itself_in_one_transaction(engine: Eng
     results = await engine.admission.admit_many(T, runs)
     assert [r.decision for r in results] == ["ADD", "NOT", "REPLACE", "ADD"]
     assert results[1].target_run_id == results[0].run_id and results[2].target_run_id == results[0].run_id
-    decisions = await engine.admission.decisions(T, batch_id=None, limit=10)
+    decisions = (await engine.admission.decisions(T, batch_id=None, limit=10)).items
     assert {d.batch_id for d in decisions} == {decisions[0].batch_id} and decisions[0].batch_id
     first = await engine.admission.run(T, results[0].run_id)
     assert first.superseded_by == results[2].run_id

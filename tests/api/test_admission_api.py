@@ -31,7 +31,7 @@ def test_runs_are_admitted_searched_and_explained(live_server: LiveServer, uniqu
         assert (better["decision"], better["stage"]) == ("REPLACE", "explicit")
         assert client.get(f"/v1/runs/{run_id}").json()["status"] == "superseded"
 
-        hits = client.get("/v1/runs/search", params={"q": "Generate schema", "agent_id": agent}).json()
+        hits = client.get("/v1/runs/search", params={"q": "Generate schema", "agent_id": agent}).json()["hits"]
         assert [h["run"]["id"] for h in hits] == [better["run_id"]]
         decisions = client.get("/v1/memory-decisions", params={"agent_id": agent}).json()["items"]
         assert [d["decision"] for d in decisions] == ["REPLACE", "NOT", "ADD"]
@@ -44,7 +44,7 @@ def test_runs_are_admitted_searched_and_explained(live_server: LiveServer, uniqu
 
     with live_server.client(OTHER_KEY) as other:
         assert other.get(f"/v1/runs/{run_id}").status_code == 404
-        assert other.get("/v1/runs/search", params={"q": "Generate schema", "agent_id": agent}).json() == []
+        assert other.get("/v1/runs/search", params={"q": "Generate schema", "agent_id": agent}).json() == {"hits": []}
 
 
 def test_a_batch_is_one_transaction_and_counts_its_decisions(live_server: LiveServer, unique: str) -> None:

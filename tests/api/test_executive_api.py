@@ -34,7 +34,7 @@ def test_decide_read_rate_and_report(live_server: LiveServer, unique: str) -> No
         assert again.status_code == 409 and again.headers["content-type"] == PROBLEM
         assert again.json()["errors"][0]["field"] == "rating"
 
-        report = {r["strategy"]: r for r in client.get("/v1/executive/report").json()}
+        report = {r["strategy"]: r for r in client.get("/v1/executive/report").json()["strategies"]}
         assert report["heuristic_first"]["positive"] >= 1
 
     with live_server.client(OTHER_KEY) as other:

@@ -24,9 +24,13 @@ def test_fire_undo_rate_and_history(live_server: LiveServer, unique: str) -> Non
         rated = client.post("/v1/feedback", json={"response_id": second["id"], "dev_score": 5})
         assert rated.status_code == 200 and rated.json()["effect"] == "updated"
 
-        history = client.get(f"/v1/heuristics/{hid}/history").json()
-        assert [(h["source"], h["positive"]) for h in history] == [("implicit_undo", False), ("dev", True)]
-        assert history[0]["old_confidence"] == 0.6 and history[1]["old_confidence"] == history[0]["new_confidence"]
+        page = client.get(f"/v1/heuristics/{hid}/history").json()
+        assert (page["total"], page["offset"], page["limit"]) == (2, 0, 1000)
+        newest, oldest = page["items"]  # newest first
+        assert [(h["source"], h["positive"]) for h in (oldest, newest)] == [("implicit_undo", False), ("dev", True)]
+        assert oldest["old_confidence"] == 0.6 and newest["old_confidence"] == oldest["new_confidence"]
+        further = client.get(f"/v1/heuristics/{hid}/history", params={"limit": 1, "offset": 1}).json()
+        assert (further["items"], further["total"]) == ([oldest], 2)
 
     with live_server.client(OTHER_KEY) as other:
         assert other.get(f"/v1/heuristics/{hid}/history").status_code == 404

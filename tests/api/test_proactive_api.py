@@ -45,12 +45,12 @@ def test_a_user_gets_a_message_replies_and_the_feedback_is_recorded(live_server:
         assert stored.status_code == 201 and stored.json()["duplicates"] == 1
         cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
         assert (cycle["decision"], cycle["reason"], cycle["channel"]) == ("sent", "sent", "console")
-        assert client.get(f"/v1/users/{user}/signals", params={"pending": True}).json() == []
+        assert client.get(f"/v1/users/{user}/signals", params={"pending": True}).json()["items"] == []
         reply = client.post(f"/v1/users/{user}/messages", json={"text": "thanks!"}).json()
         assert [f["outcome"] for f in reply["feedback"]] == ["engaged"]
         summary = client.get(f"/v1/users/{user}/feedback-summary").json()
         assert (summary["total_sent"], summary["engagement_rate"]) == (1, 1.0)
-        feedback = client.get("/v1/proactive/feedback", params={"user_id": user, "outcome": "engaged"}).json()
+        feedback = client.get("/v1/proactive/feedback", params={"user_id": user, "outcome": "engaged"}).json()["items"]
         assert [f["id"] for f in feedback] == [cycle["send_id"]]
         audit = client.get(f"/v1/decisions/{cycle['decision_id']}").json()
         assert (audit["kind"], audit["action"], audit["subject_id"]) == ("proactive", "sent", user)
@@ -89,7 +89,7 @@ def test_bad_input_gets_problem_details_naming_the_field(live_server: LiveServer
         client.put(f"/v1/users/{user}", json={})
         refused = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("y"), signal("z", urgency=11)]})
         assert refused.status_code == 422 and "signals.1.urgency_hint" in refused.text
-        assert client.get(f"/v1/users/{user}/signals").json() == []  # nothing written
+        assert client.get(f"/v1/users/{user}/signals").json()["total"] == 0  # nothing written
         assert client.post("/v1/proactive/cycles", json={"user_id": "no/such"}).status_code == 422
         assert client.delete(f"/v1/users/{user}").status_code == 204
         assert client.get(f"/v1/users/{user}").status_code == 404
@@ -113,7 +113,7 @@ def test_the_embedded_scheduler_runs_cycles_on_its_own(tmp_path: Path) -> None:
         deadline = time.monotonic() + 20
         while not sent and time.monotonic() < deadline:
             time.sleep(0.1)
-            sent = client.get("/v1/proactive/feedback", params={"user_id": "ana"}).json()
+            sent = client.get("/v1/proactive/feedback", params={"user_id": "ana"}).json()["items"]
         assert len(sent) == 1
 
 
@@ -168,7 +168,7 @@ def test_preview_timeline_stats_and_metrics_over_http(live_server: LiveServer, u
         client.post(f"/v1/users/{user}/signals", json={"signals": [signal("w")]})
         preview = client.post("/v1/proactive/preview", json={"user_id": user, "llm": False}).json()
         assert (preview["decision"], preview["category"]) == ("would_send", "deadline_warning")
-        assert len(client.get(f"/v1/users/{user}/signals", params={"pending": True}).json()) == 1  # unused
+        assert client.get(f"/v1/users/{user}/signals", params={"pending": True}).json()["total"] == 1  # unused
         cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
         assert cycle["message"] == preview["message"]
         timeline = client.get(f"/v1/users/{user}/timeline", params={"days": 1}).json()

@@ -68,7 +68,12 @@ def test_json_with_a_charset_or_a_json_suffix_is_accepted(live_server: LiveServe
     [
         ("GET", "/v1/decisions", "until", {"until": "0001-01-01T00:00:00+01:01"}),
         ("GET", "/v1/memory-decisions", "since", {"since": "9999-12-31T23:59:59-01:00"}),
-        ("POST", "/v1/documents", "published_at", [{"text": "x", "published_at": "0001-01-01T00:00:00+05:00"}]),
+        (
+            "POST",
+            "/v1/documents",
+            "published_at",
+            {"documents": [{"text": "x", "published_at": "0001-01-01T00:00:00+05:00"}]},
+        ),
     ],
 )
 def test_a_time_utc_cannot_hold_is_422_naming_the_field(

@@ -43,7 +43,7 @@ def test_tools_and_documents(live_server: LiveServer, unique: str) -> None:
     }
     with live_server.client() as client:
         assert client.put(f"/v1/tools/{name}", json=tool).status_code == 200
-        assert name in [t["name"] for t in client.get("/v1/tools").json()]
+        assert name in [t["name"] for t in client.get("/v1/tools").json()["items"]]
         # the path names the tool: the body need not repeat it, and its examples are kept
         unnamed = {k: v for k, v in tool.items() if k != "name"} | {"examples": ["set my company to Acme"]}
         registered = client.put(f"/v1/tools/{name}", json=unnamed)
@@ -54,14 +54,17 @@ def test_tools_and_documents(live_server: LiveServer, unique: str) -> None:
         assert outcome.json()["next_action"] == "proceed_without_tool"
         assert client.get(f"/v1/sessions/{sid}").json()["tool_failures"] == 1
 
-        docs = client.post("/v1/documents", json=[{"id": f"d-{unique}", "doc_type": "faq", "text": "We open at 9."}])
-        assert docs.status_code == 201 and docs.json()[0]["doc_type"] == "faq"
-        again = client.post("/v1/documents", json=[{"id": f"d-{unique}", "text": "dup"}])
+        first = {"id": f"d-{unique}", "doc_type": "faq", "text": "We open at 9."}
+        docs = client.post("/v1/documents", json={"documents": [first]})
+        assert docs.status_code == 201 and docs.json()["stored"][0]["doc_type"] == "faq"
+        again = client.post("/v1/documents", json={"documents": [{"id": f"d-{unique}", "text": "dup"}]})
         assert again.status_code == 409
         # replaced in one step: the answer changes and nothing is ever missing in between
         replaced = client.put(f"/v1/documents/d-{unique}", json={"doc_type": "faq", "text": "We open at 8."})
         assert replaced.status_code == 200 and replaced.json()["text"] == "We open at 8."
-        listed = [d for d in client.get("/v1/documents").json() if d["id"] == f"d-{unique}"]
+        page = client.get("/v1/documents", params={"limit": 1000}).json()
+        assert page["total"] == len(page["items"])
+        listed = [d for d in page["items"] if d["id"] == f"d-{unique}"]
         assert [d["text"] for d in listed] == ["We open at 8."]
         assert client.put(f"/v1/documents/n-{unique}", json={"text": "New."}).status_code == 201
         assert client.delete(f"/v1/documents/n-{unique}").status_code == 204
@@ -83,7 +86,8 @@ def test_bad_routing_input_is_a_problem_naming_the_field(live_server: LiveServer
             ("put", "/v1/tools/1bad", {"description": "d"}, 422, "name"),
             ("put", "/v1/tools/t1", {"description": "d", "examples": [""]}, 422, "examples.0"),
             ("post", f"/v1/sessions/{sid}/tool-outcomes", {"tool": "ghost", "success": True}, 404, None),
-            ("post", "/v1/documents", [{"text": ""}], 422, "text"),
+            ("post", "/v1/documents", {"documents": [{"text": ""}]}, 422, "documents.0.text"),
+            ("post", "/v1/documents", [{"text": "a bare list"}], 422, "body"),
             ("put", "/v1/documents/d1", {"id": "d2", "text": "t"}, 422, "id"),
             ("put", "/v1/documents/d1", {"text": "t", "doc_type": "Bad Type"}, 422, "doc_type"),
             ("post", f"/v1/sessions/{sid}/route-feedback", {"decision_id": "nope", "correct": True}, 404, None),

@@ -44,7 +44,7 @@ def test_a_story_through_every_decision_point(base_url: str) -> None:
         run = {"task": "book a flight to Lisbon", "outcome": "success", "summary": "booked TAP 123 for May 3"}
         admitted = phronesis.admission.admit(run)
         assert admitted.decision == "ADD"
-        assert phronesis.admission.search("flight to Lisbon")[0].run.id == admitted.run_id
+        assert phronesis.admission.search("flight to Lisbon").hits[0].run.id == admitted.run_id
 
         profile = phronesis.proactive.put_user("ana", {"timezone": "UTC"})
         assert profile.id == "ana"
@@ -104,18 +104,18 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         fire = p.heuristics.record_fire(made.id, {"event_id": "cellar-1", "response_id": decided.response_id})
         assert fire.heuristic_id == made.id
         assert p.executive.observe({"event_id": "cellar-2", "text": "the plumber is on his way"}).event_id == "cellar-2"
-        assert p.heuristics.history(made.id)
+        assert p.heuristics.history(made.id).total == len(p.heuristics.history(made.id).items) > 0
         assert p.heuristics.channel() is not None
         exported = p.heuristics.export()
         assert made.id in {h.id for h in exported}
         copy = exported[0].model_copy(update={"id": "copied-1"})
         assert p.heuristics.import_([copy]).ids == ["copied-1"]
-        assert p.executive.report()
+        assert p.executive.report().strategies
         assert p.decisions.page(kind="executive").items
 
         session = p.routing.create_session()
         p.routing.put_tool("calendar", {"description": "book meetings", "examples": ["book a meeting"]})
-        assert [t.name for t in p.routing.tools()] == ["calendar"]
+        assert [t.name for t in p.routing.tools().items] == ["calendar"]
         turn = p.routing.route(session.id, {"query": "book a meeting"})
         outcome = p.routing.tool_outcome(
             session.id, {"tool": "calendar", "success": True, "decision_id": turn.decision_id}
@@ -123,8 +123,8 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         assert outcome.next_action == "proceed" and outcome.tool_success_rate == 1.0
         assert p.routing.add_message(session.id, {"role": "assistant", "text": "Booked."}).message_count >= 1
         p.routing.delete_tool("calendar")
-        (doc,) = p.routing.add_documents([{"id": "hours", "text": "We open at nine."}])
-        assert [d.id for d in p.routing.documents()] == [doc.id]
+        (doc,) = p.routing.add_documents([{"id": "hours", "text": "We open at nine."}]).stored
+        assert [d.id for d in p.routing.documents().items] == [doc.id]
         p.routing.delete_document(doc.id)
         escalated = p.routing.route(session.id, {"query": "I want a refund"})
         assert escalated.decision == "ESCALATE"
@@ -141,17 +141,17 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         assert p.admission.undo(memory.id).decision_id == memory.id
 
         p.proactive.put_user("bo", {"timezone": "UTC"})
-        assert p.proactive.user("bo").id == "bo" and "bo" in {u.id for u in p.proactive.users()}
+        assert p.proactive.user("bo").id == "bo" and "bo" in {u.id for u in p.proactive.users().items}
         stored = p.proactive.add_signals(
             "bo", {"signals": [{"type": "deadline_approaching", "urgency_hint": 9, "data": {"title": "Essay"}}]}
         )
-        assert len(stored.stored) == 1 and p.proactive.signals("bo", pending=True)
+        assert len(stored.stored) == 1 and p.proactive.signals("bo", pending=True).items
         assert p.proactive.run_cycle("bo").user_id == "bo"
         assert p.proactive.run_tick().users >= 0
         assert isinstance(p.proactive.stats(days=1), dict)
-        assert all(f.user_id == "bo" for f in p.proactive.feedback(user_id="bo"))
+        assert all(f.user_id == "bo" for f in p.proactive.feedback(user_id="bo").items)
         assert p.proactive.timeline("bo").events
-        assert isinstance(p.proactive.insights("bo"), list)
+        assert isinstance(p.proactive.insights("bo").items, list)
         assert p.proactive.user_message("bo", {"text": "thanks, done!"}).intent == "reply"
         assert p.proactive.feedback_summary("bo").total_sent >= 0
         assert p.proactive.opt_out("bo", {}).id == "bo" and p.proactive.opt_in("bo", {}).id == "bo"

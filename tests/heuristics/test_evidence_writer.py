@@ -30,7 +30,7 @@ async def test_the_same_key_counts_once_across_and_within_batches(engine: Engine
     assert first is not None and first.applied and again is not None and again.effect == "duplicate"
     (later,) = await repo.apply_evidence("t", [item])
     assert later is not None and later.effect == "duplicate" and later.new_confidence == first.new_confidence
-    assert len(await engine.learning.history("t", hid)) == 1
+    assert len((await engine.learning.history("t", hid)).items) == 1
 
 
 async def test_global_bounds_and_decay(engine: Engine) -> None:
@@ -99,5 +99,5 @@ async def test_group_commit_isolates_a_faulty_caller(engine: Engine) -> None:
     results = await asyncio.gather(*good, bad, return_exceptions=True)
     assert isinstance(results[-1], NotFoundError)
     assert all(isinstance(r, list) and r[0] is not None and r[0].applied for r in results[:-1])
-    history = await engine.learning.history("t", hid)
+    history = (await engine.learning.history("t", hid)).items
     assert len(history) == 5 and all(h.positive for h in history)  # "bad"'s first item was not committed

@@ -38,7 +38,7 @@ async def test_tenants_never_see_each_other(engine: Engine) -> None:
     created = await engine.heuristics.add("t1", make())
     with pytest.raises(NotFoundError):
         await engine.heuristics.repository.get("t2", created.id)
-    assert await engine.heuristics.repository.list("t2") == []
+    assert (await engine.heuristics.repository.list("t2")).items == []
     assert await engine.heuristics.match("t2", "the user says the room is too cold", min_similarity=0.0) == []
 
 
@@ -46,7 +46,7 @@ async def test_duplicate_id_is_a_conflict_and_writes_nothing(engine: Engine) -> 
     await engine.heuristics.add("t1", make(id="h1"))
     with pytest.raises(ConflictError):
         await engine.heuristics.add_many("t1", [make(id="h2"), make(id="h1")])
-    ids = [h.id for h in await engine.heuristics.repository.list("t1")]
+    ids = [h.id for h in (await engine.heuristics.repository.list("t1")).items]
     assert ids == ["h1"]
     assert "h2" not in engine.index._partitions.get("t1", {}).get("home", [])
 
@@ -81,7 +81,7 @@ async def test_upsert_replaces_an_existing_id_keeping_its_history_all_or_nothing
     assert (again.alpha, again.beta, again.confidence) == (learned.alpha, learned.beta, learned.confidence)
     with pytest.raises(ConflictError, match="the same id appears twice"):
         await engine.heuristics.add_many("t1", [make(id="h3"), make(id="h3")], upsert=True)
-    assert {h.id for h in await engine.heuristics.repository.list("t1")} == {"h1", "h2"}
+    assert {h.id for h in (await engine.heuristics.repository.list("t1")).items} == {"h1", "h2"}
 
 
 async def test_same_id_in_two_tenants_is_allowed(engine: Engine) -> None:

@@ -68,15 +68,17 @@ class Tenant:
         return float(self.heuristic(heuristic_id)["confidence"])
 
     def history(self, heuristic_id: str) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = self._ok(self.http.get(f"/v1/heuristics/{heuristic_id}/history"))
-        return result
+        """The heuristic's confidence steps in the order they happened (the API lists newest first)."""
+        page = self._ok(self.http.get(f"/v1/heuristics/{heuristic_id}/history"))
+        assert page["total"] == len(page["items"])
+        return list(reversed(page["items"]))
 
     def heuristics(self) -> list[dict[str, Any]]:
         result: list[dict[str, Any]] = self._ok(self.http.get("/v1/heuristics", params={"limit": 1000}))["items"]
         return result
 
     def report(self) -> list[dict[str, Any]]:
-        result: list[dict[str, Any]] = self._ok(self.http.get("/v1/executive/report"))
+        result: list[dict[str, Any]] = self._ok(self.http.get("/v1/executive/report"))["strategies"]
         return result
 
 

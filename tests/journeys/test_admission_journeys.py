@@ -45,7 +45,7 @@ class Agent:
     def search(self, query: str) -> list[dict[str, Any]]:
         found = self.http.get("/v1/runs/search", params={"q": query, "agent_id": "etl", "k": 10})
         assert found.status_code == 200, found.text
-        hits: list[dict[str, Any]] = found.json()
+        hits: list[dict[str, Any]] = found.json()["hits"]
         return hits
 
     def run(self, run_id: str) -> dict[str, Any]:

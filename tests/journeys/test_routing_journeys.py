@@ -65,7 +65,7 @@ class Agent:
 
     def __init__(self, tenant: Tenant, tools: tuple[str, ...] = tuple(TOOLS)) -> None:
         self.http = tenant.http
-        assert self.http.post("/v1/documents", json=DOCUMENTS).status_code == 201
+        assert self.http.post("/v1/documents", json={"documents": DOCUMENTS}).status_code == 201
         for name in tools:
             assert self.http.put(f"/v1/tools/{name}", json=TOOLS[name]).status_code == 200
 
@@ -217,7 +217,9 @@ def test_a_sentence_deep_in_a_long_document_is_found(agent: Agent) -> None:
     Documents are searched by passage, and the source says which sentence answered."""
     added = agent.http.post(
         "/v1/documents",
-        json=[{"id": "handbook", "doc_type": "sop", "title": "Customer success handbook", "text": HANDBOOK}],
+        json={
+            "documents": [{"id": "handbook", "doc_type": "sop", "title": "Customer success handbook", "text": HANDBOOK}]
+        },
     )
     assert added.status_code == 201, added.text
     sid = agent.session(email="dee@umbrella.io", name="Dee")
@@ -240,7 +242,7 @@ def test_an_earlier_question_does_not_answer_the_next_one(agent: Agent) -> None:
         "text": " ".join(HANDBOOK.split(". ")[:8])
         + ". Requests for vacation should be submitted through the HR portal two weeks ahead.",
     }
-    assert agent.http.post("/v1/documents", json=[handbook]).status_code == 201
+    assert agent.http.post("/v1/documents", json={"documents": [handbook]}).status_code == 201
     sid = agent.session()
     assert agent.route(sid, "How much does the Pro plan cost?")["sources"][0]["id"] == "pricing"
     leave = agent.route(sid, "How many vacation days do I get?")

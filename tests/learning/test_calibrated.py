@@ -47,7 +47,7 @@ async def test_a_timeout_is_soft_evidence_for_success(make_engine: EngineFactory
     share = PRIOR.share("implicit_timeout", 0.5)  # 0.8·0.5 / (0.8·0.5 + 0.3·0.5) ≈ 0.727
     # prior Beta(1, 1); share towards success, the rest towards failure
     assert await _confidence(engine, h.id) == pytest.approx((1 + share) / 3)
-    (step,) = await engine.learning.history("default", h.id)
+    (step,) = (await engine.learning.history("default", h.id)).items
     assert step.source == "implicit_timeout" and step.positive
     assert step.helped_share == pytest.approx(share, abs=1e-6)  # history shows how it counted
 

@@ -137,7 +137,7 @@ async def test_the_sweep_gives_one_timeout_positive_per_fire_and_never_after_an_
 
     assert await _confidence(engine, quiet.id) > 0.6
     assert await _confidence(engine, ignored.id) == pytest.approx(0.6)  # ORIGINS bug 3: no timeout after an ignore
-    history = await engine.learning.history("default", quiet.id)
+    history = (await engine.learning.history("default", quiet.id)).items
     assert [(h.source, h.positive, h.magnitude) for h in history] == [("implicit_timeout", True, 1.0)]
 
 
@@ -237,7 +237,7 @@ async def test_signals_from_outside_are_applied_and_neutral_ones_skipped(
         ],
     )
     assert [o.effect for o in outcomes] == ["neutral", "updated", "missing"]
-    history = await engine.learning.history("default", h.id)
+    history = (await engine.learning.history("default", h.id)).items
     assert [(e.source, e.positive, e.event_id) for e in history] == [("user_implicit", True, "e2")]
 
 

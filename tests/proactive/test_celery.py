@@ -211,7 +211,7 @@ def test_a_chunk_that_waited_past_its_tick_runs_at_the_time_it_runs(
 
         async def sent_at() -> list[datetime]:
             async with _engine() as engine:
-                return [f.sent_at for f in await engine.proactive.list_feedback("t", limit=1000)]
+                return [f.sent_at for f in (await engine.proactive.list_feedback("t", limit=1000)).items]
 
         times = asyncio.run(sent_at())
         assert len(times) == USERS and min(times) >= started - timedelta(seconds=5), times
@@ -437,7 +437,7 @@ def test_a_worker_killed_between_commit_and_delivery_still_delivers_once(
 
     async def sends() -> list[Any]:
         async with _engine() as engine:
-            return await engine.proactive.list_feedback("t")
+            return (await engine.proactive.list_feedback("t")).items
 
     [send] = asyncio.run(sends())
     assert (send.id, send.delivery_status) == (keys[0], "sent")

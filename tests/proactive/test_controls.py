@@ -37,7 +37,7 @@ async def test_unsubscribe_with_nothing_pending_opts_the_user_out_until_they_opt
     await proactive.add_signals("t", "ana", [deadline(10)])  # even an urgent one
     result = await proactive.run_cycle("t", "ana")
     assert (result.decision, result.reason) == ("silent", "opted_out") and channel.sent == []
-    assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # kept, not consumed
+    assert len((await proactive.list_signals("t", "ana", pending=True)).items) == 1  # kept, not consumed
     profile = await proactive.opt_in("t", "ana", OptOutIn())
     assert not profile.opted_out
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
@@ -176,7 +176,7 @@ async def test_a_control_that_lands_while_a_cycle_decides_stops_its_send(
     result = await asyncio.wait_for(proactive.run_cycle("t", "ana"), 30)
     assert (result.decision, result.reason) == ("silent", expected), result
     assert len(channel.sent) == before
-    assert [s.data["title"] for s in await proactive.list_signals("t", "ana", pending=True)] == ["MA1521 exam"]
+    assert [s.data["title"] for s in (await proactive.list_signals("t", "ana", pending=True)).items] == ["MA1521 exam"]
 
 
 async def test_what_a_users_trial_found(proactive: ProactiveModule, clock: FixedClock) -> None:

@@ -76,6 +76,10 @@ async def test_a_send_that_never_gets_through_fails_and_frees_its_place_in_the_c
         await proactive.add_signals("t", "ana", [deadline(9, f"k{n}", title=f"Quiz {n}")])
         assert (await proactive.run_cycle("t", "ana")).delivery == "text"
     assert len(channel.sent) == 2
+    clock.advance(minutes=200)  # past the ignore timeout of every send
+    assert (await proactive.tick("t")).feedback_expired == 2  # the two delivered ones
+    assert (await _send_row(proactive, first.send_id or "")).outcome == "pending"  # never reached ana
+    assert (await _record(database, clock, first.decision_id or "")).outcome is None
 
 
 async def test_a_send_too_old_to_matter_expires_instead_of_arriving_late(
@@ -137,7 +141,7 @@ async def test_a_send_abandoned_after_its_commit_is_delivered_once_its_lease_run
     """Before, the send stayed ``sending`` for ever: never delivered, counted toward the cap."""
     channel = _Dies()
     proactive = await _abandoned(make, channel)
-    [row] = await proactive.list_feedback("t")
+    [row] = (await proactive.list_feedback("t")).items
     assert row.delivery_status == "sending"
     clock.advance(seconds=60)
     assert (await proactive.tick("t")).redelivered == {}  # its delivery may still be in flight

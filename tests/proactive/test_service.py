@@ -39,7 +39,7 @@ async def test_a_due_user_gets_one_message_from_templates_and_a_record(
     assert records[0].action == "sent" and records[0].attributes["delivery"] == "sent"
     # the message's signal was used; the other approved one waits, behind the cooldown
     assert (await proactive.run_cycle("t", "ana")).reason == "cooldown"
-    assert [s.data["title"] for s in await proactive.list_signals("t", "ana", pending=True)] == ["Reading week"]
+    assert [s.data["title"] for s in (await proactive.list_signals("t", "ana", pending=True)).items] == ["Reading week"]
 
 
 async def test_a_retry_or_a_second_worker_in_the_same_cycle_never_sends_twice(
@@ -64,7 +64,7 @@ async def test_a_new_signal_in_the_same_cycle_waits_for_the_next_one(
     await proactive.add_signals("t", "ana", [deadline(10, "exam", title="Exam")])
     again = await proactive.run_cycle("t", "ana")  # same 5-minute slot: the claim refuses a second send
     assert (again.decision, again.reason) == ("silent", "already_sent")
-    assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # kept for the next cycle
+    assert len((await proactive.list_signals("t", "ana", pending=True)).items) == 1  # kept for the next cycle
     clock.advance(minutes=5)
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"  # urgent: bypasses the cooldown
     assert len(channel.sent) == 2
@@ -208,7 +208,7 @@ async def test_bad_input_is_refused_and_nothing_is_written(proactive: ProactiveM
     with pytest.raises(InvalidInputError, match="past") as error:
         await proactive.add_signals("t", "ana", [deadline(), past])
     assert error.value.field == "signals[1].expires_at"
-    assert await proactive.list_signals("t", "ana") == []
+    assert (await proactive.list_signals("t", "ana")).items == []
     stored, duplicates = await proactive.add_signals("t", "ana", [deadline(), deadline()])
     assert (len(stored), duplicates) == (1, 1)
     with pytest.raises(NotFoundError):
@@ -231,7 +231,7 @@ async def test_a_failed_delivery_does_not_use_up_the_cap(
     await proactive.add_signals("t", "ana", [deadline()])
     result = await proactive.run_cycle("t", "ana")
     assert (result.decision, result.reason) == ("silent", "delivery_failed")
-    feedback = await proactive.list_feedback("t", user_id="ana")
+    feedback = (await proactive.list_feedback("t", user_id="ana")).items
     assert feedback[0].delivery_status == "failed"
     assert result.decision_id is not None  # the record says what happened, not what was planned
     record = await DecisionRecordRepository(database).get("t", result.decision_id)
@@ -339,7 +339,7 @@ async def test_two_cycles_of_neighbouring_slots_keep_the_rules(
     first, second = await asyncio.gather(scheduler_cycle(), api_cycle())
     assert (first.decision, second.decision, second.reason) == ("sent", "silent", rule), (first, second)
     assert len(channel.sent) == sent_before + 1
-    assert len(await api.list_signals("t", "ana", pending=True)) == 1  # the new one waits for its turn
+    assert len((await api.list_signals("t", "ana", pending=True)).items) == 1  # the new one waits for its turn
 
 
 async def test_a_second_urgent_deadline_waits_for_the_next_cycle_instead_of_vanishing(
@@ -353,13 +353,13 @@ async def test_a_second_urgent_deadline_waits_for_the_next_cycle_instead_of_vani
     )
     first = await proactive.run_cycle("t", "ana")
     assert first.decision == "sent"
-    [waiting] = await proactive.list_signals("t", "ana", pending=True)
+    [waiting] = (await proactive.list_signals("t", "ana", pending=True)).items
     assert waiting.data["title"] not in (first.message or "")
     clock.advance(minutes=5)
     second = await proactive.run_cycle("t", "ana")  # urgent: the cooldown does not hold it back
     assert second.decision == "sent" and waiting.data["title"] in (second.message or "")
     assert [m.text for m in channel.sent] == [first.message, second.message]
-    assert await proactive.list_signals("t", "ana", pending=True) == []
+    assert (await proactive.list_signals("t", "ana", pending=True)).items == []
 
 
 async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: ProactiveModule) -> None:
@@ -369,7 +369,7 @@ async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: P
     await proactive.add_signals("t", "ana", [deadline(4, "cal-1", title="Team sync", when="tomorrow")])
     stored, repolled = await proactive.add_signals("t", "ana", [deadline(8, "cal-1", title="Team sync", when="soon")])
     assert (stored, repolled) == ([], 1)
-    [pending] = await proactive.list_signals("t", "ana", pending=True)
+    [pending] = (await proactive.list_signals("t", "ana", pending=True)).items
     assert (pending.urgency_hint, pending.data["when"]) == (8, "soon")
 
 
@@ -419,8 +419,8 @@ async def test_the_purge_deletes_what_is_done_with_after_the_retention(
         "insights": 0,
         "counters": 3,
     }  # the old days' counters too
-    assert [s.data["title"] for s in await proactive.list_signals("t", "ana")] == ["New essay"]
-    assert await proactive.list_feedback("t", user_id="ana") == []
+    assert [s.data["title"] for s in (await proactive.list_signals("t", "ana")).items] == ["New essay"]
+    assert (await proactive.list_feedback("t", user_id="ana")).items == []
     assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0, "counters": 0}
 
 
@@ -443,7 +443,7 @@ async def test_a_batch_whose_commit_fails_is_committed_user_by_user(
     report = await proactive.tick("t")
     assert report.reasons == {"error": 1, "sent": 2}
     assert sorted(m.user_id for m in channel.sent) == ["bob", "cem"]
-    assert len(await proactive.list_signals("t", "ana", pending=True)) == 1  # ana's cycle left nothing behind
+    assert len((await proactive.list_signals("t", "ana", pending=True)).items) == 1  # ana's cycle left nothing behind
 
 
 def _tuned_module(

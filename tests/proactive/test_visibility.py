@@ -23,8 +23,8 @@ async def test_a_preview_decides_like_a_cycle_and_writes_nothing(
     assert (preview.decision, preview.reason, preview.category) == ("would_send", "sent", "deadline_warning")
     assert "CS2103 project" in (preview.message or "")
     assert [c.verdict for c in preview.candidates][0] == "approved" and len(preview.signals) == 2
-    assert len(await proactive.list_signals("t", "ana", pending=True)) == 2  # nothing used
-    assert channel.sent == [] and await proactive.list_feedback("t") == []
+    assert len((await proactive.list_signals("t", "ana", pending=True)).items) == 2  # nothing used
+    assert channel.sent == [] and (await proactive.list_feedback("t")).items == []
     assert await DecisionRecordRepository(database, clock=clock).query("t", kind="proactive") == []
     assert await proactive.stats("t") == {}
     result = await proactive.run_cycle("t", "ana")  # the cycle then decides what the preview said

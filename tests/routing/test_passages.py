@@ -159,7 +159,7 @@ async def test_a_put_document_replaces_its_passages_in_one_step_for_every_proces
             assert any(hit.passage == sentence for hit in hits) is found, (sentence, hits)
     _, created = await engine.routing.documents.put("t1", "trial", DocumentIn(text="The trial lasts 14 days."))
     assert created
-    assert [d.id for d in await engine.routing.documents.list("t1")] == ["security", "trial"]
+    assert [d.id for d in (await engine.routing.documents.list("t1")).items] == ["security", "trial"]
 
 
 async def test_concurrent_puts_of_one_document_leave_one_whole_version(make_engine: EngineFactory) -> None:

@@ -107,7 +107,7 @@ def _search_runs(base: str, query: str) -> list[str]:
     params = {"q": query, "agent_id": "billing", "user_id": "u1", "min_similarity": 0.9}
     response = httpx.get(f"{base}/v1/runs/search", params=params, timeout=60)
     assert response.status_code == 200, response.text
-    return [hit["run"]["id"] for hit in response.json()]
+    return [hit["run"]["id"] for hit in response.json()["hits"]]
 
 
 def test_a_run_admitted_anywhere_is_searched_everywhere(env: dict[str, str]) -> None:

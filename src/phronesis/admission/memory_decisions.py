@@ -10,8 +10,10 @@ from sqlalchemy import func, insert, select, tuple_, union_all
 
 from phronesis.admission.models import AdmissionDecision, MemoryDecision
 from phronesis.exceptions import NotFoundError
+from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import admission_memory_decisions
 from phronesis.storage.write_buffer import WriteBuffer
 
@@ -58,7 +60,7 @@ class MemoryDecisionRepository:
         until: datetime | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[MemoryDecision]:
+    ) -> Page[MemoryDecision]:
         query = where_given(
             select(admission_memory_decisions).where(c.tenant == tenant),
             (
@@ -73,9 +75,9 @@ class MemoryDecisionRepository:
             since=since,
             until=until,
         )
-        query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
+        query = query.order_by(c.created_at.desc(), c.id)
         async with self._db.connect() as conn:
-            return [_decision(row) for row in await conn.execute(query)]
+            return await fetch_page(conn, query, _decision, limit=limit, offset=offset)
 
     async def iterate(self, tenant: str, *, batch_size: int = 5000) -> AsyncIterator[list[MemoryDecision]]:
         """Every decision of ``tenant`` in (created_at, id) order, a page at a time (for export)."""

@@ -37,6 +37,7 @@ from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import ConfigurationError, InvalidInputError
 from phronesis.llm.types import LLMProvider
+from phronesis.pages import Page
 from phronesis.settings import AdmissionSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import SnapshotPolicy
@@ -176,12 +177,12 @@ class AdmissionModule:
             return 0
         return await self.removal.purge_superseded(older_than if older_than is not None else timedelta(days=days or 0))
 
-    async def list_runs(self, tenant: str, **filters: Any) -> list[Run]:
+    async def list_runs(self, tenant: str, **filters: Any) -> Page[Run]:
         return await self.runs.list(tenant, **filters)
 
     async def decisions(
         self, tenant: str, *, decision: AdmissionDecision | None = None, **filters: Any
-    ) -> list[MemoryDecision]:
+    ) -> Page[MemoryDecision]:
         return await self.memory_decisions.query(tenant, decision=decision, **filters)
 
     async def export(self, tenant: str, out: TextSink, fmt: ExportFormat) -> dict[str, int]:

@@ -20,10 +20,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.admission.models import GroupView, Run
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import NotFoundError
+from phronesis.pages import Page
 from phronesis.storage.change_feed import INSERT_CHANGES, ChangeLog, Op, change_rows
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.pgvector import COLUMN as VECTOR_COLUMN
 from phronesis.storage.pgvector import PgVectorColumn, with_vector_column
 from phronesis.storage.point_transaction import PointTransaction
@@ -373,16 +375,17 @@ class RunRepository:
         task_id: str | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> builtins.list[Run]:
+    ) -> Page[Run]:
         query = where_given(
             select(runs.id).where(runs.tenant == tenant),
             ((runs.agent_id, agent_id), (runs.user_id, user_id), (runs.status, status), (runs.task_id, task_id)),
         )
         async with self._db.connect() as conn:
-            ids = (await conn.execute(query.order_by(runs.created_at, runs.id).limit(limit).offset(offset))).scalars()
-            ordered = builtins.list(ids)
-        found = await self.get_many(tenant, ordered)
-        return [found[i] for i in ordered if i in found]
+            ids = await fetch_page(conn, query.order_by(runs.created_at, runs.id), _first, limit=limit, offset=offset)
+        found = await self.get_many(tenant, ids.items)
+        return Page[Run].model_construct(
+            items=[found[i] for i in ids.items if i in found], limit=limit, offset=offset, total=ids.total
+        )
 
     async def iterate(self, tenant: str, *, batch_size: int = 2000) -> AsyncIterator[builtins.list[Run]]:
         """Every run of ``tenant`` (any status) in id order, a page at a time (keyset: no OFFSET scans)."""
@@ -536,3 +539,7 @@ class RunRepository:
         """Queue change-feed entries (``storage.change_feed``); their ids, and so the order every
         index applies them in, follow ``ops``."""
         writes.insert(INSERT_CHANGES, *change_rows("runs", tenant, ops, at))
+
+
+def _first(row: Any) -> str:
+    return str(row[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
 from phronesis.api.auth import resolve_tenant
 from phronesis.engine import Engine
@@ -20,3 +20,6 @@ async def _engine(request: Request) -> Engine:
 
 EngineDep = Annotated[Engine, Depends(_engine)]
 TenantDep = Annotated[str, Depends(resolve_tenant)]
+Limit = Annotated[int, Query(ge=1, le=1000, description="The most items to return (1–1000).")]
+"""Every listing's page size (``phronesis.pages.Page``)."""
+Offset = Annotated[int, Query(ge=0, le=10_000_000, description="How many items of the listing to skip.")]

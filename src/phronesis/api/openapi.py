@@ -68,6 +68,11 @@ EXAMPLES: dict[str, Any] = {
         "parameters": {"type": "object", "properties": {"time": {"type": "string"}}, "required": ["time"]},
     },
     "DocumentIn": {"id": "pricing", "doc_type": "pricing", "title": "Plans", "text": "The Pro plan is $49 a month."},
+    "DocumentBatch": {
+        "documents": [
+            {"id": "pricing", "doc_type": "pricing", "title": "Plans", "text": "The Pro plan is $49 a month."}
+        ]
+    },
     "RunIn": {"task": "book a flight to Lisbon", "outcome": "success", "summary": "booked TAP 123 for May 3"},
     "RunBatch": {"runs": [{"task": "renew the passport", "outcome": "success", "summary": "form DS-82 posted"}]},
     "AdmissionFeedbackIn": {"correct": False, "expected_decision": "MERGE", "note": "same booking"},
@@ -87,6 +92,56 @@ EXAMPLES: dict[str, Any] = {
 }
 """A request example per body (Swagger's "Try it out" starts from it); each is checked against
 its model by a test, so an example cannot drift from what the API takes."""
+PARAMETERS: dict[str, str] = {
+    "heuristic_id": "The heuristic's id.",
+    "response_id": "The decision's id (the ``response_id`` or ``decision_id`` an answer carried).",
+    "session_id": "The conversation's id.",
+    "document_id": "The document's id.",
+    "run_id": "The run's id.",
+    "decision_id": "The memory decision's id (an admission answer's ``decision_id``).",
+    "user_id": "The user's id.",
+    "domain": "Only heuristics of this domain (the event source they apply to).",
+    "origin": "Only heuristics of this origin: dev, pack, learned or llm.",
+    "upsert": "Replace a heuristic whose id exists (its history kept) instead of refusing the import.",
+    "kind": "Only decisions of this decision point.",
+    "strategy": "Only decisions made by this strategy (e.g. heuristic_first, urgency_tiered).",
+    "path": "Only decisions that took this path (e.g. heuristic, llm, rejected).",
+    "subject_id": "Only decisions about this subject (a heuristic, session, run or user id).",
+    "since": "From this time on (ISO 8601 with a time zone).",
+    "until": "Before this time (ISO 8601 with a time zone).",
+    "limit": "The most items to return.",
+    "offset": "How many items of the listing to skip.",
+    "turns": "How many of the session's latest turns to include.",
+    "agent_id": "Only runs of this agent.",
+    "status": "Only runs with this status: active or superseded.",
+    "task_id": "Only runs of this task.",
+    "batch_id": "Only decisions of this batch (a batch answer's ``batch_id``).",
+    "target_run_id": "Only decisions that replaced or merged into this run.",
+    "decision": "Only decisions of this kind: ADD, NOT, REPLACE or MERGE.",
+    "q": "What to search for: a task or a question, in plain words.",
+    "k": "How many runs at most.",
+    "min_similarity": "Leave out runs whose cosine similarity to the query is below this (-1 to 1).",
+    "collapse": "One hit per merge group (its canonical run) instead of every member.",
+    "pending": "true: only signals not used yet and not expired; false: only used ones; unset: all.",
+    "fresh": "Only insights not handed back yet and not expired (false: every insight).",
+    "days": "How many days back.",
+    "outcome": "Only sends with this feedback outcome.",
+    "category": "Only sends of this message category.",
+}
+"""The query and path parameters' descriptions, by name: a name means one thing across the API."""
+_PARAMETERS_AT: dict[tuple[str, str], str] = {
+    ("/v1/runs", "user_id"): "Only runs of this user ('' for runs with no user).",
+    ("/v1/runs/search", "user_id"): "The user whose runs to search ('' for runs with no user).",
+    ("/v1/runs/search", "agent_id"): "The agent whose runs to search.",
+    ("/v1/memory-decisions", "user_id"): "Only decisions about runs of this user.",
+    ("/v1/memory-decisions", "agent_id"): "Only decisions about runs of this agent.",
+    ("/v1/memory-decisions", "run_id"): "Only the decisions that admitted this run.",
+    ("/v1/proactive/feedback", "user_id"): "Only this user's sends.",
+    ("/v1/tools/{name}", "name"): "The tool's name.",
+    ("/v1/settings/{name}", "name"): "The setting's name, e.g. executive.heuristic_threshold.",
+    ("/v1/users/{user_id}/timeline", "limit"): "The most events to return.",
+}
+"""Where a name means something particular on one path."""
 _NDJSON_EXAMPLE = '{"condition_text": "the garden is dry", "action_text": "water the beds", "domain": "garden"}\n'
 _ERRORS = {
     "4XX": "Refused: problem+json saying why (a 422 names the field; 401 without a valid API key)",
@@ -132,6 +187,11 @@ def _amend(spec: dict[str, Any]) -> dict[str, Any]:
     problem = {PROBLEM_JSON: {"schema": {"$ref": "#/components/schemas/Problem"}}}
     for path, operations in spec.get("paths", {}).items():
         for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                name = parameter["name"]
+                described = parameter.get("description") or parameter.get("schema", {}).get("description")
+                if not described and (text := _PARAMETERS_AT.get((path, name), PARAMETERS.get(name))):
+                    parameter["description"] = text
             for kind, content in operation.get("requestBody", {}).get("content", {}).items():
                 _example(kind, content)
             responses = operation.setdefault("responses", {})

@@ -6,15 +6,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Select, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, OutcomeSummary, PathCount
 from phronesis.clock import Clock, SystemClock
 from phronesis.exceptions import NotFoundError
 from phronesis.logs import current_request_id
+from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import decision_records
 from phronesis.storage.write_buffer import WriteBuffer
 from phronesis.telemetry import Tracing
@@ -123,13 +125,46 @@ class DecisionRecordRepository:
         exclude_strategy: str | None = None,
     ) -> list[DecisionRecord]:
         """Newest first; ``exclude_strategy`` leaves out one strategy's records (before the limit applies)."""
-        query = self._filtered(select(decision_records), tenant, kind, strategy, path, since, until, subject_id)
+        query = self._listing(tenant, kind, strategy, path, subject_id, since, until, exclude_strategy)
+        async with self._db.connect() as conn:
+            return [_record(row) for row in await conn.execute(query.limit(limit).offset(offset))]
+
+    async def page(
+        self,
+        tenant: str,
+        *,
+        kind: DecisionKind | None = None,
+        strategy: str | None = None,
+        path: str | None = None,
+        subject_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> Page[DecisionRecord]:
+        """One page of the records, newest first, and how many match the filters."""
+        query = self._listing(tenant, kind, strategy, path, subject_id, since, until, None)
+        async with self._db.connect() as conn:
+            return await fetch_page(conn, query, _record, limit=limit, offset=offset)
+
+    def _listing(
+        self,
+        tenant: str,
+        kind: DecisionKind | None,
+        strategy: str | None,
+        path: str | None,
+        subject_id: str | None,
+        since: datetime | None,
+        until: datetime | None,
+        exclude_strategy: str | None,
+    ) -> Select[Any]:
+        query: Select[Any] = self._filtered(
+            select(decision_records), tenant, kind, strategy, path, since, until, subject_id
+        )
         if exclude_strategy is not None:
             c = decision_records.c
             query = query.where(or_(c.strategy.is_(None), c.strategy != exclude_strategy))
-        query = query.order_by(decision_records.c.created_at.desc(), decision_records.c.id).limit(limit).offset(offset)
-        async with self._db.connect() as conn:
-            return [DecisionRecord.model_validate(dict(row._mapping)) for row in await conn.execute(query)]
+        return query.order_by(decision_records.c.created_at.desc(), decision_records.c.id)
 
     async def count_by_path(
         self,
@@ -302,3 +337,7 @@ class DecisionRecordRepository:
         async with self._db.transaction() as conn:
             result = await conn.execute(delete(decision_records).where(decision_records.c.created_at < cutoff))
         return int(result.rowcount)
+
+
+def _record(row: Any) -> DecisionRecord:
+    return DecisionRecord.model_validate(dict(row._mapping))

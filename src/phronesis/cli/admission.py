@@ -7,20 +7,22 @@ import sys
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from phronesis.admission.feedback import AdmissionFeedbackIn
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.pairs import read_pairs
 from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import InvalidInputError, invalid_input
 from phronesis.jsonlines import validated_file
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 PairsPath = Annotated[
     Path, typer.Argument(help="MRPC format: label<TAB>id1<TAB>id2<TAB>sentence1<TAB>sentence2, header line.")
@@ -170,6 +172,8 @@ def feedback(
     "phronesis admission calibrate --from-feedback" learns from it."""
     fields = {"correct": correct, "expected_decision": expected and expected.upper(), "note": note}
     try:
+        from phronesis.admission.feedback import AdmissionFeedbackIn
+
         body = AdmissionFeedbackIn.model_validate(fields)
     except ValidationError as exc:
         raise invalid(exc) from None
@@ -246,7 +250,7 @@ def decisions(
 ) -> None:
     """The newest memory decisions as JSON lines."""
     found = with_engine(lambda engine: engine.admission.decisions(tenant, run_id=run, batch_id=batch, limit=limit))
-    for decision in found:
+    for decision in found.items:
         typer.echo(decision.model_dump_json())
 
 

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 
 from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, _read_input, emit, fail, heuristics_app, with_engine
 from phronesis.cli.remote import served
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import Heuristic, HeuristicCreate, HeuristicUpdate, Origin
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 
 def _line(h: Heuristic) -> str:
@@ -95,11 +98,10 @@ def list_(
     if origin is not None and origin not in ("dev", "pack", "learned", "llm"):
         raise fail("--origin: must be one of dev, pack, learned, llm")
     chosen: Origin | None = origin  # type: ignore[assignment]
-    # one more than shown: whether to say the list goes on
-    items = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit + 1))
-    emit(items[:limit], as_json, lambda: "\n".join(_line(item) for item in items[:limit]))
-    if len(items) > limit:
-        typer.echo(f"(the first {limit} shown; there are more: raise --limit)", err=True)
+    page = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit))
+    emit(page.items, as_json, lambda: "\n".join(_line(item) for item in page.items))
+    if page.total > len(page.items):
+        typer.echo(f"(the first {len(page.items)} of {page.total} shown: raise --limit)", err=True)
 
 
 @heuristics_app.command("show")
@@ -149,8 +151,8 @@ def export(
         out: list[Heuristic] = []
         while True:
             page = await engine.heuristics.repository.list(tenant, limit=1000, offset=len(out))
-            out.extend(page)
-            if len(page) < 1000:
+            out.extend(page.items)
+            if len(out) >= page.total or not page.items:
                 return out
 
     items = with_engine(collect)

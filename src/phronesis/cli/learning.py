@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from phronesis.cli.app import JsonOption, TenantOption, app, emit, heuristics_app, learning_app, with_engine
-from phronesis.engine import DEFAULT_TENANT
+from phronesis.tenants import DEFAULT_TENANT
 
 
 @heuristics_app.command("fire")
@@ -33,7 +33,8 @@ def history(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Confidence over time: when, old → new, and the signal that moved it."""
-    entries = with_engine(lambda engine: engine.learning.history(tenant, heuristic_id, limit=limit))
+    page = with_engine(lambda engine: engine.learning.history(tenant, heuristic_id, limit=limit))
+    entries = page.items[::-1]  # the latest ``limit`` steps, read oldest to newest
 
     def lines() -> str:
         out = []

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
 
 from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, proactive_app, with_engine
-from phronesis.engine import DEFAULT_TENANT, Engine
 from phronesis.exceptions import PhronesisError, invalid_input
 from phronesis.proactive.controls import PauseIn
 from phronesis.proactive.models import (
@@ -23,7 +22,10 @@ from phronesis.proactive.models import (
     UserIn,
     UserProfile,
 )
-from phronesis.proactive.sources.icalendar_source import signals_from_ics
+from phronesis.tenants import DEFAULT_TENANT
+
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
 
 users_app = typer.Typer(
     help="Proactive users: list, add or replace, remove; opt out or in, mute or unmute.", no_args_is_help=True
@@ -72,7 +74,7 @@ def run_cycles(
 @users_app.command("list")
 def users_list(tenant: TenantOption = DEFAULT_TENANT, limit: int = 100, as_json: JsonOption = False) -> None:
     """Users with their trust level."""
-    users = with_engine(lambda engine: engine.proactive.list_users(tenant, limit=limit))
+    users = with_engine(lambda engine: engine.proactive.list_users(tenant, limit=limit)).items
     lines = [
         f"{u.id:<16} {u.trust_level:<11} {u.timezone:<20} {u.sleep_time}-{u.wake_time}  {u.channel:<9}"
         + ("  opted out" if u.opted_out else "")
@@ -150,7 +152,7 @@ def signals_list(
     user_id: str, tenant: TenantOption = DEFAULT_TENANT, pending: bool = False, as_json: JsonOption = False
 ) -> None:
     """A user's signals, newest first."""
-    signals = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None))
+    signals = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None)).items
     lines = [
         f"{s.created_at:%Y-%m-%d %H:%M}  {s.type:<28} urgency {s.urgency_hint:>2}  "
         f"{'used' if s.consumed_at else 'pending'}  {s.data.get('title', '')}"
@@ -174,6 +176,8 @@ def signals_import_ics(
         raise fail(f"cannot read {path}: {exc.strerror}") from None
 
     async def work(engine: Engine) -> tuple[int, int]:
+        from phronesis.proactive.sources.icalendar_source import signals_from_ics
+
         signals = signals_from_ics(data, engine.clock.now(), horizon=timedelta(hours=hours), where=str(path))
         if not signals:
             return 0, 0
@@ -355,7 +359,7 @@ def feedback(
         _print(result.model_dump(mode="json"), True, "")
         return
     since = datetime.now(UTC) - timedelta(days=days)
-    rows = with_engine(lambda engine: engine.proactive.list_feedback(tenant, user_id=user, since=since))
+    rows = with_engine(lambda engine: engine.proactive.list_feedback(tenant, user_id=user, since=since)).items
     lines = [
         f"{f.sent_at:%Y-%m-%d %H:%M}  {f.user_id:<16} {f.category:<16} {f.outcome:<12} "
         f"{f.delivery_status:<7} {f.message}"

@@ -32,12 +32,14 @@ from phronesis.client.models import (
     CycleResult,
     DecisionPage,
     DecisionRecord,
-    DeferredInsight,
-    Document,
     DocumentIn,
+    DocumentPage,
+    DocumentsStored,
     EventDecision,
     EventRequest,
+    ExecutiveReport,
     Feedback,
+    FeedbackPage,
     FeedbackReceipt,
     FeedbackSummary,
     FireRecord,
@@ -46,8 +48,9 @@ from phronesis.client.models import (
     HeuristicCreate,
     HeuristicPage,
     HeuristicUpdate,
-    HistoryEntry,
+    HistoryPage,
     ImportResult,
+    InsightPage,
     MatchRequest,
     MatchResponse,
     MemoryDecisionPage,
@@ -61,7 +64,6 @@ from phronesis.client.models import (
     PauseState,
     Preview,
     PreviewIn,
-    ProactiveFeedback,
     ReplayIn,
     ReplayReport,
     RouteFeedback,
@@ -70,27 +72,28 @@ from phronesis.client.models import (
     RouteResult,
     Run,
     RunBatch,
+    RunHits,
     RunIn,
     RunPage,
-    SearchHit,
     Session,
-    SettingList,
     SettingName,
-    Signal,
+    SettingPage,
     SignalBatch,
+    SignalPage,
     SignalsStored,
-    StrategyReport,
     TickReport,
     Timeline,
     Tool,
     ToolOutcomeIn,
     ToolOutcomeResult,
+    ToolPage,
     ToolPut,
     TuneIn,
     TuneReport,
     UndoResult,
     UserIn,
     UserMessageIn,
+    UserPage,
     UserProfile,
     UserReply,
 )
@@ -184,7 +187,7 @@ class _Executive:
         """Rate a decision (positive/negative, a user score or a developer score)."""
         return await self._c.send(calls.feedback(rating))
 
-    async def report(self, *, since: datetime | None = None) -> list[StrategyReport]:
+    async def report(self, *, since: datetime | None = None) -> ExecutiveReport:
         """Per strategy: decisions by path, LLM calls, predicted and rated success."""
         return await self._c.send(calls.executive_report(since=since))
 
@@ -229,9 +232,9 @@ class _Heuristics:
         """A heuristic fired for an event: counted, and watched for undo, ignore or timeout."""
         return await self._c.send(calls.record_fire(heuristic_id, fire))
 
-    async def history(self, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
-        """A heuristic's confidence over time, each step with the signal that moved it."""
-        return await self._c.send(calls.heuristic_history(heuristic_id, limit=limit))
+    async def history(self, heuristic_id: str, *, limit: int = 1000, offset: int = 0) -> HistoryPage:
+        """A heuristic's confidence over time, newest first, each step with the signal that moved it."""
+        return await self._c.send(calls.heuristic_history(heuristic_id, limit=limit, offset=offset))
 
     async def import_(self, heuristics: Sequence[HeuristicCreate | Json], *, upsert: bool = False) -> ImportResult:
         """Import heuristics, all or nothing (JSON Lines on the wire); ``upsert``: replace an existing id."""
@@ -284,19 +287,19 @@ class _Routing:
         """Register or replace a tool."""
         return await self._c.send(calls.put_tool(name, tool))
 
-    async def tools(self) -> list[Tool]:
+    async def tools(self, *, limit: int = 100, offset: int = 0) -> ToolPage:
         """The tenant's registered tools."""
-        return await self._c.send(calls.list_tools())
+        return await self._c.send(calls.list_tools(limit=limit, offset=offset))
 
     async def delete_tool(self, name: str) -> None:
         """Unregister a tool."""
         return await self._c.send(calls.delete_tool(name))
 
-    async def add_documents(self, documents: Sequence[DocumentIn | Json]) -> list[Document]:
+    async def add_documents(self, documents: Sequence[DocumentIn | Json]) -> DocumentsStored:
         """Add documents to the knowledge base."""
         return await self._c.send(calls.add_documents(documents))
 
-    async def documents(self, *, limit: int = 100, offset: int = 0) -> list[Document]:
+    async def documents(self, *, limit: int = 100, offset: int = 0) -> DocumentPage:
         """The tenant's documents, oldest first."""
         return await self._c.send(calls.list_documents(limit=limit, offset=offset))
 
@@ -328,7 +331,7 @@ class _Admission:
         k: int = 5,
         min_similarity: float = 0.0,
         collapse: bool = False,
-    ) -> list[SearchHit]:
+    ) -> RunHits:
         """The active runs most similar to a query."""
         return await self._c.send(
             calls.search_runs(
@@ -390,7 +393,7 @@ class _Proactive:
         """A user's profile with their trust level."""
         return await self._c.send(calls.get_user(user_id))
 
-    async def users(self, *, limit: int = 100, offset: int = 0) -> list[UserProfile]:
+    async def users(self, *, limit: int = 100, offset: int = 0) -> UserPage:
         """The tenant's users."""
         return await self._c.send(calls.list_users(limit=limit, offset=offset))
 
@@ -404,7 +407,7 @@ class _Proactive:
 
     async def signals(
         self, user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0
-    ) -> list[Signal]:
+    ) -> SignalPage:
         """A user's signals."""
         return await self._c.send(calls.list_signals(user_id, pending=pending, limit=limit, offset=offset))
 
@@ -436,9 +439,7 @@ class _Proactive:
         """Pause or resume every proactive message of the tenant."""
         return await self._c.send(calls.set_pause(asked))
 
-    async def insights(
-        self, user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0
-    ) -> list[DeferredInsight]:
+    async def insights(self, user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> InsightPage:
         """A user's deferred insights."""
         return await self._c.send(calls.list_insights(user_id, fresh=fresh, limit=limit, offset=offset))
 
@@ -463,7 +464,7 @@ class _Proactive:
         since: datetime | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[ProactiveFeedback]:
+    ) -> FeedbackPage:
         """Proactive sends and their feedback, newest first."""
         return await self._c.send(
             calls.proactive_feedback(
@@ -542,9 +543,9 @@ class _Settings:
     def __init__(self, client: AsyncClient) -> None:
         self._c = client
 
-    async def list_all(self) -> SettingList:
+    async def list_all(self, *, limit: int = 100, offset: int = 0) -> SettingPage:
         """The tenant's tunable settings: used, configured, applied."""
-        return await self._c.send(calls.list_settings())
+        return await self._c.send(calls.list_settings(limit=limit, offset=offset))
 
     async def get(self, name: SettingName) -> AppliedSetting:
         """One tunable setting of the tenant."""

@@ -32,12 +32,15 @@ from phronesis.client.models import (
     CycleResult,
     DecisionPage,
     DecisionRecord,
-    DeferredInsight,
-    Document,
+    DocumentBatch,
     DocumentIn,
+    DocumentPage,
+    DocumentsStored,
     EventDecision,
     EventRequest,
+    ExecutiveReport,
     Feedback,
+    FeedbackPage,
     FeedbackReceipt,
     FeedbackSummary,
     FireRecord,
@@ -46,8 +49,9 @@ from phronesis.client.models import (
     HeuristicCreate,
     HeuristicPage,
     HeuristicUpdate,
-    HistoryEntry,
+    HistoryPage,
     ImportResult,
+    InsightPage,
     MatchRequest,
     MatchResponse,
     MemoryDecisionPage,
@@ -61,7 +65,6 @@ from phronesis.client.models import (
     PauseState,
     Preview,
     PreviewIn,
-    ProactiveFeedback,
     ReplayIn,
     ReplayReport,
     RouteFeedback,
@@ -70,27 +73,28 @@ from phronesis.client.models import (
     RouteResult,
     Run,
     RunBatch,
+    RunHits,
     RunIn,
     RunPage,
-    SearchHit,
     Session,
-    SettingList,
     SettingName,
-    Signal,
+    SettingPage,
     SignalBatch,
+    SignalPage,
     SignalsStored,
-    StrategyReport,
     TickReport,
     Timeline,
     Tool,
     ToolOutcomeIn,
     ToolOutcomeResult,
+    ToolPage,
     ToolPut,
     TuneIn,
     TuneReport,
     UndoResult,
     UserIn,
     UserMessageIn,
+    UserPage,
     UserProfile,
     UserReply,
 )
@@ -196,8 +200,8 @@ def feedback(rating: Feedback | Json) -> Call[FeedbackReceipt]:
     return Call("POST", "/v1/feedback", _reader(FeedbackReceipt), _body(Feedback, rating))
 
 
-def executive_report(*, since: datetime | None = None) -> Call[list[StrategyReport]]:
-    return Call("GET", "/v1/executive/report", _reader(list[StrategyReport]), params=_query(since=since))
+def executive_report(*, since: datetime | None = None) -> Call[ExecutiveReport]:
+    return Call("GET", "/v1/executive/report", _reader(ExecutiveReport), params=_query(since=since))
 
 
 def create_heuristic(heuristic: HeuristicCreate | Json) -> Call[Heuristic]:
@@ -238,9 +242,9 @@ def record_fire(heuristic_id: str, fire: FireRequest | Json) -> Call[FireRecord]
     return Call("POST", path, _reader(FireRecord), _body(FireRequest, fire))
 
 
-def heuristic_history(heuristic_id: str, *, limit: int = 1000) -> Call[list[HistoryEntry]]:
+def heuristic_history(heuristic_id: str, *, limit: int = 1000, offset: int = 0) -> Call[HistoryPage]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}/history"
-    return Call("GET", path, _reader(list[HistoryEntry]), params=_query(limit=limit))
+    return Call("GET", path, _reader(HistoryPage), params=_query(limit=limit, offset=offset))
 
 
 def import_heuristics(heuristics: Sequence[HeuristicCreate | Json], *, upsert: bool = False) -> Call[ImportResult]:
@@ -304,21 +308,21 @@ def put_tool(name: str, tool: ToolPut | Json) -> Call[Tool]:
     return Call("PUT", f"/v1/tools/{_seg(name)}", _reader(Tool), _body(ToolPut, tool))
 
 
-def list_tools() -> Call[list[Tool]]:
-    return Call("GET", "/v1/tools", _reader(list[Tool]))
+def list_tools(*, limit: int = 100, offset: int = 0) -> Call[ToolPage]:
+    return Call("GET", "/v1/tools", _reader(ToolPage), params=_query(limit=limit, offset=offset))
 
 
 def delete_tool(name: str) -> Call[None]:
     return Call("DELETE", f"/v1/tools/{_seg(name)}", _none)
 
 
-def add_documents(documents: Sequence[DocumentIn | Json]) -> Call[list[Document]]:
-    body = [_body(DocumentIn, document) for document in documents]
-    return Call("POST", "/v1/documents", _reader(list[Document]), body)
+def add_documents(documents: Sequence[DocumentIn | Json]) -> Call[DocumentsStored]:
+    body = _body(DocumentBatch, {"documents": [_body(DocumentIn, document) for document in documents]})
+    return Call("POST", "/v1/documents", _reader(DocumentsStored), body)
 
 
-def list_documents(*, limit: int = 100, offset: int = 0) -> Call[list[Document]]:
-    return Call("GET", "/v1/documents", _reader(list[Document]), params=_query(limit=limit, offset=offset))
+def list_documents(*, limit: int = 100, offset: int = 0) -> Call[DocumentPage]:
+    return Call("GET", "/v1/documents", _reader(DocumentPage), params=_query(limit=limit, offset=offset))
 
 
 def delete_document(document_id: str) -> Call[None]:
@@ -344,9 +348,9 @@ def search_runs(
     k: int = 5,
     min_similarity: float = 0.0,
     collapse: bool = False,
-) -> Call[list[SearchHit]]:
+) -> Call[RunHits]:
     params = _query(q=query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse)
-    return Call("GET", "/v1/runs/search", _reader(list[SearchHit]), params=params)
+    return Call("GET", "/v1/runs/search", _reader(RunHits), params=params)
 
 
 def get_run(run_id: str) -> Call[Run]:
@@ -397,8 +401,8 @@ def get_user(user_id: str) -> Call[UserProfile]:
     return Call("GET", f"/v1/users/{_seg(user_id)}", _reader(UserProfile))
 
 
-def list_users(*, limit: int = 100, offset: int = 0) -> Call[list[UserProfile]]:
-    return Call("GET", "/v1/users", _reader(list[UserProfile]), params=_query(limit=limit, offset=offset))
+def list_users(*, limit: int = 100, offset: int = 0) -> Call[UserPage]:
+    return Call("GET", "/v1/users", _reader(UserPage), params=_query(limit=limit, offset=offset))
 
 
 def delete_user(user_id: str) -> Call[None]:
@@ -410,9 +414,9 @@ def add_signals(user_id: str, signals: SignalBatch | Json) -> Call[SignalsStored
     return Call("POST", path, _reader(SignalsStored), _body(SignalBatch, signals))
 
 
-def list_signals(user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> Call[list[Signal]]:
+def list_signals(user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> Call[SignalPage]:
     params = _query(pending=pending, limit=limit, offset=offset)
-    return Call("GET", f"/v1/users/{_seg(user_id)}/signals", _reader(list[Signal]), params=params)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/signals", _reader(SignalPage), params=params)
 
 
 def user_message(user_id: str, message: UserMessageIn | Json) -> Call[UserReply]:
@@ -446,11 +450,9 @@ def set_pause(asked: PauseIn | Json) -> Call[PauseState]:
     return Call("PUT", "/v1/proactive/pause", _reader(PauseState), _body(PauseIn, asked))
 
 
-def list_insights(
-    user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0
-) -> Call[list[DeferredInsight]]:
+def list_insights(user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> Call[InsightPage]:
     params = _query(fresh=fresh, limit=limit, offset=offset)
-    return Call("GET", f"/v1/users/{_seg(user_id)}/insights", _reader(list[DeferredInsight]), params=params)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/insights", _reader(InsightPage), params=params)
 
 
 def run_cycle(user_id: str) -> Call[CycleResult]:
@@ -475,9 +477,9 @@ def proactive_feedback(
     since: datetime | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> Call[list[ProactiveFeedback]]:
+) -> Call[FeedbackPage]:
     params = _query(user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset)
-    return Call("GET", "/v1/proactive/feedback", _reader(list[ProactiveFeedback]), params=params)
+    return Call("GET", "/v1/proactive/feedback", _reader(FeedbackPage), params=params)
 
 
 def preview(asked: PreviewIn | Json) -> Call[Preview]:
@@ -526,8 +528,8 @@ def tune(asked: TuneIn | Json) -> Call[TuneReport]:
     return Call("POST", "/v1/replay/tune", _reader(TuneReport), _body(TuneIn, asked))
 
 
-def list_settings() -> Call[SettingList]:
-    return Call("GET", "/v1/settings", _reader(SettingList))
+def list_settings(*, limit: int = 100, offset: int = 0) -> Call[SettingPage]:
+    return Call("GET", "/v1/settings", _reader(SettingPage), params=_query(limit=limit, offset=offset))
 
 
 def get_setting(name: SettingName) -> Call[AppliedSetting]:

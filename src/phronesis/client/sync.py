@@ -31,12 +31,14 @@ from phronesis.client.models import (
     CycleResult,
     DecisionPage,
     DecisionRecord,
-    DeferredInsight,
-    Document,
     DocumentIn,
+    DocumentPage,
+    DocumentsStored,
     EventDecision,
     EventRequest,
+    ExecutiveReport,
     Feedback,
+    FeedbackPage,
     FeedbackReceipt,
     FeedbackSummary,
     FireRecord,
@@ -45,8 +47,9 @@ from phronesis.client.models import (
     HeuristicCreate,
     HeuristicPage,
     HeuristicUpdate,
-    HistoryEntry,
+    HistoryPage,
     ImportResult,
+    InsightPage,
     MatchRequest,
     MatchResponse,
     MemoryDecisionPage,
@@ -60,7 +63,6 @@ from phronesis.client.models import (
     PauseState,
     Preview,
     PreviewIn,
-    ProactiveFeedback,
     ReplayIn,
     ReplayReport,
     RouteFeedback,
@@ -69,27 +71,28 @@ from phronesis.client.models import (
     RouteResult,
     Run,
     RunBatch,
+    RunHits,
     RunIn,
     RunPage,
-    SearchHit,
     Session,
-    SettingList,
     SettingName,
-    Signal,
+    SettingPage,
     SignalBatch,
+    SignalPage,
     SignalsStored,
-    StrategyReport,
     TickReport,
     Timeline,
     Tool,
     ToolOutcomeIn,
     ToolOutcomeResult,
+    ToolPage,
     ToolPut,
     TuneIn,
     TuneReport,
     UndoResult,
     UserIn,
     UserMessageIn,
+    UserPage,
     UserProfile,
     UserReply,
 )
@@ -183,7 +186,7 @@ class _Executive:
         """Rate a decision (positive/negative, a user score or a developer score)."""
         return self._c.send(calls.feedback(rating))
 
-    def report(self, *, since: datetime | None = None) -> list[StrategyReport]:
+    def report(self, *, since: datetime | None = None) -> ExecutiveReport:
         """Per strategy: decisions by path, LLM calls, predicted and rated success."""
         return self._c.send(calls.executive_report(since=since))
 
@@ -228,9 +231,9 @@ class _Heuristics:
         """A heuristic fired for an event: counted, and watched for undo, ignore or timeout."""
         return self._c.send(calls.record_fire(heuristic_id, fire))
 
-    def history(self, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
-        """A heuristic's confidence over time, each step with the signal that moved it."""
-        return self._c.send(calls.heuristic_history(heuristic_id, limit=limit))
+    def history(self, heuristic_id: str, *, limit: int = 1000, offset: int = 0) -> HistoryPage:
+        """A heuristic's confidence over time, newest first, each step with the signal that moved it."""
+        return self._c.send(calls.heuristic_history(heuristic_id, limit=limit, offset=offset))
 
     def import_(self, heuristics: Sequence[HeuristicCreate | Json], *, upsert: bool = False) -> ImportResult:
         """Import heuristics, all or nothing (JSON Lines on the wire); ``upsert``: replace an existing id."""
@@ -283,19 +286,19 @@ class _Routing:
         """Register or replace a tool."""
         return self._c.send(calls.put_tool(name, tool))
 
-    def tools(self) -> list[Tool]:
+    def tools(self, *, limit: int = 100, offset: int = 0) -> ToolPage:
         """The tenant's registered tools."""
-        return self._c.send(calls.list_tools())
+        return self._c.send(calls.list_tools(limit=limit, offset=offset))
 
     def delete_tool(self, name: str) -> None:
         """Unregister a tool."""
         return self._c.send(calls.delete_tool(name))
 
-    def add_documents(self, documents: Sequence[DocumentIn | Json]) -> list[Document]:
+    def add_documents(self, documents: Sequence[DocumentIn | Json]) -> DocumentsStored:
         """Add documents to the knowledge base."""
         return self._c.send(calls.add_documents(documents))
 
-    def documents(self, *, limit: int = 100, offset: int = 0) -> list[Document]:
+    def documents(self, *, limit: int = 100, offset: int = 0) -> DocumentPage:
         """The tenant's documents, oldest first."""
         return self._c.send(calls.list_documents(limit=limit, offset=offset))
 
@@ -327,7 +330,7 @@ class _Admission:
         k: int = 5,
         min_similarity: float = 0.0,
         collapse: bool = False,
-    ) -> list[SearchHit]:
+    ) -> RunHits:
         """The active runs most similar to a query."""
         return self._c.send(
             calls.search_runs(
@@ -389,7 +392,7 @@ class _Proactive:
         """A user's profile with their trust level."""
         return self._c.send(calls.get_user(user_id))
 
-    def users(self, *, limit: int = 100, offset: int = 0) -> list[UserProfile]:
+    def users(self, *, limit: int = 100, offset: int = 0) -> UserPage:
         """The tenant's users."""
         return self._c.send(calls.list_users(limit=limit, offset=offset))
 
@@ -401,7 +404,7 @@ class _Proactive:
         """Signals for a user's next cycles (deduplicated)."""
         return self._c.send(calls.add_signals(user_id, signals))
 
-    def signals(self, user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> list[Signal]:
+    def signals(self, user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> SignalPage:
         """A user's signals."""
         return self._c.send(calls.list_signals(user_id, pending=pending, limit=limit, offset=offset))
 
@@ -433,7 +436,7 @@ class _Proactive:
         """Pause or resume every proactive message of the tenant."""
         return self._c.send(calls.set_pause(asked))
 
-    def insights(self, user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> list[DeferredInsight]:
+    def insights(self, user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> InsightPage:
         """A user's deferred insights."""
         return self._c.send(calls.list_insights(user_id, fresh=fresh, limit=limit, offset=offset))
 
@@ -458,7 +461,7 @@ class _Proactive:
         since: datetime | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[ProactiveFeedback]:
+    ) -> FeedbackPage:
         """Proactive sends and their feedback, newest first."""
         return self._c.send(
             calls.proactive_feedback(
@@ -537,9 +540,9 @@ class _Settings:
     def __init__(self, client: Client) -> None:
         self._c = client
 
-    def list_all(self) -> SettingList:
+    def list_all(self, *, limit: int = 100, offset: int = 0) -> SettingPage:
         """The tenant's tunable settings: used, configured, applied."""
-        return self._c.send(calls.list_settings())
+        return self._c.send(calls.list_settings(limit=limit, offset=offset))
 
     def get(self, name: SettingName) -> AppliedSetting:
         """One tunable setting of the tenant."""

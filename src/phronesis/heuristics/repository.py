@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import math
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, overload
 
@@ -30,9 +29,12 @@ from phronesis.heuristics.models import (
     HeuristicUpdate,
     Origin,
 )
+from phronesis.ids import new_id
+from phronesis.pages import Page
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import confidence_events, heuristics
@@ -127,7 +129,7 @@ class HeuristicRepository:
         now = self._clock.now()
         return {
             "tenant": tenant,
-            "id": data.id or str(uuid.uuid4()),
+            "id": data.id or new_id(),
             "domain": data.domain,
             "name": data.name,
             "condition_text": data.condition_text,
@@ -247,15 +249,15 @@ class HeuristicRepository:
         origin: Origin | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[Heuristic]:
+    ) -> Page[Heuristic]:
         query = select(*_COLUMNS).where(heuristics.c.tenant == tenant)
         if domain is not None:
             query = query.where(heuristics.c.domain == domain)
         if origin is not None:
             query = query.where(heuristics.c.origin == origin)
-        query = query.order_by(heuristics.c.created_at, heuristics.c.id).limit(limit).offset(offset)
+        query = query.order_by(heuristics.c.created_at, heuristics.c.id)
         async with self._db.connect() as conn:
-            return [_to_model(row) for row in await conn.execute(query)]
+            return await fetch_page(conn, query, _to_model, limit=limit, offset=offset)
 
     async def count(self, tenant: str | None = None) -> int:
         query = select(func.count()).select_from(heuristics)
@@ -494,14 +496,15 @@ class HeuristicRepository:
     async def confidence_history(
         self, tenant: str, heuristic_id: str, limit: int = 100
     ) -> builtins.list[dict[str, Any]]:
-        query = (
-            select(confidence_events)
-            .where(confidence_events.c.tenant == tenant, confidence_events.c.heuristic_id == heuristic_id)
-            .order_by(confidence_events.c.id.desc())
-            .limit(limit)
-        )
+        """The heuristic's latest confidence changes, newest first."""
+        return (await self.confidence_page(tenant, heuristic_id, limit=limit, offset=0)).items
+
+    async def confidence_page(self, tenant: str, heuristic_id: str, *, limit: int, offset: int) -> Page[dict[str, Any]]:
+        """One page of the heuristic's confidence changes, newest first."""
+        c = confidence_events.c
+        query = select(confidence_events).where(c.tenant == tenant, c.heuristic_id == heuristic_id)
         async with self._db.connect() as conn:
-            return [dict(row._mapping) for row in await conn.execute(query)]
+            return await fetch_page(conn, query.order_by(c.id.desc()), _mapping, limit=limit, offset=offset)
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
         """Every heuristic's condition and embedding, in batches, for rebuilding the vector index."""
@@ -542,3 +545,7 @@ class HeuristicRepository:
             changes=self.changes,
             vector_column=self.vector_column,
         )
+
+
+def _mapping(row: Any) -> dict[str, Any]:
+    return dict(row._mapping)

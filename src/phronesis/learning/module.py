@@ -54,6 +54,7 @@ from phronesis.learning.models import (
     SignalOutcome,
 )
 from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
+from phronesis.pages import Page
 from phronesis.storage.database import Database
 
 __all__ = ["LearningModule"]
@@ -391,11 +392,13 @@ class LearningModule:
 
     # ------------------------------------------------------------------ history
 
-    async def history(self, tenant: str, heuristic_id: str, *, limit: int = 1000) -> list[HistoryEntry]:
-        """Confidence over time, oldest first, each step with the signal that moved it."""
+    async def history(
+        self, tenant: str, heuristic_id: str, *, limit: int = 1000, offset: int = 0
+    ) -> Page[HistoryEntry]:
+        """Confidence over time, newest first, each step with the signal that moved it."""
         await self.heuristics.get(tenant, heuristic_id)  # 404 for an unknown heuristic
-        rows = await self.heuristics.confidence_history(tenant, heuristic_id, limit=limit)
-        return [
+        page = await self.heuristics.confidence_page(tenant, heuristic_id, limit=limit, offset=offset)
+        entries = [
             HistoryEntry(
                 at=row["created_at"],
                 source=row["source"],
@@ -408,8 +411,9 @@ class LearningModule:
                 fire_id=row["fire_id"],
                 helped_share=(row["details"] or {}).get("helped_share"),
             )
-            for row in reversed(rows)  # stored newest first
+            for row in page.items
         ]
+        return Page[HistoryEntry].model_construct(items=entries, limit=limit, offset=offset, total=page.total)
 
 
 def _latest_per_heuristic(fires: Sequence[StoredFire], closed: set[str]) -> dict[str, StoredFire]:

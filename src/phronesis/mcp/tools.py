@@ -24,21 +24,20 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
 from phronesis import __version__
-from phronesis.admission.models import AdmissionResult, RunIn, SearchHit
+from phronesis.admission.models import AdmissionResult, RunIn
+from phronesis.api.bodies import MatchResponse, RunHits
 from phronesis.audit.models import DecisionRecord
 from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError, PhronesisError, invalid_input
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.feedback.models import Feedback, FeedbackReceipt
-from phronesis.heuristics.models import HeuristicMatch
 from phronesis.learning.models import Observation, ObservedEvent
 from phronesis.mcp.arguments import ArgumentCheck
 from phronesis.proactive.models import Preview, PreviewIn
 from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.sessions import NewSession
-from phronesis.schema import Schema
 
-__all__ = ["INSTRUCTIONS", "Hits", "Matches", "TenantOf", "build_server", "fixed_tenant"]
+__all__ = ["INSTRUCTIONS", "TenantOf", "build_server", "fixed_tenant"]
 
 TenantOf = Callable[[Context], str]
 """The tenant a tool call acts for, from its request context (raises ``ToolError`` when none)."""
@@ -85,14 +84,6 @@ async def _answer(call: Awaitable[R]) -> R:
         raise ToolError(str(exc)) from None
     except PhronesisError as exc:  # a conflict, an outage: said as it is, never as a success
         raise ToolError(str(exc)) from None
-
-
-class Matches(Schema):
-    matches: list[HeuristicMatch] = Field(description="Most similar first, with similarity and confidence.")
-
-
-class Hits(Schema):
-    hits: list[SearchHit] = Field(description="Most similar first; each with its run's task, outcome and summary.")
 
 
 @contextlib.contextmanager
@@ -287,11 +278,11 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         k: Annotated[int, Field(ge=1, le=100, description="How many runs at most.")] = 5,
         agent_id: Annotated[str, Field(description="The agent whose runs to search.")] = "default",
         user_id: Annotated[str, Field(description="The user whose runs to search ('' for none).")] = "",
-    ) -> Hits:
+    ) -> RunHits:
         """Recall the stored runs most similar to a query (superseded runs left out), to reuse what
         worked before or avoid what failed."""
         hits = await _answer(engine.admission.search(tenant_of(ctx), query, agent_id=agent_id, user_id=user_id, k=k))
-        return Hits(hits=hits)
+        return RunHits(hits=hits)
 
     @_tool(server, READS)
     async def match_heuristics(
@@ -307,7 +298,7 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
                 ge=-1.0, le=1.0, description="The least similarity to match; omit for the server's (as decide_event)."
             ),
         ] = None,
-    ) -> Matches:
+    ) -> MatchResponse:
         """The learned heuristics whose condition matches a text, with similarity and confidence:
         what decide_event would consider, without deciding or recording anything. Nothing below
         the server's similarity floor matches unless min_similarity is lowered."""
@@ -316,7 +307,7 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
                 tenant_of(ctx), text, source=source, k=k, min_similarity=min_similarity, include_general=True
             )
         )
-        return Matches(matches=matches)
+        return MatchResponse(matches=matches)
 
 
 def _resources(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> None:

@@ -10,9 +10,11 @@ from typing import Any
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.pages import Page
 from phronesis.proactive.models import DeferredInsight
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import proactive_deferred_insights
 
 __all__ = ["InsightRepository"]
@@ -69,12 +71,12 @@ class InsightRepository:
 
     async def list(
         self, tenant: str, user_id: str, *, fresh_only: bool, now: datetime, limit: int, offset: int
-    ) -> list[DeferredInsight]:
+    ) -> Page[DeferredInsight]:
         query = (
             self._fresh(tenant, [user_id], now)
             if fresh_only
             else select(proactive_deferred_insights).where(c.tenant == tenant, c.user_id == user_id)
         )
-        query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
+        query = query.order_by(c.created_at.desc(), c.id)
         async with self._db.connect() as conn:
-            return [_insight(r) for r in await conn.execute(query)]
+            return await fetch_page(conn, query, _insight, limit=limit, offset=offset)

@@ -14,6 +14,7 @@ from phronesis.clock import Clock
 from phronesis.exceptions import ConfigurationError, InvalidInputError, NotFoundError
 from phronesis.llm.types import LLMProvider
 from phronesis.outbound import GuardedTransport, OutboundPolicy
+from phronesis.pages import Page
 from phronesis.proactive.candidates import CandidateSource
 from phronesis.proactive.channels.registry import build_channels
 from phronesis.proactive.channels.types import Channel
@@ -167,7 +168,7 @@ class ProactiveModule:
     async def user(self, tenant: str, user_id: str) -> UserProfile:
         return await self.users.get(tenant, user_id)
 
-    async def list_users(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[UserProfile]:
+    async def list_users(self, tenant: str, *, limit: int = 100, offset: int = 0) -> Page[UserProfile]:
         return await self.users.page(tenant, limit=limit, offset=offset)
 
     async def delete_user(self, tenant: str, user_id: str) -> None:
@@ -179,7 +180,7 @@ class ProactiveModule:
 
     async def list_signals(
         self, tenant: str, user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0
-    ) -> list[Signal]:
+    ) -> Page[Signal]:
         await self.users.get(tenant, user_id)
         return await self.signals.list(tenant, user_id, pending=pending, limit=limit, offset=offset)
 
@@ -253,7 +254,7 @@ class ProactiveModule:
             tenant, user_id=user_id, outcome=None, category=None, since=since, limit=limit, offset=0
         )
         current = await self.preview(tenant, PreviewIn(user_id=user_id, llm=False))
-        events = timeline_events(signals, records, sends, since=since, limit=limit)
+        events = timeline_events(signals.items, records, sends.items, since=since, limit=limit)
         return Timeline(user=user, now=current, events=events)
 
     async def stats(self, tenant: str, *, days: int = 7) -> dict[str, dict[str, int]]:
@@ -348,7 +349,7 @@ class ProactiveModule:
         since: datetime | None = None,
         limit: int = 100,
         offset: int = 0,
-    ) -> list[ProactiveFeedback]:
+    ) -> Page[ProactiveFeedback]:
         return await self.sends.list(
             tenant, user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset
         )
@@ -360,7 +361,7 @@ class ProactiveModule:
 
     async def list_insights(
         self, tenant: str, user_id: str, *, fresh_only: bool = True, limit: int = 100, offset: int = 0
-    ) -> list[DeferredInsight]:
+    ) -> Page[DeferredInsight]:
         await self.users.get(tenant, user_id)
         return await self.insights.list(
             tenant, user_id, fresh_only=fresh_only, now=self._clock.now(), limit=limit, offset=offset

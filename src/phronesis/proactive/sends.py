@@ -17,9 +17,11 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, bindparam, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.pages import Page
 from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import decision_records, proactive_sends
 
 __all__ = ["SendRepository"]
@@ -203,8 +205,11 @@ class SendRepository:
             )
 
     async def expire_pending(self, conn: AsyncConnection, tenant: str, before: datetime, at: datetime) -> int:
-        """Seed 004 §5: no reply ``ignore_timeout`` after a send → ignored (one statement for everyone)."""
-        expired = (c.tenant == tenant, c.outcome == "pending", c.sent_at < before)
+        """Seed 004 §5: no reply ``ignore_timeout`` after a send → ignored (one statement for everyone).
+        Only a delivered send can be ignored: one that never reached the user (failed, or still
+        being delivered) was counted ignored, and that taught the scores a reply it never had a
+        chance to get."""
+        expired = (c.tenant == tenant, c.outcome == "pending", c.delivery_status == "sent", c.sent_at < before)
         await _record_outcome(conn, tenant, expired, "ignored", at)
         result = await conn.execute(update(proactive_sends).where(*expired).values(outcome="ignored", outcome_at=at))
         return int(result.rowcount)
@@ -235,7 +240,11 @@ class SendRepository:
         return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
 
     async def users_to_expire(self, conn: AsyncConnection, tenant: str, before: datetime) -> list[str]:
-        query = select(c.user_id).where(c.tenant == tenant, c.outcome == "pending", c.sent_at < before).distinct()
+        query = (
+            select(c.user_id)
+            .where(c.tenant == tenant, c.outcome == "pending", c.delivery_status == "sent", c.sent_at < before)
+            .distinct()
+        )
         return list((await conn.execute(query)).scalars())
 
     async def by_ids(self, tenant: str, user_id: str, ids: Sequence[str]) -> list[ProactiveFeedback]:
@@ -253,16 +262,16 @@ class SendRepository:
         since: datetime | None,
         limit: int,
         offset: int,
-    ) -> list[ProactiveFeedback]:
+    ) -> Page[ProactiveFeedback]:
         query = where_given(
             select(proactive_sends).where(c.tenant == tenant),
             ((c.user_id, user_id), (c.outcome, outcome), (c.category, category)),
             created_at=c.sent_at,
             since=since,
         )
-        query = query.order_by(c.sent_at.desc(), c.id).limit(limit).offset(offset)
+        query = query.order_by(c.sent_at.desc(), c.id)
         async with self._db.connect() as conn:
-            return [feedback_model(r) for r in await conn.execute(query)]
+            return await fetch_page(conn, query, feedback_model, limit=limit, offset=offset)
 
 
 async def _record_outcome(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -15,10 +14,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.ids import new_id
+from phronesis.pages import Page
 from phronesis.proactive.models import Signal, SignalIn
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
 from phronesis.storage.inserts import insert_or_ignore
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import proactive_signals, proactive_users
 
 __all__ = ["SignalRepository", "dedup_key"]
@@ -76,7 +78,7 @@ class SignalRepository:
             rows.append(
                 {
                     "tenant": tenant,
-                    "id": uuid.uuid4().hex,
+                    "id": new_id(),
                     "user_id": user_id,
                     "type": signal.type,
                     "urgency_hint": signal.urgency_hint,
@@ -192,15 +194,15 @@ class SignalRepository:
         )
         return set(result.scalars())
 
-    async def list(self, tenant: str, user_id: str, *, pending: bool | None, limit: int, offset: int) -> list[Signal]:
+    async def list(self, tenant: str, user_id: str, *, pending: bool | None, limit: int, offset: int) -> Page[Signal]:
         query = where_given(select(proactive_signals).where(c.tenant == tenant), ((c.user_id, user_id),))
         if pending is True:
             query = query.where(c.consumed_at.is_(None), c.expires_at > self._clock.now())
         elif pending is False:
             query = query.where(c.consumed_at.is_not(None))
-        query = query.order_by(c.created_at.desc(), c.id).limit(limit).offset(offset)
+        query = query.order_by(c.created_at.desc(), c.id)
         async with self._db.connect() as conn:
-            return [_signal(r) for r in await conn.execute(query)]
+            return await fetch_page(conn, query, _signal, limit=limit, offset=offset)
 
     async def count_pending(self, tenant: str) -> int:
         async with self._db.connect() as conn:

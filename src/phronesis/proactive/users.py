@@ -11,12 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
+from phronesis.pages import Page
 from phronesis.proactive.models import UserIn, UserProfile
 from phronesis.proactive.trust import trust_for
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of
 from phronesis.storage.inserts import upsert
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import proactive_users
 
 __all__ = ["UserRepository"]
@@ -110,10 +112,10 @@ class UserRepository:
         query = select(proactive_users).where(c.tenant == tenant, member_of(c.id, user_ids, self._db.dialect))
         return list((await conn.execute(query)).all())
 
-    async def page(self, tenant: str, *, limit: int, offset: int) -> list[UserProfile]:
-        query = select(proactive_users).where(c.tenant == tenant).order_by(c.id).limit(limit).offset(offset)
+    async def page(self, tenant: str, *, limit: int, offset: int) -> Page[UserProfile]:
+        query = select(proactive_users).where(c.tenant == tenant).order_by(c.id)
         async with self._db.connect() as conn:
-            return [self.profile(row) for row in await conn.execute(query)]
+            return await fetch_page(conn, query, self.profile, limit=limit, offset=offset)
 
     async def with_calendars(self, tenant: str | None) -> list[tuple[str, str, str]]:
         """(tenant, user, calendar URL) of every user who has a calendar feed."""

@@ -10,7 +10,6 @@ retrieval, without re-reading the tenant's documents.
 from __future__ import annotations
 
 import builtins
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,7 +23,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.clock import Clock, Instant
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
+from phronesis.ids import new_id
 from phronesis.json_values import JsonObject
+from phronesis.pages import Page
 from phronesis.routing.passages import (
     PARTITION,
     PassageSource,
@@ -38,6 +39,7 @@ from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
 from phronesis.storage.inserts import upsert
+from phronesis.storage.paging import fetch_page
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.tables import routing_documents, routing_passages
@@ -53,24 +55,41 @@ class DocumentIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     id: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:@-]+$")
+    """The document's id (letters, digits and ``._:@-``, at most 64); a random one when left out.
+    With ``PUT /v1/documents/{id}`` it may be left out, and must match the path if given."""
     doc_type: str = Field(default="general", min_length=1, max_length=32, pattern=r"^[a-z0-9_-]+$")
+    """The kind of document (``pricing``, ``sop``, ``policy``, ``faq``, ``general`` …): sets its
+    quality in ranking (``routing.doc_type_quality``; an unknown type counts as ``general``), and
+    only documents of the same type are checked for conflicting figures."""
     title: str = Field(default="", max_length=300)
+    """A short title, searched with the text and shown with the sources that cite it."""
     text: str = Field(min_length=1, max_length=20000)
+    """The content (1–20000 characters): searched as a whole and sentence by sentence."""
     published_at: Instant | None = None
     """When the content was last true; recency decays from here (None: the default recency)."""
     attributes: JsonObject = Field(default_factory=dict)
+    """Free-form metadata kept with the document and returned with it; not used in search or ranking."""
 
 
 class Document(Schema):
     model_config = ConfigDict(frozen=True)
 
     id: str
+    """The document's id: the one given, or a random one."""
     doc_type: str
+    """The kind of document (``pricing``, ``sop``, ``policy``, ``faq``, ``general`` …); sets its
+    quality in ranking."""
     title: str
+    """The document's title (may be empty)."""
     text: str
+    """The document's content."""
     published_at: datetime | None
+    """When the content was last true (UTC); recency decays from here. None: undated (the
+    default recency)."""
     created_at: datetime
+    """When the document was first stored (UTC); a ``PUT`` that replaces it sets it anew."""
     attributes: dict[str, Any]
+    """Free-form metadata given with the document."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +185,7 @@ class DocumentRepository:
         a conflict, nothing stored."""
         if not documents:
             raise InvalidInputError("documents", "at least one document is required")
-        ids = [d.id or uuid.uuid4().hex for d in documents]
+        ids = [d.id or new_id() for d in documents]
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
         rows, passages = await self._rows(tenant, documents, ids)
@@ -216,12 +235,11 @@ class DocumentRepository:
         self._applied(tenant, passages)
         return _document(rows[0]), not old  # every stored document has a passage
 
-    async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> list[Document]:
+    async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> Page[Document]:
         c = routing_documents.c
         async with self._db.connect() as conn:
             query = select(routing_documents).where(c.tenant == tenant).order_by(c.created_at, c.id)
-            rows = await conn.execute(query.limit(limit).offset(offset))
-            return [_document(dict(r._mapping)) for r in rows]
+            return await fetch_page(conn, query, lambda r: _document(dict(r._mapping)), limit=limit, offset=offset)
 
     async def delete(self, tenant: str, document_id: str) -> bool:
         """Delete a document and its passages in one transaction; False if there was none."""

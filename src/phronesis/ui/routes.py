@@ -415,7 +415,7 @@ async def admission_page(request: Request) -> Response:
     who, days, queries, data = seen
     engine = _engine(request)
     mix = sorted(data.by_action.get("admission", []))
-    recent = await engine.admission.decisions(who.tenant, since=data.since, limit=ADMISSION_ROWS)
+    recent = (await engine.admission.decisions(who.tenant, since=data.since, limit=ADMISSION_ROWS)).items
     tied = {
         run_id
         for d in recent

@@ -14,11 +14,10 @@ from phronesis.admission.models import (
     AdmissionResult,
     Run,
     RunIn,
-    SearchHit,
     UndoResult,
 )
-from phronesis.api.bodies import BatchResult, MemoryDecisionPage, RunBatch, RunPage
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.bodies import BatchResult, MemoryDecisionPage, RunBatch, RunHits, RunPage
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.clock import Instant
 
 router = APIRouter(tags=["admission"])
@@ -54,10 +53,11 @@ async def search(
     k: Annotated[int, Query(ge=1, le=100)] = 5,
     min_similarity: Annotated[float, Query(ge=-1.0, le=1.0)] = 0.0,
     collapse: bool = False,
-) -> list[SearchHit]:
-    return await engine.admission.search(
+) -> RunHits:
+    hits = await engine.admission.search(
         tenant, q, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse
     )
+    return RunHits(hits=hits)
 
 
 @router.get("/v1/runs", summary="Stored runs, oldest first")
@@ -68,13 +68,12 @@ async def list_runs(
     user_id: Annotated[str | None, Query(max_length=64, pattern=SCOPE_PATTERN)] = None,
     status: Annotated[str | None, Query(pattern="^(active|superseded)$")] = None,
     task_id: OptionalId = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> RunPage:
-    items = await engine.admission.list_runs(
+    return await engine.admission.list_runs(
         tenant, agent_id=agent_id, user_id=user_id, status=status, task_id=task_id, limit=limit, offset=offset
     )
-    return RunPage(items=items, limit=limit, offset=offset)
 
 
 @router.get("/v1/runs/{run_id}", summary="One run, superseded or not")
@@ -123,10 +122,10 @@ async def memory_decisions(
     batch_id: OptionalId = None,
     since: Instant | None = None,
     until: Instant | None = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> MemoryDecisionPage:
-    items = await engine.admission.decisions(
+    return await engine.admission.decisions(
         tenant,
         decision=decision,
         run_id=run_id,
@@ -139,4 +138,3 @@ async def memory_decisions(
         limit=limit,
         offset=offset,
     )
-    return MemoryDecisionPage(items=items, limit=limit, offset=offset)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from phronesis.api.bodies import DecisionPage
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.audit.models import DecisionKind, DecisionRecord
 from phronesis.clock import Instant
 
@@ -24,10 +24,10 @@ async def list_decisions(
     subject_id: Annotated[str | None, Query(max_length=256)] = None,
     since: Instant | None = None,
     until: Instant | None = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> DecisionPage:
-    items = await engine.decisions.query(
+    return await engine.decisions.page(
         tenant,
         kind=kind,
         strategy=strategy,
@@ -38,7 +38,6 @@ async def list_decisions(
         limit=limit,
         offset=offset,
     )
-    return DecisionPage(items=items, limit=limit, offset=offset)
 
 
 @router.get("/{response_id}", summary="One decision record by its response id")

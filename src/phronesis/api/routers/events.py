@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from phronesis.api.bodies import ExecutiveReport
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.clock import Instant
 from phronesis.executive.events import EventDecision, EventRequest
-from phronesis.executive.report import StrategyReport, build_report
+from phronesis.executive.report import build_report
 
 router = APIRouter(tags=["executive"])
 
@@ -18,5 +19,7 @@ async def decide_event(request: EventRequest, engine: EngineDep, tenant: TenantD
 
 
 @router.get("/v1/executive/report", summary="Per strategy: decisions by path, LLM calls, predicted and rated success")
-async def executive_report(engine: EngineDep, tenant: TenantDep, since: Instant | None = None) -> list[StrategyReport]:
-    return build_report(await engine.decisions.summarize(tenant, kind="executive", since=since))
+async def executive_report(engine: EngineDep, tenant: TenantDep, since: Instant | None = None) -> ExecutiveReport:
+    return ExecutiveReport(
+        strategies=build_report(await engine.decisions.summarize(tenant, kind="executive", since=since))
+    )

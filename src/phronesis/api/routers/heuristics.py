@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
 from phronesis.api.bodies import ConfidenceRequest, HeuristicPage, ImportResult, MatchRequest, MatchResponse
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
@@ -36,11 +36,10 @@ async def list_heuristics(
     tenant: TenantDep,
     domain: Annotated[str | None, Query(max_length=128)] = None,
     origin: Origin | None = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Limit = 100,
+    offset: Offset = 0,
 ) -> HeuristicPage:
-    items = await engine.heuristics.repository.list(tenant, domain=domain, origin=origin, limit=limit, offset=offset)
-    return HeuristicPage(items=items, limit=limit, offset=offset)
+    return await engine.heuristics.repository.list(tenant, domain=domain, origin=origin, limit=limit, offset=offset)
 
 
 @router.post("/match", summary="Top-k heuristics whose condition matches a text")
@@ -81,9 +80,9 @@ async def export_heuristics(engine: EngineDep, tenant: TenantDep) -> StreamingRe
         offset = 0
         while True:
             page = await engine.heuristics.repository.list(tenant, limit=EXPORT_PAGE, offset=offset)
-            for heuristic in page:
+            for heuristic in page.items:
                 yield export_line(heuristic)
-            if len(page) < EXPORT_PAGE:
+            if len(page.items) < EXPORT_PAGE:
                 return
             offset += EXPORT_PAGE
 

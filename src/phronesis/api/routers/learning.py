@@ -6,9 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from phronesis.api.bodies import HistoryPage
 from phronesis.api.deps import EngineDep, TenantDep
 from phronesis.api.routers.heuristics import HeuristicIdPath
-from phronesis.learning.models import ChannelReport, FireRequest, HistoryEntry, Observation, ObservedEvent
+from phronesis.learning.models import ChannelReport, FireRequest, Observation, ObservedEvent
 from phronesis.learning.types import FireRecord
 
 router = APIRouter(tags=["learning"])
@@ -42,8 +43,9 @@ async def history(
     engine: EngineDep,
     tenant: TenantDep,
     limit: Annotated[int, Query(ge=1, le=100_000)] = 1000,
-) -> list[HistoryEntry]:
-    return await engine.learning.history(tenant, heuristic_id, limit=limit)
+    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+) -> HistoryPage:
+    return await engine.learning.history(tenant, heuristic_id, limit=limit, offset=offset)
 
 
 @router.get(

@@ -6,22 +6,27 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response, status
 
-from phronesis.api.bodies import CycleRequest, SignalBatch, SignalsStored
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.bodies import (
+    CycleRequest,
+    FeedbackPage,
+    InsightPage,
+    SignalBatch,
+    SignalPage,
+    SignalsStored,
+    UserPage,
+)
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.clock import Instant
 from phronesis.proactive.controls import PauseIn, PauseState
 from phronesis.proactive.models import (
     ID_PATTERN,
     CycleResult,
-    DeferredInsight,
     FeedbackOutcome,
     FeedbackSummary,
     MuteIn,
     OptOutIn,
     Preview,
     PreviewIn,
-    ProactiveFeedback,
-    Signal,
     TickReport,
     Timeline,
     UserIn,
@@ -33,8 +38,6 @@ from phronesis.proactive.models import (
 router = APIRouter(tags=["proactive"])
 
 UserPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Offset = Annotated[int, Query(ge=0, le=10_000_000)]
 
 
 @router.put("/v1/users/{user_id}", summary="Create or replace a user's proactive profile")
@@ -52,7 +55,7 @@ async def get_user(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -> U
 
 
 @router.get("/v1/users", summary="Users, by id")
-async def list_users(engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0) -> list[UserProfile]:
+async def list_users(engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0) -> UserPage:
     return await engine.proactive.list_users(tenant, limit=limit, offset=offset)
 
 
@@ -75,7 +78,7 @@ async def list_signals(
     pending: bool | None = None,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> list[Signal]:
+) -> SignalPage:
     return await engine.proactive.list_signals(tenant, user_id, pending=pending, limit=limit, offset=offset)
 
 
@@ -125,7 +128,7 @@ async def list_insights(
     fresh: bool = True,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> list[DeferredInsight]:
+) -> InsightPage:
     return await engine.proactive.list_insights(tenant, user_id, fresh_only=fresh, limit=limit, offset=offset)
 
 
@@ -180,7 +183,7 @@ async def list_feedback(
     since: Instant | None = None,
     limit: Limit = 100,
     offset: Offset = 0,
-) -> list[ProactiveFeedback]:
+) -> FeedbackPage:
     return await engine.proactive.list_feedback(
         tenant, user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset
     )

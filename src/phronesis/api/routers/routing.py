@@ -6,8 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.bodies import DocumentBatch, DocumentPage, DocumentsStored, ToolPage
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.pages import page_of
 from phronesis.routing.documents import Document, DocumentIn
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
@@ -82,8 +84,8 @@ async def put_tool(name: ToolNamePath, body: ToolPut, engine: EngineDep, tenant:
 
 
 @router.get("/v1/tools", summary="The tenant's registered tools")
-async def list_tools(engine: EngineDep, tenant: TenantDep) -> list[Tool]:
-    return await engine.routing.tools.list(tenant)
+async def list_tools(engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0) -> ToolPage:
+    return page_of(await engine.routing.tools.list(tenant), limit=limit, offset=offset)
 
 
 @router.delete("/v1/tools/{name}", status_code=204, summary="Unregister a tool")
@@ -94,8 +96,8 @@ async def delete_tool(name: NamePath, engine: EngineDep, tenant: TenantDep) -> R
 
 
 @router.post("/v1/documents", status_code=201, summary="Add documents to the knowledge base (embedded on write)")
-async def add_documents(body: list[DocumentIn], engine: EngineDep, tenant: TenantDep) -> list[Document]:
-    return await engine.routing.add_documents(tenant, body)
+async def add_documents(body: DocumentBatch, engine: EngineDep, tenant: TenantDep) -> DocumentsStored:
+    return DocumentsStored(stored=await engine.routing.add_documents(tenant, body.documents))
 
 
 @router.put(
@@ -115,9 +117,9 @@ async def put_document(
 async def list_documents(
     engine: EngineDep,
     tenant: TenantDep,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
-) -> list[Document]:
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> DocumentPage:
     return await engine.routing.documents.list(tenant, limit=limit, offset=offset)
 
 

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from phronesis.api.bodies import SettingList
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.bodies import SettingPage
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
+from phronesis.pages import page_of
 from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
 
 router = APIRouter(prefix="/v1/settings", tags=["settings"])
 
 
 @router.get("", summary="The tenant's tunable settings: the value decisions use, the configured one, the applied one")
-async def list_settings(engine: EngineDep, tenant: TenantDep) -> SettingList:
-    return SettingList(items=await engine.tenant_settings.list(tenant))
+async def list_settings(engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0) -> SettingPage:
+    return page_of(await engine.tenant_settings.list(tenant), limit=limit, offset=offset)
 
 
 @router.get("/{name}", summary="One tunable setting of the tenant: the value decisions use, configured and applied")

@@ -56,9 +56,9 @@ def test_a_list_cut_short_by_its_limit_says_so(cli: CliRunner) -> None:
         cli.invoke(app, ["heuristics", "add", "--condition", f"situation {n}", "--action", "act"])
     cut = cli.invoke(app, ["heuristics", "list", "--limit", "2"])
     assert cut.exit_code == 0 and len(cut.stdout.splitlines()) == 2
-    assert "the first 2 shown; there are more" in cut.stderr
+    assert "the first 2 of 3 shown: raise --limit" in cut.stderr
     whole = cli.invoke(app, ["heuristics", "list", "--limit", "3"])
-    assert len(whole.stdout.splitlines()) == 3 and "there are more" not in whole.stderr
+    assert len(whole.stdout.splitlines()) == 3 and "shown" not in whole.stderr
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import asyncio
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError
@@ -217,3 +218,10 @@ async def test_explicit_nulls_in_a_patch_leave_fields_alone(engine: Engine) -> N
     patch = HeuristicUpdate.model_validate({"floor": None, "condition_text": None, "locked": None, "name": None})
     after = await engine.heuristics.update("t1", h.id, patch)
     assert (after.floor, after.condition_text, after.locked, after.name) == (0.2, h.condition_text, False, None)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_an_update_refuses_attributes_json_cannot_hold(value: float) -> None:
+    """Create refused NaN and infinity in attributes; an update took them and stored them."""
+    with pytest.raises(ValidationError):
+        HeuristicUpdate(attributes={"reading": value})

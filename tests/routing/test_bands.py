@@ -104,3 +104,27 @@ def test_the_reported_confidence_is_never_above_the_blend(
     assert settled.confidence <= confidence
     if settled.action is Decision.ESCALATE and settled.rule != "confidence_low":
         assert settled.confidence < bands.low  # a hand-off never shows a band above the escalation one
+
+
+@given(
+    st.sampled_from(list(Decision)),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.floats(0.0, 1.0),
+    st.integers(0, 3),
+)
+def test_a_settled_confidence_stays_between_0_and_1(
+    decision: Decision, confidence: float, composite: float, a: float, b: float, clarifications: int
+) -> None:
+    """A tenant may apply a low threshold of 0: a hand-off then answered a confidence of -0.01."""
+    bands = Bands(high=max(a, b), low=min(a, b))
+    settled = settle(
+        decision,
+        Evidence(confidence, composite, retrieved=True, empty=composite < 0.2),
+        bands,
+        retrieved_more=False,
+        clarifications=clarifications,
+        max_clarifications=2,
+    )
+    assert 0.0 <= settled.confidence <= 1.0

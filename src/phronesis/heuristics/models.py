@@ -99,7 +99,7 @@ class HeuristicUpdate(_Bounds):
     """The highest confidence it may have, 0 to 1; not below floor."""
     feedback_weight: FeedbackWeight | None = None
     """Multiplies the weight of every signal about it, 0.25 to 2: above 1 it learns faster, below 1 slower."""
-    attributes: dict[str, Any] | None = None
+    attributes: JsonObject | None = None
     """Free-form JSON that replaces its attributes as a whole (they are not merged)."""
 
 

@@ -49,6 +49,16 @@ class Bands:
             return "high"
         return "medium" if confidence >= self.low else "low"
 
+    @property
+    def under_low(self) -> float:
+        """A confidence in the low band, and never below 0: a tenant may set ``low`` to 0, and an
+        escalation then answered a confidence of -0.01."""
+        return max(0.0, self.low - 0.01)
+
+    @property
+    def under_high(self) -> float:
+        return max(0.0, self.high - 0.01)
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:
@@ -144,7 +154,7 @@ def settle(
     def ask(rule: Rule, confidence: float) -> Settled:
         # Rasa's two-stage fallback: clarify, clarify again, then hand off to a human
         if clarifications >= max_clarifications:
-            return Settled(decision, rule, min(confidence, bands.low - 0.01), handed_off=True)
+            return Settled(decision, rule, min(confidence, bands.under_low), handed_off=True)
         return Settled(decision, rule, confidence)
 
     confidence = evidence.confidence
@@ -153,11 +163,11 @@ def settle(
     band = bands.band(confidence)
     if decision is Decision.RETRIEVE and evidence.empty:
         # nothing to answer from (issue 22: it proceeded, high band, sources=[]): ask
-        return ask("nothing_found", min(confidence, bands.high - 0.01))
+        return ask("nothing_found", min(confidence, bands.under_high))
     if band != "low" and evidence.composite < bands.low:
         # the seed's confidence is the composite: in its escalation band (every tool failing, a
         # vague first message with nothing found) the router's certainty does not carry the turn
-        return Settled(decision, "composite_low", min(confidence, bands.low - 0.01))
+        return Settled(decision, "composite_low", min(confidence, bands.under_low))
     if band == "low":
         return Settled(decision, "confidence_low", confidence)
     if band == "medium" and decision is Decision.RETRIEVE and retrieved_more:

@@ -531,7 +531,7 @@ class RoutingService:
         if output.decision is Decision.ESCALATE:  # an escalation stands at any band
             turn.notes["bands"] = recorded(output.decision, bands)
             cap = output.confidence if turn.path != "llm" else 1.0
-            return output, min(confidence, bands.low - 0.01, cap)
+            return output, min(confidence, bands.under_low, cap)
         decision = output.decision
         first = evidence = self._evidence(turn, confidence)
         more_tried = wants_more(decision, first, bands)

@@ -141,3 +141,17 @@ def test_chunked_bodies_without_a_length_are_limited_too(live_server: LiveServer
     with live_server.client() as client:
         response = client.post("/v1/heuristics/import", content=chunks())  # type: ignore[arg-type]
         assert response.status_code == 413 and response.headers["content-type"] == PROBLEM
+
+
+def test_match_can_list_what_a_decision_considers(live_server: LiveServer, unique: str) -> None:
+    """A trial: a heuristic with no domain fired for source "home", and match with that source
+    could not show it (decide and the MCP tool include such heuristics)."""
+    text = f"someone rings the {unique} doorbell"
+    with live_server.client() as client:
+        general = client.post("/v1/heuristics", json=body(text) | {"domain": None}).json()["id"]
+        asked = {"text": text, "source": "home"}
+        assert client.post("/v1/heuristics/match", json=asked).json()["matches"] == []
+        found = client.post("/v1/heuristics/match", json=asked | {"include_general": True}).json()["matches"]
+        assert [m["heuristic"]["id"] for m in found][:1] == [general]
+        decided = client.post("/v1/events/decide", json=asked).json()
+        assert general in [c["heuristic_id"] for c in decided["candidates"]]

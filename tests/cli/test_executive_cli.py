@@ -28,7 +28,7 @@ def test_decide_then_feedback_then_report(cli: CliRunner) -> None:
     again = cli.invoke(app, ["feedback", decision["response_id"], "--positive"])
     assert again.exit_code == 2 and again.output.count("\n") == 1 and "already stands" in again.output
 
-    report = json.loads(cli.invoke(app, ["executive", "report", "--json"]).output)
+    report = json.loads(cli.invoke(app, ["executive", "report", "--json"]).output)["strategies"]
     assert report[0]["strategy"] == "heuristic_first" and report[0]["positive"] == 1
 
 
@@ -44,6 +44,7 @@ def test_user_errors_are_one_line(cli: CliRunner) -> None:
         ["decide", "ok", "--urgency", "3"],
         ["feedback", "no-such-id", "--positive"],
         ["feedback", "some-id"],
+        ["feedback", "some-id", "--positive", "--negative"],  # the last one won, and moved a confidence
         ["executive", "reevaluate"],
         ["executive", "report", "--since-days", "0"],
     ):

@@ -33,13 +33,13 @@ def test_users_signals_a_calendar_a_cycle_and_feedback(cli: CliRunner, tmp_path:
     assert imported.exit_code == 0 and imported.stdout.startswith("stored 4 calendar signals"), imported.output
     again = cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)])
     assert "stored 0 calendar signals, 4 already known" in again.stdout  # re-importing adds nothing
-    listed = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)
+    listed = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)["items"]
     assert {s["type"] for s in listed} == {"calendar_event_approaching", "calendar_busy_day"}
     ran = cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"])
     result = json.loads(ran.stdout)
     assert (result["decision"], result["category"]) == ("sent", "schedule_info") and "stand-up" in result["message"]
     rows = json.loads(cli.invoke(app, ["proactive", "feedback", "--user", "ana", "--json"]).stdout)
-    assert [r["outcome"] for r in rows] == ["pending"]
+    assert [r["outcome"] for r in rows["items"]] == ["pending"] and rows["total"] == 1
     users = cli.invoke(app, ["proactive", "users", "list"])
     assert "ana" in users.stdout and "new" in users.stdout  # a brand-new profile: trust starts at new
 
@@ -108,7 +108,7 @@ def test_preview_why_and_stats_from_the_cli(cli: CliRunner) -> None:
     preview = cli.invoke(app, ["proactive", "preview", "ana", "--no-llm"])
     assert preview.exit_code == 0 and "WOULD SEND (deadline_warning)" in preview.stdout, preview.output
     assert "approved" in preview.stdout
-    assert json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--pending", "--json"]).stdout)
+    assert json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--pending", "--json"]).stdout)["total"]
     before = cli.invoke(app, ["proactive", "why", "ana"])
     assert before.stdout.startswith("now: WOULD SEND (deadline_warning)"), before.output
     lines = before.stdout.splitlines()

@@ -71,6 +71,9 @@ class MatchRequest(Schema):
     configured similarity threshold."""
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     """Leave out heuristics whose confidence is below this (0 to 1)."""
+    include_general: bool = False
+    """With ``source``: also the heuristics that have no domain, which apply to every source.
+    ``true`` lists what a decision on an event from ``source`` considers."""
 
 
 class MatchResponse(Schema):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -71,7 +70,8 @@ def decide(
 @app.command()
 def feedback(
     response_id: Annotated[str, typer.Argument(help="The response id a decision returned.")],
-    positive: Annotated[bool | None, typer.Option("--positive/--negative", help="Binary rating.")] = None,
+    positive: Annotated[bool, typer.Option("--positive", help="It was right.")] = False,
+    negative: Annotated[bool, typer.Option("--negative", help="It was wrong.")] = False,
     user_score: Annotated[int | None, typer.Option(help="User score: 1 bad, 2 meh, 3 good.")] = None,
     dev_score: Annotated[int | None, typer.Option(help="Developer score 1…5.")] = None,
     key: Annotated[str | None, typer.Option(help="Idempotency key (default: one feedback per response).")] = None,
@@ -80,8 +80,10 @@ def feedback(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Rate a decision; a fired heuristic learns from it, a good LLM answer may become a heuristic."""
+    if positive and negative:  # a pair flag let the last one win: a contradiction changed a confidence
+        raise fail("--positive, --negative: give one of them, not both")
     fields: dict[str, Any] = {"user_score": user_score, "dev_score": dev_score, "comment": comment}
-    if positive is not None:
+    if positive or negative:
         fields["rating"] = "positive" if positive else "negative"
     if key is not None:
         fields["idempotency_key"] = key
@@ -142,7 +144,9 @@ def report(
 
     reports = with_engine(work)
     if as_json:
-        typer.echo(json.dumps([r.model_dump() for r in reports], indent=2))
+        from phronesis.api.bodies import ExecutiveReport
+
+        emit(ExecutiveReport(strategies=reports), True, str)
     elif not reports:
         typer.echo("no executive decisions yet")
     else:

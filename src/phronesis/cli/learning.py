@@ -48,7 +48,7 @@ def history(
             )
         return "\n".join(out)
 
-    emit(entries, as_json, lines)
+    emit(page, as_json, lines)  # JSON: the API's page, newest first
 
 
 @app.command()

@@ -74,7 +74,8 @@ def run_cycles(
 @users_app.command("list")
 def users_list(tenant: TenantOption = DEFAULT_TENANT, limit: int = 100, as_json: JsonOption = False) -> None:
     """Users with their trust level."""
-    users = with_engine(lambda engine: engine.proactive.list_users(tenant, limit=limit)).items
+    page = with_engine(lambda engine: engine.proactive.list_users(tenant, limit=limit))
+    users = page.items
     lines = [
         f"{u.id:<16} {u.trust_level:<11} {u.timezone:<20} {u.sleep_time}-{u.wake_time}  {u.channel:<9}"
         + ("  opted out" if u.opted_out else "")
@@ -82,7 +83,7 @@ def users_list(tenant: TenantOption = DEFAULT_TENANT, limit: int = 100, as_json:
         + (f"  muted until {u.muted_until.isoformat()}" if u.muted_until else "")
         for u in users
     ]
-    _print([u.model_dump(mode="json") for u in users], as_json, "\n".join(lines) or "(no users)")
+    _print(page, as_json, "\n".join(lines) or "(no users)")
 
 
 @users_app.command("put")
@@ -152,13 +153,14 @@ def signals_list(
     user_id: str, tenant: TenantOption = DEFAULT_TENANT, pending: bool = False, as_json: JsonOption = False
 ) -> None:
     """A user's signals, newest first."""
-    signals = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None)).items
+    page = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None))
+    signals = page.items
     lines = [
         f"{s.created_at:%Y-%m-%d %H:%M}  {s.type:<28} urgency {s.urgency_hint:>2}  "
         f"{'used' if s.consumed_at else 'pending'}  {s.data.get('title', '')}"
         for s in signals
     ]
-    _print([s.model_dump(mode="json") for s in signals], as_json, "\n".join(lines) or "(no signals)")
+    _print(page, as_json, "\n".join(lines) or "(no signals)")
 
 
 @signals_app.command("import-ics")
@@ -359,13 +361,14 @@ def feedback(
         _print(result.model_dump(mode="json"), True, "")
         return
     since = datetime.now(UTC) - timedelta(days=days)
-    rows = with_engine(lambda engine: engine.proactive.list_feedback(tenant, user_id=user, since=since)).items
+    page = with_engine(lambda engine: engine.proactive.list_feedback(tenant, user_id=user, since=since))
+    rows = page.items
     lines = [
         f"{f.sent_at:%Y-%m-%d %H:%M}  {f.user_id:<16} {f.category:<16} {f.outcome:<12} "
         f"{f.delivery_status:<7} {f.message}"
         for f in rows
     ]
-    _print([f.model_dump(mode="json") for f in rows], as_json, "\n".join(lines) or "(no sends)")
+    _print(page, as_json, "\n".join(lines) or "(no sends)")
 
 
 @app.command()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -10,6 +9,7 @@ from pydantic import ValidationError
 
 from phronesis.cli.app import JsonOption, TenantOption, emit, fail, invalid, settings_app, with_engine
 from phronesis.executive.factory import STRATEGY_NAMES
+from phronesis.pages import page_of
 from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown
 from phronesis.tenants import DEFAULT_TENANT
 
@@ -35,10 +35,7 @@ def list_settings(
         return await engine.tenant_settings.list(tenant)
 
     items = with_engine(work)
-    if as_json:
-        typer.echo(json.dumps([s.model_dump(mode="json") for s in items], indent=2))
-    else:
-        typer.echo("\n".join(_line(s) for s in items))
+    emit(page_of(items, limit=100, offset=0), as_json, lambda: "\n".join(_line(s) for s in items))
 
 
 def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None, as_json: bool) -> None:

@@ -384,9 +384,30 @@ def admission_feedback(decision_id: str, rating: AdmissionFeedbackIn | Json) -> 
 
 
 def memory_decisions(
-    *, run_id: str | None = None, decision: str | None = None, limit: int = 100, offset: int = 0
+    *,
+    run_id: str | None = None,
+    decision: str | None = None,
+    target_run_id: str | None = None,
+    agent_id: str | None = None,
+    user_id: str | None = None,
+    batch_id: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    limit: int = 100,
+    offset: int = 0,
 ) -> Call[MemoryDecisionPage]:
-    params = _query(run_id=run_id, decision=decision, limit=limit, offset=offset)
+    params = _query(
+        run_id=run_id,
+        decision=decision,
+        target_run_id=target_run_id,
+        agent_id=agent_id,
+        user_id=user_id,
+        batch_id=batch_id,
+        since=since,
+        until=until,
+        limit=limit,
+        offset=offset,
+    )
     return Call("GET", "/v1/memory-decisions", _reader(MemoryDecisionPage), params=params)
 
 

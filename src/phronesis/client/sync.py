@@ -372,10 +372,34 @@ class _Admission:
         return self._c.send(calls.admission_feedback(decision_id, rating))
 
     def decisions(
-        self, *, run_id: str | None = None, decision: str | None = None, limit: int = 100, offset: int = 0
+        self,
+        *,
+        run_id: str | None = None,
+        decision: str | None = None,
+        target_run_id: str | None = None,
+        agent_id: str | None = None,
+        user_id: str | None = None,
+        batch_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        offset: int = 0,
     ) -> MemoryDecisionPage:
-        """Seed 003's memory decisions, newest first."""
-        return self._c.send(calls.memory_decisions(run_id=run_id, decision=decision, limit=limit, offset=offset))
+        """The memory decisions (ADD, NOT, REPLACE, MERGE), newest first, with the API's filters."""
+        return self._c.send(
+            calls.memory_decisions(
+                run_id=run_id,
+                decision=decision,
+                target_run_id=target_run_id,
+                agent_id=agent_id,
+                user_id=user_id,
+                batch_id=batch_id,
+                since=since,
+                until=until,
+                limit=limit,
+                offset=offset,
+            )
+        )
 
 
 class _Proactive:

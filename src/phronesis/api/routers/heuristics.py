@@ -51,6 +51,7 @@ async def match_heuristics(body: MatchRequest, engine: EngineDep, tenant: Tenant
         k=body.k,
         min_similarity=body.min_similarity,
         min_confidence=body.min_confidence,
+        include_general=body.include_general,
     )
     return MatchResponse(matches=matches)
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from phronesis.api.bodies import HistoryPage
-from phronesis.api.deps import EngineDep, TenantDep
+from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.api.routers.heuristics import HeuristicIdPath
 from phronesis.learning.models import ChannelReport, FireRequest, Observation, ObservedEvent
 from phronesis.learning.types import FireRecord
@@ -36,14 +34,14 @@ async def observe(body: ObservedEvent, engine: EngineDep, tenant: TenantDep) -> 
 
 @router.get(
     "/v1/heuristics/{heuristic_id}/history",
-    summary="Confidence over time, each step with the signal that moved it (oldest first)",
+    summary="Confidence over time, newest first, each step with the signal that moved it",
 )
 async def history(
     heuristic_id: HeuristicIdPath,
     engine: EngineDep,
     tenant: TenantDep,
-    limit: Annotated[int, Query(ge=1, le=100_000)] = 1000,
-    offset: Annotated[int, Query(ge=0, le=10_000_000)] = 0,
+    limit: Limit = 1000,
+    offset: Offset = 0,
 ) -> HistoryPage:
     return await engine.learning.history(tenant, heuristic_id, limit=limit, offset=offset)
 

@@ -225,8 +225,11 @@ class ApplyIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     value: GivenValue | None
-    """The tenant's value: a number (``true`` is not 1) in the setting's range (``BOUNDS``), or a
-    choice's name (``CHOICES``: ``executive.strategy``); null puts the server's configured value back."""
+    """The tenant's value: a JSON number (``true`` is not 1) within the setting's range (most are
+    0 to 1; ``executive.heuristic_threshold`` 0.3 to 0.95, ``executive.personality_bias`` -0.5 to
+    0.5, ``proactive.score_threshold.*`` 0 to 10, ``proactive.daily_cap.*`` a whole number 0 to
+    50), or for ``executive.strategy`` one of ``heuristic_first``, ``always_llm``,
+    ``urgency_tiered``. Null puts the server's configured value back."""
     note: str | None = Field(default=None, max_length=1000)
     """Why: kept on the setting's decision record (e.g. the replay or tuning behind it)."""
 

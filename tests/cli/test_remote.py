@@ -34,6 +34,10 @@ def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path) -> Non
         # a command that does not go to the server says it works on the database directly (a trial)
         listed = console(env, "heuristics", "list")
         assert listed.returncode == 0 and "works on the database directly" in listed.stderr
+        # refused before it was sent: one line naming the field, without the URL or a model's name
+        refused = console(env, "feedback", decision["response_id"], "--user-score", "7")
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith("error: user_score: ") and "Feedback" not in refused.stderr
     gone = console(env, "decide", "the kettle has boiled")
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {base}: ") and "Traceback" not in gone.stderr
 

@@ -46,7 +46,7 @@ class AdmissionFeedbackIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     correct: StrictBool
-    """true or false: "yes" or 1 is refused, not read as right (a fresh-clone trial)."""
+    """Whether the decision was right: a JSON true or false ("yes" or 1 is refused)."""
     expected_decision: AdmissionDecision | None = None
     """What it should have been (only when not correct)."""
     note: Annotated[str, StringConstraints(max_length=2000)] | None = None

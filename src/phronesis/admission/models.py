@@ -92,7 +92,7 @@ class RunIn(Schema):
 
 
 class SimilarRun(Schema):
-    """A stored run the decision was compared with (seed ``SimilarRun``)."""
+    """A stored run the decision was compared with."""
 
     run_id: str
     """The stored run's id (or a run admitted earlier in the same batch)."""
@@ -164,7 +164,7 @@ class Run(Schema):
 
 
 class MemoryDecision(Schema):
-    """Seed 003's ``MemoryDecision``: one for every admission, stored or not."""
+    """A memory admission decision: one for every run admitted, whether it was stored or not."""
 
     model_config = ConfigDict(frozen=True)
 

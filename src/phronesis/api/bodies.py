@@ -63,7 +63,8 @@ class MatchRequest(Schema):
     text: str = Field(min_length=1, max_length=4000)
     """The situation to match against the heuristics' conditions."""
     source: str | None = Field(default=None, max_length=128)
-    """Hard filter on the heuristic's domain (seed 000, F-01)."""
+    """Only heuristics of this domain, the event source they apply to (with ``include_general``,
+    also those with no domain); unset: every domain."""
     k: int | None = Field(default=None, ge=1, le=100)
     """How many matches at most (1–100); unset: the configured ``PHRONESIS_HEURISTICS__TOP_K``."""
     min_similarity: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
@@ -87,7 +88,7 @@ class ConfidenceRequest(Schema):
     positive: bool
     """True: evidence the heuristic's action was right; false: that it was wrong."""
     magnitude: float | None = Field(default=None, gt=0.0, le=10.0, allow_inf_nan=False)
-    """Evidence weight in (0, 10]; unset means 1.0 (seed 001). 0 is refused, never read as 1.0."""
+    """Evidence weight, above 0 and at most 10; unset means 1.0. 0 is refused, never read as 1.0."""
     source: str = Field(default="api", min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
     """Where the evidence came from (e.g. ``user_explicit``, ``dev``), kept in the heuristic's history."""
 

@@ -106,9 +106,12 @@ PARAMETERS: dict[str, str] = {
     "kind": "Only decisions of this decision point.",
     "strategy": "Only decisions made by this strategy (e.g. heuristic_first, urgency_tiered).",
     "path": "Only decisions that took this path (e.g. heuristic, llm, rejected).",
-    "subject_id": "Only decisions about this subject (a heuristic, session, run or user id).",
-    "since": "From this time on (ISO 8601 with a time zone).",
-    "until": "Before this time (ISO 8601 with a time zone).",
+    "subject_id": (
+        "Only decisions about this subject: an event id (executive), session id (routing), run id"
+        " (admission), user id (proactive) or setting name (setting)."
+    ),
+    "since": "From this time on (ISO 8601; a time without a zone is taken as UTC).",
+    "until": "Before this time (ISO 8601; a time without a zone is taken as UTC).",
     "limit": "The most items to return.",
     "offset": "How many items of the listing to skip.",
     "turns": "How many of the session's latest turns to include.",

@@ -28,7 +28,10 @@ class NewDecisionRecord(Schema):
     """Which decision point made it: ``executive``, ``reevaluation``, ``learning``, ``routing``,
     ``admission``, ``proactive`` or ``setting`` (a tenant setting applied or reset)."""
     subject_id: str | None = Field(default=None, max_length=256)
-    """Event id, query id, run id or user id: what the decision was about."""
+    """What the decision was about: the event id for ``executive`` and ``reevaluation``, the
+    session id for ``routing`` (a turn or a tool report), the run id for ``admission`` (for an
+    undo, the id of the admission decision it undid), the user id for ``proactive``, the setting's
+    name for ``setting``. None when there is none."""
     strategy: str | None = Field(default=None, max_length=64)
     """How the decision point was set to decide: the executive's strategy (e.g. ``heuristic_first``),
     routing's router mode (``local``, ``llm``, ``cascade``; ``tool_outcome`` for a tool report),
@@ -59,7 +62,8 @@ class NewDecisionRecord(Schema):
     completion_tokens: int | None = None
     """Completion tokens the LLM reported for this decision; None when no LLM was asked or none were reported."""
     llm_calls: int | None = Field(default=None, ge=0)
-    """Requests sent to the LLM for this decision (None: not counted, e.g. recorded before 0009)."""
+    """Requests sent to the LLM for this decision (None: not counted, as on records written by
+    older versions of the server)."""
     reason: str | None = Field(default=None, max_length=256)
     """A short reason code or note (at most 256 characters): e.g. why an executive decision
     gave no answer, routing's escalation reason, admission's verdict reason."""

@@ -44,11 +44,13 @@ def served(
             f"--tenant: with {URL} set the server decides the tenant (PHRONESIS_API_KEY's, or its dev "
             f"tenant without a key); drop --tenant, or unset {URL} to work on the database directly"
         )
-    from phronesis.client import Client, ClientError
+    from phronesis.client import Client, ClientError, InvalidInput
 
     try:
         with Client() as client:
             return remote(client)
+    except InvalidInput as exc:  # refused before it was sent: the server is not part of it
+        raise fail(exc.detail) from None
     except ClientError as exc:
         raise fail(f"{os.environ[URL]}: {exc}") from None
     except ValueError as exc:  # a malformed PHRONESIS_URL or key

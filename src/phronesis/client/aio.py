@@ -170,17 +170,17 @@ class AsyncClient:
 
 
 class _Executive:
-    """Seed 000 and 001: decide on an event, observe what followed, rate the decision."""
+    """Decide on an event, observe what followed, rate the decision."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._c = client
 
     async def decide(self, event: EventRequest | Json) -> EventDecision:
-        """Seed 000: fire a learned heuristic, or ask the LLM, for this event."""
+        """Fire a learned heuristic, or ask the LLM, for this event."""
         return await self._c.send(calls.decide(event))
 
     async def observe(self, event: ObservedEvent | Json) -> Observation:
-        """Seed 001: a new event from a source, an undo of its recent fires or a sign they were ignored."""
+        """A new event from a source, an undo of its recent fires or a sign they were ignored."""
         return await self._c.send(calls.observe(event))
 
     async def feedback(self, rating: Feedback | Json) -> FeedbackReceipt:
@@ -250,7 +250,7 @@ class _Heuristics:
 
 
 class _Routing:
-    """Seed 002: a conversation's turns routed and rated; its tools and documents."""
+    """A conversation's turns routed and rated; its tools and documents."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._c = client
@@ -264,7 +264,7 @@ class _Routing:
         return await self._c.send(calls.get_session(session_id, turns=turns))
 
     async def route(self, session_id: str, turn: RouteRequest | Json) -> RouteResult:
-        """Seed 002: RETRIEVE, REASON_ONLY, USE_TOOL, CLARIFY or ESCALATE for a user turn."""
+        """RETRIEVE, REASON_ONLY, USE_TOOL, CLARIFY or ESCALATE for a user turn."""
         return await self._c.send(calls.route(session_id, turn))
 
     async def feedback(self, session_id: str, rating: RouteFeedbackIn | Json) -> RouteFeedback:
@@ -309,13 +309,13 @@ class _Routing:
 
 
 class _Admission:
-    """Seed 003: finished runs admitted to memory, or not; memory searched."""
+    """Finished runs admitted to memory, or not; memory searched."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._c = client
 
     async def admit(self, run: RunIn | Json) -> AdmissionResult:
-        """Seed 003: ADD, NOT, REPLACE or MERGE a finished run into memory, and why."""
+        """ADD, NOT, REPLACE or MERGE a finished run into memory, and why."""
         return await self._c.send(calls.admit(run))
 
     async def admit_batch(self, runs: RunBatch | Json) -> BatchResult:
@@ -404,7 +404,7 @@ class _Admission:
 
 
 class _Proactive:
-    """Seed 004: users, their signals, and what their cycles decide."""
+    """Users, their signals, and what their cycles decide."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._c = client
@@ -468,7 +468,7 @@ class _Proactive:
         return await self._c.send(calls.list_insights(user_id, fresh=fresh, limit=limit, offset=offset))
 
     async def run_cycle(self, user_id: str) -> CycleResult:
-        """Seed 004: run one user's cycle now (send, defer or stay silent)."""
+        """Run one user's cycle now (send, defer or stay silent)."""
         return await self._c.send(calls.run_cycle(user_id))
 
     async def run_tick(self) -> TickReport:

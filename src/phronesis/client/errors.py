@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
+from phronesis.exceptions import validation_message
+
 __all__ = [
     "APIError",
     "ClientError",
@@ -71,7 +73,10 @@ class InvalidInput(InvalidRequest):
 
     def __init__(self, model: str, error: ValidationError | None = None, *, field: str = "", message: str = "") -> None:
         problems = (
-            [{"field": ".".join(str(p) for p in e["loc"]), "in": "body", "message": e["msg"]} for e in error.errors()]
+            [
+                {"field": ".".join(str(p) for p in e["loc"]), "in": "body", "message": validation_message(e)}
+                for e in error.errors()
+            ]
             if error is not None
             else [{"field": field, "in": "path", "message": message}]
         )

@@ -36,7 +36,8 @@ class EventRequest(Schema):
     heuristic threshold by urgency × a reduction and picks its tier (immediate at ≥ 0.7, soon at
     ≥ 0.3, by default)."""
     goals: list[Annotated[str, StringConstraints(max_length=500)]] | None = Field(default=None, max_length=20)
-    """Active goals (F-07). None: the configured ``EXECUTIVE_GOALS``."""
+    """The agent's active goals, added to the LLM's system prompt (at most 20, each at most 500
+    characters). None: the server's configured goals (``PHRONESIS_EXECUTIVE__GOALS``)."""
     personality_biases: PersonalityBiases = Field(default_factory=dict)
     """Named threshold adjustments, each in [-1, 1]. ``confidence_threshold`` is added to the
     heuristic threshold (the result clamped to [0.3, 0.95]); without it the tenant's
@@ -50,14 +51,16 @@ class EventRequest(Schema):
 
 
 class EventDecision(Schema):
-    """Seed 000 ``ProcessEventResponse`` plus the strategy and the reason, for explainability."""
+    """The executive's decision on an event: the response to act on, how it was reached (path,
+    strategy, reason), and whether anything failed."""
 
     model_config = ConfigDict(frozen=True)
 
+    # not ``path != REJECTED`` as the design had it: that called an LLM failure (fallback, empty
+    # answer) accepted, and an agent checking ``accepted`` acted on nothing
     accepted: bool
     """There is an answer to act on: a heuristic fired or the LLM answered (``response_text`` is
-    not empty). Seed 000 said ``path != REJECTED``, which called an LLM failure (FALLBACK, empty
-    answer) accepted; an agent checking ``accepted`` acted on nothing (issue 20)."""
+    not empty). False otherwise: the event was rejected, or the LLM failed or answered nothing."""
     degraded: bool = False
     """A part failed (the LLM timed out, was unreachable, answered nothing): the decision is not
     the one asked for. ``error`` says what failed; the decision record says it too."""

@@ -36,7 +36,7 @@ class DecisionPath(StrEnum):
 
 
 class HeuristicCandidate(Schema):
-    """A heuristic that matched the event (seed 000, F-04).
+    """A heuristic that matched the event.
 
     Only condition and action text are ever shown to the LLM; ``confidence`` and
     ``similarity`` are for the threshold check and ranking, never for the prompt

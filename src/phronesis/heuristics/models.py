@@ -44,7 +44,8 @@ class HeuristicCreate(_Bounds):
     id: HeuristicId | None = None
     """Optional caller-chosen id (imports keep theirs); a UUID otherwise."""
     domain: Domain = ""
-    """The event source / domain; matching can filter on it hard (seed 000, F-01)."""
+    """The event source it applies to (e.g. ``garden``); matching can be limited to one source's
+    heuristics. Empty: no domain, a heuristic for every source."""
     name: Annotated[str, StringConstraints(max_length=200)] | None = None
     """A short display name, at most 200 characters; optional."""
     condition_text: Text
@@ -53,7 +54,8 @@ class HeuristicCreate(_Bounds):
     action_text: Text
     """What to do or say when the condition matches (1 to 4000 characters, trimmed)."""
     confidence: Unit | None = None
-    """Initial confidence; the prior is derived from it. Default: settings.heuristics.default_confidence."""
+    """Initial confidence, 0 to 1; the prior is derived from it. Unset: 0.5 by default (the server's
+    ``PHRONESIS_HEURISTICS__DEFAULT_CONFIDENCE``)."""
     origin: Origin = "dev"
     """Who made it: dev (a developer, the default), pack (a shipped pack), learned (from feedback) or llm."""
     origin_id: Annotated[str, StringConstraints(max_length=128)] | None = None
@@ -164,7 +166,9 @@ class Heuristic(Schema):
     evidence_at: datetime | None = None
     """When evidence last arrived (discounted strategies fade evidence from here)."""
     signal_count: int = 0
-    """Signals that moved this heuristic (F-03 decay counts them)."""
+    """How many feedback signals have changed this heuristic's confidence. With diminishing returns
+    switched on (``PHRONESIS_LEARNING__DECAY_K`` above 0, off by default) each new signal weighs
+    less the more it already has."""
     ignore_streak: int = 0
     """How many follow-up events in a row ignored its fires. At the configured threshold (3 by default) it gets a
     negative signal and the count starts again; a rating, undo, thanks or timeout resets it."""
@@ -178,7 +182,7 @@ class HeuristicMatch(Schema):
     similarity: float
     """Cosine similarity of the query to the heuristic's condition."""
     score: float
-    """similarity × confidence (GLADyS ``HeuristicMatch.score``), for display; ranking is similarity-dominant."""
+    """similarity × confidence, for display; matches are ranked mostly by similarity, not by this."""
 
 
 class ConfidenceUpdate(Schema):

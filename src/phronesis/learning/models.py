@@ -17,7 +17,7 @@ Source = Annotated[str, StringConstraints(max_length=128)]
 
 
 class FireRequest(Schema):
-    """A heuristic fired for an event (seed 001 ``on_fire``)."""
+    """A heuristic fired for an event: its later outcome (observed events, feedback) teaches it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

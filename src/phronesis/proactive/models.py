@@ -106,9 +106,10 @@ class UserIn(Schema):
     default."""
     created_at: AwareInstant | None = None
     """When the relationship started (trust counts days from it). None: now."""
+    # at most what the database column holds: a larger number was a 500 from the database
     interaction_count: int | None = Field(default=None, ge=0, le=2**31 - 1)
     """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one.
-    At most what the column holds (the fuzzer's 3·10¹⁹ was a 500 from the database).
+    At most 2147483647.
     None: 0 for a new user, unchanged for a known one (an update never resets what was counted)."""
     last_active_at: AwareInstant | None = None
     """None: unchanged for a known user (replies keep it current)."""
@@ -189,7 +190,7 @@ class UserProfile(Schema):
 
 
 class SignalIn(Schema):
-    """Something the agent noticed that might be worth a message (seed 004 §2: ``Signal``)."""
+    """Something the agent noticed that might be worth a message to the user."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -596,7 +597,9 @@ class UserReply(Schema):
     """Fresh deferred insights to weave into the reply, best first (up to 3 by default), now marked used. Empty for a
     user opted out of everything; never one of a category the user opted out of."""
     intent: Literal["opt_out", "opt_out_category", "negative", "reply"] = "reply"
-    """How the reply was read (``phronesis.proactive.replies``)."""
+    """How the reply was read: ``opt_out`` (no more proactive messages), ``opt_out_category`` (no
+    more messages like the one answered), ``negative`` (pushback that is not a request to stop) or
+    ``reply`` (anything else)."""
     opted_out: OptOut | None = None
     """Set when the reply asked to stop: tell the user what they were opted out of."""
 
@@ -617,7 +620,7 @@ class TickReport(Schema):
     llm_calls: int
     """Cycles that called the LLM."""
     decided_without_llm: float | None
-    """Share of cycles that never reached the LLM (the seed reports about 80%)."""
+    """Share of cycles that never reached the LLM, 0 to 1; None when no cycle ran."""
     feedback_expired: int
     """Pending sends marked ignored by this tick (no reply after the ignore timeout)."""
     redelivered: dict[str, int] = Field(default_factory=dict)

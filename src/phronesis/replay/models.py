@@ -142,8 +142,10 @@ class Asked(Schema):
 
 class ReplayIn(Asked):
     value: GivenValue
-    """In the setting's range (``tenant_settings.BOUNDS``: a probability; a score of 0–10 for
-    proactive), or for a choice one of its names (``CHOICES``: the executive's strategy)."""
+    """The value to replay with: a number in the setting's range, the same as ``PUT
+    /v1/settings/{name}`` takes (most are 0 to 1; a proactive score threshold 0 to 10, a daily cap
+    a whole number 0 to 50), or for the executive's strategy one of ``heuristic_first``,
+    ``always_llm``, ``urgency_tiered``."""
     since: Instant | None = None
     """The window's start (None: ``days`` back from now)."""
     days: float = Field(default=30.0, gt=0.0, le=365.0)

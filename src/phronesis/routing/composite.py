@@ -115,10 +115,10 @@ def source_quality(sources: Sequence[RetrievedSource]) -> tuple[float, dict[str,
 
 class CompositeConfidence(Schema):
     value: float
-    """The seed's composite: the weighted factors, × the conflict penalty when sources conflict."""
+    """The composite confidence: the weighted factors, × the conflict penalty when sources conflict."""
     base: float = 0.0
     """The weighted factors alone (the routing service blends this with the router's confidence and
-    applies the penalties to the blend, so a penalty acts on the final confidence as the seed says)."""
+    applies the penalties to the blend, so a penalty acts on the final confidence)."""
     factors: dict[str, float | None]
     """Each factor's value; None where it did not apply."""
     weights: dict[str, float]

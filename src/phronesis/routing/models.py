@@ -98,13 +98,14 @@ class RouteResult(Schema):
     """ESCALATE: why, e.g. ``sensitive_topic_detected``, ``confidence_below_threshold``,
     ``retrieval_failure``, ``repeated_clarification``, ``internal_error``. None for other decisions."""
     message: str | None = None
-    """For the user: the clarifying question, the handoff message or the seed's fallback message."""
+    """For the user: the clarifying question, the handoff message or, when the turn escalated on an
+    error, the error message."""
     session_mode: SessionMode
     """The session's mode after this turn: ``human`` when it escalated or a person already owned it
     (a person owns it until it is handed back), else ``auto``."""
     degraded: str | None = None
     """Set when the decision was not made the way the mode asks, and why: e.g. the LLM timed out
-    and the local router decided instead. None when everything worked (issue 20)."""
+    and the local router decided instead. None when everything worked."""
 
 
 class ToolOutcomeIn(Schema):

@@ -55,7 +55,8 @@ class ToolSpec(Schema):
     """Requests this tool serves ("Book a meeting with me"): with the description, what a USE_TOOL
     query is matched against to choose the tool (``routing.tool_choice``)."""
     critical: bool = False
-    """Seed 002: a critical tool that fails after its retries escalates; others proceed without it."""
+    """True: when the tool still fails after its retries, the turn is escalated to a person; a tool
+    that is not critical is skipped and the turn goes on without it."""
     retry_allowed: bool = True
     """Whether a failed call may be retried (up to ``routing.max_tool_retries``); False: the first
     failure is final."""

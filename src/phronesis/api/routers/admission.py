@@ -110,7 +110,7 @@ async def decision_feedback(
     return await engine.admission.feedback.rate(tenant, decision_id, body)
 
 
-@router.get("/v1/memory-decisions", summary="Seed 003's MemoryDecision records, newest first")
+@router.get("/v1/memory-decisions", summary="Memory decisions (one per admitted run, stored or not), newest first")
 async def memory_decisions(
     engine: EngineDep,
     tenant: TenantDep,

@@ -19,7 +19,7 @@ async def list_settings(engine: EngineDep, tenant: TenantDep, limit: Limit = 100
 
 @router.get("/{name}", summary="One tunable setting of the tenant: the value decisions use, configured and applied")
 async def get_setting(name: SettingName, engine: EngineDep, tenant: TenantDep) -> AppliedSetting:
-    """The same entry as in the list (a trial found GET on a setting's own address refused)."""
+    """The same entry as ``GET /v1/settings`` lists for this setting."""
     return next(item for item in await engine.tenant_settings.list(tenant) if item.name == name)
 
 

@@ -148,7 +148,8 @@ def test_match_can_list_what_a_decision_considers(live_server: LiveServer, uniqu
     could not show it (decide and the MCP tool include such heuristics)."""
     text = f"someone rings the {unique} doorbell"
     with live_server.client() as client:
-        general = client.post("/v1/heuristics", json=body(text) | {"domain": None}).json()["id"]
+        no_domain = {k: v for k, v in body(text).items() if k != "domain"}
+        general = client.post("/v1/heuristics", json=no_domain).json()["id"]
         asked = {"text": text, "source": "home"}
         assert client.post("/v1/heuristics/match", json=asked).json()["matches"] == []
         found = client.post("/v1/heuristics/match", json=asked | {"include_general": True}).json()["matches"]

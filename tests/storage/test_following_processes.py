@@ -140,7 +140,7 @@ def test_a_document_added_or_deleted_anywhere_is_retrieved_accordingly_everywher
     with server(env) as a, server(env) as b:
         assert httpx.post(f"{b}/v1/sessions", json={"id": "s1"}, timeout=60).status_code == 201
         assert _route_sources(b, "s1", query) == []  # B has loaded the (empty) knowledge base
-        created = httpx.post(f"{a}/v1/documents", json=[document], timeout=60)
+        created = httpx.post(f"{a}/v1/documents", json={"documents": [document]}, timeout=60)
         assert created.status_code == 201, created.text
         within(VISIBLE_WITHIN_S, lambda: _route_sources(b, "s1", query) == ["pricing"])
         assert httpx.delete(f"{a}/v1/documents/pricing", timeout=60).status_code == 204

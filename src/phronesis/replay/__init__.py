@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING
 
 from phronesis.lazy import exports
 
+# ``tune`` is also the name of its module: the import system sets the package's ``tune`` to the
+# module whenever ``phronesis.replay.tune`` is first imported, so the function must be bound here
+from phronesis.replay.tune import tune
+
 if TYPE_CHECKING:
     from phronesis.replay.admission import replay_admission
     from phronesis.replay.executive import replay_executive
@@ -19,7 +23,7 @@ if TYPE_CHECKING:
     from phronesis.replay.proactive import replay_proactive
     from phronesis.replay.routing import replay_routing
     from phronesis.replay.run import run_replay
-    from phronesis.replay.tune import TuneIn, TuneReport, tune
+    from phronesis.replay.tune import TuneIn, TuneReport
 
 __all__ = [
     "ReplayIn",
@@ -46,6 +50,5 @@ __getattr__ = exports(
         "replay_proactive": "phronesis.replay.proactive",
         "replay_routing": "phronesis.replay.routing",
         "run_replay": "phronesis.replay.run",
-        "tune": "phronesis.replay.tune",
     },
 )

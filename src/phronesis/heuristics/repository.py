@@ -12,7 +12,7 @@ import math
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Literal, overload
 
-from sqlalchemy import Connection, Row, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Row, Select, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock, SystemClock
@@ -496,15 +496,17 @@ class HeuristicRepository:
     async def confidence_history(
         self, tenant: str, heuristic_id: str, limit: int = 100
     ) -> builtins.list[dict[str, Any]]:
-        """The heuristic's latest confidence changes, newest first."""
-        return (await self.confidence_page(tenant, heuristic_id, limit=limit, offset=0)).items
+        """The heuristic's latest confidence changes, newest first (no count: a caller that pages
+        takes ``confidence_page``)."""
+        async with self._db.connect() as conn:
+            rows = await conn.execute(_confidence_events(tenant, heuristic_id).limit(limit))
+            return [_mapping(row) for row in rows]
 
     async def confidence_page(self, tenant: str, heuristic_id: str, *, limit: int, offset: int) -> Page[dict[str, Any]]:
-        """One page of the heuristic's confidence changes, newest first."""
-        c = confidence_events.c
-        query = select(confidence_events).where(c.tenant == tenant, c.heuristic_id == heuristic_id)
+        """One page of the heuristic's confidence changes, newest first, and how many there are."""
         async with self._db.connect() as conn:
-            return await fetch_page(conn, query.order_by(c.id.desc()), _mapping, limit=limit, offset=offset)
+            events = _confidence_events(tenant, heuristic_id)
+            return await fetch_page(conn, events, _mapping, limit=limit, offset=offset)
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
         """Every heuristic's condition and embedding, in batches, for rebuilding the vector index."""
@@ -549,3 +551,8 @@ class HeuristicRepository:
 
 def _mapping(row: Any) -> dict[str, Any]:
     return dict(row._mapping)
+
+
+def _confidence_events(tenant: str, heuristic_id: str) -> Select[Any]:
+    c = confidence_events.c
+    return select(confidence_events).where(c.tenant == tenant, c.heuristic_id == heuristic_id).order_by(c.id.desc())

@@ -324,10 +324,12 @@ async def main_async(args: argparse.Namespace) -> None:
         for size in sizes:
             path = Path(scratch) / f"proactive-{size}.db"
             lines += await bench(f"sqlite+aiosqlite:///{path}", size, "SQLite")
+            print("\n".join(lines[-2:]), flush=True)  # a row as soon as it is measured
             path.unlink(missing_ok=True)
             if args.postgres:
                 async with own_database(args.postgres) as url:
                     lines += await bench(url, size, "PostgreSQL")
+                print("\n".join(lines[-2:]), flush=True)
     print("\n".join(lines))
 
 

@@ -113,8 +113,8 @@ async def test_the_real_local_model_embeds_paraphrases_close_together() -> None:
 def test_bfloat16_vectors_stay_comparable_with_float32_ones() -> None:
     """Stored float32 vectors and new bfloat16 ones must keep meaning the same thing."""
     texts = ["it is freezing in the living room", "book a flight to Paris", "what is my account balance"]
-    float32 = LocalSentenceEmbedder(precision="float32")
-    bfloat16 = LocalSentenceEmbedder(precision="bfloat16")
+    float32 = LocalSentenceEmbedder(precision="float32", runtime="torch")
+    bfloat16 = LocalSentenceEmbedder(precision="bfloat16", runtime="torch")
     full, reduced = float32.embed_sync(texts), bfloat16.embed_sync(texts)
     assert (float32.precision, bfloat16.precision) == ("float32", "bfloat16")
     assert reduced.dtype == np.float32

@@ -32,7 +32,11 @@ def build_base_embedder(settings: EmbeddingSettings) -> Embedder:
         if spec.model and spec.model != MODEL_NAME:
             raise ConfigurationError(f"{setting}: only local:{MODEL_NAME} ships offline")
         return LocalSentenceEmbedder(
-            device=settings.device, batch_size=settings.batch_max_size, precision=settings.precision
+            device=settings.device,
+            batch_size=settings.batch_max_size,
+            precision=settings.precision,
+            runtime=settings.runtime,
+            onnx_dir=settings.onnx_dir,
         )
     if spec.kind == "hashing":
         from phronesis.embeddings.hashing import HashingEmbedder

@@ -21,18 +21,21 @@ import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from phronesis.embeddings.local import DIMENSION, MODEL_NAME
 from phronesis.embeddings.types import Vectors, l2_normalize
 from phronesis.exceptions import EmbeddingError
 
 __all__ = ["MIN_COSINE", "OnnxModel", "load_onnx_model"]
 
 log = logging.getLogger(__name__)
+
+Encode = Callable[[list[str]], Vectors]
 
 MIN_COSINE = 0.999
 """How close every probe vector must be to PyTorch's for the export to be used (the issue's bar)."""
@@ -66,7 +69,6 @@ class OnnxModel:
         import onnxruntime
         from tokenizers import Tokenizer
 
-        self.path = onnx_path
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tokenizer.enable_truncation(max_seq_length(model_dir))
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
@@ -82,7 +84,7 @@ class OnnxModel:
 
     def encode(self, texts: Sequence[str]) -> Vectors:
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
+            return np.zeros((0, DIMENSION), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
@@ -90,7 +92,7 @@ class OnnxModel:
         return l2_normalize(vectors)
 
 
-def load_onnx_model(model_dir: Path, cache_dir: Path, torch_encode: Any) -> OnnxModel:
+def load_onnx_model(model_dir: Path, cache_dir: Path, torch_encode: Encode) -> OnnxModel:
     """The verified export of ``model_dir``'s weights from ``cache_dir``, exported first if absent
     (or if the cached file cannot be loaded: it is replaced, and the fault logged).
 
@@ -99,7 +101,7 @@ def load_onnx_model(model_dir: Path, cache_dir: Path, torch_encode: Any) -> Onnx
     ``onnxruntime`` (before any export is attempted)."""
     import onnxruntime  # noqa: F401
 
-    target = cache_dir / f"all-MiniLM-L6-v2-{weights_digest(model_dir)}.onnx"
+    target = cache_dir / f"{MODEL_NAME}-{weights_digest(model_dir)}.onnx"
     if target.exists():
         try:
             return OnnxModel(target, model_dir)
@@ -108,7 +110,7 @@ def load_onnx_model(model_dir: Path, cache_dir: Path, torch_encode: Any) -> Onnx
     return OnnxModel(_exported(model_dir, target, torch_encode), model_dir)
 
 
-def _exported(model_dir: Path, target: Path, torch_encode: Any) -> Path:
+def _exported(model_dir: Path, target: Path, torch_encode: Encode) -> Path:
     cache_dir = target.parent
     cache_dir.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=target.stem, suffix=".partial", dir=cache_dir)
@@ -121,13 +123,13 @@ def _exported(model_dir: Path, target: Path, torch_encode: Any) -> Path:
         os.replace(temporary, target)
     finally:
         Path(temporary).unlink(missing_ok=True)
-    log.info("exported all-MiniLM-L6-v2 to ONNX at %s (probe cosine to PyTorch %.7f)", target, low)
+    log.info("exported %s to ONNX at %s (probe cosine to PyTorch %.7f)", MODEL_NAME, target, low)
     return target
 
 
-def _lowest_cosine(model: OnnxModel, torch_encode: Any) -> float:
+def _lowest_cosine(model: OnnxModel, torch_encode: Encode) -> float:
     ours = model.encode(PROBES)
-    reference = l2_normalize(torch_encode(list(PROBES)))
+    reference = torch_encode(list(PROBES))  # unit rows already
     return float(np.min(np.sum(ours * reference, axis=1)))
 
 
@@ -168,4 +170,4 @@ def _export(model_dir: Path, path: Path) -> None:
                 dynamo=False,
             )
     except (OSError, RuntimeError, ValueError, ImportError, TypeError) as exc:
-        raise EmbeddingError(f"cannot export all-MiniLM-L6-v2 to ONNX: {exc}") from exc
+        raise EmbeddingError(f"cannot export {MODEL_NAME} to ONNX: {exc}") from exc

@@ -5,11 +5,12 @@ All datetimes phronesis stores are timezone-aware UTC (ARCHITECTURE: Data).
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import UTC, datetime
 from typing import Annotated, Protocol
 
-from pydantic import AfterValidator, AwareDatetime
+from pydantic import AfterValidator, AwareDatetime, BeforeValidator
 
 __all__ = ["AwareInstant", "Clock", "Instant", "SystemClock", "ensure_utc", "to_utc"]
 
@@ -53,7 +54,17 @@ def to_utc(value: datetime) -> datetime:
         raise ValueError("the time is out of range once converted to UTC") from exc
 
 
-Instant = Annotated[datetime, AfterValidator(to_utc)]
+def written_time(value: object) -> object:
+    """Times come written out (ISO 8601): pydantic would read a number, or a string of digits, as
+    seconds since 1970, so a mistyped ``"at": 12345`` was a time in 1970 instead of a 422."""
+    if isinstance(value, bool | int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value.strip())):
+        raise ValueError("give a time in ISO 8601, e.g. 2026-11-28T09:00:00+08:00, not a number")
+    return value
+
+
+_NUMBER = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+
+Instant = Annotated[datetime, BeforeValidator(written_time), AfterValidator(to_utc)]
 """A datetime from outside (a query parameter, a request body), in UTC; naive means UTC."""
-AwareInstant = Annotated[AwareDatetime, AfterValidator(to_utc)]
+AwareInstant = Annotated[AwareDatetime, BeforeValidator(written_time), AfterValidator(to_utc)]
 """The same, where the offset must be given."""

@@ -203,7 +203,7 @@ async def test_a_batch_with_one_bad_run_writes_nothing(engine: Engine) -> None:
         await engine.admission.admit_many(
             T, [RunIn(task="Generate schema", outcome="success"), RunIn(task="x", outcome="success", replaces="nope")]
         )
-    assert error.value.field == "runs[1].replaces"
+    assert error.value.field == "runs.1.replaces"
     with pytest.raises(InvalidInputError, match="twice"):
         await engine.admission.admit_many(
             T, [RunIn(id="r", task="a", outcome="success"), RunIn(id="r", task="b", outcome="success")]

@@ -60,7 +60,7 @@ def test_a_batch_is_one_transaction_and_counts_its_decisions(live_server: LiveSe
         assert sorted(d["id"] for d in listed) == sorted(r["decision_id"] for r in body["results"])
         refused = client.post("/v1/runs/batch", json={"runs": [{**run, "task": "New"}, {**run, "replaces": "nope"}]})
         assert refused.status_code == 422 and refused.headers["content-type"].startswith(PROBLEM)
-        assert "runs[1].replaces" in refused.text
+        assert "runs.1.replaces" in refused.text
         assert len(client.get("/v1/runs", params={"agent_id": agent}).json()["items"]) == 2  # nothing more written
 
 

@@ -90,6 +90,22 @@ def test_bad_input_gets_problem_details_naming_the_field(live_server: LiveServer
         refused = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("y"), signal("z", urgency=11)]})
         assert refused.status_code == 422 and "signals.1.urgency_hint" in refused.text
         assert client.get(f"/v1/users/{user}/signals").json()["total"] == 0  # nothing written
+        # a trial's loose values: true re-posted as urgency 1, a number read as 1970
+        loose = [
+            (f"/v1/users/{user}/signals", "post", {"signals": [signal("b") | {"urgency_hint": True}]}, "signals.0"),
+            (f"/v1/users/{user}/signals", "post", {"signals": [signal("b") | {"urgency_hint": "8"}]}, "signals.0"),
+            (f"/v1/users/{user}/signals", "post", {"signals": [signal("b") | {"context_only": "yes"}]}, "signals.0"),
+            (f"/v1/users/{user}/signals", "post", {"signals": [signal("b") | {"expires_at": 99999}]}, "signals.0"),
+            (f"/v1/users/{user}/mute", "put", {"minutes": True}, "minutes"),
+            ("/v1/proactive/preview", "post", {"user_id": user, "at": 12345}, "at"),
+            ("/v1/proactive/preview", "post", {"user_id": user, "at": "12345"}, "at"),
+            (f"/v1/users/{user}", "put", {"interaction_count": "5"}, "interaction_count"),
+            (f"/v1/users/{user}/messages", "post", {"button_id": "btn_maybe"}, "button_id"),
+        ]
+        for path, method, body, field in loose:
+            response = client.request(method, path, json=body)
+            assert response.status_code == 422 and response.json()["field"].startswith(field), (body, response.text)
+        assert client.get(f"/v1/users/{user}/signals").json()["total"] == 0
         assert client.post("/v1/proactive/cycles", json={"user_id": "no/such"}).status_code == 422
         assert client.delete(f"/v1/users/{user}").status_code == 204
         assert client.get(f"/v1/users/{user}").status_code == 404

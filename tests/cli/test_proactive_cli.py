@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from typer.testing import CliRunner
 
@@ -55,12 +56,43 @@ def test_bad_input_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> Non
         ["proactive", "signals", "import-ics", "ana", str(not_ics)],
         ["proactive", "signals", "import-ics", "ana", str(tmp_path / "missing.ics")],
         ["proactive", "run", "--user", "nobody"],
+        ["proactive", "signals", "import-ics", "ana", str(not_ics), "--hours", "-5"],
+        ["proactive", "signals", "add", "ana", "--type", "x", "--urgency", "5", "--when", "tomorrow"],
+        ["proactive", "signals", "add", "ana", "--type", "x", "--urgency", "5", "--when", "2026-11-28T09:00"],
+        ["proactive", "stats", "--days", "0"],
+        ["proactive", "why", "ana", "--days", "0"],
+        ["proactive", "feedback", "--days", "0"],
+        ["proactive", "users", "put", "cem", "--channel", "whatsapp", "--address", "+6591234567"],
+        ["proactive", "users", "put", "cem", "--channel", "webhook"],
         ["proactive", "feedback", "--summary"],
         ["worker"],  # no broker configured
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert result.output.startswith("error: ") and result.output.count("\n") == 1, (args, result.output)
+
+
+def test_put_again_keeps_what_was_counted(cli: CliRunner) -> None:
+    """A trial's second ``users put`` without ``--interactions`` reset the count to 0."""
+    cli.invoke(app, ["proactive", "users", "put", "ana", "--interactions", "300"])
+    again = cli.invoke(app, ["proactive", "users", "put", "ana", "--timezone", "Asia/Singapore", "--json"])
+    assert again.exit_code == 0, again.output
+    profile = json.loads(again.stdout)
+    assert (profile["interaction_count"], profile["timezone"]) == (300, "Asia/Singapore")
+
+
+def test_an_ics_import_reads_floating_times_in_the_users_zone(cli: CliRunner, tmp_path: Path) -> None:
+    cli.invoke(app, ["proactive", "users", "put", "ana", "--timezone", "Asia/Singapore"])
+    local = datetime.now(UTC).astimezone(ZoneInfo("Asia/Singapore")) + timedelta(minutes=30)
+    calendar = tmp_path / "floating.ics"
+    calendar.write_text(
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:lab@test\r\n"
+        f"DTSTAMP:20260101T000000Z\r\nDTSTART:{local:%Y%m%dT%H%M%S}\r\nSUMMARY:Lab\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+    )
+    assert cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)]).exit_code == 0
+    [listed] = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)["items"]
+    assert listed["urgency_hint"] == 8  # 30 minutes away where Ana is, not 8 hours and a half
+    assert datetime.fromisoformat(listed["expires_at"]) == local.replace(microsecond=0)
 
 
 def test_opt_out_mute_and_pause_from_the_cli(cli: CliRunner) -> None:

@@ -202,18 +202,25 @@ async def test_what_a_users_trial_found(proactive: ProactiveModule, clock: Fixed
         PauseIn.model_validate({"paused": "yes"})
 
 
-async def test_a_preview_sees_what_the_cycle_would(proactive: ProactiveModule) -> None:
+async def test_a_preview_sees_what_the_cycle_would(proactive: ProactiveModule, clock: FixedClock) -> None:
     """The trial's previews said "would send" in a slot whose message was sent, counted a send
-    made after the preview's time, and said 0 sent today when they stopped early."""
+    made after the preview's time, scored a signal stored after it, and said 0 sent today when
+    they stopped early."""
     await proactive.put_user("t", "ana", AWAKE)
     await proactive.add_signals("t", "ana", [deadline(9)])
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    clock.advance(minutes=1)
     await proactive.add_signals("t", "ana", [deadline(9, "quiz", title="Quiz 2")])
     same_slot = await proactive.preview("t", PreviewIn(user_id="ana", llm=False))
     assert (same_slot.decision, same_slot.reason) == ("silent", "already_sent")
     assert (await proactive.run_cycle("t", "ana")).reason == "already_sent"
     before = await proactive.preview("t", PreviewIn(user_id="ana", at=START - timedelta(hours=1)))
-    assert before.decision == "would_send" and before.sends_today == 0  # the noon send had not happened
+    # the noon send had not happened, nor had the quiz been heard of
+    assert (before.decision, before.reason, before.sends_today) == ("silent", "no_signals", 0)
+    between = await proactive.preview("t", PreviewIn(user_id="ana", at=START + timedelta(seconds=30), llm=False))
+    assert (between.reason, between.sends_today) == ("no_signals", 1)  # sent at noon; the quiz came at 12:01
+    next_slot = await proactive.preview("t", PreviewIn(user_id="ana", at=START + timedelta(minutes=6), llm=False))
+    assert next_slot.decision == "would_send" and [s.data["title"] for s in next_slot.signals] == ["Quiz 2"]
     await proactive.set_pause("t", PauseIn(paused=True))
     paused = await proactive.preview("t", PreviewIn(user_id="ana"))
     assert (paused.reason, paused.sends_today) == ("paused", 1)

@@ -207,12 +207,60 @@ async def test_bad_input_is_refused_and_nothing_is_written(proactive: ProactiveM
     past = SignalIn(type="x", urgency_hint=5, expires_at=START - timedelta(minutes=1))
     with pytest.raises(InvalidInputError, match="past") as error:
         await proactive.add_signals("t", "ana", [deadline(), past])
-    assert error.value.field == "signals[1].expires_at"
+    assert error.value.field == "signals.1.expires_at"
     assert (await proactive.list_signals("t", "ana")).items == []
     stored, duplicates = await proactive.add_signals("t", "ana", [deadline(), deadline()])
     assert (len(stored), duplicates) == (1, 1)
     with pytest.raises(NotFoundError):
         await proactive.run_cycle("t", "nobody")
+
+
+async def test_the_same_key_twice_in_a_batch_stores_the_later_and_says_so(proactive: ProactiveModule) -> None:
+    """A trial re-posted a signal in one batch with a new urgency: the answer showed the first
+    while the database held the second."""
+    await proactive.put_user("t", "ana", ESTABLISHED)
+    stored, duplicates = await proactive.add_signals("t", "ana", [deadline(5), deadline(3, "quiz"), deadline(9)])
+    assert [(s.dedup_key, s.urgency_hint) for s in stored] == [("cs2103", 9), ("quiz", 3)] and duplicates == 1
+    listed = {s.dedup_key: s.urgency_hint for s in (await proactive.list_signals("t", "ana")).items}
+    assert listed == {"cs2103": 9, "quiz": 3}
+
+
+@pytest.mark.parametrize(
+    ("profile", "field"),
+    [
+        (UserIn(channel="webhook"), "address"),  # no URL of its own and no server default
+        (UserIn(channel="whatsapp", address="+6591234567"), "channel"),  # no WhatsApp credentials here
+        (UserIn(created_at=START + timedelta(days=1)), "created_at"),
+        (UserIn(last_active_at=START + timedelta(minutes=1)), "last_active_at"),
+    ],
+)
+async def test_a_profile_no_message_could_reach_is_refused(
+    make: Callable[..., ProactiveModule], profile: UserIn, field: str
+) -> None:
+    proactive = make()
+    proactive.channels["webhook"] = proactive.channels["console"]
+    with pytest.raises(InvalidInputError) as error:
+        await proactive.put_user("t", "ana", profile)
+    assert error.value.field == field
+    assert (await proactive.list_users("t")).items == []
+
+
+async def test_a_whatsapp_user_needs_a_number(make: Callable[..., ProactiveModule]) -> None:
+    proactive = make()
+    proactive.channels["whatsapp"] = proactive.channels["console"]
+    for address in (None, "https://example.com/hook", "12"):
+        with pytest.raises(InvalidInputError, match="E.164") as error:
+            await proactive.put_user("t", "ana", UserIn(channel="whatsapp", address=address))
+        assert error.value.field == "address"
+    created, _ = await proactive.put_user("t", "ana", UserIn(channel="whatsapp", address="+6591234567"))
+    assert created.channel == "whatsapp"
+
+
+async def test_a_webhook_user_may_use_the_servers_url(make: Callable[..., ProactiveModule]) -> None:
+    proactive = make(webhook_url="http://127.0.0.1:9/hook")
+    proactive.channels["webhook"] = proactive.channels["console"]
+    profile, _ = await proactive.put_user("t", "ana", UserIn(channel="webhook"))
+    assert (profile.channel, profile.address) == ("webhook", None)
 
 
 async def test_tenants_do_not_see_each_other(proactive: ProactiveModule) -> None:

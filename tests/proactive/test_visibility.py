@@ -34,7 +34,7 @@ async def test_a_preview_decides_like_a_cycle_and_writes_nothing(
 async def test_a_preview_at_another_time_applies_that_times_rules(proactive: ProactiveModule) -> None:
     await proactive.put_user("t", "ana", ESTABLISHED.model_copy(update={"sleep_time": "23:00", "wake_time": "07:00"}))
     await proactive.add_signals("t", "ana", [deadline(6)])
-    night = START.replace(hour=2)
+    night = START.replace(hour=23, minute=30)  # the same day, after the signal came
     assert (await proactive.preview("t", PreviewIn(user_id="ana", at=night))).reason == "quiet_hours"
     assert (await proactive.preview("t", PreviewIn(user_id="ana", at=START))).decision == "would_send"
     with pytest.raises(NotFoundError):

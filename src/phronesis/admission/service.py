@@ -77,7 +77,7 @@ class AdmissionService:
         for position, run in enumerate(runs):
             if run.id is not None:
                 if run.id in seen:
-                    raise InvalidInputError(f"runs[{position}].id", f"run {run.id!r} appears twice in the batch")
+                    raise InvalidInputError(f"runs.{position}.id", f"run {run.id!r} appears twice in the batch")
                 seen[run.id] = position
         parts = self._parts
         identified = [self._identify(position, run) for position, run in enumerate(runs)]
@@ -169,7 +169,7 @@ class AdmissionService:
                 content_hash=r.content_hash,
                 summary=summary,
                 vector=vector,
-                field_prefix=f"runs[{r.position}]." if batch else "",
+                field_prefix=f"runs.{r.position}." if batch else "",
             )
             for r, summary, vector in zip(runs, summaries, vectors, strict=True)
         ]

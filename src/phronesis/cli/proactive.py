@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -95,11 +96,14 @@ def users_put(
     channel: Annotated[str | None, typer.Option(help="console, webhook or whatsapp.")] = None,
     address: Annotated[str | None, typer.Option(help="Phone number or webhook URL.")] = None,
     calendar: Annotated[str | None, typer.Option(help="An iCalendar feed URL to poll.")] = None,
-    interactions: Annotated[int, typer.Option(help="Messages the user has sent so far.")] = 0,
+    interactions: Annotated[
+        int | None, typer.Option(help="Messages the user has sent so far (default: 0 when new, else unchanged).")
+    ] = None,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Create or replace a user's profile."""
+    """Create or replace a user's profile: an option left out takes its default again; counters,
+    opt-outs and a mute are kept."""
     try:
         body = UserIn(
             timezone=timezone,
@@ -138,6 +142,13 @@ def signals_add(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Add one signal for the user's next cycle."""
+    if when is not None:
+        try:
+            moment = datetime.fromisoformat(when)
+        except ValueError:
+            raise fail(f"--when: not an ISO 8601 time: {when[:40]!r} (e.g. 2026-11-28T17:00:00+08:00)") from None
+        if moment.tzinfo is None:
+            raise fail(f"--when: give the offset, e.g. {when[:40]}+08:00 or {when[:40]}Z")
     data = {k: v for k, v in {"title": title, "due": when}.items() if v is not None}
     try:
         signal = SignalIn(type=type_, urgency_hint=urgency, data=data, context_only=context_only, dedup_key=key)
@@ -171,7 +182,10 @@ def signals_import_ics(
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Calendar events of the next hours as signals (recurring events expanded; re-importing adds nothing)."""
+    """Calendar events of the next hours as signals (recurring events expanded; re-importing adds nothing).
+    Times without a zone and all-day events are read in the user's time zone."""
+    if not 0 < hours <= 24 * 366:
+        raise fail("--hours must be more than 0 and at most 8784 (a year)")
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -180,7 +194,14 @@ def signals_import_ics(
     async def work(engine: Engine) -> tuple[int, int]:
         from phronesis.proactive.sources.icalendar_source import signals_from_ics
 
-        signals = signals_from_ics(data, engine.clock.now(), horizon=timedelta(hours=hours), where=str(path))
+        profile = await engine.proactive.user(tenant, user_id)
+        signals = signals_from_ics(
+            data,
+            engine.clock.now(),
+            horizon=timedelta(hours=hours),
+            zone=ZoneInfo(profile.timezone),
+            where=str(path),
+        )
         if not signals:
             return 0, 0
         stored, duplicates = await engine.proactive.add_signals(tenant, user_id, signals)
@@ -360,6 +381,8 @@ def feedback(
         result = with_engine(lambda engine: engine.proactive.feedback_summary(tenant, user))
         _print(result.model_dump(mode="json"), True, "")
         return
+    if days < 1:
+        raise fail("--days must be at least 1")
     since = datetime.now(UTC) - timedelta(days=days)
     page = with_engine(lambda engine: engine.proactive.list_feedback(tenant, user_id=user, since=since))
     rows = page.items

@@ -78,6 +78,10 @@ BlockReason = Literal[
 ]
 BLOCK_REASONS: tuple[str, ...] = BlockReason.__args__  # type: ignore[attr-defined]
 
+BUTTONS: tuple[dict[str, str], ...] = ({"id": "btn_yes", "title": "Yes"}, {"id": "btn_later", "title": "Later"})
+"""The reply buttons of a ``button_prompt``, on every channel; a reply names the one pressed by its id."""
+BUTTON_IDS = frozenset(b["id"] for b in BUTTONS)
+
 FeedbackOutcome = Literal["pending", "engaged", "ignored", "negative", "button_click"]
 ENGAGED_OUTCOMES = frozenset({"engaged", "button_click"})
 
@@ -93,7 +97,13 @@ def _timezone(value: str) -> str:
 
 
 class UserIn(Schema):
-    """A user as an agent registers or updates them (PUT is a full replace of these fields)."""
+    """A user as an agent registers or updates them.
+
+    PUT replaces the profile: a field left out takes its default again (``timezone`` UTC, the
+    settings' quiet hours and channel, no address, calendar or patterns), so send the whole
+    profile. What the server counts and what the user asked for are kept unless named here:
+    ``created_at``, ``interaction_count`` and ``last_active_at``; opt-outs and a mute (changed only
+    through ``…/opt-out``, ``…/opt-in`` and ``…/mute``); the signal types learned as ignored."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -107,7 +117,7 @@ class UserIn(Schema):
     created_at: AwareInstant | None = None
     """When the relationship started (trust counts days from it). None: now."""
     # at most what the database column holds: a larger number was a 500 from the database
-    interaction_count: int | None = Field(default=None, ge=0, le=2**31 - 1)
+    interaction_count: int | None = Field(default=None, ge=0, le=2**31 - 1, strict=True)
     """Messages the user has sent so far (trust counts them); each ``POST …/messages`` adds one.
     At most 2147483647.
     None: 0 for a new user, unchanged for a known one (an update never resets what was counted)."""
@@ -197,13 +207,13 @@ class SignalIn(Schema):
     type: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_.:-]+$")
     """What kind of thing was noticed, in lower case (e.g. ``deadline_approaching``); a template message's category is
     guessed from it."""
-    urgency_hint: int = Field(ge=1, le=10)
+    urgency_hint: int = Field(ge=1, le=10, strict=True)
     """How urgent the source thinks this is, 1 (can wait) to 10 (now). From 8 (by default) a signal gets through quiet
     hours and the cooldown, never the daily cap."""
     data: JsonObject = Field(default_factory=dict)
     """The details, a JSON object of at most 8000 characters. A ``title`` (or ``summary``) and a time in ``start``,
     ``due`` or ``when`` make the best messages; the LLM reads it as data, never as instructions."""
-    context_only: bool = False
+    context_only: bool = Field(default=False, strict=True)
     """Background for the LLM (e.g. the weather); context-only signals alone never start a cycle."""
     dedup_key: str | None = Field(default=None, min_length=1, max_length=256)
     """The same key again for the same user is not stored twice: while the first signal is unused it takes the new
@@ -541,7 +551,14 @@ class UserMessageIn(Schema):
     """What the user wrote (may be empty when ``button_id`` is given). "stop", "unsubscribe" or "not helpful" are read
     as an opt-out or as pushback."""
     button_id: str | None = Field(default=None, max_length=64)
-    """The id of a button the user pressed on a button prompt (a ``button_click``)."""
+    """The id of a button the user pressed on a button prompt (a ``button_click``): ``btn_yes`` or ``btn_later``."""
+
+    @field_validator("button_id")
+    @classmethod
+    def _offered(cls, value: str | None) -> str | None:
+        if value is not None and value not in BUTTON_IDS:
+            raise ValueError(f"not a button phronesis offers ({', '.join(sorted(BUTTON_IDS))})")
+        return value
 
     @model_validator(mode="after")
     def _something(self) -> UserMessageIn:
@@ -577,7 +594,7 @@ class MuteIn(Schema):
 
     until: AwareInstant | None = None
     """When the mute ends: a time with its UTC offset, in the future."""
-    minutes: float | None = Field(default=None, gt=0, le=60 * 24 * 366)
+    minutes: float | None = Field(default=None, gt=0, le=60 * 24 * 366, strict=True)
     """Give one: a time, or minutes from now."""
 
     @model_validator(mode="after")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import httpx
 
@@ -59,6 +61,10 @@ from phronesis.storage.database import Database
 from phronesis.tenant_settings import TenantSettings
 
 __all__ = ["ProactiveModule"]
+
+_PHONE = re.compile(r"\+?[1-9][0-9]{6,14}")
+MAX_DAYS = 366
+"""The longest look back of a timeline or the stats, in days."""
 
 log = logging.getLogger("phronesis.proactive")
 
@@ -159,11 +165,34 @@ class ProactiveModule:
         """Refused (``InvalidInputError``, 422) when a URL in it leads where the server must not go."""
         if body.calendar_url:
             await self.outbound.check("calendar_url", body.calendar_url)
+        now = self._clock.now()
+        for name in ("created_at", "last_active_at"):  # trust would count days that have not happened
+            if (moment := getattr(body, name)) is not None and moment > now:
+                raise InvalidInputError(name, "is in the future")
         channel = body.channel or self.settings.channel
+        self._check_reachable(channel, body.address)
         if body.address and (channel == "webhook" or "://" in body.address or body.address.strip() != body.address):
             # a webhook's address is a URL the server will post to, however it is spelled
             await self.outbound.check("address", body.address)
         return await self.users.put(tenant, user_id, body)
+
+    def _check_reachable(self, channel: str, address: str | None) -> None:
+        """A profile no message could reach is refused when it is given, not found out at the
+        first send (where its signals were used up as ``delivery_failed``)."""
+        if channel not in self.channels:
+            raise InvalidInputError(
+                "channel",
+                f"{channel} is not configured on this server (set PHRONESIS_PROACTIVE__WHATSAPP_PHONE_NUMBER_ID "
+                "and PHRONESIS_PROACTIVE__WHATSAPP_TOKEN)"
+                if channel == "whatsapp"
+                else f"{channel} is not configured on this server",
+            )
+        if channel == "webhook" and not address and not self.settings.webhook_url:
+            raise InvalidInputError(
+                "address", "a webhook user needs a URL here (no PHRONESIS_PROACTIVE__WEBHOOK_URL is set)"
+            )
+        if channel == "whatsapp" and not (address and _PHONE.fullmatch(address)):
+            raise InvalidInputError("address", "a WhatsApp user needs a phone number in E.164 form, e.g. +6591234567")
 
     async def user(self, tenant: str, user_id: str) -> UserProfile:
         return await self.users.get(tenant, user_id)
@@ -200,12 +229,11 @@ class ProactiveModule:
     async def collect_calendars(self, tenant: str | None = None) -> dict[str, int]:
         """Poll every user's calendar feed; a feed that fails is logged and counted, not fatal."""
         counts = {"users": 0, "stored": 0, "failed": 0}
-        for owner, user_id, url in await self.users.with_calendars(tenant):
+        for owner, user_id, url, timezone in await self.users.with_calendars(tenant):
             counts["users"] += 1
+            source = ICalendarSource(url, zone=ZoneInfo(timezone), http=self._http, max_bytes=self._max_response_bytes)
             try:
-                stored, _ = await self.collect(
-                    owner, user_id, ICalendarSource(url, http=self._http, max_bytes=self._max_response_bytes)
-                )
+                stored, _ = await self.collect(owner, user_id, source)
             except (InvalidInputError, NotFoundError) as exc:
                 log.warning("calendar of %s/%s: %s", owner, user_id, exc)
                 counts["failed"] += 1
@@ -245,6 +273,8 @@ class ProactiveModule:
     async def timeline(self, tenant: str, user_id: str, *, days: float = 7.0, limit: int = 200) -> Timeline:
         """The user's signals, cycles, sends and feedback, newest first, with what a cycle would
         decide now (issue 24, item 10)."""
+        if not 0 < days <= MAX_DAYS:
+            raise InvalidInputError("days", f"must be more than 0 and at most {MAX_DAYS}")
         user = await self.users.get(tenant, user_id)
         now = self._clock.now()
         since = now - timedelta(days=days)
@@ -259,6 +289,8 @@ class ProactiveModule:
 
     async def stats(self, tenant: str, *, days: int = 7) -> dict[str, dict[str, int]]:
         """The tenant's counters per UTC day (``counters``): cycles by outcome, LLM use, deliveries, feedback."""
+        if not 1 <= days <= MAX_DAYS:
+            raise InvalidInputError("days", f"must be from 1 to {MAX_DAYS}")
         since = (self._clock.now() - timedelta(days=days - 1)).date()
         return await self.counters.daily(tenant, since)
 

@@ -74,7 +74,7 @@ class SignalRepository:
         for position, signal in enumerate(signals):
             expires = signal.expires_at or now + DEFAULT_TTL
             if expires <= now:
-                raise InvalidInputError(f"signals[{position}].expires_at", "is already in the past")
+                raise InvalidInputError(f"signals.{position}.expires_at", "is already in the past")
             rows.append(
                 {
                     "tenant": tenant,
@@ -91,6 +91,12 @@ class SignalRepository:
                     "cycle_key": None,
                 }
             )
+        # the same key twice in one batch: the later one is what the source says now (it is stored,
+        # the earlier counted as a duplicate; the answer showed the first while the row held the last)
+        latest = {r["dedup_key"]: r for r in rows}
+        in_batch = len(rows) - len(latest)
+        rows = list(latest.values())
+        positions = {r["id"]: i for i, r in enumerate(rows)}
         async with self._db.transaction() as conn:
             known = (
                 await conn.execute(
@@ -112,11 +118,14 @@ class SignalRepository:
                 )
             )
             await conn.execute(insert_or_ignore(self._db.dialect, proactive_signals), rows)
-            stored = (
-                await conn.execute(
-                    select(proactive_signals).where(c.tenant == tenant, c.id.in_([r["id"] for r in rows]))
-                )
-            ).all()
+            stored = sorted(
+                (
+                    await conn.execute(
+                        select(proactive_signals).where(c.tenant == tenant, c.id.in_([r["id"] for r in rows]))
+                    )
+                ).all(),
+                key=lambda r: positions[r.id],
+            )
             fresh = {r.id for r in stored}
             repolled = [r for r in rows if r["id"] not in fresh]
             if repolled:
@@ -135,7 +144,7 @@ class SignalRepository:
                         for r in repolled
                     ],
                 )
-        return [_signal(r) for r in stored], len(repolled)
+        return [_signal(r) for r in stored], len(repolled) + in_batch
 
     async def due_users(
         self, conn: AsyncConnection, tenant: str, now: datetime, *, after: str, limit: int

@@ -123,14 +123,18 @@ class Ticker:
     ) -> Preview | None:
         """What a cycle would decide for the user at ``at``, with nothing written; None: no such user.
 
-        As a cycle at ``at`` would see it: sends made after ``at`` do not count (a preview of this
-        morning), and a send already claimed in ``at``'s slot makes it ``already_sent``, as the
+        As a cycle at ``at`` would see it: sends made and signals stored after ``at`` do not count
+        (a preview of this morning), and a send already claimed in ``at``'s slot makes it ``already_sent``, as the
         cycle's commit would (a trial's preview said "would send" where the cycle said no)."""
         async with self._db.connect() as conn:
             states = await self._loader.load(conn, tenant, [user_id], at)
             if not states:
                 return None
-            state = replace(states[0], recent_sends=[sent for sent in states[0].recent_sends if sent <= at])
+            state = replace(
+                states[0],
+                recent_sends=[sent for sent in states[0].recent_sends if sent <= at],
+                signals=[signal for signal in states[0].signals if signal.created_at <= at],  # not yet known at ``at``
+            )
             first = prefilter(state, at, self._settings)
             reason = first.reason
             if reason is None and await self._sends.claimed(

@@ -117,13 +117,13 @@ class UserRepository:
         async with self._db.connect() as conn:
             return await fetch_page(conn, query, self.profile, limit=limit, offset=offset)
 
-    async def with_calendars(self, tenant: str | None) -> list[tuple[str, str, str]]:
-        """(tenant, user, calendar URL) of every user who has a calendar feed."""
-        query = select(c.tenant, c.id, c.calendar_url).where(c.calendar_url.is_not(None))
+    async def with_calendars(self, tenant: str | None) -> list[tuple[str, str, str, str]]:
+        """(tenant, user, calendar URL, time zone) of every user who has a calendar feed."""
+        query = select(c.tenant, c.id, c.calendar_url, c.timezone).where(c.calendar_url.is_not(None))
         if tenant is not None:
             query = query.where(c.tenant == tenant)
         async with self._db.connect() as conn:
-            return [(r[0], r[1], r[2]) for r in await conn.execute(query.order_by(c.tenant, c.id))]
+            return [(r[0], r[1], r[2], r[3]) for r in await conn.execute(query.order_by(c.tenant, c.id))]
 
     async def delete(self, tenant: str, user_id: str) -> None:
         async with self._db.transaction() as conn:

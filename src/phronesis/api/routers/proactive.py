@@ -44,6 +44,9 @@ UserPath = Annotated[str, Path(min_length=1, max_length=64, pattern=ID_PATTERN)]
 async def put_user(
     user_id: UserPath, body: UserIn, engine: EngineDep, tenant: TenantDep, response: Response
 ) -> UserProfile:
+    """Replaces the profile: a field left out takes its default again, so send the whole profile.
+    Counters (``created_at``, ``interaction_count``, ``last_active_at``) are kept unless given;
+    opt-outs, a mute and learned ignored types are always kept. 201 when the user is new."""
     profile, created = await engine.proactive.put_user(tenant, user_id, body)
     response.status_code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
     return profile

@@ -12,6 +12,7 @@ import json
 
 from phronesis.proactive.channels.http_poster import HttpPoster
 from phronesis.proactive.channels.types import Delivery, Outbound
+from phronesis.proactive.models import BUTTONS
 
 __all__ = ["WebhookChannel", "signature"]
 
@@ -40,9 +41,7 @@ class WebhookChannel:
                 "text": message.text,
                 "category": message.category,
                 "action_type": message.action_type,
-                "buttons": [{"id": "btn_yes", "title": "Yes"}, {"id": "btn_later", "title": "Later"}]
-                if message.action_type == "button_prompt"
-                else [],
+                "buttons": list(BUTTONS) if message.action_type == "button_prompt" else [],
                 "sent_at": message.now.isoformat(),
             },
             separators=(",", ":"),

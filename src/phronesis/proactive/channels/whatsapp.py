@@ -14,11 +14,11 @@ from typing import Any
 
 from phronesis.proactive.channels.http_poster import HttpPoster
 from phronesis.proactive.channels.types import Delivery, Outbound
+from phronesis.proactive.models import BUTTONS
 
 __all__ = ["WhatsAppChannel", "whatsapp_payload"]
 
 SERVICE_WINDOW = timedelta(hours=24)
-BUTTONS = ({"id": "btn_yes", "title": "Yes"}, {"id": "btn_later", "title": "Later"})
 
 
 def whatsapp_payload(message: Outbound, *, template: str, language: str) -> tuple[dict[str, Any], str]:

@@ -5,13 +5,18 @@ Every event (recurring ones expanded) starting within ``horizon`` becomes a
 urgency for approaching events), 6 within six hours, 4 later. The dedup key is the
 event's UID and start, so polling the same calendar again adds nothing; the signal
 expires when the event starts. All-day events are about the day, not a moment: they
-become ``calendar_busy_day`` context for the LLM, not a reason to message.
+become ``calendar_busy_day`` context for the LLM, not a reason to message, until the end of
+that day where the user lives.
+
+A floating time (no ``TZID``, no ``Z``: "09:00 wherever I am", RFC 5545 §3.3.5) and an
+all-day date are the user's local time: read as UTC, a Singapore user's 09:00 lecture was
+reminded eight hours late and their busy day ended at 08:00 local.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +46,26 @@ def _text(component: Any, key: str) -> str:
     return str(value)[:300] if value is not None else ""
 
 
-def signals_from_ics(data: bytes, now: datetime, *, horizon: timedelta, where: str = "calendar") -> list[SignalIn]:
+# how far a floating time can be from UTC (UTC-12 to UTC+14): the expansion's window is widened
+# by it, and what falls outside the horizon once read in the user's zone is dropped here
+_FLOATING_SLACK = timedelta(hours=15)
+
+
+def signals_from_ics(
+    data: bytes, now: datetime, *, horizon: timedelta, zone: tzinfo = UTC, where: str = "calendar"
+) -> list[SignalIn]:
+    """Signals for the events starting within ``horizon`` of ``now``; floating times and all-day
+    dates are read in ``zone``, the user's time zone."""
+    if horizon <= timedelta(0):
+        raise InvalidInputError("horizon", "must be positive")
     try:
         calendar = icalendar.Calendar.from_ical(data)
     except ValueError as exc:
         raise InvalidInputError(where, f"not an iCalendar file: {exc}") from None
     try:
-        events = recurring_ical_events.of(calendar, skip_bad_series=True).between(now, now + horizon)
+        events = recurring_ical_events.of(calendar, skip_bad_series=True).between(
+            now - _FLOATING_SLACK, now + horizon + _FLOATING_SLACK
+        )
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(where, f"cannot expand its events: {exc}") from None
     out = []
@@ -57,6 +75,10 @@ def signals_from_ics(data: bytes, now: datetime, *, horizon: timedelta, where: s
         title = _text(event, "SUMMARY") or "(untitled event)"
         if not isinstance(start, datetime):  # an all-day event: a date
             assert isinstance(start, date)
+            day_ends = datetime.combine(start + timedelta(days=1), time.min, tzinfo=zone)
+            day_starts = datetime.combine(start, time.min, tzinfo=zone)
+            if day_ends <= now or day_starts > now + horizon:
+                continue
             out.append(
                 SignalIn(
                     type="calendar_busy_day",
@@ -64,12 +86,12 @@ def signals_from_ics(data: bytes, now: datetime, *, horizon: timedelta, where: s
                     data={"title": title, "date": start.isoformat()},
                     context_only=True,
                     dedup_key=f"calendar:{uid}:{start.isoformat()}"[:256],
-                    expires_at=datetime.combine(start + timedelta(days=1), datetime.min.time(), tzinfo=UTC),
+                    expires_at=day_ends,
                 )
             )
             continue
-        start = start if start.tzinfo else start.replace(tzinfo=UTC)  # a floating time: read as UTC
-        if start <= now:
+        start = start if start.tzinfo else start.replace(tzinfo=zone)  # a floating time: the user's
+        if not now < start <= now + horizon:
             continue
         out.append(
             SignalIn(
@@ -97,10 +119,12 @@ class ICalendarSource:
         location: str,
         *,
         horizon: timedelta = timedelta(hours=24),
+        zone: tzinfo = UTC,
         http: httpx.AsyncClient | None = None,
         max_bytes: int = MAX_BYTES,
     ):
         self._location = location
+        self._zone = zone
         self._horizon = horizon
         self._http = http
         self._max_bytes = max_bytes
@@ -128,4 +152,6 @@ class ICalendarSource:
             raise InvalidInputError("calendar", f"cannot read {path}: {exc.strerror}") from None
 
     async def collect(self, now: datetime) -> list[SignalIn]:
-        return signals_from_ics(await self._read(), now, horizon=self._horizon, where=self._location)
+        return signals_from_ics(
+            await self._read(), now, horizon=self._horizon, zone=self._zone, where=self._location
+        )

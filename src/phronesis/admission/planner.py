@@ -54,7 +54,8 @@ class Prepared:
     vector: Vectors | None
     """None for a run found to duplicate stored content before it was embedded: it needs no search."""
     field_prefix: str = ""
-    """Where this run sits in the request, for error messages: "" alone, "runs.3." in a batch (the path pydantic gives)."""
+    """Where this run sits in the request, for error messages: "" alone, "runs.3." in a batch
+    (the path pydantic gives)."""
 
     @property
     def scope(self) -> tuple[str, str]:

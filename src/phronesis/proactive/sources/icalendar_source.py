@@ -152,6 +152,4 @@ class ICalendarSource:
             raise InvalidInputError("calendar", f"cannot read {path}: {exc.strerror}") from None
 
     async def collect(self, now: datetime) -> list[SignalIn]:
-        return signals_from_ics(
-            await self._read(), now, horizon=self._horizon, zone=self._zone, where=self._location
-        )
+        return signals_from_ics(await self._read(), now, horizon=self._horizon, zone=self._zone, where=self._location)

@@ -466,10 +466,11 @@ async def test_the_purge_deletes_what_is_done_with_after_the_retention(
         "sends": 1,
         "insights": 0,
         "counters": 3,
-    }  # the old days' counters too
+        "user_events": 1,
+    }  # the old days' counters and the old reply's timeline event too
     assert [s.data["title"] for s in (await proactive.list_signals("t", "ana")).items] == ["New essay"]
     assert (await proactive.list_feedback("t", user_id="ana")).items == []
-    assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0, "counters": 0}
+    assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0, "counters": 0, "user_events": 0}
 
 
 async def test_a_batch_whose_commit_fails_is_committed_user_by_user(

@@ -7,7 +7,8 @@ import pytest
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import NotFoundError
-from phronesis.proactive.models import PreviewIn, UserMessageIn
+from phronesis.proactive.controls import PauseIn
+from phronesis.proactive.models import MuteIn, OptOutIn, PreviewIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock, RecordingChannel
@@ -55,7 +56,10 @@ async def test_the_timeline_links_signal_cycle_send_and_feedback_and_says_why_no
     timeline = await proactive.timeline("t", "ana")
     assert (timeline.now.decision, timeline.now.reason) == ("silent", "cooldown")
     kinds = [e.kind for e in timeline.events]
-    assert kinds == ["feedback", "signal", "send", "cycle", "signal_used", "signal"], kinds
+    assert kinds == ["feedback", "reply", "signal", "send", "cycle", "signal_used", "signal"], kinds
+    reply = timeline.events[1]
+    assert reply.details["text"] == "thanks, on it" and reply.details["intent"] == "reply"
+    assert reply.details["send_ids"] == [sent.send_id]
     linked = {e.kind: e for e in timeline.events if e.cycle_key == sent.cycle_key}
     assert set(linked) == {"signal_used", "cycle", "send", "feedback"}
     assert linked["cycle"].ids == {"decision_id": sent.decision_id, "send_id": sent.send_id}
@@ -63,6 +67,31 @@ async def test_the_timeline_links_signal_cycle_send_and_feedback_and_says_why_no
     assert linked["feedback"].summary == "engaged after 5 min"
     with pytest.raises(NotFoundError):
         await proactive.timeline("t", "nobody")
+
+
+async def test_the_timeline_says_what_stopped_the_messages(proactive: ProactiveModule, clock: FixedClock) -> None:
+    """A trial's timeline showed the sends but not the "stop" that ended them, nor a mute or a pause."""
+    await proactive.put_user("t", "ana", AWAKE)
+    await proactive.put_user("t", "ben", AWAKE)
+    await proactive.add_signals("t", "ana", [deadline(6)])
+    await proactive.run_cycle("t", "ana")
+    clock.advance(minutes=2)
+    stop = "please stop sending me these"
+    await proactive.on_message("t", "ana", UserMessageIn(text=stop))
+    clock.advance(minutes=1)
+    await proactive.mute("t", "ana", MuteIn(minutes=60))
+    clock.advance(minutes=1)
+    await proactive.set_pause("t", PauseIn(paused=True, reason="incident 42"))
+    clock.advance(minutes=1)
+    await proactive.opt_in("t", "ana", OptOutIn())
+    await proactive.mute("t", "ben", MuteIn(minutes=5))  # another user's: not in Ana's story
+    timeline = await proactive.timeline("t", "ana")
+    done = [(e.kind, e.summary) for e in timeline.events if e.kind not in ("signal", "signal_used", "cycle", "send")]
+    assert [kind for kind, _ in done] == ["opt_in", "pause", "mute", "opt_out", "feedback", "reply"], done
+    assert dict(done)["pause"] == "paused for the tenant: incident 42"
+    reply = next(e for e in timeline.events if e.kind == "reply")
+    assert (reply.details["text"], reply.details["intent"]) == (stop, "opt_out_category")
+    assert reply.details["opted_out"] == {"all": False, "categories": ["deadline_warning"]}
 
 
 async def test_counters_say_why_users_were_not_messaged_without_a_record_per_block(

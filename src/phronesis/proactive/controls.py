@@ -2,7 +2,7 @@
 
 A tenant's pause is the kill switch: while it is on, no cycle of that tenant sends anything
 (the tick still sweeps feedback, signals wait). A user's opt-out, per-category opt-out and mute
-live on the user's row (``UserRepository.set_controls``); this module keeps the tenant's side.
+live on the user's row (``UserRepository.update_controls``); this module keeps the tenant's side.
 Both are read by the pre-filter for a whole chunk and again under the user's lock when a cycle
 commits, so a pause or an opt-out that lands while a cycle is deciding still stops its send.
 """
@@ -63,10 +63,10 @@ class TenantControls:
             return PauseState(paused=False)
         return PauseState(paused=row.paused, reason=row.reason, updated_at=row.updated_at)
 
-    async def set(self, tenant: str, body: PauseIn, now: datetime) -> PauseState:
+    async def set(self, conn: AsyncConnection, tenant: str, body: PauseIn, now: datetime) -> PauseState:
+        """Switch the pause in the caller's transaction."""
         values = {"tenant": tenant, "paused": body.paused, "reason": body.reason, "updated_at": now}
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                upsert(self._db.dialect, proactive_tenants, ["tenant"], ["paused", "reason", "updated_at"]), values
-            )
+        await conn.execute(
+            upsert(self._db.dialect, proactive_tenants, ["tenant"], ["paused", "reason", "updated_at"]), values
+        )
         return PauseState(paused=body.paused, reason=body.reason, updated_at=now)

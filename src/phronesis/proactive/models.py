@@ -495,9 +495,24 @@ class Preview(Schema):
 class TimelineEvent(Schema):
     at: datetime
     """When it happened (UTC)."""
-    kind: Literal["signal", "signal_used", "cycle", "send", "feedback"]
+    kind: Literal[
+        "signal",
+        "signal_used",
+        "cycle",
+        "send",
+        "feedback",
+        "reply",
+        "opt_out",
+        "opt_in",
+        "mute",
+        "unmute",
+        "pause",
+        "resume",
+    ]
     """``signal`` (stored), ``signal_used`` (a cycle used it), ``cycle`` (a cycle's decision, or a pre-filter block when
-    those are recorded), ``send`` (a message and its delivery) or ``feedback`` (how the user reacted)."""
+    those are recorded), ``send`` (a message and its delivery), ``feedback`` (how the send was labelled), ``reply``
+    (what the user wrote and how it was read), ``opt_out``/``opt_in``, ``mute``/``unmute`` (by the user, a reply or
+    the API) and ``pause``/``resume`` (the whole tenant's kill switch)."""
     summary: str
     """One line for a person, e.g. ``deadline_approaching (urgency 8): Lab 4``."""
     cycle_key: str | None = None
@@ -506,7 +521,8 @@ class TimelineEvent(Schema):
     """signal_id, decision_id, send_id: what the event is, for a closer look."""
     details: dict[str, Any] = Field(default_factory=dict)
     """More, by kind: a signal's expiry and ``context_only``; a cycle's path, trust, threshold, candidates and delivery;
-    a send's message, score and delivery detail."""
+    a send's message, score and delivery detail; a reply's text (up to 280 characters), intent and labelled sends; an
+    opt-out's categories; a mute's end; a pause's reason."""
 
 
 class Timeline(Schema):

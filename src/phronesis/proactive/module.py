@@ -7,6 +7,7 @@ import random
 import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
@@ -23,7 +24,7 @@ from phronesis.proactive.channels.types import Channel
 from phronesis.proactive.controls import PauseIn, PauseState, TenantControls
 from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.cycle import CycleParts, CycleRunner
-from phronesis.proactive.feedback import FeedbackLoop
+from phronesis.proactive.feedback import FeedbackLoop, ReplyEffect
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.llm_candidates import LLMCandidates
 from phronesis.proactive.models import (
@@ -55,6 +56,7 @@ from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.tick import Ticker
 from phronesis.proactive.timeline import timeline_events
+from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventKind, UserEventRepository
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import OutboundSettings, ProactiveSettings
 from phronesis.storage.database import Database
@@ -104,6 +106,7 @@ class ProactiveModule:
         self.suppressions = SuppressionRepository(database)
         self.controls = TenantControls(database)
         self.counters = CounterRepository(database)
+        self.events = UserEventRepository(database)
         self.feedback = FeedbackLoop(settings, self.sends, self.suppressions, self.users, self.counters)
         generator = None
         if llm is not None and settings.candidates != "templates":
@@ -284,7 +287,8 @@ class ProactiveModule:
             tenant, user_id=user_id, outcome=None, category=None, since=since, limit=limit, offset=0
         )
         current = await self.preview(tenant, PreviewIn(user_id=user_id, llm=False))
-        events = timeline_events(signals.items, records, sends.items, since=since, limit=limit)
+        done = await self.events.for_user(tenant, user_id, since=since, limit=limit)
+        events = timeline_events(signals.items, records, sends.items, done, since=since, limit=limit)
         return Timeline(user=user, now=current, events=events)
 
     async def stats(self, tenant: str, *, days: int = 7) -> dict[str, dict[str, int]]:
@@ -312,6 +316,12 @@ class ProactiveModule:
             effect = await self.feedback.on_reply(
                 conn, tenant, user_id, text=body.text, button_id=body.button_id, now=now
             )
+            said, details = _reply_summary(body, effect), _reply_details(body, effect)
+            await self.events.add(conn, tenant, user_id, "reply", said, now, details)
+            if effect.opted_out is not None:
+                off = effect.opted_out.categories
+                said = f"opted out of {', '.join(off)} by reply" if off else "opted out of everything by reply"
+                await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": off})
             controls = (await self.users.lock(conn, tenant, [user_id])).get(user_id)  # row written above
             insights = []
             if controls is not None and not controls.opted_out:  # an opted-out user gets none of them
@@ -330,9 +340,12 @@ class ProactiveModule:
         async with self._db.transaction() as conn:
             if not await self.users.opt_out(conn, tenant, user_id, body.categories):
                 raise NotFoundError("user", user_id)
+            now = self._clock.now()
             await self.counters.bump(  # counted like a reply's opt-out
-                conn, tenant, self._clock.now(), {"opt_out:category" if body.categories else "opt_out:all": 1}
+                conn, tenant, now, {"opt_out:category" if body.categories else "opt_out:all": 1}
             )
+            said = f"opted out of {', '.join(body.categories)}" if body.categories else "opted out of everything"
+            await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": body.categories})
             return await self.users.current(conn, tenant, user_id)
 
     async def opt_in(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
@@ -341,6 +354,10 @@ class ProactiveModule:
         async with self._db.transaction() as conn:
             if not await self.users.opt_in(conn, tenant, user_id, body.categories, CATEGORIES):
                 raise NotFoundError("user", user_id)
+            said = f"opted in to {', '.join(body.categories)}" if body.categories else "opted in to everything"
+            await self.events.add(
+                conn, tenant, user_id, "opt_in", said, self._clock.now(), {"categories": body.categories}
+            )
             return await self.users.current(conn, tenant, user_id)
 
     async def mute(self, tenant: str, user_id: str, body: MuteIn) -> UserProfile:
@@ -349,17 +366,40 @@ class ProactiveModule:
         until = body.until or now + timedelta(minutes=body.minutes or 0)
         if until <= now:
             raise InvalidInputError("until", f"must be in the future (now is {now.isoformat()})")
-        return await self.users.set_controls(tenant, user_id, muted_until=until)
+        said = f"muted until {until:%Y-%m-%d %H:%M} UTC"
+        return await self._set_mute(tenant, user_id, until, "mute", said, {"until": until.isoformat()})
 
     async def unmute(self, tenant: str, user_id: str) -> UserProfile:
-        return await self.users.set_controls(tenant, user_id, muted_until=None)
+        return await self._set_mute(tenant, user_id, None, "unmute", "mute lifted", {})
+
+    async def _set_mute(
+        self,
+        tenant: str,
+        user_id: str,
+        until: datetime | None,
+        kind: UserEventKind,
+        said: str,
+        details: dict[str, Any],
+    ) -> UserProfile:
+        async with self._db.transaction() as conn:
+            if not await self.users.update_controls(conn, tenant, user_id, muted_until=until):
+                raise NotFoundError("user", user_id)
+            await self.events.add(conn, tenant, user_id, kind, said, self._clock.now(), details)
+            return await self.users.current(conn, tenant, user_id)
 
     async def pause(self, tenant: str) -> PauseState:
         return await self.controls.get(tenant)
 
     async def set_pause(self, tenant: str, body: PauseIn) -> PauseState:
         """The tenant's kill switch: while paused no cycle sends (checked again at each commit)."""
-        state = await self.controls.set(tenant, body, self._clock.now())
+        now = self._clock.now()
+        async with self._db.transaction() as conn:
+            state = await self.controls.set(conn, tenant, body, now)
+            said = ("paused" if body.paused else "resumed") + " for the tenant"
+            said += f": {body.reason}" if body.reason else ""
+            await self.events.add(
+                conn, tenant, None, "pause" if body.paused else "resume", said, now, {"reason": body.reason}
+            )
         log.info(
             "proactive messages of tenant %s %s%s",
             tenant,
@@ -398,3 +438,21 @@ class ProactiveModule:
         return await self.insights.list(
             tenant, user_id, fresh_only=fresh_only, now=self._clock.now(), limit=limit, offset=offset
         )
+
+
+def _reply_summary(body: UserMessageIn, effect: ReplyEffect) -> str:
+    what = f"pressed {body.button_id}" if body.button_id else f"wrote {body.text[:80]!r}"
+    read = {"reply": "a reply", "negative": "pushback", "opt_out": "a stop", "opt_out_category": "a stop for these"}
+    return f"{what}: read as {read[effect.intent]}" + (
+        f", labelled {len(effect.labelled)} send(s)" if effect.labelled else ""
+    )
+
+
+def _reply_details(body: UserMessageIn, effect: ReplyEffect) -> dict[str, Any]:
+    return {
+        "text": body.text[:REPLY_TEXT_CHARS],
+        "button_id": body.button_id,
+        "intent": effect.intent,
+        "send_ids": effect.labelled,
+        "opted_out": effect.opted_out.model_dump() if effect.opted_out is not None else None,
+    }

@@ -2,7 +2,8 @@
 ``proactive.retention_days`` after it was stored, by the server's hourly purge.
 
 Done with: a signal used by a cycle or expired; a send (the ignore sweep decides every pending
-one within hours); a deferred insight (used or expired); the daily counters of older days.
+one within hours); a deferred insight (used or expired); the daily counters of older days; a
+user's or tenant's event (reply, opt-out, mute, pause: the state it set lives on).
 The purge is time-based, in one transaction, whatever the tables' size; nothing younger than
 the 30 days the feedback summary reads can go (the setting's floor is 31).
 """
@@ -15,7 +16,12 @@ from sqlalchemy import delete, or_
 
 from phronesis.proactive.counters import CounterRepository
 from phronesis.storage.database import Database
-from phronesis.storage.tables import proactive_deferred_insights, proactive_sends, proactive_signals
+from phronesis.storage.tables import (
+    proactive_deferred_insights,
+    proactive_sends,
+    proactive_signals,
+    proactive_user_events,
+)
 
 __all__ = ["purge"]
 
@@ -33,6 +39,7 @@ async def purge(database: Database, now: datetime, retention: timedelta) -> dict
             insights.created_at < cutoff, or_(insights.used.is_(True), insights.expires_at <= now)
         ),
         "counters": CounterRepository.purge_statement(cutoff),
+        "user_events": delete(proactive_user_events).where(proactive_user_events.c.at < cutoff),
     }
     counts: dict[str, int] = {}
     async with database.transaction() as conn:

@@ -2,10 +2,11 @@
 
 signal stored → signal used by a cycle (its ``cycle_key``) → the cycle's decision record
 (pre-filter block when ``record_blocked``, else candidates with scores and verdicts) → the send
-and its delivery (attempts, detail) → the feedback. Events share the ``cycle_key`` that links a
-signal to the cycle that used it and to its send. With the history comes what a cycle would
-decide now (``Preview``): the pre-filter's current verdict even when blocked cycles are not
-recorded. Read-only: a few indexed queries for one user.
+and its delivery (attempts, detail) → the user's reply (its text and how it was read) → the
+feedback; and what stopped messages: opt-outs, mutes, the tenant's pause (``user_events``).
+Events share the ``cycle_key`` that links a signal to the cycle that used it and to its send.
+With the history comes what a cycle would decide now (``Preview``): the pre-filter's current
+verdict even when blocked cycles are not recorded. Read-only: a few indexed queries for one user.
 """
 
 from __future__ import annotations
@@ -19,7 +20,20 @@ from phronesis.proactive.models import ProactiveFeedback, Signal, TimelineEvent
 __all__ = ["timeline_events"]
 
 
-_ORDER = {"signal": 0, "signal_used": 1, "cycle": 2, "send": 3, "feedback": 4}
+_ORDER = {
+    "pause": 0,
+    "resume": 0,
+    "opt_in": 0,
+    "unmute": 0,
+    "signal": 1,
+    "signal_used": 2,
+    "cycle": 3,
+    "send": 4,
+    "reply": 5,
+    "feedback": 6,
+    "opt_out": 7,
+    "mute": 7,
+}
 
 
 def _signal_events(signal: Signal) -> list[TimelineEvent]:
@@ -89,9 +103,16 @@ def _send_events(send: ProactiveFeedback, cycle_keys: dict[str, str]) -> list[Ti
 
 
 def timeline_events(
-    signals: list[Signal], records: list[DecisionRecord], sends: list[ProactiveFeedback], *, since: datetime, limit: int
+    signals: list[Signal],
+    records: list[DecisionRecord],
+    sends: list[ProactiveFeedback],
+    done: list[TimelineEvent],
+    *,
+    since: datetime,
+    limit: int,
 ) -> list[TimelineEvent]:
-    """Every event since ``since``, newest first, at most ``limit``."""
+    """Every event since ``since``, newest first, at most ``limit``; ``done`` is what the user and
+    their tenant did (``user_events``): replies, opt-outs, mutes, pauses."""
     cycle_keys = {
         str(r.attributes["send_id"]): str(r.attributes.get("cycle_key"))
         for r in records
@@ -100,6 +121,7 @@ def timeline_events(
     events = [e for s in signals for e in _signal_events(s)]
     events += [_cycle_event(r) for r in records]
     events += [e for s in sends for e in _send_events(s, cycle_keys)]
+    events += done
     kept = [e for e in events if e.at >= since]
     kept.sort(key=lambda e: (e.at, _ORDER[e.kind]), reverse=True)  # at one instant: effect after cause
     return kept[:limit]

@@ -162,13 +162,6 @@ class UserRepository:
         )
         return result.rowcount > 0
 
-    async def set_controls(self, tenant: str, user_id: str, **values: Any) -> UserProfile:
-        """Set what the user asked for (``opted_out``, ``opted_out_categories``, ``muted_until``)."""
-        async with self._db.transaction() as conn:
-            if not await self.update_controls(conn, tenant, user_id, **values):
-                raise NotFoundError("user", user_id)
-            return await self.current(conn, tenant, user_id)
-
     async def current(self, conn: AsyncConnection, tenant: str, user_id: str) -> UserProfile:
         """The profile as the caller's transaction sees it (after its own writes)."""
         row = (await conn.execute(select(proactive_users).where(c.tenant == tenant, c.id == user_id))).one()

@@ -644,6 +644,23 @@ proactive_counters = Table(
 every block reason), LLM calls and tokens, deliveries, feedback. Why users were not messaged,
 counted even when blocked cycles are not recorded one by one (issue 24)."""
 
+proactive_user_events = Table(
+    "proactive_user_events",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("user_id", String(64), nullable=True),
+    Column("at", UTCDateTime, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("summary", String(600), nullable=False),
+    Column("details", JSON, nullable=False),
+    _user_fk(),
+    Index("ix_proactive_user_events_user_time", "tenant", "user_id", "at"),
+)
+"""What a user or their tenant did about proactive messages (issue 24, the timeline): a reply
+with its text and how it was read, an opt-out or opt-in, a mute, a pause (``user_id`` NULL:
+every user of the tenant). The timeline showed the sends but not why they stopped."""
+
 # --- vector indexes ---------------------------------------------------------------------
 
 index_changes = Table(

@@ -319,9 +319,9 @@ class ProactiveModule:
             said, details = _reply_summary(body, effect), _reply_details(body, effect)
             await self.events.add(conn, tenant, user_id, "reply", said, now, details)
             if effect.opted_out is not None:
-                off = effect.opted_out.categories
-                said = f"opted out of {', '.join(off)} by reply" if off else "opted out of everything by reply"
-                await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": off})
+                named = effect.opted_out.categories
+                said = f"opted out of {', '.join(named)} by reply" if named else "opted out of everything by reply"
+                await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": named})
             controls = (await self.users.lock(conn, tenant, [user_id])).get(user_id)  # row written above
             insights = []
             if controls is not None and not controls.opted_out:  # an opted-out user gets none of them

@@ -75,8 +75,8 @@ class Week:
 
     def _recorded(self, sent: int, deadline: float) -> None:
         """Until the server has recorded the delivery the webhook just received: a person reads
-        a message after it arrived. (A reply within the delivery's own round trip is not
-        attributed to it: the CI caught that race once; it is left to fix, see the closing note.)"""
+        a message after it arrived. (A reply within the delivery's own round trip answers it
+        too, ``SendRepository.pending``; waiting keeps the week's counts deterministic.)"""
         while time.monotonic() < deadline:
             if self.call("GET", "/v1/users/maya/feedback-summary")["total_sent"] >= sent:
                 return

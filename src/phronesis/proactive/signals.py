@@ -55,10 +55,14 @@ def dedup_key(signal: SignalIn) -> str:
     return f"{signal.type}:{hashlib.sha256(data.encode()).hexdigest()[:32]}"
 
 
+_FIELDS = tuple(Signal.model_fields)
+
+
 def _signal(row: Any) -> Signal:
-    values = dict(row._mapping)
-    values.pop("tenant")
-    return Signal.model_validate(values)
+    """A stored signal, built without validating it again: it was validated when it came in, and
+    the columns' types give it back typed. Validating every row (through ``row._mapping``) was
+    19 % of a tick's time in a py-spy profile of ``bench_proactive``."""
+    return Signal.model_construct(**{name: getattr(row, name) for name in _FIELDS})
 
 
 class SignalRepository:

@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -70,7 +71,7 @@ def start_server(db_path: Path, workers: int, runtime: str, log: Path) -> tuple[
         "PHRONESIS_API__KEYS": json.dumps({API_KEY: TENANT}),
         "PHRONESIS_EMBEDDINGS__RUNTIME": runtime,
         "PHRONESIS_LLM__SPEC": "none",
-        "PHRONESIS_LOG_LEVEL": "WARNING",
+        "PHRONESIS_LOG_LEVEL": "warning",
     }
     command = [sys.executable, "-m", "phronesis", "serve", "--port", str(port), "--workers", str(workers)]
     process = subprocess.Popen(command, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT)
@@ -121,8 +122,8 @@ CALLS: dict[str, Call] = {"executive": decide, "routing": route, "admission": ad
 class Numbers:
     """Request numbers never used before in this run (sessions and event sources are per request)."""
 
-    def __init__(self) -> None:
-        self._next = 0
+    def __init__(self, start: int) -> None:
+        self._next = start
 
     def take(self, count: int) -> list[int]:
         taken = list(range(self._next, self._next + count))
@@ -184,9 +185,13 @@ async def many_clients(
 
 
 async def measure(
-    base: str, texts: DistinctTexts, model: LocalSentenceEmbedder, args: argparse.Namespace, label: str
+    base: str,
+    texts: DistinctTexts,
+    numbers: Numbers,
+    model: LocalSentenceEmbedder,
+    args: argparse.Namespace,
+    label: str,
 ) -> list[str]:
-    numbers = Numbers()
     rows: list[str] = []
     limits = httpx.Limits(max_connections=args.clients, max_keepalive_connections=args.clients)
     headers = {"Authorization": f"Bearer {API_KEY}"}
@@ -216,13 +221,24 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--warmup", type=int, default=40, help="requests per endpoint before measuring")
     parser.add_argument("--data-dir", type=Path, default=DATA)
+    parser.add_argument(
+        "--scratch", type=Path, default=None, help="keep the set-up here and reuse it (default: a temporary directory)"
+    )
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory(prefix="bench-http-") as scratch:
-        db_path = Path(scratch) / "bench.db"
+    with tempfile.TemporaryDirectory(prefix="bench-http-") as temporary:
+        scratch = args.scratch or Path(temporary)
+        db_path = scratch / f"bench-{args.heuristics}.db"
+        events_path = db_path.with_suffix(".events.json")
         started = time.perf_counter()
-        events, _ = asyncio.run(populate(db_path, args.heuristics, args.data_dir))
-        asyncio.run(fit_router(db_path, args.data_dir))
+        if not events_path.exists():  # set up once per --scratch directory (several minutes)
+            db_path.unlink(missing_ok=True)
+            events, _ = asyncio.run(populate(db_path, args.heuristics, args.data_dir))
+            asyncio.run(fit_router(db_path, args.data_dir))
+            events_path.write_text(json.dumps(events))
+        events = json.loads(events_path.read_text())
+        work = scratch / "run.db"  # each invocation starts from the set-up (admission stores what it admits)
+        shutil.copyfile(db_path, work)
         print(
             f"set-up: {args.heuristics:,} heuristics and the CLINC150 router in {time.perf_counter() - started:.0f} s; "
             f"{len(events):,} held-out events on the heuristic path, reworded on each pass; {os.cpu_count()} cores\n",
@@ -237,14 +253,15 @@ def main() -> None:
         rows: list[str] = []
         memory: list[str] = []
         texts = DistinctTexts(events)
+        numbers = Numbers(int(time.time() * 1000))  # session ids and event sources new to a reused database
         for runtime in args.runtimes.split(","):
             model = LocalSentenceEmbedder(runtime=runtime)  # type: ignore[arg-type]
             model.embed_sync(["warm up"])
             for workers in (int(w) for w in args.workers.split(",")):
                 label = f"{model.runtime}, {workers}"
-                process, base = start_server(db_path, workers, runtime, Path(scratch) / "server.log")
+                process, base = start_server(work, workers, runtime, scratch / "server.log")
                 try:
-                    rows += asyncio.run(measure(base, texts, model, args, label))
+                    rows += asyncio.run(measure(base, texts, numbers, model, args, label))
                 finally:
                     memory.append(f"{label}: {stop(process):.0f} MB")
         print("\n" + "\n".join(header + rows))

@@ -42,6 +42,8 @@ from phronesis.storage.tables import confidence_events, heuristics
 __all__ = ["HeuristicRepository"]
 
 _COLUMNS = [c for c in heuristics.c if c.name != "embedding"]
+_NAMES = tuple(c.name for c in _COLUMNS)
+_ID = _NAMES.index("id")
 MAX_MAGNITUDE = 10.0  # issue 4: a magnitude outside [0, 10] is refused
 
 # Statements on every decision's path are built once: constructing a SQLAlchemy statement
@@ -237,9 +239,10 @@ class HeuristicRepository:
     async def get_many(self, tenant: str, ids: Sequence[str]) -> dict[str, Heuristic]:
         if not ids:
             return {}
-        async with self._db.connect() as conn:
-            result = await conn.execute(_GET_MANY, {"w_tenant": tenant, "w_ids": list(ids)})
-            return {row.id: _to_model(row) for row in result}
+        # on every decision's path: one hop to the reader lane on a SQLite file (a pooled aiosqlite
+        # connection crosses to its thread four times per statement; issue 27's profile)
+        rows = await self._db.read(_GET_MANY, {"w_tenant": tenant, "w_ids": list(ids)})
+        return {row[_ID]: Heuristic.model_validate(dict(zip(_NAMES, row, strict=True))) for row in rows}
 
     async def list(
         self,

@@ -43,6 +43,8 @@ def test_a_user_gets_a_message_replies_and_the_feedback_is_recorded(live_server:
         assert client.put(f"/v1/users/{user}", json=OLD_FRIEND).status_code == 200
         stored = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("a"), signal("a")]})
         assert stored.status_code == 201 and stored.json()["duplicates"] == 1
+        again = client.post(f"/v1/users/{user}/signals", json={"signals": [signal("a", urgency=8)]}).json()
+        assert (again["stored"], again["duplicates"], again["updated"]) == ([], 1, 1)  # the pending one took it
         cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
         assert (cycle["decision"], cycle["reason"], cycle["channel"]) == ("sent", "sent", "console")
         assert client.get(f"/v1/users/{user}/signals", params={"pending": True}).json()["items"] == []

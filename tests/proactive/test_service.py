@@ -209,8 +209,8 @@ async def test_bad_input_is_refused_and_nothing_is_written(proactive: ProactiveM
         await proactive.add_signals("t", "ana", [deadline(), past])
     assert error.value.field == "signals.1.expires_at"
     assert (await proactive.list_signals("t", "ana")).items == []
-    stored, duplicates = await proactive.add_signals("t", "ana", [deadline(), deadline()])
-    assert (len(stored), duplicates) == (1, 1)
+    stored, duplicates, updated = await proactive.add_signals("t", "ana", [deadline(), deadline()])
+    assert (len(stored), duplicates, updated) == (1, 1, 0)
     with pytest.raises(NotFoundError):
         await proactive.run_cycle("t", "nobody")
 
@@ -219,7 +219,7 @@ async def test_the_same_key_twice_in_a_batch_stores_the_later_and_says_so(proact
     """A trial re-posted a signal in one batch with a new urgency: the answer showed the first
     while the database held the second."""
     await proactive.put_user("t", "ana", ESTABLISHED)
-    stored, duplicates = await proactive.add_signals("t", "ana", [deadline(5), deadline(3, "quiz"), deadline(9)])
+    stored, duplicates, _ = await proactive.add_signals("t", "ana", [deadline(5), deadline(3, "quiz"), deadline(9)])
     assert [(s.dedup_key, s.urgency_hint) for s in stored] == [("cs2103", 9), ("quiz", 3)] and duplicates == 1
     listed = {s.dedup_key: s.urgency_hint for s in (await proactive.list_signals("t", "ana")).items}
     assert listed == {"cs2103": 9, "quiz": 3}
@@ -415,8 +415,10 @@ async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: P
     starts, 8. The duplicate was dropped and the reminder never went out."""
     await proactive.put_user("t", "ana", ESTABLISHED)
     await proactive.add_signals("t", "ana", [deadline(4, "cal-1", title="Team sync", when="tomorrow")])
-    stored, repolled = await proactive.add_signals("t", "ana", [deadline(8, "cal-1", title="Team sync", when="soon")])
-    assert (stored, repolled) == ([], 1)
+    stored, repolled, updated = await proactive.add_signals(
+        "t", "ana", [deadline(8, "cal-1", title="Team sync", when="soon")]
+    )
+    assert (stored, repolled, updated) == ([], 1, 1)  # the pending one took the new urgency
     [pending] = (await proactive.list_signals("t", "ana", pending=True)).items
     assert (pending.urgency_hint, pending.data["when"]) == (8, "soon")
 
@@ -446,9 +448,9 @@ async def test_a_daily_signal_is_refused_as_a_duplicate_only_within_the_dedup_wi
     assert len((await proactive.add_signals("t", "ana", [daily]))[0]) == 1
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"  # used
     clock.advance(days=1)
-    assert await proactive.add_signals("t", "ana", [daily]) == ([], 1)  # within the window: a duplicate
+    assert await proactive.add_signals("t", "ana", [daily]) == ([], 1, 0)  # within the window: refused
     clock.advance(days=7)
-    stored, duplicates = await proactive.add_signals("t", "ana", [daily])
+    stored, duplicates, _ = await proactive.add_signals("t", "ana", [daily])
     assert (len(stored), duplicates) == (1, 0)
 
 

@@ -82,6 +82,7 @@ async def test_the_timeline_says_what_stopped_the_messages(proactive: ProactiveM
     await proactive.mute("t", "ana", MuteIn(minutes=60))
     clock.advance(minutes=1)
     await proactive.set_pause("t", PauseIn(paused=True, reason="incident 42"))
+    await proactive.set_pause("t", PauseIn(paused=True, reason="incident 42"))  # no switch: no second event
     clock.advance(minutes=1)
     await proactive.opt_in("t", "ana", OptOutIn())
     await proactive.mute("t", "ben", MuteIn(minutes=5))  # another user's: not in Ana's story

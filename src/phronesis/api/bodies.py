@@ -136,7 +136,10 @@ class SignalsStored(Schema):
     stored: list[Signal]
     """The signals stored, as the server keeps them (with ids and expiry)."""
     duplicates: int
-    """Signals whose dedup key this user already had: not stored again."""
+    """Signals whose dedup key this user already had (or that the batch named again): not stored again."""
+    updated: int = 0
+    """Of the duplicates, those that matched a pending signal: it took their urgency, data and expiry (a
+    source polled again). The rest were refused: their key belongs to a used signal, for 7 days by default."""
 
 
 class CycleRequest(Schema):

@@ -19,6 +19,7 @@ from phronesis.proactive.models import (
     OptOutIn,
     Preview,
     PreviewIn,
+    Signal,
     SignalIn,
     UserIn,
     UserProfile,
@@ -146,17 +147,16 @@ def signals_add(
         try:
             moment = datetime.fromisoformat(when)
         except ValueError:
-            raise fail(f"--when: not an ISO 8601 time: {when[:40]!r} (e.g. 2026-11-28T17:00:00+08:00)") from None
+            raise fail(f"--when: not an ISO 8601 time: {when[:40]!r} (e.g. 2026-11-29T09:00:00+08:00)") from None
         if moment.tzinfo is None:
-            raise fail(f"--when: give the offset, e.g. {when[:40]}+08:00 or {when[:40]}Z")
+            raise fail("--when: give the time with its offset, e.g. 2026-11-29T09:00:00+08:00 or 2026-11-29T01:00:00Z")
     data = {k: v for k, v in {"title": title, "due": when}.items() if v is not None}
     try:
         signal = SignalIn(type=type_, urgency_hint=urgency, data=data, context_only=context_only, dedup_key=key)
     except ValidationError as exc:
         raise fail(str(invalid_input(exc))) from None
-    stored, duplicates = with_engine(lambda engine: engine.proactive.add_signals(tenant, user_id, [signal]))
-    said = f"stored {len(stored)}" + (f", {duplicates} already known" if duplicates else "")
-    emit({"stored": stored, "duplicates": duplicates}, as_json, lambda: said)
+    added = with_engine(lambda engine: engine.proactive.add_signals(tenant, user_id, [signal]))
+    emit(added._asdict(), as_json, lambda: _added(added.stored, added.duplicates, added.updated, ""))
 
 
 @signals_app.command("list")
@@ -191,7 +191,7 @@ def signals_import_ics(
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
 
-    async def work(engine: Engine) -> tuple[int, int]:
+    async def work(engine: Engine) -> tuple[list[Signal], int, int]:
         from phronesis.proactive.sources.icalendar_source import signals_from_ics
 
         profile = await engine.proactive.user(tenant, user_id)
@@ -203,13 +203,23 @@ def signals_import_ics(
             where=str(path),
         )
         if not signals:
-            return 0, 0
-        stored, duplicates = await engine.proactive.add_signals(tenant, user_id, signals)
-        return len(stored), duplicates
+            return [], 0, 0
+        added = await engine.proactive.add_signals(tenant, user_id, signals)
+        return added.stored, added.duplicates, added.updated
 
-    stored, duplicates = with_engine(work)
-    said = f"stored {stored} calendar signals" + (f", {duplicates} already known" if duplicates else "")
-    emit({"stored": stored, "duplicates": duplicates}, as_json, lambda: said)
+    stored, duplicates, updated = with_engine(work)
+    said = _added(stored, duplicates, updated, " calendar signals")
+    emit({"stored": len(stored), "duplicates": duplicates, "updated": updated}, as_json, lambda: said)
+
+
+def _added(stored: list[Signal], duplicates: int, updated: int, what: str) -> str:
+    """What an add did, e.g. ``stored 0, 2 already known (1 pending one updated)``."""
+    said = f"stored {len(stored)}{what}"
+    if duplicates:
+        said += f", {duplicates} already known" + (
+            f" ({updated} pending one{'s' if updated > 1 else ''} updated)" if updated else ""
+        )
+    return said
 
 
 CategoryOption = Annotated[
@@ -218,19 +228,25 @@ CategoryOption = Annotated[
 ]
 
 
-def _controls_line(profile: UserProfile) -> str:
+def _opt_state(profile: UserProfile) -> str:
     if profile.opted_out:
-        state = "opted out of everything"
-    elif profile.opted_out_categories:
-        state = "opted out of " + ", ".join(profile.opted_out_categories)
-    else:
-        state = "opted in"
-    muted = f"; muted until {profile.muted_until.isoformat()}" if profile.muted_until else ""
-    return f"{profile.id}: {state}{muted}"
+        return "opted out of everything"
+    if profile.opted_out_categories:
+        return "opted out of " + ", ".join(profile.opted_out_categories)
+    return "opted in"
 
 
 def _controls(profile: UserProfile, as_json: bool) -> None:
-    emit(profile, as_json, lambda: _controls_line(profile))
+    """After an opt-out or opt-in: what the user now gets (and a mute, if one is on)."""
+    muted = f"; muted until {profile.muted_until.isoformat()}" if profile.muted_until else ""
+    emit(profile, as_json, lambda: f"{profile.id}: {_opt_state(profile)}{muted}")
+
+
+def _mute(profile: UserProfile, as_json: bool) -> None:
+    """After a mute or unmute: the mute first (a trial read "opted in" after a mute as an opt-in)."""
+    muted = f"muted until {profile.muted_until.isoformat()}" if profile.muted_until else "not muted"
+    state = _opt_state(profile)
+    emit(profile, as_json, lambda: f"{profile.id}: {muted}" + (f"; {state}" if state != "opted in" else ""))
 
 
 def _categories(categories: list[str] | None) -> OptOutIn:
@@ -271,13 +287,13 @@ def users_mute(
         body = MuteIn(minutes=minutes, until=until)
     except ValidationError as exc:
         raise fail(str(invalid_input(exc))) from None
-    _controls(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body)), as_json)
+    _mute(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body)), as_json)
 
 
 @users_app.command("unmute")
 def users_unmute(user_id: str, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Lift the user's mute."""
-    _controls(with_engine(lambda engine: engine.proactive.unmute(tenant, user_id)), as_json)
+    _mute(with_engine(lambda engine: engine.proactive.unmute(tenant, user_id)), as_json)
 
 
 @proactive_app.command("pause")

@@ -49,7 +49,7 @@ from phronesis.proactive.models import (
 from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.retention import purge
 from phronesis.proactive.sends import SendRepository
-from phronesis.proactive.signals import SignalRepository
+from phronesis.proactive.signals import SignalRepository, SignalsAdded
 from phronesis.proactive.sources.icalendar_source import ICalendarSource
 from phronesis.proactive.sources.types import SignalSource
 from phronesis.proactive.state import StateLoader
@@ -207,7 +207,7 @@ class ProactiveModule:
         await self.users.delete(tenant, user_id)
 
     # signals ------------------------------------------------------------------------------
-    async def add_signals(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> tuple[list[Signal], int]:
+    async def add_signals(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> SignalsAdded:
         return await self.signals.add(tenant, user_id, signals)
 
     async def list_signals(
@@ -216,11 +216,11 @@ class ProactiveModule:
         await self.users.get(tenant, user_id)
         return await self.signals.list(tenant, user_id, pending=pending, limit=limit, offset=offset)
 
-    async def collect(self, tenant: str, user_id: str, source: SignalSource) -> tuple[list[Signal], int]:
+    async def collect(self, tenant: str, user_id: str, source: SignalSource) -> SignalsAdded:
         """Pull signals from ``source`` for the user (a known dedup key is not stored twice)."""
         await self.users.get(tenant, user_id)
         signals = await source.collect(self._clock.now())
-        return await self.signals.add(tenant, user_id, signals) if signals else ([], 0)
+        return await self.signals.add(tenant, user_id, signals) if signals else SignalsAdded([], 0, 0)
 
     async def purge(self) -> dict[str, int]:
         """Delete what is done with past ``retention_days`` (``retention``); nothing when it is 0 (off)."""
@@ -236,7 +236,7 @@ class ProactiveModule:
             counts["users"] += 1
             source = ICalendarSource(url, zone=ZoneInfo(timezone), http=self._http, max_bytes=self._max_response_bytes)
             try:
-                stored, _ = await self.collect(owner, user_id, source)
+                stored = (await self.collect(owner, user_id, source)).stored
             except (InvalidInputError, NotFoundError) as exc:
                 log.warning("calendar of %s/%s: %s", owner, user_id, exc)
                 counts["failed"] += 1
@@ -394,7 +394,10 @@ class ProactiveModule:
         """The tenant's kill switch: while paused no cycle sends (checked again at each commit)."""
         now = self._clock.now()
         async with self._db.transaction() as conn:
+            was = await self.controls.paused(conn, tenant)
             state = await self.controls.set(conn, tenant, body, now)
+            if was == body.paused:  # no switch: nothing for the timelines (a trial's resumes repeated)
+                return state
             said = ("paused" if body.paused else "resumed") + " for the tenant"
             said += f": {body.reason}" if body.reason else ""
             await self.events.add(

@@ -7,7 +7,7 @@ import json
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -23,7 +23,7 @@ from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import proactive_signals, proactive_users
 
-__all__ = ["SignalRepository", "dedup_key"]
+__all__ = ["SignalRepository", "SignalsAdded", "dedup_key"]
 
 c = proactive_signals.c
 DEFAULT_TTL = timedelta(days=1)
@@ -45,6 +45,16 @@ _REFRESH = (
         expires_at=bindparam("new_expires_at"),
     )
 )
+
+
+class SignalsAdded(NamedTuple):
+    stored: list[Signal]
+    """The new signals, as stored."""
+    duplicates: int
+    """Signals whose key this user already had (or that the same batch named again): not stored."""
+    updated: int
+    """Of the duplicates, the ones that matched a pending signal, which took their urgency, data
+    and expiry (a source polled again); the rest were refused (a used key, within its window)."""
 
 
 def dedup_key(signal: SignalIn) -> str:
@@ -71,8 +81,9 @@ class SignalRepository:
         self._clock = clock
         self._dedup_window = dedup_window
 
-    async def add(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> tuple[list[Signal], int]:
-        """Store new signals (one transaction); a known dedup key is skipped. Returns (stored, duplicates)."""
+    async def add(self, tenant: str, user_id: str, signals: Sequence[SignalIn]) -> SignalsAdded:
+        """Store new signals (one transaction); a known dedup key is not stored again (a pending
+        signal with it takes the new values)."""
         now = self._clock.now()
         rows = []
         for position, signal in enumerate(signals):
@@ -132,7 +143,15 @@ class SignalRepository:
             )
             fresh = {r.id for r in stored}
             repolled = [r for r in rows if r["id"] not in fresh]
+            updated = 0
             if repolled:
+                pending = select(func.count()).where(
+                    c.tenant == tenant,
+                    c.user_id == user_id,
+                    c.dedup_key.in_([r["dedup_key"] for r in repolled]),
+                    c.consumed_at.is_(None),
+                )
+                updated = int((await conn.execute(pending)).scalar_one())
                 await conn.execute(
                     _REFRESH,
                     [
@@ -148,7 +167,7 @@ class SignalRepository:
                         for r in repolled
                     ],
                 )
-        return [_signal(r) for r in stored], len(repolled) + in_batch
+        return SignalsAdded([_signal(r) for r in stored], len(repolled) + in_batch, updated)
 
     async def due_users(
         self, conn: AsyncConnection, tenant: str, now: datetime, *, after: str, limit: int

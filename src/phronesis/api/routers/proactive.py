@@ -69,8 +69,8 @@ async def delete_user(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -
 
 @router.post("/v1/users/{user_id}/signals", status_code=201, summary="Signals for the user's next cycle")
 async def add_signals(user_id: UserPath, body: SignalBatch, engine: EngineDep, tenant: TenantDep) -> SignalsStored:
-    stored, duplicates = await engine.proactive.add_signals(tenant, user_id, body.signals)
-    return SignalsStored(stored=stored, duplicates=duplicates)
+    added = await engine.proactive.add_signals(tenant, user_id, body.signals)
+    return SignalsStored(stored=added.stored, duplicates=added.duplicates, updated=added.updated)
 
 
 @router.get("/v1/users/{user_id}/signals", summary="A user's signals, newest first")

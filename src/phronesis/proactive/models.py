@@ -34,6 +34,7 @@ __all__ = [
     "UserIn",
     "UserMessageIn",
     "UserProfile",
+    "UserEventKind",
     "UserReply",
 ]
 
@@ -81,6 +82,9 @@ BLOCK_REASONS: tuple[str, ...] = BlockReason.__args__  # type: ignore[attr-defin
 BUTTONS: tuple[dict[str, str], ...] = ({"id": "btn_yes", "title": "Yes"}, {"id": "btn_later", "title": "Later"})
 """The reply buttons of a ``button_prompt``, on every channel; a reply names the one pressed by its id."""
 BUTTON_IDS = frozenset(b["id"] for b in BUTTONS)
+
+UserEventKind = Literal["reply", "opt_out", "opt_in", "mute", "unmute", "pause", "resume"]
+"""What a user or their tenant did about proactive messages (``user_events``), on the timeline."""
 
 FeedbackOutcome = Literal["pending", "engaged", "ignored", "negative", "button_click"]
 ENGAGED_OUTCOMES = frozenset({"engaged", "button_click"})
@@ -495,20 +499,7 @@ class Preview(Schema):
 class TimelineEvent(Schema):
     at: datetime
     """When it happened (UTC)."""
-    kind: Literal[
-        "signal",
-        "signal_used",
-        "cycle",
-        "send",
-        "feedback",
-        "reply",
-        "opt_out",
-        "opt_in",
-        "mute",
-        "unmute",
-        "pause",
-        "resume",
-    ]
+    kind: Literal["signal", "signal_used", "cycle", "send", "feedback", UserEventKind]
     """``signal`` (stored), ``signal_used`` (a cycle used it), ``cycle`` (a cycle's decision, or a pre-filter block when
     those are recorded), ``send`` (a message and its delivery), ``feedback`` (how the send was labelled), ``reply``
     (what the user wrote and how it was read), ``opt_out``/``opt_in``, ``mute``/``unmute`` (by the user, a reply or

@@ -41,6 +41,7 @@ from phronesis.proactive.models import (
     SignalIn,
     TickReport,
     Timeline,
+    UserEventKind,
     UserIn,
     UserMessageIn,
     UserProfile,
@@ -56,7 +57,7 @@ from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.tick import Ticker
 from phronesis.proactive.timeline import timeline_events
-from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventKind, UserEventRepository
+from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventRepository, opted
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import OutboundSettings, ProactiveSettings
 from phronesis.storage.database import Database
@@ -320,7 +321,7 @@ class ProactiveModule:
             await self.events.add(conn, tenant, user_id, "reply", said, now, details)
             if effect.opted_out is not None:
                 named = effect.opted_out.categories
-                said = f"opted out of {', '.join(named)} by reply" if named else "opted out of everything by reply"
+                said = opted("out of", named, " by reply")
                 await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": named})
             controls = (await self.users.lock(conn, tenant, [user_id])).get(user_id)  # row written above
             insights = []
@@ -344,7 +345,7 @@ class ProactiveModule:
             await self.counters.bump(  # counted like a reply's opt-out
                 conn, tenant, now, {"opt_out:category" if body.categories else "opt_out:all": 1}
             )
-            said = f"opted out of {', '.join(body.categories)}" if body.categories else "opted out of everything"
+            said = opted("out of", body.categories)
             await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": body.categories})
             return await self.users.current(conn, tenant, user_id)
 
@@ -354,7 +355,7 @@ class ProactiveModule:
         async with self._db.transaction() as conn:
             if not await self.users.opt_in(conn, tenant, user_id, body.categories, CATEGORIES):
                 raise NotFoundError("user", user_id)
-            said = f"opted in to {', '.join(body.categories)}" if body.categories else "opted in to everything"
+            said = opted("in to", body.categories)
             await self.events.add(
                 conn, tenant, user_id, "opt_in", said, self._clock.now(), {"categories": body.categories}
             )

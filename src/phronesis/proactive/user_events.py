@@ -8,24 +8,29 @@ written in the transaction of what it records, so the story and the state cannot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.ids import new_id
-from phronesis.proactive.models import TimelineEvent
+from phronesis.proactive.models import TimelineEvent, UserEventKind
 from phronesis.storage.database import Database
 from phronesis.storage.tables import proactive_user_events
 
-__all__ = ["REPLY_TEXT_CHARS", "UserEventKind", "UserEventRepository"]
+__all__ = ["REPLY_TEXT_CHARS", "UserEventRepository", "opted"]
 
-UserEventKind = Literal["reply", "opt_out", "opt_in", "mute", "unmute", "pause", "resume"]
 REPLY_TEXT_CHARS = 280
 """How much of a reply the timeline keeps: enough to see why it was read as it was."""
 
 c = proactive_user_events.c
+
+
+def opted(way: str, categories: Sequence[str], how: str = "") -> str:
+    """One line for an opt-out or opt-in event: ``opted out of nudge by reply``, ``opted in to everything``."""
+    return f"opted {way} {', '.join(categories) if categories else 'everything'}{how}"
 
 
 class UserEventRepository:

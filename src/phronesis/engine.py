@@ -55,6 +55,7 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import DIMENSION as PGVECTOR_DIMENSION
 from phronesis.storage.pgvector import PgVectorColumn, pgvector_state
 from phronesis.storage.pgvector import require as require_pgvector
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.telemetry import configure_tracing
 from phronesis.tenant_settings import TenantSettings
 from phronesis.tenants import DEFAULT_TENANT
@@ -323,10 +324,17 @@ class Engine:
         return await self.learning.observe(tenant, event)
 
     async def _record_executive_fire(
-        self, conn: AsyncConnection, tenant: str, heuristic_id: str, *, event_id: str, source: str, response_id: str
+        self,
+        transaction: PointTransaction,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        event_id: str,
+        source: str,
+        response_id: str,
     ) -> None:
         request = FireRequest(event_id=event_id, source=source, response_id=response_id)
-        await self.learning.record_fire(tenant, heuristic_id, request, connection=conn, missing_ok=True)
+        await self.learning.record_fire(tenant, heuristic_id, request, transaction=transaction, missing_ok=True)
 
     async def _observe_follow_up(
         self, tenant: str, *, event_id: str, source: str, text: str, recurring: frozenset[str]

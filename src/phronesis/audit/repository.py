@@ -17,6 +17,7 @@ from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.paging import fetch_page
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import decision_records
 from phronesis.storage.write_buffer import WriteBuffer
 from phronesis.telemetry import Tracing
@@ -66,6 +67,10 @@ class DecisionRecordRepository:
         async with self._db.joined(connection) as conn:
             await conn.execute(_INSERT, values)  # built once: see _INSERT
         return DecisionRecord.model_validate(values)
+
+    async def add_in(self, transaction: PointTransaction, record: NewDecisionRecord) -> None:
+        """Queue ``record`` in the decision's point transaction: it goes with its next statement or commit."""
+        await transaction.insert([(_INSERT, [_row(record, self._clock.now(), self._tracing)])])
 
     def queue(self, record: NewDecisionRecord, writes: WriteBuffer) -> None:
         """Queue ``record`` in the caller's ``WriteBuffer``: it commits with the decision's effects."""

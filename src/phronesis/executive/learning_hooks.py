@@ -16,13 +16,21 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.feedback.models import Feedback
 from phronesis.heuristics.models import ConfidenceUpdate
+from phronesis.storage.point_transaction import PointTransaction
 
 __all__ = ["NOT_A_FIRE", "FireRater", "FireRecorder", "FollowUp", "FollowUpObserver", "NotAFire"]
 
 
 class FireRecorder(Protocol):
     async def __call__(
-        self, conn: AsyncConnection, tenant: str, heuristic_id: str, *, event_id: str, source: str, response_id: str
+        self,
+        transaction: PointTransaction,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        event_id: str,
+        source: str,
+        response_id: str,
     ) -> None: ...
 
 

@@ -263,12 +263,14 @@ class ExecutiveService:
     ) -> None:
         """The decision record and the fire it causes commit together (ARCHITECTURE: record)."""
         record = executive_record(tenant, context, result, strategy, assignment, latency_ms)
-        async with self.parts.database.transaction() as conn:
-            await self.parts.decisions.add(record, connection=conn)
+        # point statements, so one point transaction: on a SQLite file two hops to its writer lane
+        # (record and count, then fire and commit) where the async connection took a dozen (issue 27)
+        async with self.parts.database.point_transaction() as tx:
+            await self.parts.decisions.add_in(tx, record)
             if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
                 if self.parts.record_fire is not None:
                     await self.parts.record_fire(
-                        conn,
+                        tx,
                         tenant,
                         result.matched_heuristic_id,
                         event_id=context.event_id,
@@ -277,7 +279,7 @@ class ExecutiveService:
                     )
                 else:
                     await self.parts.heuristics.repository.record_fire(
-                        tenant, result.matched_heuristic_id, connection=conn, missing_ok=True
+                        tenant, result.matched_heuristic_id, transaction=tx, missing_ok=True
                     )
 
     def _schedule_convergence(self, tenant: str, context: DecisionContext, result: DecisionResult) -> None:

@@ -36,6 +36,7 @@ from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.pgvector import PgVectorColumn
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import confidence_events, heuristics
 
@@ -425,17 +426,22 @@ class HeuristicRepository:
         tenant: str,
         heuristic_id: str,
         *,
-        connection: AsyncConnection | None = None,
+        transaction: PointTransaction | None = None,
         missing_ok: bool = False,
     ) -> bool:
         """Count a fire (GLADyS bug 7: its ``fire_count`` was never incremented in production).
 
-        Returns False when the heuristic is gone and ``missing_ok`` (deleted after it matched).
+        ``transaction``: the decision's own (a point statement, so it rides the decision's point
+        transaction: issue 27), else one of its own. Returns False when the heuristic is gone and
+        ``missing_ok`` (deleted after it matched).
         """
         parameters = {"w_tenant": tenant, "w_id": heuristic_id, "fired_at": self._clock.now()}
-        async with self._db.joined(connection) as conn:
-            result = await conn.execute(_RECORD_FIRE, parameters)
-        if result.rowcount == 0:
+        if transaction is None:
+            async with self._db.point_transaction() as own:
+                _, count = await own.execute(_RECORD_FIRE, parameters)
+        else:
+            _, count = await transaction.execute(_RECORD_FIRE, parameters)
+        if count == 0:
             if missing_ok:
                 return False
             raise NotFoundError("heuristic", heuristic_id)

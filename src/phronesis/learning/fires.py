@@ -18,6 +18,7 @@ from phronesis.heuristics.evidence_writer import Retraction
 from phronesis.ids import new_id
 from phronesis.learning.types import FireRecord
 from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import heuristic_fires, heuristics
 
 __all__ = ["FireRepository", "StoredFire"]
@@ -60,6 +61,8 @@ class StoredFire(FireRecord):
         )
 
 
+_INSERT = heuristic_fires.insert()
+
 _ANY_OPEN = (
     select(_f.id)
     .where(
@@ -76,7 +79,7 @@ _ANY_OPEN = (
 class FireRepository:
     async def add(
         self,
-        conn: AsyncConnection,
+        transaction: PointTransaction,
         tenant: str,
         heuristic_id: str,
         *,
@@ -85,19 +88,18 @@ class FireRepository:
         fired_at: datetime,
         response_id: str | None = None,
     ) -> FireRecord:
+        """Queue the fire in ``transaction``: it is sent with the transaction's next statement or commit."""
         fire_id = new_id()
-        await conn.execute(
-            heuristic_fires.insert(),
-            {
-                "id": fire_id,
-                "tenant": tenant,
-                "heuristic_id": heuristic_id,
-                "event_id": event_id,
-                "source": source,
-                "response_id": response_id,
-                "fired_at": fired_at,
-            },
-        )
+        row = {
+            "id": fire_id,
+            "tenant": tenant,
+            "heuristic_id": heuristic_id,
+            "event_id": event_id,
+            "source": source,
+            "response_id": response_id,
+            "fired_at": fired_at,
+        }
+        await transaction.insert([(_INSERT, [row])])
         return FireRecord(fire_id, heuristic_id, event_id, source, fired_at)
 
     async def get(self, conn: AsyncConnection, tenant: str, fire_id: str) -> StoredFire | None:

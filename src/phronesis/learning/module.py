@@ -56,6 +56,7 @@ from phronesis.learning.models import (
 from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
 from phronesis.pages import Page
 from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 
 __all__ = ["LearningModule"]
 
@@ -102,23 +103,41 @@ class LearningModule:
         heuristic_id: str,
         request: FireRequest,
         *,
-        connection: AsyncConnection | None = None,
+        transaction: PointTransaction | None = None,
         missing_ok: bool = False,
     ) -> FireRecord | None:
-        """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``."""
+        """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``.
+
+        ``transaction``: the decision's own, so the fire commits with its record (issue 27: two
+        hops to SQLite's writer lane for record, count and fire, where the async connection took
+        a dozen)."""
         fired_at = self._when("fired_at", request.fired_at)
-        async with self.database.joined(connection) as conn:
-            if not await self.heuristics.record_fire(tenant, heuristic_id, connection=conn, missing_ok=missing_ok):
-                return None
-            return await self.fires.add(
-                conn,
-                tenant,
-                heuristic_id,
-                event_id=request.event_id,
-                source=request.source,
-                fired_at=fired_at,
-                response_id=request.response_id,
-            )
+        if transaction is None:
+            async with self.database.point_transaction() as own:
+                return await self._record_fire(own, tenant, heuristic_id, request, fired_at, missing_ok=missing_ok)
+        return await self._record_fire(transaction, tenant, heuristic_id, request, fired_at, missing_ok=missing_ok)
+
+    async def _record_fire(
+        self,
+        tx: PointTransaction,
+        tenant: str,
+        heuristic_id: str,
+        request: FireRequest,
+        fired_at: datetime,
+        *,
+        missing_ok: bool,
+    ) -> FireRecord | None:
+        if not await self.heuristics.record_fire(tenant, heuristic_id, transaction=tx, missing_ok=missing_ok):
+            return None
+        return await self.fires.add(
+            tx,
+            tenant,
+            heuristic_id,
+            event_id=request.event_id,
+            source=request.source,
+            fired_at=fired_at,
+            response_id=request.response_id,
+        )
 
     # ------------------------------------------------------------------ implicit
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -101,6 +102,42 @@ async def test_sensitive_topic_escalates_without_an_llm_and_hands_the_session_to
     assert record.kind == "routing" and record.reason == "sensitive_topic_detected"
     assert record.attributes["sensitive_topics"] == ["refund"]
     assert await _replays_to_itself(engine) == 2  # the human-owned turn was not routed
+
+
+class HeldRetriever:
+    """Retrieval that waits until the test lets it go, so another turn can commit meanwhile."""
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def retrieve(self, tenant: str, query: str, *, top_k: int, min_score: float | None = None) -> RetrievalResult:
+        self.entered.set()
+        await self.release.wait()
+        return RetrievalResult()
+
+
+async def test_a_turn_decided_while_another_hands_the_session_to_a_human_is_not_routed(
+    make_engine: EngineFactory,
+) -> None:
+    """The commit reads the session's mode again under the writer's lock: a turn that was being
+    decided when another escalated leaves the session to the human (seed 002: a human owns it)."""
+    engine = await _fitted(make_engine)
+    held = HeldRetriever()
+    object.__setattr__(engine.routing.service.parts, "retriever", held)
+    sid = await _session(engine)
+    slow = asyncio.create_task(engine.route(sid, "how much does the pro plan cost"))
+    await asyncio.wait_for(held.entered.wait(), 10)
+    escalated = await engine.route(sid, "I want a refund for the entire year.")
+    assert escalated.decision == "ESCALATE" and escalated.session_mode == "human"
+    held.release.set()
+    superseded = await slow
+    assert superseded.status == "human_owned" and superseded.decision is None and superseded.session_mode == "human"
+    record = await engine.decisions.get(T, superseded.decision_id)
+    assert record.path == "human_owned" and "human took the session over" in record.attributes["superseded"]
+    session = await engine.routing.session(T, sid)
+    assert session.mode == "human" and session.message_count == 2 and session.clarifications == 0
+    assert session.escalation_reason == "sensitive_topic_detected"
 
 
 async def test_use_tool_with_missing_arguments_becomes_clarify_naming_them(make_engine: EngineFactory) -> None:

@@ -49,7 +49,7 @@ from phronesis.routing.questions import leans_on_history
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult, Retriever
 from phronesis.routing.routers import RouterResolver
 from phronesis.routing.sensitive import TopicMatcher
-from phronesis.routing.session_repository import SessionRepository
+from phronesis.routing.session_repository import SessionRepository, TurnEffects
 from phronesis.routing.sessions import MessageIn, Session
 from phronesis.routing.tool_choice import ToolChoice, ToolChooser
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
@@ -645,34 +645,29 @@ class RoutingService:
     ) -> RouteResult:
         s = self.settings
         decision_id = new_id()
-        async with self.parts.database.transaction() as conn:
-            current = await self.parts.sessions.get_for_update(conn, tenant, turn.session.id, turns=0)
-            if current.mode == "human" and output is not None:
+        # point statements, so one point transaction: on a SQLite file three hops to its writer lane
+        # (lock, message and session, record and commit) where the async connection took two dozen
+        async with self.parts.database.point_transaction() as tx:
+            mode = await self.parts.sessions.lock_mode(tx, tenant, turn.session.id)
+            if mode == "human" and output is not None:
                 turn.notes["superseded"] = "a human took the session over while this turn was being decided"
                 output = None
             if output is None:
                 turn.path, confidence = "human_owned", None
-            await self.parts.sessions.add_message(
-                conn, tenant, turn.session.id, MessageIn(role="user", text=turn.query), decision_id=decision_id
-            )
             reason = turn.reason
             message: str | None = None
             sources = [src.summary() for src in turn.retrieval.sources] if turn.retrieval else []
-            mode = current.mode
+            effects: TurnEffects | None = None
             if output is not None:
-                if output.decision is Decision.ESCALATE:
+                handed_off = output.decision is Decision.ESCALATE
+                if handed_off:
                     reason = output.escalation_reason
-                    await self.parts.sessions.set_mode(conn, tenant, turn.session.id, "human", reason=reason)
                     mode = "human"
                     message = s.error_message if reason in _ERROR_REASONS else s.handoff_message
                 elif output.decision is Decision.CLARIFY:
                     message = output.clarifying_question or "Could you tell me a little more?"
-                await self.parts.sessions.after_turn(
-                    conn,
-                    tenant,
-                    turn.session,
-                    clarified=output.decision is Decision.CLARIFY,
-                    sources=sources,
+                effects = TurnEffects(
+                    clarified=output.decision is Decision.CLARIFY, sources=sources, handed_off=handed_off, reason=reason
                 )
             result = RouteResult(
                 decision_id=decision_id,
@@ -699,9 +694,15 @@ class RoutingService:
                 session_mode=mode,
                 degraded=turn.degraded,
             )
-            await self.parts.decisions.add(
-                self._record(tenant, decision_id, turn, result, reason, started), connection=conn
+            await self.parts.sessions.record_turn(
+                tx,
+                tenant,
+                turn.session,
+                MessageIn(role="user", text=turn.query),
+                decision_id=decision_id,
+                effects=effects,
             )
+            await self.parts.decisions.add_in(tx, self._record(tenant, decision_id, turn, result, reason, started))
         return result
 
     def _record(

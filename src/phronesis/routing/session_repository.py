@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import Select, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -12,11 +15,83 @@ from phronesis.exceptions import ConflictError, NotFoundError
 from phronesis.ids import new_id
 from phronesis.routing.sessions import Message, MessageIn, NewSession, Session, SessionMode
 from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import routing_messages, routing_sessions
 
-__all__ = ["SessionRepository"]
+__all__ = ["SessionRepository", "TurnEffects"]
 
 MAX_SOURCES_KEPT = 8
+
+_s, _m = routing_sessions.c, routing_messages.c
+_SESSION_KEYS = [column.key for column in routing_sessions.columns if column.key != "tenant"]
+_MESSAGE_KEYS = ("role", "text", "decision_id", "created_at")
+_INSERT_MESSAGE = routing_messages.insert()
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEffects:
+    """What a routed turn (not one a human owns) does to its session (seed 002)."""
+
+    clarified: bool
+    """A CLARIFY: the streak grows; anything else resets it."""
+    sources: list[dict[str, Any]]
+    """Knowledge-base sources the turn found, remembered latest first."""
+    handed_off: bool = False
+    """An ESCALATE: the session goes to a human."""
+    reason: str | None = None
+    """Why it was handed off."""
+
+
+def _session_query(tenant: str, session_id: str) -> Select[Any]:
+    return select(*(_s[key] for key in _SESSION_KEYS)).where(_s.tenant == tenant, _s.id == session_id)
+
+
+def _recent_query(tenant: str, session_id: str, turns: int) -> Select[Any]:
+    return (
+        select(*(_m[key] for key in _MESSAGE_KEYS))
+        .where(_m.tenant == tenant, _m.session_id == session_id)
+        .order_by(_m.id.desc())
+        .limit(turns)
+    )
+
+
+def _session(session_id: str, rows: Sequence[Sequence[Any]], recent: Sequence[Sequence[Any]]) -> Session:
+    """The session of its row and its latest messages (newest first, as read)."""
+    if not rows:
+        raise NotFoundError("session", session_id)
+    messages = [Message.model_validate(dict(zip(_MESSAGE_KEYS, r, strict=True))) for r in reversed(recent)]
+    return Session.model_validate(dict(zip(_SESSION_KEYS, rows[0], strict=True)) | {"recent_messages": messages})
+
+
+def _message_row(
+    tenant: str, session_id: str, message: MessageIn, decision_id: str | None, now: datetime
+) -> dict[str, Any]:
+    return {
+        "tenant": tenant,
+        "session_id": session_id,
+        "role": message.role,
+        "text": message.text,
+        "decision_id": decision_id,
+        "created_at": now,
+    }
+
+
+def _mode_values(mode: SessionMode, reason: str | None, now: datetime) -> dict[str, Any]:
+    values: dict[str, Any] = {"mode": mode, "updated_at": now, "clarifications": 0}
+    if mode == "human":
+        values |= {"escalation_reason": reason, "escalated_at": now}
+    return values
+
+
+def _turn_values(session: Session, clarified: bool, sources: list[dict[str, Any]] | None) -> dict[str, Any]:
+    """The clarification streak and the remembered sources (latest first, at most 8)."""
+    values: dict[str, Any] = {"clarifications": _s.clarifications + 1 if clarified else 0}
+    if sources:
+        found = {x["id"] for x in sources}
+        values["retrieved_sources"] = (sources + [s for s in session.retrieved_sources if s["id"] not in found])[
+            :MAX_SOURCES_KEPT
+        ]
+    return values
 
 
 class SessionRepository:
@@ -56,33 +131,61 @@ class SessionRepository:
     ) -> Session:
         if connection is not None:
             return await self._read(connection, tenant, session_id, turns, lock=False)
-        async with self._db.connect() as conn:
-            return await self._read(conn, tenant, session_id, turns, lock=False)
+        # two point reads: on a SQLite file one hop each to its reader lane (issue 27)
+        async with self._db.reading() as conn:
+            rows = await self._db.read(_session_query(tenant, session_id), {}, connection=conn)
+            recent = (
+                await self._db.read(_recent_query(tenant, session_id, turns), {}, connection=conn)
+                if rows and turns
+                else []
+            )
+        return _session(session_id, rows, recent)
 
     async def get_for_update(self, conn: AsyncConnection, tenant: str, session_id: str, *, turns: int) -> Session:
         """Read the session and lock its row (PostgreSQL), so two turns of one session serialise."""
         return await self._read(conn, tenant, session_id, turns, lock=True)
 
     async def _read(self, conn: AsyncConnection, tenant: str, session_id: str, turns: int, *, lock: bool) -> Session:
-        query = select(routing_sessions).where(routing_sessions.c.tenant == tenant, routing_sessions.c.id == session_id)
+        query = _session_query(tenant, session_id)
         if lock and conn.dialect.name == "postgresql":
             query = query.with_for_update()
-        row = (await conn.execute(query)).one_or_none()
-        if row is None:
+        rows = (await conn.execute(query)).all()
+        recent = (await conn.execute(_recent_query(tenant, session_id, turns))).all() if rows and turns else []
+        return _session(session_id, rows, recent)
+
+    async def lock_mode(self, tx: PointTransaction, tenant: str, session_id: str) -> SessionMode:
+        """The session's mode, its row locked (PostgreSQL; a SQLite file has one writer), so two
+        turns of one session serialise: ``get_for_update`` for a decision's point transaction."""
+        query = select(_s.mode).where(_s.tenant == tenant, _s.id == session_id)
+        if self._db.dialect == "postgresql":
+            query = query.with_for_update()
+        rows, _ = await tx.execute(query, {})
+        if not rows:
             raise NotFoundError("session", session_id)
-        messages: list[Message] = []
-        if turns:
-            m = routing_messages.c
-            recent = await conn.execute(
-                select(m.role, m.text, m.decision_id, m.created_at)
-                .where(m.tenant == tenant, m.session_id == session_id)
-                .order_by(m.id.desc())
-                .limit(turns)
-            )
-            messages = [Message.model_validate(dict(r._mapping)) for r in reversed(recent.all())]
-        data = dict(row._mapping)
-        data.pop("tenant")
-        return Session.model_validate(data | {"recent_messages": messages})
+        mode: SessionMode = rows[0][0]
+        return mode
+
+    async def record_turn(
+        self,
+        tx: PointTransaction,
+        tenant: str,
+        session: Session,
+        message: MessageIn,
+        *,
+        decision_id: str,
+        effects: TurnEffects | None,
+    ) -> None:
+        """A turn's message and its effects on the session (none if a human owns it), in the
+        decision's point transaction: one queued insert and one UPDATE, where the async connection
+        sent four statements of four thread hops each to SQLite (issue 27)."""
+        now = self._clock.now()
+        await tx.insert([(_INSERT_MESSAGE, [_message_row(tenant, session.id, message, decision_id, now)])])
+        values: dict[str, Any] = {"message_count": _s.message_count + 1, "updated_at": now}
+        if effects is not None:
+            if effects.handed_off:
+                values |= _mode_values("human", effects.reason, now)
+            values |= _turn_values(session, effects.clarified, effects.sources)
+        await tx.execute(update(routing_sessions).where(_s.tenant == tenant, _s.id == session.id).values(**values), {})
 
     async def add_message(
         self,
@@ -94,58 +197,19 @@ class SessionRepository:
         decision_id: str | None = None,
     ) -> None:
         now = self._clock.now()
-        await conn.execute(
-            insert(routing_messages).values(
-                tenant=tenant,
-                session_id=session_id,
-                role=message.role,
-                text=message.text,
-                decision_id=decision_id,
-                created_at=now,
-            )
-        )
+        await conn.execute(_INSERT_MESSAGE, _message_row(tenant, session_id, message, decision_id, now))
         await conn.execute(
             update(routing_sessions)
-            .where(routing_sessions.c.tenant == tenant, routing_sessions.c.id == session_id)
-            .values(message_count=routing_sessions.c.message_count + 1, updated_at=now)
-        )
-
-    async def after_turn(
-        self,
-        conn: AsyncConnection,
-        tenant: str,
-        session: Session,
-        *,
-        clarified: bool,
-        sources: list[dict[str, Any]] | None,
-    ) -> None:
-        """The turn's effects on the session: clarification streak and remembered sources."""
-        values: dict[str, Any] = {
-            "clarifications": routing_sessions.c.clarifications + 1 if clarified else 0,
-            "updated_at": self._clock.now(),
-        }
-        if sources:
-            kept = (sources + [s for s in session.retrieved_sources if s["id"] not in {x["id"] for x in sources}])[
-                :MAX_SOURCES_KEPT
-            ]
-            values["retrieved_sources"] = kept
-        await conn.execute(
-            update(routing_sessions)
-            .where(routing_sessions.c.tenant == tenant, routing_sessions.c.id == session.id)
-            .values(**values)
+            .where(_s.tenant == tenant, _s.id == session_id)
+            .values(message_count=_s.message_count + 1, updated_at=now)
         )
 
     async def set_mode(
         self, conn: AsyncConnection, tenant: str, session_id: str, mode: SessionMode, *, reason: str | None = None
     ) -> None:
-        now = self._clock.now()
-        values: dict[str, Any] = {"mode": mode, "updated_at": now, "clarifications": 0}
-        if mode == "human":
-            values |= {"escalation_reason": reason, "escalated_at": now}
+        values = _mode_values(mode, reason, self._clock.now())
         result = await conn.execute(
-            update(routing_sessions)
-            .where(routing_sessions.c.tenant == tenant, routing_sessions.c.id == session_id)
-            .values(**values)
+            update(routing_sessions).where(_s.tenant == tenant, _s.id == session_id).values(**values)
         )
         if result.rowcount == 0:
             raise NotFoundError("session", session_id)

@@ -15,7 +15,6 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
 from sqlalchemy import delete, select
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
@@ -129,6 +128,9 @@ def _tool(row: Mapping[str, Any]) -> Tool:
     return Tool.model_validate(data)
 
 
+_TOOL_KEYS = [column.key for column in routing_tools.columns]
+
+
 class ToolRepository:
     def __init__(self, database: Database, clock: Clock) -> None:
         self._db = database
@@ -152,14 +154,11 @@ class ToolRepository:
             await conn.execute(routing_tools.insert().values(**values))
         return _tool(values)
 
-    async def list(self, tenant: str, *, connection: AsyncConnection | None = None) -> list[Tool]:
+    async def list(self, tenant: str) -> list[Tool]:
         query = select(routing_tools).where(routing_tools.c.tenant == tenant).order_by(routing_tools.c.name)
-        if connection is not None:
-            rows = (await connection.execute(query)).all()
-        else:
-            async with self._db.connect() as conn:
-                rows = (await conn.execute(query)).all()
-        return [_tool(dict(r._mapping)) for r in rows]
+        # one point read (every turn routes with the tenant's tools): one hop to a SQLite file's reader lane
+        rows = await self._db.read(query, {})
+        return [_tool(dict(zip(_TOOL_KEYS, row, strict=True))) for row in rows]
 
     async def get(self, tenant: str, name: str) -> Tool:
         c = routing_tools.c

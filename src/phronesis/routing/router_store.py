@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from phronesis.clock import Clock
 from phronesis.routing.local_router import LocalRouter
@@ -16,6 +16,13 @@ from phronesis.storage.database import Database
 from phronesis.storage.tables import routing_routers
 
 __all__ = ["RouterStore"]
+
+
+_r = routing_routers.c
+_VERSION = select(_r.version).where(_r.tenant == bindparam("w_tenant"), _r.name == bindparam("w_name"))
+_STORED = select(_r.version, _r.details, _r.weights).where(
+    _r.tenant == bindparam("w_tenant"), _r.name == bindparam("w_name")
+)
 
 
 class RouterStore:
@@ -44,18 +51,26 @@ class RouterStore:
         return version
 
     async def load(self, tenant: str, name: str) -> LocalRouter | None:
-        c = routing_routers.c
-        async with self._db.connect() as conn:
-            version = await conn.scalar(select(c.version).where(c.tenant == tenant, c.name == name))
-            if version is None:
+        """The tenant's router as stored now: its version read at every turn (another process may
+        have fitted one since), its weights only when that version is not the one held."""
+        key = {"w_tenant": tenant, "w_name": name}
+        # point reads: on a SQLite file one hop each to its reader lane (issue 27)
+        async with self._db.reading() as conn:
+            found = await self._db.read(_VERSION, key, connection=conn)
+            if not found:
                 self._loaded.pop((tenant, name), None)
                 return None
+            version = int(found[0][0])
             cached = self._loaded.get((tenant, name))
             if cached is not None and cached[0] == version:
                 return cached[1]
-            row = (await conn.execute(select(c.details, c.weights).where(c.tenant == tenant, c.name == name))).one()
-        router = LocalRouter.restore(row.details, row.weights)
-        self._loaded[(tenant, name)] = (int(version), router)
+            stored = await self._db.read(_STORED, key, connection=conn)
+        if not stored:  # deleted between the two reads (a fit replaces its row in one transaction)
+            self._loaded.pop((tenant, name), None)
+            return None
+        ((stored_version, details, weights),) = stored
+        router = LocalRouter.restore(details, weights)
+        self._loaded[(tenant, name)] = (int(stored_version), router)
         return router
 
     async def describe(self, tenant: str) -> list[dict[str, Any]]:

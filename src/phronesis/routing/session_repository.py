@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, insert, select, update
+from sqlalchemy import Integer, Update, bindparam, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -42,17 +43,35 @@ class TurnEffects:
     """Why it was handed off."""
 
 
-def _session_query(tenant: str, session_id: str) -> Select[Any]:
-    return select(*(_s[key] for key in _SESSION_KEYS)).where(_s.tenant == tenant, _s.id == session_id)
+# statements built once (building one per call cost more than running it: issue 27)
+_KEY = (_s.tenant == bindparam("w_tenant"), _s.id == bindparam("w_id"))
+_SESSION = select(*(_s[key] for key in _SESSION_KEYS)).where(*_KEY)
+_SESSION_LOCKED = _SESSION.with_for_update()
+_MODE = select(_s.mode).where(*_KEY)
+_MODE_LOCKED = _MODE.with_for_update()
+_RECENT = (
+    select(*(_m[key] for key in _MESSAGE_KEYS))
+    .where(_m.tenant == bindparam("w_tenant"), _m.session_id == bindparam("w_id"))
+    .order_by(_m.id.desc())
+    .limit(bindparam("w_limit", type_=Integer))
+)
 
 
-def _recent_query(tenant: str, session_id: str, turns: int) -> Select[Any]:
-    return (
-        select(*(_m[key] for key in _MESSAGE_KEYS))
-        .where(_m.tenant == tenant, _m.session_id == session_id)
-        .order_by(_m.id.desc())
-        .limit(turns)
-    )
+@functools.cache
+def _update(values: frozenset[str], counted: frozenset[str]) -> Update:
+    """An UPDATE of one session: ``values`` set to bound ``v_<column>``, ``counted`` columns up by
+    one in SQL (never read-modify-write); built once per shape."""
+    assigned: dict[str, Any] = {name: bindparam(f"v_{name}", type_=_s[name].type) for name in values}
+    assigned |= {name: _s[name] + 1 for name in counted}
+    return update(routing_sessions).where(*_KEY).values(assigned)
+
+
+def _updated(
+    tenant: str, session_id: str, values: dict[str, Any], counted: Sequence[str]
+) -> tuple[Update, dict[str, Any]]:
+    """The statement and parameters that set ``values`` and count up ``counted``."""
+    parameters = {f"v_{name}": value for name, value in values.items()} | {"w_tenant": tenant, "w_id": session_id}
+    return _update(frozenset(values), frozenset(counted)), parameters
 
 
 def _session(session_id: str, rows: Sequence[Sequence[Any]], recent: Sequence[Sequence[Any]]) -> Session:
@@ -84,8 +103,8 @@ def _mode_values(mode: SessionMode, reason: str | None, now: datetime) -> dict[s
 
 
 def _turn_values(session: Session, clarified: bool, sources: list[dict[str, Any]] | None) -> dict[str, Any]:
-    """The clarification streak and the remembered sources (latest first, at most 8)."""
-    values: dict[str, Any] = {"clarifications": _s.clarifications + 1 if clarified else 0}
+    """The remembered sources (latest first, at most 8) and, unless the streak grows, its reset."""
+    values: dict[str, Any] = {} if clarified else {"clarifications": 0}
     if sources:
         found = {x["id"] for x in sources}
         values["retrieved_sources"] = (sources + [s for s in session.retrieved_sources if s["id"] not in found])[
@@ -131,14 +150,11 @@ class SessionRepository:
     ) -> Session:
         if connection is not None:
             return await self._read(connection, tenant, session_id, turns, lock=False)
+        key = {"w_tenant": tenant, "w_id": session_id}
         # two point reads: on a SQLite file one hop each to its reader lane (issue 27)
         async with self._db.reading() as conn:
-            rows = await self._db.read(_session_query(tenant, session_id), {}, connection=conn)
-            recent = (
-                await self._db.read(_recent_query(tenant, session_id, turns), {}, connection=conn)
-                if rows and turns
-                else []
-            )
+            rows = await self._db.read(_SESSION, key, connection=conn)
+            recent = await self._db.read(_RECENT, key | {"w_limit": turns}, connection=conn) if rows and turns else []
         return _session(session_id, rows, recent)
 
     async def get_for_update(self, conn: AsyncConnection, tenant: str, session_id: str, *, turns: int) -> Session:
@@ -146,20 +162,17 @@ class SessionRepository:
         return await self._read(conn, tenant, session_id, turns, lock=True)
 
     async def _read(self, conn: AsyncConnection, tenant: str, session_id: str, turns: int, *, lock: bool) -> Session:
-        query = _session_query(tenant, session_id)
-        if lock and conn.dialect.name == "postgresql":
-            query = query.with_for_update()
-        rows = (await conn.execute(query)).all()
-        recent = (await conn.execute(_recent_query(tenant, session_id, turns))).all() if rows and turns else []
+        key = {"w_tenant": tenant, "w_id": session_id}
+        query = _SESSION_LOCKED if lock and conn.dialect.name == "postgresql" else _SESSION
+        rows = (await conn.execute(query, key)).all()
+        recent = (await conn.execute(_RECENT, key | {"w_limit": turns})).all() if rows and turns else []
         return _session(session_id, rows, recent)
 
     async def lock_mode(self, tx: PointTransaction, tenant: str, session_id: str) -> SessionMode:
         """The session's mode, its row locked (PostgreSQL; a SQLite file has one writer), so two
         turns of one session serialise: ``get_for_update`` for a decision's point transaction."""
-        query = select(_s.mode).where(_s.tenant == tenant, _s.id == session_id)
-        if self._db.dialect == "postgresql":
-            query = query.with_for_update()
-        rows, _ = await tx.execute(query, {})
+        query = _MODE_LOCKED if self._db.dialect == "postgresql" else _MODE
+        rows, _ = await tx.execute(query, {"w_tenant": tenant, "w_id": session_id})
         if not rows:
             raise NotFoundError("session", session_id)
         mode: SessionMode = rows[0][0]
@@ -180,12 +193,15 @@ class SessionRepository:
         sent four statements of four thread hops each to SQLite (issue 27)."""
         now = self._clock.now()
         await tx.insert([(_INSERT_MESSAGE, [_message_row(tenant, session.id, message, decision_id, now)])])
-        values: dict[str, Any] = {"message_count": _s.message_count + 1, "updated_at": now}
+        values: dict[str, Any] = {"updated_at": now}
+        counted = ["message_count"]
         if effects is not None:
             if effects.handed_off:
                 values |= _mode_values("human", effects.reason, now)
             values |= _turn_values(session, effects.clarified, effects.sources)
-        await tx.execute(update(routing_sessions).where(_s.tenant == tenant, _s.id == session.id).values(**values), {})
+            if effects.clarified:
+                counted.append("clarifications")
+        await tx.execute(*_updated(tenant, session.id, values, counted))
 
     async def add_message(
         self,
@@ -198,30 +214,15 @@ class SessionRepository:
     ) -> None:
         now = self._clock.now()
         await conn.execute(_INSERT_MESSAGE, _message_row(tenant, session_id, message, decision_id, now))
-        await conn.execute(
-            update(routing_sessions)
-            .where(_s.tenant == tenant, _s.id == session_id)
-            .values(message_count=_s.message_count + 1, updated_at=now)
-        )
+        await conn.execute(*_updated(tenant, session_id, {"updated_at": now}, ["message_count"]))
 
     async def set_mode(
         self, conn: AsyncConnection, tenant: str, session_id: str, mode: SessionMode, *, reason: str | None = None
     ) -> None:
-        values = _mode_values(mode, reason, self._clock.now())
-        result = await conn.execute(
-            update(routing_sessions).where(_s.tenant == tenant, _s.id == session_id).values(**values)
-        )
+        result = await conn.execute(*_updated(tenant, session_id, _mode_values(mode, reason, self._clock.now()), []))
         if result.rowcount == 0:
             raise NotFoundError("session", session_id)
 
     async def count_tool_call(self, conn: AsyncConnection, tenant: str, session_id: str, *, success: bool) -> None:
-        c = routing_sessions.c
-        await conn.execute(
-            update(routing_sessions)
-            .where(c.tenant == tenant, c.id == session_id)
-            .values(
-                tool_calls=c.tool_calls + 1,
-                tool_failures=c.tool_failures + (0 if success else 1),
-                updated_at=self._clock.now(),
-            )
-        )
+        counted = ["tool_calls"] if success else ["tool_calls", "tool_failures"]
+        await conn.execute(*_updated(tenant, session_id, {"updated_at": self._clock.now()}, counted))

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from pydantic import ConfigDict, Field, StringConstraints, field_validator
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
@@ -129,6 +129,7 @@ def _tool(row: Mapping[str, Any]) -> Tool:
 
 
 _TOOL_KEYS = [column.key for column in routing_tools.columns]
+_LIST = select(routing_tools).where(routing_tools.c.tenant == bindparam("w_tenant")).order_by(routing_tools.c.name)
 
 
 class ToolRepository:
@@ -155,9 +156,8 @@ class ToolRepository:
         return _tool(values)
 
     async def list(self, tenant: str) -> list[Tool]:
-        query = select(routing_tools).where(routing_tools.c.tenant == tenant).order_by(routing_tools.c.name)
         # one point read (every turn routes with the tenant's tools): one hop to a SQLite file's reader lane
-        rows = await self._db.read(query, {})
+        rows = await self._db.read(_LIST, {"w_tenant": tenant})
         return [_tool(dict(zip(_TOOL_KEYS, row, strict=True))) for row in rows]
 
     async def get(self, tenant: str, name: str) -> Tool:

@@ -167,7 +167,7 @@ class RoutingService:
         turn.router_source = source
         with self._local_fault.watching(EmbeddingError):
             turn.query_vector = await self.parts.embedder.embed([turn.query])
-        predictions = router.predict_vectors(
+        predictions = await router.predict_off_loop(
             turn.query_vector, [turn.query], ambiguity_margin=self.settings.ambiguity_margin
         )
         turn.local = predictions[0]

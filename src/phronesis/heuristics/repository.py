@@ -436,11 +436,8 @@ class HeuristicRepository:
         ``missing_ok`` (deleted after it matched).
         """
         parameters = {"w_tenant": tenant, "w_id": heuristic_id, "fired_at": self._clock.now()}
-        if transaction is None:
-            async with self._db.point_transaction() as own:
-                _, count = await own.execute(_RECORD_FIRE, parameters)
-        else:
-            _, count = await transaction.execute(_RECORD_FIRE, parameters)
+        async with self._db.point_joined(transaction) as tx:
+            _, count = await tx.execute(_RECORD_FIRE, parameters)
         if count == 0:
             if missing_ok:
                 return False

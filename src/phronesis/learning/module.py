@@ -112,32 +112,18 @@ class LearningModule:
         hops to SQLite's writer lane for record, count and fire, where the async connection took
         a dozen)."""
         fired_at = self._when("fired_at", request.fired_at)
-        if transaction is None:
-            async with self.database.point_transaction() as own:
-                return await self._record_fire(own, tenant, heuristic_id, request, fired_at, missing_ok=missing_ok)
-        return await self._record_fire(transaction, tenant, heuristic_id, request, fired_at, missing_ok=missing_ok)
-
-    async def _record_fire(
-        self,
-        tx: PointTransaction,
-        tenant: str,
-        heuristic_id: str,
-        request: FireRequest,
-        fired_at: datetime,
-        *,
-        missing_ok: bool,
-    ) -> FireRecord | None:
-        if not await self.heuristics.record_fire(tenant, heuristic_id, transaction=tx, missing_ok=missing_ok):
-            return None
-        return await self.fires.add(
-            tx,
-            tenant,
-            heuristic_id,
-            event_id=request.event_id,
-            source=request.source,
-            fired_at=fired_at,
-            response_id=request.response_id,
-        )
+        async with self.database.point_joined(transaction) as tx:
+            if not await self.heuristics.record_fire(tenant, heuristic_id, transaction=tx, missing_ok=missing_ok):
+                return None
+            return await self.fires.add(
+                tx,
+                tenant,
+                heuristic_id,
+                event_id=request.event_id,
+                source=request.source,
+                fired_at=fired_at,
+                response_id=request.response_id,
+            )
 
     # ------------------------------------------------------------------ implicit
 

@@ -280,6 +280,15 @@ class Database:
         async with self.transaction() as own:
             yield own
 
+    @asynccontextmanager
+    async def point_joined(self, transaction: PointTransaction | None) -> AsyncIterator[PointTransaction]:
+        """``joined`` for point transactions: the caller's (the work commits with it), or a new one."""
+        if transaction is not None:
+            yield transaction
+            return
+        async with self.point_transaction() as own:
+            yield own
+
     # ---- point reads ---------------------------------------------------------------------------
 
     @asynccontextmanager

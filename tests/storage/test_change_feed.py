@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from phronesis.admission.models import RunIn
 from phronesis.engine import Engine
 from phronesis.heuristics.models import HeuristicCreate, HeuristicUpdate
 from phronesis.routing.documents import DocumentIn
@@ -34,6 +35,25 @@ def test_a_missing_id_holds_the_watermark_until_it_shows_up() -> None:
     ticks.now = 30
     cursor.applied([2])
     assert cursor.watermark == 4
+
+
+def test_every_gap_seen_together_is_given_up_together() -> None:
+    """Two rolled-back ids seen missing in one read are given up after one timeout, not one per
+    timeout (issue 27: the watermark crept one id per read)."""
+    ticks = Ticks()
+    cursor = ChangeCursor(gap_timeout_s=60, monotonic=ticks)
+    cursor.applied([1, 3, 5])
+    assert cursor.watermark == 1
+    ticks.now = 61
+    cursor.applied([])
+    assert cursor.watermark == 5 and not cursor.is_new(4)
+
+
+def test_without_a_timeout_every_gap_is_passed_at_once() -> None:
+    """SQLite commits ids in order: a gap is a rolled-back insert, passed in the read that sees it."""
+    cursor = ChangeCursor(gap_timeout_s=0)
+    cursor.applied([1, 4, 9])
+    assert cursor.watermark == 9
 
 
 def test_a_gap_is_given_up_after_the_timeout() -> None:
@@ -109,3 +129,28 @@ async def test_another_engines_documents_are_followed(make_engine: EngineFactory
     assert [hit.document.id for hit in hits] == ["d1"] and hits[0].similarity == pytest.approx(1.0, abs=1e-5)
     assert await writer.routing.documents.delete("t1", "d1")
     assert await reader.routing.documents.search("t1", vector, 3) == []
+
+
+async def test_an_index_follows_past_the_other_collections_entries(make_engine: EngineFactory) -> None:
+    """Heuristics and runs share the feed's ids: each index passes the other's entries rather
+    than wait on them as gaps (issue 27: the runs' cursor read every entry since it started on
+    each admission, and on PostgreSQL waited a minute for each heuristic's id)."""
+    writer: Engine = await make_engine()
+    reader: Engine = await make_engine()
+    in_process_only(reader)
+    for i in range(3):
+        await writer.heuristics.add("t1", _create(f"the kettle has boiled, round {i}"))
+        await writer.admission.admit("t1", RunIn(agent_id="a", task=f"file the invoice number {i}", outcome="success"))
+    last = await writer.heuristics.repository.changes.last_id()
+    assert await _ids(reader, "the kettle has boiled, round 2", "home")  # loads and follows the heuristics
+    await reader.admission.in_process.sync()
+    assert reader.heuristics.vectors.watermark == last
+    assert reader.admission.in_process.watermark == last
+    for i in range(3, 6):  # interleaved after the load: what a follow reads, not what a load skips
+        await writer.admission.admit("t1", RunIn(agent_id="a", task=f"file the invoice number {i}", outcome="success"))
+        await writer.heuristics.add("t1", _create(f"the kettle has boiled, round {i}"))
+    last = await writer.heuristics.repository.changes.last_id()
+    assert await _ids(reader, "the kettle has boiled, round 5", "home")
+    await reader.admission.in_process.sync()
+    assert reader.heuristics.vectors.watermark == last
+    assert reader.admission.in_process.watermark == last

@@ -100,6 +100,11 @@ class RunIndex:
     def loaded(self) -> bool:
         return self._loaded
 
+    @property
+    def watermark(self) -> int:
+        """The feed id this index has applied every entry up to (of every collection: see ``FeedPage``)."""
+        return self._cursor.watermark
+
     def set_expansion_search(self, value: int) -> None:
         """Trade search time for recall on the built HNSW partitions (see ``PartitionedIndex``)."""
         with self._worker.guard:
@@ -223,7 +228,8 @@ class RunIndex:
     async def _follow(self, connection: AsyncConnection | None) -> None:
         """Apply the feed's entries after the cursor (under the lock)."""
         while True:
-            entries = await self._repository.log_since(self._cursor.watermark, connection=connection)
+            page = await self._repository.log_since(self._cursor.watermark, connection=connection)
+            entries = page.entries
             fresh, done = self._to_replay(entries)
             if fresh:
                 # our own committed changes first: a later entry (another process removing
@@ -236,8 +242,8 @@ class RunIndex:
             with self._worker.guard:  # no await from here to the end
                 for entry in fresh:
                     self._apply(entry)
-            self._cursor.applied([entry.id for entry in fresh] + done)
-            if len(entries) < 10_000:
+            self._cursor.applied(page.ids([entry.id for entry in fresh] + done))
+            if not page.full:
                 return
 
     def _to_replay(self, entries: list[LogEntry]) -> tuple[list[LogEntry], list[int]]:

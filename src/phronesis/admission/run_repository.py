@@ -21,7 +21,7 @@ from phronesis.admission.models import GroupView, Run
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import NotFoundError
 from phronesis.pages import Page
-from phronesis.storage.change_feed import INSERT_CHANGES, ChangeLog, Op, change_rows
+from phronesis.storage.change_feed import FEED_PAGE, INSERT_CHANGES, ChangeLog, FeedPage, Op, change_rows, feed_page
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
 from phronesis.storage.inserts import insert_or_ignore
@@ -141,10 +141,14 @@ _SAME_TASK = (
     .order_by(runs.created_at.desc())
     .limit(bindparam("limit", type_=Integer))
 )
-_LOG_SINCE = (
-    select(_log.id, _log.tenant, _log.key, _log.op, runs.agent_id, runs.user_id, runs.embedding)
-    .select_from(index_changes.outerjoin(admission_runs, and_(runs.tenant == _log.tenant, runs.id == _log.key)))
-    .where(_log.collection == "runs", _log.id > bindparam("after"))
+_LOG_SINCE = (  # every collection's ids (``change_feed.FeedPage``), the runs' with what to index
+    select(_log.id, _log.collection, _log.tenant, _log.key, _log.op, runs.agent_id, runs.user_id, runs.embedding)
+    .select_from(
+        index_changes.outerjoin(
+            admission_runs, and_(_log.collection == "runs", runs.tenant == _log.tenant, runs.id == _log.key)
+        )
+    )
+    .where(_log.id > bindparam("after"))
     .order_by(_log.id)
     .limit(bindparam("limit", type_=Integer))
 )
@@ -472,10 +476,11 @@ class RunRepository:
             return int((await conn.execute(query)).scalar_one())
 
     async def log_since(
-        self, after: int, *, limit: int = 10_000, connection: AsyncConnection | None = None
-    ) -> builtins.list[LogEntry]:
+        self, after: int, *, limit: int = FEED_PAGE, connection: AsyncConnection | None = None
+    ) -> FeedPage[LogEntry]:
+        """The feed after ``after``: the runs' entries with their rows' vectors, the other collections' ids."""
         rows = await self._db.read(_LOG_SINCE, {"after": after, "limit": limit}, connection=connection)
-        return [LogEntry(*row) for row in rows]
+        return feed_page(rows, "runs", limit, LogEntry)
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], model: str) -> None:
         """Store runs' vectors computed again (no feed entry: a run's vector is indexed once, by its own entry)."""

@@ -143,6 +143,11 @@ class FollowedIndex:
     def __len__(self) -> int:
         return len(self.index)
 
+    @property
+    def watermark(self) -> int:
+        """The feed id this index has applied every entry up to (of every collection: see ``FeedPage``)."""
+        return self._cursor.watermark
+
     def kinds(self) -> dict[str, int]:
         """How many partitions use each implementation (for /healthz and metrics)."""
         return self.index.partition_kinds()
@@ -264,8 +269,8 @@ class FollowedIndex:
     async def _follow(self) -> None:
         """Apply the feed's entries after the cursor (under the lock)."""
         while True:
-            changes = await self._log.since(self._cursor.watermark)
-            fresh = [c for c in changes if self._cursor.is_new(c.id)]
+            page = await self._log.since(self._cursor.watermark)
+            fresh = [c for c in page.entries if self._cursor.is_new(c.id)]
             own = self._log.own
             changed: dict[str, dict[str, None]] = {}
             for change in fresh:
@@ -275,10 +280,10 @@ class FollowedIndex:
                     changed.setdefault(change.tenant, {})[change.key] = None
             for tenant, keys in changed.items():
                 await self._refresh(tenant, list(keys))
-            self._cursor.applied(c.id for c in fresh)
+            self._cursor.applied(page.ids(c.id for c in fresh))
             # an own id at or below the watermark was rolled back, or applied twice harmlessly
             own.difference_update([i for i in own if i <= self._cursor.watermark])
-            if len(changes) < 10_000:
+            if not page.full:
                 return
 
     async def _refresh(self, tenant: str, keys: list[str]) -> None:

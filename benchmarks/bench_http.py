@@ -15,6 +15,10 @@ One run, one machine, one database:
 - **many clients** (``--clients``, default 32): decisions per second per endpoint (goal ≥ 300/s
   for the executive). Routing's sessions are created before the clock starts.
 
+- **sustained admissions** (``--sustained``, default 2,000): runs admitted one at a time on the
+  same server after the rest, p50 per block of 500: an admission's cost must not grow with the
+  runs admitted before it (issue 27: every admission read the change feed back to the first).
+
 Every text is new to the server (no embedding-cache hits): held-out CLINC150 validation
 utterances whose best heuristic match is ≥ 0.75 (the heuristic path), reworded on each pass.
 
@@ -212,6 +216,26 @@ async def measure(
     return rows
 
 
+async def sustained(base: str, texts: DistinctTexts, numbers: Numbers, count: int, label: str) -> list[str]:
+    """Admissions one after another: p50 per block of 500 (the cost of the runs admitted before)."""
+    headers = {"Authorization": f"Bearer {API_KEY}"}
+    latencies: list[float] = []
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=120) as client:
+        for n in numbers.take(count):
+            started = time.perf_counter()
+            (await admit(client, texts.take(), n)).raise_for_status()
+            latencies.append((time.perf_counter() - started) * 1000)
+    rows = []
+    for start in range(0, count, 500):
+        block = latencies[start : start + 500]
+        rows.append(
+            f"| {label} | {start + 1:,}–{start + len(block):,} | {percentile(block, 50):.1f} | "
+            f"{percentile(block, 99):.1f} |"
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--heuristics", type=int, default=100_000)
@@ -220,6 +244,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300, help="requests per endpoint and client count")
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--warmup", type=int, default=40, help="requests per endpoint before measuring")
+    parser.add_argument("--sustained", type=int, default=2000, help="admissions one at a time after the rest")
     parser.add_argument("--data-dir", type=Path, default=DATA)
     parser.add_argument(
         "--scratch", type=Path, default=None, help="keep the set-up here and reuse it (default: a temporary directory)"
@@ -251,6 +276,7 @@ def main() -> None:
         ]
         print("\n".join(header), flush=True)
         rows: list[str] = []
+        kept: list[str] = []
         memory: list[str] = []
         texts = DistinctTexts(events)
         numbers = Numbers(int(time.time() * 1000))  # session ids and event sources new to a reused database
@@ -262,9 +288,14 @@ def main() -> None:
                 process, base = start_server(work, workers, runtime, scratch / "server.log")
                 try:
                     rows += asyncio.run(measure(base, texts, numbers, model, args, label))
+                    if args.sustained:
+                        kept += asyncio.run(sustained(base, texts, numbers, args.sustained, label))
                 finally:
                     memory.append(f"{label}: {stop(process):.0f} MB")
         print("\n" + "\n".join(header + rows))
+        if kept:
+            print("\nAdmissions one at a time, after the rest (the runs before them on the same server):\n")
+            print("\n".join(["| runtime, workers | admissions | p50 ms | p99 ms |", "|---|---|---:|---:|", *kept]))
         print("\nserver RSS after the runs (all processes): " + "; ".join(memory))
 
 

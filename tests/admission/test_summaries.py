@@ -46,3 +46,8 @@ async def test_an_llm_failure_falls_back_to_the_extractive_summary_and_says_why(
         assert summary.source == "extractive"
         assert summary.text == extractive.extract(RUN)
         assert summary.note
+
+
+async def test_a_task_that_ends_with_a_full_stop_gets_one() -> None:
+    summary = await extractive.summarise(RUN.model_copy(update={"task": "Generate schema."}))
+    assert summary.text.startswith("Task: Generate schema. Outcome: failure.")

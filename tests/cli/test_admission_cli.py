@@ -27,16 +27,18 @@ def test_admit_search_and_export(cli: CliRunner, tmp_path: Path) -> None:
         app, ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--ref", "B", "--json"]
     )
     assert json.loads(merged.stdout)["decision"] == "MERGE"
+    again = cli.invoke(app, ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--ref", "A"])
+    assert again.stdout.startswith("NOT") and "not stored" in again.stdout and "  run " not in again.stdout
     found = cli.invoke(app, ["admission", "search", "Generate schema", "--json"])
     hits = json.loads(found.stdout)
     assert len(hits) == 2 and hits[0]["run"]["canonical"]
     output = tmp_path / "graph.graphml"
     exported = cli.invoke(app, ["admission", "export", "--format", "graphml", "-o", str(output)])
     assert exported.exit_code == 0, exported.output
-    assert nx.read_graphml(output).number_of_nodes() == 2 + 1 + 2 + 2  # runs, task, references, decisions
+    assert nx.read_graphml(output).number_of_nodes() == 2 + 1 + 2 + 3  # runs, task, references, decisions
     assert not output.with_name("graph.graphml.partial").exists()
     decisions = cli.invoke(app, ["admission", "decisions"])
-    assert [json.loads(line)["decision"] for line in decisions.stdout.splitlines()] == ["MERGE", "ADD"]
+    assert [json.loads(line)["decision"] for line in decisions.stdout.splitlines()] == ["NOT", "MERGE", "ADD"]
 
 
 def test_a_file_of_runs_is_one_batch(cli: CliRunner, tmp_path: Path) -> None:

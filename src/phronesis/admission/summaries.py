@@ -74,7 +74,7 @@ class ExtractiveSummariser:
 
         budget = max(self._max_sentences - 2, 0)
         chosen = sorted(sorted(range(len(trace)), key=lambda i: (-weight(trace[i]), i))[:budget])
-        parts = [f"Task: {run.task.strip()}.", f"Outcome: {run.outcome}."]
+        parts = [f"Task: {run.task.strip().rstrip('.')}.", f"Outcome: {run.outcome}."]
         parts += [trace[i].rstrip(".") + "." for i in chosen]
         parts += [_listing("References", run.references), _listing("Artifacts", run.artifacts)]
         text = " ".join(p for p in parts if p)

@@ -37,8 +37,9 @@ def _describe(result: AdmissionResult) -> str:
     target = f" → {result.target_run_id}" if result.target_run_id else ""
     similarity = "-" if result.similarity is None else f"{result.similarity:.2f}"
     how = result.stage + (f"/{result.rule}" if result.rule else "")
+    run = "not stored" if result.decision == "NOT" else f"run {result.run_id}"  # a NOT's id names nothing
     return (
-        f"{result.decision}{target}  run {result.run_id}  similarity {similarity}  via {how}\n"
+        f"{result.decision}{target}  {run}  similarity {similarity}  via {how}\n"
         f"why: {result.reason}\ndecision id: {result.decision_id} (for undo and feedback)"
     )
 

@@ -28,7 +28,9 @@ def add(
     condition: Annotated[str, typer.Option("--condition", help="When this situation arises…")],
     action: Annotated[str, typer.Option("--action", help="…do or say this.")],
     domain: Annotated[str, typer.Option(help="Event source / domain.")] = "",
-    confidence: Annotated[float | None, typer.Option(help="Initial confidence in [0, 1].")] = None,
+    confidence: Annotated[
+        float | None, typer.Option(help="Initial confidence in [0, 1] (default: heuristics.default_confidence, 0.5).")
+    ] = None,
     origin: Annotated[str, typer.Option(help="dev | pack | learned | llm")] = "dev",
     heuristic_id: Annotated[str | None, typer.Option("--id", help="Choose the id.")] = None,
     as_json: JsonOption = False,

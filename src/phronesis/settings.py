@@ -176,7 +176,8 @@ class ApiSettings(Schema):
     dev_tenant: str = "default"
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
     warm_up: bool = True
-    """Load the embedding model at start-up so the first request does not pay for it."""
+    """Load the embedding model, and fit or read the bundled router, at start-up: the first request
+    pays for neither."""
     ready_requires_llm: bool = False
     """``/readyz`` answers 503 while the LLM is down. Off by default: without the LLM decisions
     still run on heuristics and the local router, and say they are degraded."""
@@ -345,6 +346,10 @@ class RoutingSettings(Schema):
     router: Literal["local", "llm", "cascade"] = "cascade"
     """local: the fitted router alone; llm: the LLM router alone; cascade: the LLM only when the local one abstains."""
     router_name: str = Field(default="default", min_length=1, max_length=64)
+    router_cache_dir: Path | None = None
+    """Where the bundled router is kept once fitted (a few hundred kB per model; fitted at a server's
+    first start, before it answers, and again only when its exemplars, the model or the fitting code
+    change). Unset: ``$XDG_CACHE_HOME/phronesis/routers`` (``~/.cache/phronesis/routers``)."""
     temperature: float = Field(default=0.3, ge=0.0, le=2.0)
     max_tokens: int = Field(default=500, ge=16, le=8192)
     history_turns: int = Field(default=5, ge=0, le=50)

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from phronesis.exceptions import ConfigurationError
 from phronesis.routing.lexical import SparseRows
+from phronesis.routing.one_thread import one_thread
 
 __all__ = ["FitOptions", "SoftmaxClassifier"]
 
@@ -91,18 +92,19 @@ class SoftmaxClassifier:
             w_lex = torch.zeros(lexical.width, classes, requires_grad=True)
             params.append(w_lex)
         optimiser = torch.optim.Adam(params, lr=options.learning_rate)
-        for epoch in range(options.epochs):
-            if progress is not None and epoch % every == 0:
-                progress(epoch, options.epochs)
-            optimiser.zero_grad()
-            logits = x @ w_emb + bias
-            penalty = (w_emb * w_emb).sum()
-            if f is not None and w_lex is not None:
-                logits = logits + torch.sparse.mm(f, w_lex)
-                penalty = penalty + (w_lex * w_lex).sum()
-            loss = torch.nn.functional.cross_entropy(logits, y) + options.weight_decay * penalty
-            loss.backward()  # type: ignore[no-untyped-call]
-            optimiser.step()
+        with one_thread():  # after torch's import, so that its thread count is limited too
+            for epoch in range(options.epochs):
+                if progress is not None and epoch % every == 0:
+                    progress(epoch, options.epochs)
+                optimiser.zero_grad()
+                logits = x @ w_emb + bias
+                penalty = (w_emb * w_emb).sum()
+                if f is not None and w_lex is not None:
+                    logits = logits + torch.sparse.mm(f, w_lex)
+                    penalty = penalty + (w_lex * w_lex).sum()
+                loss = torch.nn.functional.cross_entropy(logits, y) + options.weight_decay * penalty
+                loss.backward()  # type: ignore[no-untyped-call]
+                optimiser.step()
         return cls(
             w_emb.detach().numpy().copy(),
             None if w_lex is None else w_lex.detach().numpy().copy(),

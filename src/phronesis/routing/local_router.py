@@ -34,7 +34,6 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from threadpoolctl import ThreadpoolController
 
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import InvalidInputError
@@ -43,6 +42,7 @@ from phronesis.routing.classifier import FitOptions, SoftmaxClassifier
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.lexical import LexicalFeatures
+from phronesis.routing.one_thread import blas, one_thread
 
 __all__ = ["LocalPrediction", "LocalRouter", "RouterFitOptions", "Scoring"]
 
@@ -145,12 +145,6 @@ class LocalPrediction:
 _SCORING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phronesis-router")
 """Where predictions run: off the event loop (a turn's scoring over 13.5k exemplars is 3-6 ms of
 numpy), and one at a time, so the BLAS thread limit set around each is never raced by another."""
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    """numpy's BLAS, found once (finding it costs milliseconds; limiting it, microseconds)."""
-    return ThreadpoolController()
 
 
 def _decision_map(exemplars: Sequence[Exemplar], default: Decision) -> dict[str, Decision]:
@@ -281,17 +275,6 @@ class LocalRouter:
             train_vectors, y = train_vectors[~hold], y[~hold]
             train_texts = [t for t, h in zip(train_texts, hold, strict=True) if not h]
         lexical = LexicalFeatures(options.lexical_width) if options.lexical_width else None
-        fitting = f"fitting {len(labels)} labels on {len(y)} exemplars"
-        say(fitting)
-        classifier = await asyncio.to_thread(  # seconds of CPU: never on the event loop
-            SoftmaxClassifier.fit,
-            train_vectors,
-            lexical.transform(train_texts) if lexical else None,
-            y,
-            len(labels),
-            options.classifier,
-            lambda epoch, epochs: say(f"{fitting}: epoch {epoch}/{epochs}"),
-        )
         method: InScopeScore = (
             options.in_scope_score
             if options.in_scope_score != "auto"
@@ -300,33 +283,48 @@ class LocalRouter:
             else "maxp_knn"
         )
         weight = options.knn_weight if options.knn_weight is not None else 0.3 if method == "energy_knn" else 0.8
-        scoring = Scoring(1.0, 0.0, options.knn_k, weight, options.lexical_width, method=method)
-        router = cls(
-            labels=labels,
-            decisions=decisions,
-            classifier=classifier,
-            exemplar_vectors=train_vectors,
-            scoring=scoring,
-            embedding_model=embedder.model_name,
-        )
-        if len(y_val) < 2:  # nothing held out: the training lines are the only in-scope statistics there are
-            router.scoring = router._standardised(router.scoring, train_vectors, train_texts)
-        say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
-        router._calibrate(val_vectors, val_texts, y_val, oos_vectors, [e.text for e in oos], options)
-        router.calibration["held_out"] = int(len(y_val)) if held_out else 0
-        if options.refit and held_out:
-            refitting = f"fitting again on all {len(all_y)} exemplars"
-            say(refitting)
-            router.classifier = await asyncio.to_thread(
-                SoftmaxClassifier.fit,
-                all_vectors,
-                lexical.transform(all_texts) if lexical else None,
-                all_y,
+        oos_texts = [e.text for e in oos]
+
+        def classify(
+            vectors: Vectors, texts: list[str], targets: npt.NDArray[np.int64], doing: str
+        ) -> SoftmaxClassifier:
+            say(doing)
+            return SoftmaxClassifier.fit(
+                vectors,
+                lexical.transform(texts) if lexical else None,
+                targets,
                 len(labels),
                 options.classifier,
-                lambda epoch, epochs: say(f"{refitting}: epoch {epoch}/{epochs}"),
+                lambda epoch, epochs: say(f"{doing}: epoch {epoch}/{epochs}"),
             )
-            router.exemplar_vectors = all_vectors
+
+        def fit_and_calibrate() -> LocalRouter:
+            classifier = classify(train_vectors, train_texts, y, f"fitting {len(labels)} labels on {len(y)} exemplars")
+            router = cls(
+                labels=labels,
+                decisions=decisions,
+                classifier=classifier,
+                exemplar_vectors=train_vectors,
+                scoring=Scoring(1.0, 0.0, options.knn_k, weight, options.lexical_width, method=method),
+                embedding_model=embedder.model_name,
+            )
+            if len(y_val) < 2:  # nothing held out: the training lines are the only in-scope statistics there are
+                router.scoring = router._standardised(router.scoring, train_vectors, train_texts)
+            say(f"calibrating on {len(y_val)} in-scope and {len(oos)} out-of-scope examples")
+            router._calibrate(val_vectors, val_texts, y_val, oos_vectors, oos_texts, options)
+            router.calibration["held_out"] = int(len(y_val)) if held_out else 0
+            if options.refit and held_out:
+                refitting = f"fitting again on all {len(all_y)} exemplars"
+                router.classifier = classify(all_vectors, all_texts, all_y, refitting)
+                router.exemplar_vectors = all_vectors
+            return router
+
+        def on_one_thread() -> LocalRouter:
+            with one_thread():
+                return fit_and_calibrate()
+
+        # seconds of CPU, never on the event loop; on one thread (``one_thread`` says why)
+        router = await asyncio.to_thread(on_one_thread)
         return router
 
     def _calibrate(
@@ -417,7 +415,7 @@ class LocalRouter:
         # core that torch's threads still spin on after the embedding. Measured with the
         # 150-intent CLINC150 router on 2 cores: 16-20 ms per routed query (embedding
         # included) with two BLAS threads, 10 ms with one.
-        with _blas().limit(limits=1, user_api="blas"):
+        with blas().limit(limits=1, user_api="blas"):
             probs, support = self._scores(vectors, texts)
         by_decision = probs @ self._to_decisions
         out: list[LocalPrediction] = []

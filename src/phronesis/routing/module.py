@@ -12,6 +12,7 @@ from phronesis.llm.types import LLMProvider
 from phronesis.routing.documents import Document, DocumentIn, DocumentRepository
 from phronesis.routing.evaluation import evaluate_router
 from phronesis.routing.exemplars import Exemplar
+from phronesis.routing.fitted_routers import FittedRouters, default_router_dir
 from phronesis.routing.local_retriever import LocalRetriever
 from phronesis.routing.local_router import LocalRouter, RouterFitOptions
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
@@ -57,7 +58,9 @@ class RoutingModule:
             database, embedder, clock, index=document_index, follow_interval_s=follow_interval_s, snapshot=snapshot
         )
         self.store = RouterStore(database, clock)
-        self.routers = RouterResolver(self.store, embedder, settings.router_name)
+        self.routers = RouterResolver(
+            self.store, embedder, settings.router_name, FittedRouters(settings.router_cache_dir or default_router_dir())
+        )
         parts = RoutingParts(
             database=database,
             sessions=self.sessions,
@@ -119,7 +122,8 @@ class RoutingModule:
         options: RouterFitOptions | None = None,
         progress: Callable[[str], None] | None = None,
     ) -> tuple[LocalRouter, int]:
-        router = await LocalRouter.fit(
+        # the process table only: a tenant's exemplars are not written outside its database
+        router = await FittedRouters().fit(
             exemplars, self.embedder, oos=oos, validation=validation, options=options, progress=progress
         )
         version = await self.store.save(tenant, self.settings.router_name, router)

@@ -1,8 +1,10 @@
 """Which local router a tenant's query goes to: its fitted one, or the bundled default.
 
-With nothing fitted yet (a fresh install), the router is fitted once per process from the
-seed's own examples (``exemplars/default.jsonl``: ten per decision and a few out-of-scope lines) so that routing works
-with no LLM and no setup; ``phronesis routing fit`` replaces it with the tenant's own.
+With nothing fitted yet (a fresh install), the bundled router is fitted from the seed's own
+examples (``exemplars/default.jsonl``: ten per decision and a few out-of-scope lines) so that
+routing works with no LLM and no setup; ``phronesis routing fit`` replaces it with the tenant's
+own. It is fitted once per machine and model (``fitted_routers``), and a server prepares it
+before it answers (``prepare``): no request waits for a fit (issue 45).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from importlib import resources
 
 from phronesis.embeddings.types import Embedder
 from phronesis.routing.exemplars import parse_exemplar_lines
+from phronesis.routing.fitted_routers import FittedRouters
 from phronesis.routing.local_router import LocalRouter, RouterFitOptions
 from phronesis.routing.router_store import RouterStore
 
@@ -19,10 +22,11 @@ __all__ = ["RouterResolver"]
 
 
 class RouterResolver:
-    def __init__(self, store: RouterStore, embedder: Embedder, name: str) -> None:
+    def __init__(self, store: RouterStore, embedder: Embedder, name: str, fitted: FittedRouters) -> None:
         self._store = store
         self._embedder = embedder
         self._name = name
+        self._fitted = fitted
         self._default: LocalRouter | None = None
         self._lock = asyncio.Lock()
 
@@ -42,5 +46,10 @@ class RouterResolver:
                 # would reach into other decisions), two per decision held out to calibrate, then
                 # refit on all
                 options = RouterFitOptions(lexical_width=2**12, holdout_fraction=0.2, knn_k=1, refit=True)
-                self._default = await LocalRouter.fit(exemplars, self._embedder, options=options)
+                self._default = await self._fitted.fit(exemplars, self._embedder, options=options)
             return self._default
+
+    async def prepare(self) -> None:
+        """Have the bundled router ready (fitted, or read from where an earlier fit kept it), so that
+        a fresh process's first routed turn costs what any turn does. A server calls it at start-up."""
+        await self.default()

@@ -8,16 +8,26 @@ TORCH  := torch==2.13.0
 STAMP_RUN  := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test install install-dev lint typecheck bench clean
+.PHONY: run test test-fast install install-dev lint typecheck bench clean
 
 run: $(STAMP_RUN)
 	$(BIN)/phronesis db upgrade
 	$(BIN)/phronesis serve --dev
 
+# every test, one worker per core (each file on one worker: its module fixtures started once),
+# and the 30 slowest named at the end of the log (issue 45)
+PYTEST_ALL := -n auto --dist loadfile --durations=30
+
 test: $(STAMP_TEST)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_ALL)
+
+# the inner loop (issue 45): everything no slow marker names (pyproject's markers), on SQLite only
+FAST := not (process or browser or fuzz or celery or journey or model or postgres or pgvector)
+test-fast: $(STAMP_TEST)
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/pytest -n auto -m "$(FAST)"
 
 install: $(STAMP_RUN)
 install-dev: $(STAMP_TEST)

@@ -4,22 +4,24 @@ records, JSON lines on request, the console channel's messages, ``phronesis --ve
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 
 from phronesis import __version__
 from tests.cli.test_proactive_cli import ics
-from tests.processes import console, phronesis_env, server
+from tests.conftest import MainRunner
+from tests.processes import phronesis_env, server
 
 
-def test_version() -> None:
-    done = console(dict(os.environ), "--version")
+def test_version(main: MainRunner) -> None:
+    done = main("--version")
     assert done.returncode == 0 and done.stdout.strip() == f"phronesis {__version__}"
 
 
+@pytest.mark.process
 def test_the_server_says_what_it_runs_with_and_tags_lines_with_the_request_id(tmp_path: Path) -> None:
     printed: list[str] = []
     env = phronesis_env(tmp_path, PHRONESIS_DATABASE__URL=f"sqlite+aiosqlite:///{tmp_path / 'p.db'}")
@@ -43,6 +45,7 @@ def test_the_server_says_what_it_runs_with_and_tags_lines_with_the_request_id(tm
         assert part in summary
 
 
+@pytest.mark.process
 def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
     """Every line, uvicorn's and the settings' warnings included (found by a fresh-clone trial)."""
     printed: list[str] = []
@@ -57,13 +60,13 @@ def test_json_logs_are_one_object_per_line(tmp_path: Path) -> None:
     assert access and access[0]["request_id"] == "req-json"
 
 
-def test_the_console_channel_prints_its_messages(tmp_path: Path) -> None:
-    env = phronesis_env(tmp_path)
-    assert console(env, "proactive", "users", "put", "ana", "--sleep", "00:00", "--wake", "00:00").returncode == 0
+def test_the_console_channel_prints_its_messages(main: MainRunner, tmp_path: Path) -> None:
+    env = {"PHRONESIS_EMBEDDINGS__SPEC": "hashing:384", "PHRONESIS_PROACTIVE__SCHEDULER": "false"}
+    assert main("proactive", "users", "put", "ana", "--sleep", "00:00", "--wake", "00:00", **env).returncode == 0
     calendar = tmp_path / "work.ics"
     calendar.write_text(ics(datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)))
-    assert console(env, "proactive", "signals", "import-ics", "ana", str(calendar)).returncode == 0
-    ran = console(env, "proactive", "run", "--user", "ana", "--json")
+    assert main("proactive", "signals", "import-ics", "ana", str(calendar), **env).returncode == 0
+    ran = main("proactive", "run", "--user", "ana", "--json", **env)
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout)["decision"] == "sent"
     delivered = [line for line in ran.stderr.splitlines() if "proactive message" in line]

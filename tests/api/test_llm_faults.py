@@ -26,6 +26,7 @@ def chat() -> Iterator[ChatServer]:
     ("model", "reason"),
     [("slow", "llm_timeout"), ("malformed", "llm_bad_response"), ("nonjson", "llm_bad_response")],
 )
+@pytest.mark.process
 def test_a_faulty_llm_under_load_gives_honest_fallbacks(
     chat: ChatServer, tmp_path: Path, model: str, reason: str
 ) -> None:

@@ -7,6 +7,7 @@ tenant paused for the tests that came after it.
 
 from __future__ import annotations
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
@@ -16,6 +17,8 @@ from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.settings import Settings
 from tests.api.conftest import API_KEY, LiveServer
+
+pytestmark = pytest.mark.fuzz  # schemathesis against every endpoint
 
 _spec_engine = Engine(
     Settings(database={"url": "sqlite+aiosqlite:///:memory:"}, embeddings={"spec": "hashing:384"}),

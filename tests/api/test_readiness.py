@@ -18,6 +18,7 @@ def dead_llm() -> Iterator[str]:
     yield f"openai-compatible:http://127.0.0.1:{free_port()}/v1#my-model"
 
 
+@pytest.mark.process
 def test_a_dead_llm_is_reported_by_readyz_and_required_only_when_asked(tmp_path: Path, dead_llm: str) -> None:
     env = phronesis_env(tmp_path, PHRONESIS_LLM__SPEC=dead_llm)
     with server(env) as base:
@@ -36,6 +37,7 @@ def test_a_dead_llm_is_reported_by_readyz_and_required_only_when_asked(tmp_path:
         assert ready.status_code == 503 and ready.json()["status"] == "not_ready"
 
 
+@pytest.mark.process
 def test_a_decision_the_dead_llm_could_not_make_is_not_accepted(tmp_path: Path, dead_llm: str) -> None:
     printed: list[str] = []
     env = phronesis_env(tmp_path, PHRONESIS_LLM__SPEC=dead_llm, PHRONESIS_LLM__MAX_RETRIES="0")

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.api.conftest import OTHER_KEY, LiveServer
 
 NAME = "executive.heuristic_threshold"
@@ -22,6 +24,7 @@ def _cli(server: LiveServer, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process
 def test_a_threshold_set_by_the_cli_holds_for_the_servers_next_decision(own_server: LiveServer, unique: str) -> None:
     condition = f"the attic {unique} window is open"
     with own_server.client() as client:
@@ -97,6 +100,7 @@ def test_a_default_personality_bias_holds_only_for_events_without_their_own(
         assert refused.status_code == 422 and refused.json()["errors"][0]["field"] == "value"
 
 
+@pytest.mark.process
 def test_a_strategy_set_by_the_cli_decides_the_servers_next_event_and_replays_by_name(
     own_server: LiveServer, unique: str
 ) -> None:

@@ -13,3 +13,4 @@ def cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
     monkeypatch.setenv("PHRONESIS_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("PHRONESIS_EMBEDDINGS__SPEC", "hashing:384")
     return CliRunner()
+

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from phronesis.cli.app import app
 from phronesis.storage.migrate import head_revision
+from tests.conftest import MainRunner
 from tests.processes import console
 
 
@@ -108,6 +109,22 @@ def _console(tmp_path: Path, *args: str, **variables: str) -> subprocess.Complet
     return console({**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), **variables}, *args)
 
 
+@pytest.mark.process
+def test_the_installed_command_reports_a_bad_setting_and_a_mistake_in_one_line(tmp_path: Path) -> None:
+    """The parametrized message tests below run ``main()`` in this process (issue 45: a process
+    each took 1-2 s); this one runs the installed command, to show they see what a user sees."""
+    done = _console(tmp_path, "config", "show", EXECUTIVE_HEURISTIC_THRESHOLD="7")
+    assert (done.returncode, done.stderr.strip().splitlines()) == (
+        2,
+        ["error: invalid configuration: EXECUTIVE_HEURISTIC_THRESHOLD: Input should be less than or equal to 1"],
+    )
+    done = _console(tmp_path, "admission", "nope")
+    assert (done.returncode, done.stderr.strip().splitlines()) == (
+        2,
+        ["error: No such command 'nope'. (see phronesis admission --help)"],
+    )
+
+
 @pytest.mark.parametrize(
     ("variables", "message"),
     [
@@ -144,18 +161,16 @@ def _console(tmp_path: Path, *args: str, **variables: str) -> subprocess.Complet
 )
 @pytest.mark.parametrize("command", [("config", "show"), ("serve", "--port", "1")])
 def test_a_bad_setting_is_one_line_and_exit_2(
-    tmp_path: Path, variables: dict[str, str], message: str, command: tuple[str, ...]
+    main: MainRunner, variables: dict[str, str], message: str, command: tuple[str, ...]
 ) -> None:
-    done = _console(tmp_path, *command, **variables)
+    done = main(*command, **variables)
     assert done.returncode == 2
     lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("warning: no API keys")]
     assert lines == [message]
 
 
-def test_an_unknown_variable_is_warned_about_with_the_closest_name(tmp_path: Path) -> None:
-    done = _console(
-        tmp_path, "config", "show", PHRONESIS_DATABSE__URL="sqlite+aiosqlite:///x.db", PHRONESIS_WHATEVER="1"
-    )
+def test_an_unknown_variable_is_warned_about_with_the_closest_name(main: MainRunner) -> None:
+    done = main("config", "show", PHRONESIS_DATABSE__URL="sqlite+aiosqlite:///x.db", PHRONESIS_WHATEVER="1")
     assert done.returncode == 0
     assert done.stderr.strip().splitlines() == [
         "WARNING  phronesis.settings: PHRONESIS_DATABSE__URL is not a phronesis setting and is ignored; "
@@ -180,7 +195,9 @@ def test_an_unknown_variable_is_warned_about_with_the_closest_name(tmp_path: Pat
         (("admission", "nope"), "error: No such command 'nope'. (see phronesis admission --help)"),
     ],
 )
-def test_a_command_line_mistake_is_one_line_and_exit_2(tmp_path: Path, command: tuple[str, ...], message: str) -> None:
+def test_a_command_line_mistake_is_one_line_and_exit_2(
+    main: MainRunner, command: tuple[str, ...], message: str
+) -> None:
     """Click's usage panel was five lines in a box (a fresh-clone trial): now like every user error."""
-    done = _console(tmp_path, *command)
+    done = main(*command)
     assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])

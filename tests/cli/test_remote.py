@@ -7,42 +7,52 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.processes import console, phronesis_env, server
+import pytest
+
+from tests.conftest import MainRunner
+from tests.processes import phronesis_env, server
+
+pytestmark = pytest.mark.process  # a real server; the CLI's commands run in this process (issue 45)
 
 
-def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path) -> None:
-    served = phronesis_env(tmp_path / "server")
-    with server(served) as base:
-        env = phronesis_env(tmp_path / "elsewhere", PHRONESIS_URL=base)  # its own (empty) data directory
-        added = console(env, "heuristics", "add", "--condition", "the kettle has boiled", "--action", "pour the tea",
-                        "--confidence", "0.9")  # fmt: skip
+def _variables(data_dir: Path, **more: str) -> dict[str, str]:
+    """A command's environment: its data directory, the hashing embedder (the real model would fail
+    this test: a command that goes to the server must not load one)."""
+    return {"PHRONESIS_DATA_DIR": str(data_dir), "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384", **more}
+
+
+def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path, main: MainRunner) -> None:
+    with server(phronesis_env(tmp_path / "server")) as base:
+        env = _variables(tmp_path / "elsewhere", PHRONESIS_URL=base)  # its own (empty) data directory
+        added = main("heuristics", "add", "--condition", "the kettle has boiled", "--action", "pour the tea",
+                     "--confidence", "0.9", **env)  # fmt: skip
         assert added.returncode == 0, added.stderr
-        decided = console(env, "decide", "the kettle has boiled", "--json")
+        decided = main("decide", "the kettle has boiled", "--json", **env)
         assert decided.returncode == 0, decided.stderr
         decision = json.loads(decided.stdout)
         assert (decision["decision_path"], decision["matched_heuristic_id"]) == ("heuristic", added.stdout.strip())
-        rated = console(env, "feedback", decision["response_id"], "--positive")
+        rated = main("feedback", decision["response_id"], "--positive", **env)
         assert rated.returncode == 0 and "heuristic" in rated.stdout, rated.stderr
         # the server's database has it all; the CLI's own data directory was never opened
-        local = console(served, "heuristics", "list")
+        local = main("heuristics", "list", **_variables(tmp_path / "server"))
         assert "the kettle has boiled" in local.stdout
         assert not (tmp_path / "elsewhere" / "phronesis.db").exists()
 
-        other = console(env, "decide", "the kettle has boiled", "--tenant", "acme")
+        other = main("decide", "the kettle has boiled", "--tenant", "acme", **env)
         assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
         assert other.stderr.startswith("error: --tenant: with PHRONESIS_URL set the server decides the tenant")
         # a command that does not go to the server says it works on the database directly (a trial)
-        listed = console(env, "heuristics", "list")
+        listed = main("heuristics", "list", **env)
         assert listed.returncode == 0 and "works on the database directly" in listed.stderr
         # refused before it was sent: one line naming the field, without the URL or a model's name
-        refused = console(env, "feedback", decision["response_id"], "--user-score", "7")
+        refused = main("feedback", decision["response_id"], "--user-score", "7", **env)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
         assert refused.stderr.startswith("error: user_score: ") and "Feedback" not in refused.stderr
-    gone = console(env, "decide", "the kettle has boiled")
+    gone = main("decide", "the kettle has boiled", **env)
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {base}: ") and "Traceback" not in gone.stderr
 
 
-def test_without_a_server_the_model_loads_here_and_says_so_on_stderr(tmp_path: Path) -> None:
-    decided = console(phronesis_env(tmp_path), "decide", "the kettle has boiled", "--json")
+def test_without_a_server_the_model_loads_here_and_says_so_on_stderr(tmp_path: Path, main: MainRunner) -> None:
+    decided = main("decide", "the kettle has boiled", "--json", **_variables(tmp_path))
     assert decided.returncode == 0, decided.stderr
     assert json.loads(decided.stdout)["decision_path"] == "rejected"  # standard output is the answer alone

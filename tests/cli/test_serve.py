@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.loopback import free_port
 from tests.processes import server
+
+pytestmark = pytest.mark.process  # phronesis serve
 
 
 def test_serve_dev_migrates_serves_and_stores(tmp_path: Path) -> None:

@@ -13,6 +13,8 @@ from phronesis.client import AsyncClient, Client, InvalidRequest, NotFound, Unau
 from tests.processes import phronesis_env, server
 from tests.readme import run_readme_python
 
+pytestmark = pytest.mark.process  # the client against a real server
+
 KEY = "sk-client-test"
 
 

@@ -110,6 +110,7 @@ async def test_the_real_local_model_embeds_paraphrases_close_together() -> None:
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2]) + 0.2
 
 
+@pytest.mark.model
 def test_bfloat16_vectors_stay_comparable_with_float32_ones() -> None:
     """Stored float32 vectors and new bfloat16 ones must keep meaning the same thing."""
     texts = ["it is freezing in the living room", "book a flight to Paris", "what is my account balance"]

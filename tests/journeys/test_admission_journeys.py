@@ -16,6 +16,9 @@ import pytest
 from tests.journeys.conftest import Journeys, Tenant, start
 from tests.processes import cli
 
+# a real server with the real sentence model
+pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
+
 CALIBRATION_CACHE_S = 0.5
 """How long the server keeps a calibration before it reads the database again."""
 

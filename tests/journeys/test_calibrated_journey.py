@@ -15,6 +15,9 @@ import pytest
 
 from tests.journeys.conftest import Journeys, Tenant, event_id, start
 
+# a real server with the real sentence model
+pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
+
 PORCH = ("there is motion on the front porch at night", "turn on the porch light")
 KETTLE = ("the kettle in the kitchen has boiled", "remind the user that the tea water is ready")
 

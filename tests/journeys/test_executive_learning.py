@@ -9,7 +9,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
+
 from tests.journeys.conftest import Journeys, Tenant, event_id
+
+# a real server with the real sentence model
+pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
 
 PARCEL = ("a parcel is left at the front door", "tell the user a parcel has arrived at the front door")
 SMOKE = ("the smoke alarm is beeping in the kitchen", "check the stove and open the kitchen window")

@@ -9,6 +9,9 @@ import pytest
 
 from tests.journeys.conftest import Journeys, event_id, start
 
+# a real server with the real sentence model
+pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
+
 WASHER = ("the washing machine has finished its cycle", "remind the user to hang up the laundry")
 
 

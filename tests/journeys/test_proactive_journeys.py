@@ -21,6 +21,9 @@ from tests.journeys.conftest import Journeys, Tenant, start
 from tests.proactive.calendar_feed import calendar_feed
 from tests.proactive.receiver import Receiver, receiver
 
+# a real server with the real sentence model
+pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
+
 ZONE = ZoneInfo("Asia/Singapore")
 LECTURE = datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)
 

@@ -10,6 +10,9 @@ import pytest
 
 from tests.journeys.conftest import Journeys, Tenant, start
 
+# a real server with the real sentence model
+pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
+
 DOCUMENTS = [
     {
         "id": "pricing",

@@ -8,10 +8,13 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.processes import cli, phronesis_env
+
+pytestmark = pytest.mark.process  # phronesis mcp over stdio
 
 
 async def test_an_agent_ide_session_over_stdio(tmp_path: Path) -> None:

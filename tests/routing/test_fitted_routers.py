@@ -119,6 +119,11 @@ async def test_a_directory_that_cannot_be_written_still_routes(
 async def test_a_fit_runs_on_one_thread_and_restores_the_counts(embedder: HashingEmbedder) -> None:
     import torch
 
+    from phronesis.routing.one_thread import blas
+
+    blas()  # the libraries found for predictions, then one loaded later (faiss brings its own OpenBLAS):
+    import faiss  # noqa: F401 - the fit limits it too (found once, it was missed in an xdist worker)
+
     def blas_threads() -> list[int]:
         return [int(i["num_threads"]) for i in threadpool_info() if i["user_api"] == "blas"]
 

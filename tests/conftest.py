@@ -336,6 +336,8 @@ def main(
     loggers ``main()`` configures are put back afterwards, so later tests' ``caplog`` still sees them."""
     loggers = [logging.getLogger(name) for name in ("phronesis", "mcp")]
     saved = [(logger.handlers[:], logger.level, logger.propagate) for logger in loggers]
+    for logger in loggers:  # a handler an earlier test left would write to that test's closed stream
+        logger.handlers.clear()
 
     def run(*args: str, **variables: str) -> subprocess.CompletedProcess[str]:
         """``variables`` hold for this command only, as a process's environment would."""

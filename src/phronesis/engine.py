@@ -231,6 +231,17 @@ class Engine:
                 await self.routing.documents.embed_missing()
         self.started = load_index
 
+    async def warm_up(self) -> None:
+        """Pay now what a fresh process's first requests would: the sentence model loaded, the
+        SQLite lanes connected, the bundled router fitted or read and its thread started (issue 45:
+        a first routed turn fitted the router, 5-25 s). Reads and loads only; writes nothing."""
+        vector = await self.embedder.embed(["warm-up"])
+        await self.database.open_lanes()
+        # the first read of each kind builds its statements (and an index follows its change feed):
+        # done here, for no tenant, rather than in a user's first request
+        await self.tenant_settings.read("", "routing.")
+        await self.routing.warm_up(vector[0])
+
     async def _choose_backend(self) -> None:
         """pgvector's columns, where the database has them, are written by every process whichever
         backend searches (so switching to it later misses nothing); searches go there when

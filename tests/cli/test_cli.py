@@ -201,3 +201,14 @@ def test_a_command_line_mistake_is_one_line_and_exit_2(
     """Click's usage panel was five lines in a box (a fresh-clone trial): now like every user error."""
     done = main(*command)
     assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])
+
+
+def test_python_dash_m_phronesis_is_the_console_entry_point(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import runpy
+
+    monkeypatch.setattr("sys.argv", ["phronesis", "--version"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module("phronesis", run_name="__main__")
+    assert exited.value.code == 0 and capsys.readouterr().out.startswith("phronesis ")

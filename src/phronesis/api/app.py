@@ -151,9 +151,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
         if not the_engine.started:
             await the_engine.start(migrate=migrate)
         if the_engine.settings.api.warm_up:
-            await the_engine.embedder.embed(["warm-up"])
-            # the bundled router fitted or read before the first request, not inside it (issue 45)
-            await the_engine.routing.routers.prepare()
+            await the_engine.warm_up()
         log.info("%s", the_engine.summary())  # after the model loaded: ready means ready
         if the_engine.settings.api.dev_mode:
             log.warning(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
-from phronesis.embeddings.types import Embedder
+from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.exceptions import NotFoundError
 from phronesis.llm.types import LLMProvider
 from phronesis.routing.documents import Document, DocumentIn, DocumentRepository
 from phronesis.routing.evaluation import evaluate_router
@@ -77,6 +79,21 @@ class RoutingModule:
         self.feedback = RouteFeedbackStore(decisions, clock)
         self.tool_outcomes = ToolOutcomes(settings, parts)
         self._database = database
+
+    async def warm_up(self, vector: Vectors) -> None:
+        """A turn's reads done once for no tenant, so that a fresh process's first turn costs what any
+        turn does (issue 45): the bundled router ready and its thread started, and each point read
+        built and run once on its lane (the session, its lock, the tools, the documents' index
+        following its feed). Reads only: the lock is taken in a transaction that writes nothing."""
+        await self.routers.prepare()
+        await self.routers.for_tenant("")
+        with contextlib.suppress(NotFoundError):
+            await self.sessions.get("", "")
+        with contextlib.suppress(NotFoundError):  # the transaction ends with the error, having written nothing
+            async with self._database.point_transaction() as tx:
+                await self.sessions.lock_mode(tx, "", "")
+        await self.tools.list("")
+        await self.documents.search("", vector, 1)
 
     async def create_session(self, tenant: str, new: NewSession) -> Session:
         return await self.sessions.create(tenant, new)

@@ -50,6 +50,9 @@ class RouterResolver:
             return self._default
 
     async def prepare(self) -> None:
-        """Have the bundled router ready (fitted, or read from where an earlier fit kept it), so that
-        a fresh process's first routed turn costs what any turn does. A server calls it at start-up."""
-        await self.default()
+        """Have the bundled router ready (fitted, or read from where an earlier fit kept it) and its
+        prediction thread started, so that a fresh process's first routed turn costs what any turn
+        does. A server calls it at start-up."""
+        router = await self.default()
+        text = "warm-up"
+        await router.predict_off_loop(await self._embedder.embed([text]), [text], ambiguity_margin=0.0)

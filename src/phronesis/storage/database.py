@@ -317,6 +317,11 @@ class Database:
             async with self._reads.connect() as own:
                 return [tuple(row) for row in await own.execute(statement, parameters)]
 
+    async def open_lanes(self) -> None:
+        """A SQLite file's lanes connected now rather than at the first request that needs them."""
+        if self._lanes is not None:
+            await self._lanes.open()
+
     async def check(self) -> None:
         """Return if the database answers a query; raise ``StorageUnavailable`` with the cause if not."""
         from sqlalchemy import text

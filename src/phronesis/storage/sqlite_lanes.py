@@ -127,6 +127,10 @@ class Lane:
             self._thread.shutdown(wait=False)
 
 
+def _nothing(_: Connection) -> None:
+    return None
+
+
 class Lanes:
     """The hot path's two lanes on one SQLite file: ``reader`` (autocommit, read-only; every task's
     short reads) and ``writer`` (point transactions, one at a time under the database's writer lock)."""
@@ -141,6 +145,11 @@ class Lanes:
         configure_sqlite(self._engines[1], "read")
         self.writer = Lane(self._engines[0], "writer")
         self.reader = Lane(self._engines[1], "reader")
+
+    async def open(self) -> None:
+        """Connect both lanes now (their threads, connections and pragmas), not at a request's first
+        statement: a server does it before it answers (issue 45). Opens no transaction."""
+        await asyncio.gather(self.writer.call(_nothing), self.reader.call(_nothing))
 
     async def close(self) -> None:
         try:

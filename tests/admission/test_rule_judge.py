@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from phronesis.admission.judgement import Candidate, Incoming
 from phronesis.admission.rule_judge import RuleJudge, step_at
-from phronesis.admission.task_values import same_values
+from phronesis.admission.task_values import kinship
 from tests.admission.conftest import candidate, incoming
 
 judge = RuleJudge()
@@ -151,13 +151,21 @@ def test_a_near_duplicate_of_another_task_naming_other_values_is_add() -> None:
 def test_a_run_is_never_dropped_on_another_tasks_account() -> None:
     """A fresh-clone trial: "Turn off the kitchen lights" was NOT as a duplicate of "Turn on the
     kitchen lights" (0.966, the same structure). Another task's near-duplicate is merged (both
-    kept, grouped), never a NOT."""
-    run = replace(incoming(), task="Turn off the kitchen lights", task_id="off")
-    on = stored_task("Turn on the kitchen lights", run)
-    verdict = judge.judge(run, [on], duplicate_threshold=0.95)
+    kept, grouped), never a NOT; and the opposite task is not even merged (issue 46: "Disable
+    two-factor authentication …" merged into "Enable …" at 0.97, and search showed only one)."""
+    run = replace(incoming(), task="Back up the kitchen database", task_id="backup")
+    said_again = stored_task("Back up the kitchen's database", run)
+    verdict = judge.judge(run, [said_again], duplicate_threshold=0.95)
     assert (verdict.decision, verdict.rule) == ("MERGE", "near_duplicate_other_task")
+    for new, old in [
+        ("Turn off the kitchen lights", "Turn on the kitchen lights"),
+        ("Disable two-factor authentication for the admin account", "Enable two-factor authentication for the admin account"),  # noqa: E501
+    ]:
+        run = replace(incoming(), task=new, task_id="new")
+        verdict = judge.judge(run, [stored_task(old, run)], duplicate_threshold=0.95)
+        assert (verdict.decision, verdict.rule) == ("ADD", "opposite_task"), new
 
 
 def stored_task(task: str, run: Incoming) -> Candidate:
     """A stored run of another task, as the planner sees it against ``run``."""
-    return replace(candidate(similarity=0.98, task_id="t2"), task=task, same_values=same_values(task, run.task))
+    return replace(candidate(similarity=0.98, task_id="t2"), task=task, **kinship(task, run.task))

@@ -367,3 +367,17 @@ async def test_a_committed_run_is_held_and_searched_exactly_until_the_next_searc
     await index._worker.settle()
     assert inserted == [[better.run_id]] and len(index._unapplied) == 0
     assert not partitions.contains(T, "default/", failed.run_id)
+
+
+async def test_the_opposite_task_is_its_own_run_and_search_finds_both(engine: Engine) -> None:
+    """Issue 46: "Disable two-factor authentication for the admin account" MERGEd into "Enable …"
+    at 0.97, and search then showed only the Disable run. Opposites are two tasks: both stored,
+    both canonical, both found."""
+    summary = "Opened the security settings of the admin account and changed two-factor authentication."
+    enable = await admit(engine, task="Enable two-factor authentication for the admin account", summary=summary)
+    disable = await admit(engine, task="Disable two-factor authentication for the admin account", summary=summary)
+    assert disable.similar_runs and disable.similar_runs[0].similarity > 0.9  # near-duplicates to the embedder
+    assert (disable.decision, disable.rule, disable.stored) == ("ADD", "opposite_task", True)
+    assert "enable/disable" in disable.reason
+    hits = await engine.admission.search(T, "two-factor authentication for the admin account", collapse=True)
+    assert {h.run.id for h in hits} == {enable.run_id, disable.run_id}

@@ -44,8 +44,11 @@ class Candidate:
     task: str = ""
     """Its task text."""
     same_values: bool = False
-    """Its task text names the same values as the incoming run's (``task_values``): only then may a
-    run of another task be its duplicate or merge with it."""
+    """Its task text names the same values as the incoming run's (``task_values``) and is not its
+    opposite (``opposite``): only then may a run of another task be its duplicate or merge with it."""
+    opposite: str | None = None
+    """Why its task is the opposite of the incoming run's ("enable/disable": ``phronesis.contrast``),
+    or None. "Disable two-factor authentication" merged into "Enable …" at 0.97 (issue 46)."""
 
     duplicate: bool | None = None
     """The tenant's pair judge's verdict on this pair (``pair_judge``); None where there is none,

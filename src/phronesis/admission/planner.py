@@ -24,7 +24,7 @@ from phronesis.admission.rule_judge import RuleJudge, Step
 from phronesis.admission.run_repository import RunRepository, StoredRun
 from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.summaries import Summary
-from phronesis.admission.task_values import same_values
+from phronesis.admission.task_values import kinship
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.settings import AdmissionSettings
@@ -145,8 +145,9 @@ def _candidate(stored: StoredRun, similarity: float, task_id: str, task: str) ->
         same_task=stored.task_id == task_id,
         described=stored.described,
         task=stored.task,
-        same_values=same_values(stored.task, task),
+        **kinship(stored.task, task),
     )
+
 
 
 def _run_ids(hashes: Mapping[tuple[str, str, str], tuple[str, str]]) -> dict[tuple[str, str, str], str]:
@@ -314,7 +315,7 @@ class Planner:
                 candidate,
                 similarity=similarity,
                 same_task=candidate.task_id == p.task_id,
-                same_values=same_values(candidate.task, p.data.task),
+                **kinship(candidate.task, p.data.task),
             )
         ranked = sorted(out.values(), key=lambda c: -c.similarity)
         top = self._settings.top_k

@@ -13,6 +13,7 @@ Rules, first match wins (candidates are best-first):
    run stays canonical; a worse outcome with nothing new → NOT;
 4. a near-duplicate of another task's run (≥ the duplicate threshold) whose task names the same
    values → MERGE; naming other values ("invoice 29" / "invoice 26") → ADD (``other_values``);
+   the opposite task ("Disable …" / "Enable …", ``phronesis.contrast``) → ADD (``opposite_task``);
 5. otherwise the similar runs are other tasks' → ADD (scenario 1 past the pre-filter).
 """
 
@@ -142,6 +143,13 @@ class RuleJudge:
                 f"Near-duplicate of {best.run_id} (similarity {best.similarity:.2f}) with a different task "
                 "text or structure",
                 "near_duplicate_other_task",
+            )
+        if best is not None and is_duplicate(best, duplicate_threshold) and best.opposite is not None:
+            return verdict(
+                "ADD",
+                None,
+                f"The most similar run ({best.run_id}, {best.similarity:.3f}) is the opposite task ({best.opposite})",
+                "opposite_task",
             )
         if best is not None and is_duplicate(best, duplicate_threshold):
             return verdict(

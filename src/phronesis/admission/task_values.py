@@ -14,18 +14,23 @@ merged. So another task's run is a duplicate only when its task text names the s
 - quoted text: ``"Q3 report"``, ``'acme'``;
 - named things: a capitalised word that does not start a sentence (``Acme``, ``Berlin``).
 
-Compared case-insensitively, as sets. One rule serves the rule judge and the LLM judge's
-verdicts (``rule_judge``, ``llm_judge``). It errs towards keeping a run: two phrasings of one
-task that name things differently ("the DB schema" / "the database schema") are ADDed, not
-merged, which costs a stored duplicate, never a lost run.
+Compared case-insensitively, as sets; and a task text is never its opposite said twice ("Disable
+two-factor authentication" / "Enable …", ``phronesis.contrast``: issue 46). One rule
+(``kinship``) serves the rule judge and the LLM judge's verdicts (``rule_judge``, ``llm_judge``).
+It errs towards keeping a run: two phrasings of one task that name things differently ("the DB
+schema" / "the database schema") are ADDed, not merged, which costs a stored duplicate, never a
+lost run.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TypedDict
 
-__all__ = ["same_values", "task_values"]
+from phronesis.contrast import contrast
+
+__all__ = ["Kinship", "kinship", "same_values", "task_values"]
 
 _QUOTED = re.compile(r"\"([^\"]+)\"|“([^”]+)”|(?<!\w)'([^']+)'(?!\w)")
 _TOKEN = re.compile(r"[\w@/:.\-]+")
@@ -56,3 +61,19 @@ def task_values(task: str) -> frozenset[str]:
 
 def same_values(task: str, other: str) -> bool:
     return task_values(task) == task_values(other)
+
+
+class Kinship(TypedDict):
+    same_values: bool
+    """The same values, and not the opposite task: another task's text that may be this one said twice."""
+    opposite: str | None
+    """Why it is the opposite task (``Contrast.describe``), or None."""
+
+
+def kinship(stored: str, task: str) -> Kinship:
+    """How another task's text stands to ``task``: ``Candidate``'s ``same_values`` and ``opposite``."""
+    opposite = contrast(stored, task)
+    return {
+        "same_values": opposite is None and same_values(stored, task),
+        "opposite": None if opposite is None else opposite.describe(),
+    }

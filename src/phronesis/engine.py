@@ -31,6 +31,7 @@ from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.feedback.repository import FeedbackRepository
 from phronesis.feedback.scores import ScoreMapping
 from phronesis.heuristics.evidence_writer import EvidencePolicy
+from phronesis.heuristics.examples import ExampleRepository
 from phronesis.heuristics.memory import HeuristicMemory
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
@@ -110,6 +111,7 @@ class Engine:
             self.embedder,
             self.index,
             self.settings.heuristics,
+            examples=ExampleRepository(self.database, self.clock),
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
         )
@@ -257,6 +259,7 @@ class Engine:
             self.index_backend = "hnsw"
         if state is None:
             self.heuristics.repository.vector_column = PgVectorColumn.of("heuristics")
+            self.heuristics.examples.vector_column = PgVectorColumn.of("heuristic_examples")
             self.routing.documents.vector_column = PgVectorColumn.of("routing_passages")
             self.admission.runs.vector_column = PgVectorColumn.of("admission_runs")
         if self.index_backend == "pgvector":

@@ -37,6 +37,8 @@ from phronesis.client.models import (
     DocumentsStored,
     EventDecision,
     EventRequest,
+    Example,
+    ExampleIn,
     ExecutiveReport,
     Feedback,
     FeedbackPage,
@@ -46,6 +48,7 @@ from phronesis.client.models import (
     FireRequest,
     Heuristic,
     HeuristicCreate,
+    HeuristicDetail,
     HeuristicPage,
     HeuristicUpdate,
     HistoryPage,
@@ -202,9 +205,17 @@ class _Heuristics:
         """Teach a heuristic: a condition, an action, a confidence."""
         return await self._c.send(calls.create_heuristic(heuristic))
 
-    async def get(self, heuristic_id: str) -> Heuristic:
-        """One heuristic."""
+    async def get(self, heuristic_id: str) -> HeuristicDetail:
+        """One heuristic, with its scope (examples and counter-examples)."""
         return await self._c.send(calls.get_heuristic(heuristic_id))
+
+    async def add_example(self, heuristic_id: str, example: ExampleIn | Json) -> Example:
+        """A situation added to a heuristic's scope: an example, or a counter-example (``kind``)."""
+        return await self._c.send(calls.add_heuristic_example(heuristic_id, example))
+
+    async def remove_example(self, heuristic_id: str, example_id: str) -> None:
+        """A situation removed from a heuristic's scope."""
+        return await self._c.send(calls.remove_heuristic_example(heuristic_id, example_id))
 
     async def page(
         self, *, domain: str | None = None, origin: str | None = None, limit: int = 100, offset: int = 0

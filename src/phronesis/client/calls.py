@@ -38,6 +38,8 @@ from phronesis.client.models import (
     DocumentsStored,
     EventDecision,
     EventRequest,
+    Example,
+    ExampleIn,
     ExecutiveReport,
     Feedback,
     FeedbackPage,
@@ -47,6 +49,7 @@ from phronesis.client.models import (
     FireRequest,
     Heuristic,
     HeuristicCreate,
+    HeuristicDetail,
     HeuristicPage,
     HeuristicUpdate,
     HistoryPage,
@@ -208,8 +211,17 @@ def create_heuristic(heuristic: HeuristicCreate | Json) -> Call[Heuristic]:
     return Call("POST", "/v1/heuristics", _reader(Heuristic), _body(HeuristicCreate, heuristic))
 
 
-def get_heuristic(heuristic_id: str) -> Call[Heuristic]:
-    return Call("GET", f"/v1/heuristics/{_seg(heuristic_id)}", _reader(Heuristic))
+def get_heuristic(heuristic_id: str) -> Call[HeuristicDetail]:
+    return Call("GET", f"/v1/heuristics/{_seg(heuristic_id)}", _reader(HeuristicDetail))
+
+
+def add_heuristic_example(heuristic_id: str, example: ExampleIn | Json) -> Call[Example]:
+    path = f"/v1/heuristics/{_seg(heuristic_id)}/examples"
+    return Call("POST", path, _reader(Example), _body(ExampleIn, example))
+
+
+def remove_heuristic_example(heuristic_id: str, example_id: str) -> Call[None]:
+    return Call("DELETE", f"/v1/heuristics/{_seg(heuristic_id)}/examples/{_seg(example_id)}", _none)
 
 
 def list_heuristics(

@@ -34,7 +34,8 @@ from phronesis.audit.models import DecisionRecord
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.report import StrategyReport
 from phronesis.feedback.models import Feedback, FeedbackReceipt
-from phronesis.heuristics.models import ConfidenceUpdate, Heuristic, HeuristicCreate, HeuristicUpdate
+from phronesis.heuristics.examples import Example, ExampleIn
+from phronesis.heuristics.models import ConfidenceUpdate, Heuristic, HeuristicCreate, HeuristicDetail, HeuristicUpdate
 from phronesis.learning.models import ChannelReport, FireRequest, HistoryEntry, Observation, ObservedEvent
 from phronesis.learning.types import FireRecord
 from phronesis.proactive.controls import PauseIn, PauseState
@@ -86,6 +87,8 @@ __all__ = [
     "DocumentsStored",
     "EventDecision",
     "EventRequest",
+    "Example",
+    "ExampleIn",
     "ExecutiveReport",
     "Feedback",
     "FeedbackPage",
@@ -95,6 +98,7 @@ __all__ = [
     "FireRequest",
     "Heuristic",
     "HeuristicCreate",
+    "HeuristicDetail",
     "HeuristicPage",
     "HeuristicUpdate",
     "HistoryEntry",

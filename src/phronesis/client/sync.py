@@ -36,6 +36,8 @@ from phronesis.client.models import (
     DocumentsStored,
     EventDecision,
     EventRequest,
+    Example,
+    ExampleIn,
     ExecutiveReport,
     Feedback,
     FeedbackPage,
@@ -45,6 +47,7 @@ from phronesis.client.models import (
     FireRequest,
     Heuristic,
     HeuristicCreate,
+    HeuristicDetail,
     HeuristicPage,
     HeuristicUpdate,
     HistoryPage,
@@ -201,9 +204,17 @@ class _Heuristics:
         """Teach a heuristic: a condition, an action, a confidence."""
         return self._c.send(calls.create_heuristic(heuristic))
 
-    def get(self, heuristic_id: str) -> Heuristic:
-        """One heuristic."""
+    def get(self, heuristic_id: str) -> HeuristicDetail:
+        """One heuristic, with its scope (examples and counter-examples)."""
         return self._c.send(calls.get_heuristic(heuristic_id))
+
+    def add_example(self, heuristic_id: str, example: ExampleIn | Json) -> Example:
+        """A situation added to a heuristic's scope: an example, or a counter-example (``kind``)."""
+        return self._c.send(calls.add_heuristic_example(heuristic_id, example))
+
+    def remove_example(self, heuristic_id: str, example_id: str) -> None:
+        """A situation removed from a heuristic's scope."""
+        return self._c.send(calls.remove_heuristic_example(heuristic_id, example_id))
 
     def page(
         self, *, domain: str | None = None, origin: str | None = None, limit: int = 100, offset: int = 0

@@ -199,6 +199,7 @@ class ExecutiveFeedback:
         matches = await memory.match_vector(
             tenant,
             vectors[0],
+            text=pattern.condition,
             source=trace.event_source or None,
             k=1,
             min_similarity=settings.reinforce_threshold,

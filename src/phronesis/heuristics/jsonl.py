@@ -1,12 +1,16 @@
 """Heuristics as JSON Lines: one ``HeuristicCreate`` per line, for import and export.
 
 Shared by the HTTP API and the CLI. An export re-imports as is (ids, constraints and
-current confidence kept; the evidence count is re-seeded from that confidence).
+current confidence kept; the evidence count is re-seeded from that confidence; examples and
+counter-examples, given or learned, come back as given).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from phronesis.exceptions import InvalidInputError
+from phronesis.heuristics.examples import MAX_GIVEN, Example
 from phronesis.heuristics.models import Heuristic, HeuristicCreate
 from phronesis.jsonlines import validated_lines
 
@@ -27,7 +31,13 @@ def parse_jsonl(raw: bytes) -> list[HeuristicCreate]:
     return items
 
 
-def export_line(heuristic: Heuristic) -> str:
+def export_line(heuristic: Heuristic, scope: Sequence[Example] = ()) -> str:
+    """One heuristic as an import line, with its scope: what it was given and what it learned, as
+    given examples (the newest ``MAX_GIVEN`` of each kind, as many as an import takes)."""
+
+    def newest(kind: str) -> list[str]:
+        return [e.text for e in scope if e.kind == kind][-MAX_GIVEN:]
+
     data = HeuristicCreate(
         id=heuristic.id,
         domain=heuristic.domain,
@@ -42,5 +52,7 @@ def export_line(heuristic: Heuristic) -> str:
         ceiling=heuristic.ceiling,
         feedback_weight=heuristic.feedback_weight,
         attributes=heuristic.attributes,
+        examples=newest("example"),
+        counter_examples=newest("counter"),
     )
     return data.model_dump_json(exclude_none=True) + "\n"

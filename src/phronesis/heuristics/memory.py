@@ -1,21 +1,36 @@
-"""Heuristic memory: the repository (store of record) plus the vector index plus the embedder.
+"""Heuristic memory: the repository (store of record) plus the vector indexes plus the embedder.
 
 Writes go to the database first and then to the index, so a failed write never leaves
 the index ahead of the data. The index is rebuilt from the database on start (rows embedded
 with another model, or not at all, are re-embedded then) and follows the database's change
 feed, so a heuristic added, changed or deleted by another process (the CLI, another API
 worker) is matched here too (``storage.followed_index``).
+
+Two indexes: the conditions, and the examples and counter-examples of each heuristic's scope
+(issue 46, ``heuristics.examples``). A match is judged on the whole scope (``heuristics.scope``):
+near an example that is not the event's opposite, and nearer it than any counter-example.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+import numpy as np
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import InvalidInputError
+from phronesis.heuristics.examples import (
+    MAX_GIVEN,
+    Example,
+    ExampleKind,
+    ExampleRepository,
+    NewExample,
+    StoredExample,
+)
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
@@ -25,6 +40,7 @@ from phronesis.heuristics.models import (
 )
 from phronesis.heuristics.ranking import rank_similarity_dominant
 from phronesis.heuristics.repository import HeuristicRepository
+from phronesis.heuristics.scope import ScopeJudgement, Situation, judge_scope
 from phronesis.settings import HeuristicSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
@@ -37,6 +53,14 @@ OVERSAMPLE = 4
 """Fetch this many times k from the index so the confidence filter still leaves k."""
 
 
+@dataclass(frozen=True, slots=True)
+class _ScopeWrites:
+    """Examples a transaction removed and added (with their vectors), to index once it commits."""
+
+    removed: list[str]
+    added: list[tuple[str, list[Example], Vectors]]
+
+
 class HeuristicMemory:
     def __init__(
         self,
@@ -45,10 +69,12 @@ class HeuristicMemory:
         index: PartitionedIndex,
         settings: HeuristicSettings,
         *,
+        examples: ExampleRepository,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
     ) -> None:
         self.repository = repository
+        self.examples = examples
         self.embedder = embedder
         self.index = index
         self.settings = settings
@@ -57,17 +83,26 @@ class HeuristicMemory:
         )
         """Where conditions are searched: in this process, following the database, or in
         PostgreSQL (``use_pgvector``)."""
+        self.example_vectors: CollectionIndex = FollowedIndex(
+            PartitionedIndex(embedder.dimension), examples, examples.changes, embedder, interval_s=follow_interval_s
+        )
+        """Where examples and counter-examples are searched, partitioned by their heuristic's domain."""
 
     def use_pgvector(self, database: Database) -> None:
         """Search conditions with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
         self.vectors = PgVectorCollection(database, PgVectorColumn.of("heuristics"), partition="domain")
+        self.example_vectors = PgVectorCollection(
+            database, PgVectorColumn.of("heuristic_examples"), partition="domain"
+        )
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         return await embed_in_chunks(self.embedder, texts)
 
     async def load_index(self, progress: Callable[[int], None] | None = None) -> int:
-        """Load the index (its snapshot and the changes after it, or the table); how many heuristics it holds."""
-        return await self.vectors.load(progress)
+        """Load the indexes (a snapshot and the changes after it, or the table); how many heuristics they hold."""
+        loaded = await self.vectors.load(progress)
+        await self.example_vectors.load()
+        return loaded
 
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
         return (await self.add_many(tenant, [data]))[0]
@@ -94,44 +129,136 @@ class HeuristicMemory:
             vectors = await self._embed([item.condition_text for item in items])
         elif len(vectors) != len(items):
             raise ValueError("one vector per item is needed")
-        created = await self.repository.create_many(
-            tenant, items, vectors, self.embedder.model_name, connection=connection, upsert=upsert
-        )
+        scopes: list[list[tuple[ExampleKind, str]]] = [
+            [*(("example", t) for t in item.examples), *(("counter", t) for t in item.counter_examples)]
+            for item in items
+        ]
+        flat = [text for scope in scopes for _, text in scope]
+        scope_vectors = await self._embed(flat) if flat else np.zeros((0, self.embedder.dimension), np.float32)
+        async with self.repository.database.joined(connection) as conn:
+            created = await self.repository.create_many(
+                tenant, items, vectors, self.embedder.model_name, connection=conn, upsert=upsert
+            )
+            replaced = await self._given_scopes(conn, tenant, created, scopes, scope_vectors, upsert=upsert)
 
-        def index_created(*_: object) -> None:
-            by_domain: dict[str, list[int]] = {}
-            for i, h in enumerate(created):
-                by_domain.setdefault(h.domain, []).append(i)
-            for domain, rows in by_domain.items():
-                self.vectors.applied(tenant, domain, [created[i].id for i in rows], vectors[rows])
+            def index_created(*_: object) -> None:
+                by_domain: dict[str, list[int]] = {}
+                for i, h in enumerate(created):
+                    by_domain.setdefault(h.domain, []).append(i)
+                for domain, rows in by_domain.items():
+                    self.vectors.applied(tenant, domain, [created[i].id for i in rows], vectors[rows])
+                for key in replaced.removed:
+                    self.example_vectors.removed(tenant, key)
+                for domain, stored, own in replaced.added:
+                    self.example_vectors.applied(tenant, domain, [e.id for e in stored], own)
 
-        if connection is None:
-            index_created()
-        else:
-            event.listen(connection.sync_connection, "commit", index_created, once=True)
+            pending: Callable[[], None] | None = index_created
+            if connection is not None:
+                event.listen(connection.sync_connection, "commit", index_created, once=True)
+                pending = None
+        if pending is not None:
+            pending()
         return created
+
+    async def _given_scopes(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        created: Sequence[Heuristic],
+        scopes: Sequence[Sequence[tuple[ExampleKind, str]]],
+        vectors: Vectors,
+        *,
+        upsert: bool,
+    ) -> _ScopeWrites:
+        """The examples given with new heuristics, stored in their transaction; an import over a
+        heuristic (``upsert``) replaces the examples it was given before (what it learned stays)."""
+        writes = _ScopeWrites([], [])
+        at = 0
+        for heuristic, scope in zip(created, scopes, strict=True):
+            if upsert:
+                writes.removed.extend(await self.examples.remove_given(conn, tenant, heuristic.id))
+            if not scope:
+                continue
+            own = vectors[at : at + len(scope)]
+            at += len(scope)
+            stored = await self.examples.insert(
+                conn,
+                tenant,
+                heuristic.id,
+                heuristic.domain,
+                [NewExample(kind, text, vector) for (kind, text), vector in zip(scope, own, strict=True)],
+                self.embedder.model_name,
+            )
+            writes.added.append((heuristic.domain, stored, own))
+        return writes
 
     async def update(self, tenant: str, heuristic_id: str, patch: HeuristicUpdate) -> Heuristic:
         vector: Vectors | None = None
         if patch.condition_text is not None:
             vector = await self._embed([patch.condition_text])
-        before, after = await self.repository.update(
-            tenant,
-            heuristic_id,
-            patch,
-            embedding=None if vector is None else vector[0],
-            embedding_model=self.embedder.model_name if vector is not None else None,
-        )
+        async with self.repository.database.transaction() as conn:
+            before, after = await self.repository.update(
+                tenant,
+                heuristic_id,
+                patch,
+                embedding=None if vector is None else vector[0],
+                embedding_model=self.embedder.model_name if vector is not None else None,
+                connection=conn,
+            )
+            moved = (
+                await self.examples.moved(conn, tenant, heuristic_id, after.domain)
+                if before.domain != after.domain
+                else []
+            )
         if vector is not None or before.domain != after.domain:
             if vector is None:
                 vector = await self._embed([after.condition_text])
             self.vectors.applied(tenant, after.domain, [heuristic_id], vector)
+        embedded = [(row.key, row.embedding) for row in moved if row.embedding is not None]
+        if embedded:  # its examples follow it to its new domain
+            self.example_vectors.applied(
+                tenant, after.domain, [key for key, _ in embedded], np.stack([vector for _, vector in embedded])
+            )
         return after
 
     async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
-        deleted = await self.repository.delete(tenant, heuristic_id)
+        async with self.repository.database.transaction() as conn:
+            examples = await self.examples.removed_with(conn, tenant, heuristic_id)
+            deleted = await self.repository.delete(tenant, heuristic_id, connection=conn)
         self.vectors.removed(tenant, heuristic_id)
+        for key in examples:
+            self.example_vectors.removed(tenant, key)
         return deleted
+
+    async def add_examples(
+        self,
+        tenant: str,
+        heuristic_id: str,
+        texts: Sequence[str],
+        kind: ExampleKind,
+    ) -> list[Example]:
+        """Given examples (or counter-examples) added to a heuristic's scope (the API, the CLI)."""
+        heuristic = await self.repository.get(tenant, heuristic_id)  # 404 for an unknown one
+        vectors = await self._embed(texts)
+        async with self.repository.database.transaction() as conn:
+            given = (await self.examples.counts(tenant, heuristic_id, connection=conn)).get(kind, 0)
+            if given + len(texts) > MAX_GIVEN:
+                raise InvalidInputError("text", f"a heuristic keeps at most {MAX_GIVEN} given {kind}s; it has {given}")
+            stored = await self.examples.insert(
+                conn,
+                tenant,
+                heuristic_id,
+                heuristic.domain,
+                [NewExample(kind, text, vector) for text, vector in zip(texts, vectors, strict=True)],
+                self.embedder.model_name,
+            )
+        self.example_vectors.applied(tenant, heuristic.domain, [e.id for e in stored], vectors)
+        return stored
+
+    async def remove_example(self, tenant: str, heuristic_id: str, example_id: str) -> Example:
+        removed = await self.examples.delete(tenant, heuristic_id, example_id)
+        self.example_vectors.removed(tenant, example_id)
+        return removed
 
     async def update_confidence(
         self, tenant: str, heuristic_id: str, *, positive: bool, magnitude: float | None, source: str
@@ -151,7 +278,7 @@ class HeuristicMemory:
         min_confidence: float = 0.0,
         include_general: bool = False,
     ) -> list[HeuristicMatch]:
-        """The best ``k`` heuristics whose condition matches ``text`` (seed 000 candidates).
+        """The best ``k`` heuristics whose scope ``text`` falls in (seed 000 candidates).
 
         ``source`` filters hard on the heuristic's domain; ``include_general`` also admits
         heuristics with no domain, which apply to every source.
@@ -164,6 +291,7 @@ class HeuristicMemory:
         return await self.match_vector(
             tenant,
             vector,
+            text=text,
             source=source,
             k=k,
             min_similarity=min_similarity,
@@ -176,28 +304,50 @@ class HeuristicMemory:
         tenant: str,
         vector: Vectors,
         *,
+        text: str,
         source: str | None = None,
         k: int | None = None,
         min_similarity: float | None = None,
         min_confidence: float = 0.0,
         include_general: bool = False,
     ) -> list[HeuristicMatch]:
+        """The best ``k`` heuristics whose scope ``text`` (embedded as ``vector``) falls in, ranked
+        similarity-dominant. A heuristic is a candidate when its condition or one of its examples is
+        at least ``min_similarity`` similar; ``heuristics.scope`` judges it on its whole scope."""
         k = k or self.settings.top_k
         domains = None if source is None else ([source, ""] if include_general else [source])
         floor = self.settings.min_similarity if min_similarity is None else min_similarity
-        hits = [
-            (key, score)
-            for _, key, score in await self.vectors.search(tenant, vector, k * OVERSAMPLE, partitions=domains)
-            if score >= floor
-        ]
-        if not hits:
+        conditions, near_examples = await asyncio.gather(
+            self.vectors.search(tenant, vector, k * OVERSAMPLE, partitions=domains),
+            self.example_vectors.search(tenant, vector, k * OVERSAMPLE, partitions=domains),
+        )
+        by_condition = {key: score for _, key, score in conditions if score >= floor}
+        # a counter-example vetoes from ``counter_margin`` below the best positive: those are near too
+        near = [key for _, key, score in near_examples if score >= floor - self.settings.counter_margin]
+        owners = await self.examples.owners(tenant, near) if near else set()
+        ids = [*by_condition, *sorted(owners - by_condition.keys())]
+        if not ids:
             return []
-        rows = await self.repository.get_many(tenant, [key for key, _ in hits])
-        matches = [
-            HeuristicMatch(heuristic=rows[key], similarity=score, score=score * rows[key].confidence)
-            for key, score in hits
-            if key in rows and rows[key].confidence >= min_confidence
-        ]
+        rows = await self.repository.get_many(tenant, ids)
+        scopes = await self.examples.scopes(tenant, sorted(owners)) if owners else {}
+        matches: list[HeuristicMatch] = []
+        for heuristic_id in ids:
+            heuristic = rows.get(heuristic_id)
+            if heuristic is None or heuristic.confidence < min_confidence:
+                continue
+            scope = scopes.get(heuristic_id, [])
+            judgement = self._judge(text, vector, heuristic, by_condition.get(heuristic_id), scope, floor)
+            if judgement.matches:
+                matches.append(
+                    HeuristicMatch(
+                        heuristic=heuristic,
+                        similarity=judgement.similarity,
+                        score=judgement.similarity * heuristic.confidence,
+                        matched_text=judgement.matched_text,
+                        matched_example_id=judgement.matched_example_id,
+                        counter_similarity=judgement.counter_similarity,
+                    )
+                )
         ranked = rank_similarity_dominant(
             matches,
             similarity=lambda m: m.similarity,
@@ -205,3 +355,25 @@ class HeuristicMemory:
             epsilon=self.settings.tie_epsilon,
         )
         return ranked[:k]
+
+    def _judge(
+        self,
+        text: str,
+        vector: Vectors,
+        heuristic: Heuristic,
+        condition: float | None,
+        scope: Sequence[StoredExample],
+        floor: float,
+    ) -> ScopeJudgement:
+        """One heuristic's scope judged for the event. The condition's similarity is the search's
+        (below the floor it cannot be the match, so a heuristic found by an example leaves it out);
+        the examples' are computed here from their stored vectors."""
+        positives = [] if condition is None else [Situation(None, heuristic.condition_text, condition)]
+        counters: list[Situation] = []
+        embedded = [(e, e.vector) for e in scope if e.vector is not None and len(e.vector) == len(vector)]
+        if embedded:
+            similarities = np.stack([v for _, v in embedded]) @ np.asarray(vector, dtype=np.float32)
+            for (example, _), similarity in zip(embedded, similarities.tolist(), strict=True):
+                situation = Situation(example.id, example.text, float(similarity))
+                (positives if example.kind == "example" else counters).append(situation)
+        return judge_scope(text, positives, counters, floor=floor, counter_margin=self.settings.counter_margin)

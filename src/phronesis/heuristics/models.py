@@ -7,12 +7,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints, model_validator
 
+from phronesis.heuristics.examples import Scope
 from phronesis.json_values import JsonObject
 from phronesis.schema import Schema
 
 __all__ = [
     "ConfidenceUpdate",
     "Heuristic",
+    "HeuristicDetail",
     "HeuristicCreate",
     "HeuristicMatch",
     "HeuristicUpdate",
@@ -73,6 +75,12 @@ class HeuristicCreate(_Bounds):
     slower."""
     attributes: JsonObject = Field(default_factory=dict)
     """Free-form JSON kept with it and returned as is (finite numbers only)."""
+    examples: Annotated[list[Text], Field(max_length=50)] = Field(default_factory=list)
+    """Other situations it applies to, in words (at most 50): an event near one of them matches as it would near the
+    condition. Paraphrases, slang, the same situation seen from another side."""
+    counter_examples: Annotated[list[Text], Field(max_length=50)] = Field(default_factory=list)
+    """Situations near its examples that it does not apply to (at most 50): an event at least as near one of these
+    as to its best example does not match."""
 
 
 class HeuristicUpdate(_Bounds):
@@ -174,15 +182,30 @@ class Heuristic(Schema):
     negative signal and the count starts again; a rating, undo, thanks or timeout resets it."""
 
 
+class HeuristicDetail(Heuristic):
+    """A heuristic with its scope (``GET /v1/heuristics/{id}``)."""
+
+    scope: Scope
+    """Where it applies besides its condition: ``examples`` and ``counter_examples``, each with its origin (given or
+    learned) and what taught it."""
+
+
 class HeuristicMatch(Schema):
     model_config = ConfigDict(frozen=True)
 
     heuristic: Heuristic
     """The heuristic that matched."""
     similarity: float
-    """Cosine similarity of the query to the heuristic's condition."""
+    """Cosine similarity of the query to the situation of the heuristic's scope it matched: its condition or one of
+    its examples."""
     score: float
     """similarity × confidence, for display; matches are ranked mostly by similarity, not by this."""
+    matched_text: str | None = None
+    """The situation it matched: its condition, or one of its examples."""
+    matched_example_id: str | None = None
+    """The example it matched; None when it matched its condition."""
+    counter_similarity: float | None = None
+    """The query's similarity to its nearest counter-example, when one is near (it stays below ``similarity``)."""
 
 
 class ConfidenceUpdate(Schema):

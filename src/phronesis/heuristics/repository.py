@@ -124,6 +124,12 @@ class HeuristicRepository:
         """Every write that changes what matching searches (a condition's vector, a domain, a row
         added or deleted) is recorded here in its transaction, so every process's index follows."""
 
+    @property
+    def database(self) -> Database:
+        """Where heuristics are stored: a caller may hold a transaction that joins theirs and its own
+        writes (``HeuristicMemory``: a heuristic and its examples together)."""
+        return self._db
+
     def _row_values(
         self, tenant: str, data: HeuristicCreate, embedding: Vectors | None, embedding_model: str | None
     ) -> dict[str, Any]:
@@ -278,11 +284,12 @@ class HeuristicRepository:
         *,
         embedding: Vectors | None = None,
         embedding_model: str | None = None,
+        connection: AsyncConnection | None = None,
     ) -> tuple[Heuristic, Heuristic]:
         """Apply ``patch``; returns (before, after). Re-seeds the prior if ``confidence`` is given."""
         # An explicit null means "leave as is", except for ``name``, which may be cleared.
         changes = {k: v for k, v in patch.model_dump(exclude_unset=True).items() if v is not None or k == "name"}
-        async with self._db.transaction() as conn:
+        async with self._db.joined(connection) as conn:
             before_row = (
                 await conn.execute(
                     select(*_COLUMNS).where(heuristics.c.tenant == tenant, heuristics.c.id == heuristic_id)
@@ -321,8 +328,8 @@ class HeuristicRepository:
                 await self.vector_column.write(conn, tenant, [(heuristic_id, embedding)])
             return before, after
 
-    async def delete(self, tenant: str, heuristic_id: str) -> Heuristic:
-        async with self._db.transaction() as conn:
+    async def delete(self, tenant: str, heuristic_id: str, *, connection: AsyncConnection | None = None) -> Heuristic:
+        async with self._db.joined(connection) as conn:
             row = (
                 await conn.execute(
                     heuristics.delete()

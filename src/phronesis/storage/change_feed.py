@@ -49,7 +49,7 @@ __all__ = [
     "feed_page",
 ]
 
-Collection = Literal["heuristics", "runs", "passages"]
+Collection = Literal["heuristics", "runs", "passages", "examples"]
 Op = Literal["add", "remove"]
 
 LOAD_REPLAY: Final = 1000

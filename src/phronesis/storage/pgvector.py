@@ -1,7 +1,7 @@
 """pgvector: vectors searched inside PostgreSQL, so workers hold no index of their own.
 
 With ``index.backend = pgvector`` (or ``auto`` on a PostgreSQL database that has the
-``vector`` extension), each searched table (heuristics, admission runs, routing documents)
+``vector`` extension), each searched table (heuristics and their examples, admission runs, routing passages)
 carries its embedding a second time as an ``embedding_vector vector(384)`` column with an
 HNSW index over cosine distance, written in the same transaction as the row. A search is one
 ``ORDER BY embedding_vector <=> query LIMIT k`` with the hard filters (tenant, domain, scope,
@@ -62,7 +62,7 @@ queries, through ``PgVectorCollection``, shared_buffers 4 GB, warm), recall of t
   100 (6.6-7.7 / 10.4-13.8 ms); build 2,081 s. Each search step reads fewer neighbours, and this
   graph reaches the matches with a shorter candidate list."""
 
-TABLES: Final = ("heuristics", "admission_runs", "routing_passages")
+TABLES: Final = ("heuristics", "admission_runs", "routing_passages", "heuristic_examples")
 """The tables searched in PostgreSQL. Routing documents were searched whole until migration 0012
 (``routing.passages``): their passages are searched now, and that migration drops the documents'
 column."""
@@ -129,6 +129,7 @@ class PgVectorColumn:
                 Column("status", String(16)),
             ),
             "routing_passages": (Column("document_id", String(64)),),
+            "heuristic_examples": (Column("domain", String(128)),),
         }
         return cls(_table(name, *extra[name]))
 

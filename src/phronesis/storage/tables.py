@@ -37,6 +37,7 @@ __all__ = [
     "confidence_events",
     "decision_records",
     "feedback",
+    "heuristic_examples",
     "heuristic_fires",
     "heuristics",
     "index_changes",
@@ -111,6 +112,30 @@ heuristics = Table(
     Index("ix_heuristics_tenant_updated_at", "tenant", "updated_at"),
 )
 
+heuristic_examples = Table(
+    "heuristic_examples",
+    metadata,
+    # (0022, issue 46) a heuristic's scope: situations it applies to (``example``) and situations
+    # near them it does not (``counter``), given or learned from feedback; searched like conditions
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("heuristic_id", String(64), nullable=False),
+    Column("domain", String(128), nullable=False, server_default=""),  # the heuristic's: the index partition
+    Column("kind", String(8), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("origin", String(16), nullable=False),
+    Column("taught_by", String(32), nullable=True),
+    Column("event_id", String(256), nullable=True),
+    Column("fire_id", String(64), nullable=True),
+    Column("embedding", EmbeddingBytes, nullable=True),
+    Column("embedding_model", String(128), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    CheckConstraint("kind IN ('example', 'counter')", name="kind"),
+    CheckConstraint("origin IN ('given', 'learned')", name="origin"),
+    ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
+    Index("ix_heuristic_examples_tenant_heuristic", "tenant", "heuristic_id", "kind", "created_at"),
+)
+
 confidence_events = Table(
     "confidence_events",
     metadata,
@@ -163,6 +188,10 @@ heuristic_fires = Table(
     Column("explicit_positive", Boolean, nullable=True),
     Column("explicit_weight", Float, nullable=True),
     Column("explicit_at", UTCDateTime, nullable=True),
+    # (0022, issue 46) the event that caused it, so feedback can tell a wrong match (a counter-example)
+    # from a wrong action (a lower confidence): its text and its vector as matched
+    Column("event_text", Text, nullable=True),
+    Column("event_embedding", EmbeddingBytes, nullable=True),
     ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_heuristic_fires_tenant_source_fired", "tenant", "source", "fired_at"),
     Index("ix_heuristic_fires_open", "implicit_source", "fired_at"),

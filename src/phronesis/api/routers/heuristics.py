@@ -10,11 +10,13 @@ from fastapi.responses import StreamingResponse
 
 from phronesis.api.bodies import ConfidenceRequest, HeuristicPage, ImportResult, MatchRequest, MatchResponse
 from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
+from phronesis.heuristics.examples import Example, ExampleIn, Scope
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
     HeuristicCreate,
+    HeuristicDetail,
     HeuristicUpdate,
     Origin,
 )
@@ -81,8 +83,9 @@ async def export_heuristics(engine: EngineDep, tenant: TenantDep) -> StreamingRe
         offset = 0
         while True:
             page = await engine.heuristics.repository.list(tenant, limit=EXPORT_PAGE, offset=offset)
+            scopes = await engine.heuristics.examples.of_many(tenant, [h.id for h in page.items])
             for heuristic in page.items:
-                yield export_line(heuristic)
+                yield export_line(heuristic, scopes.get(heuristic.id, ()))
             if len(page.items) < EXPORT_PAGE:
                 return
             offset += EXPORT_PAGE
@@ -90,9 +93,35 @@ async def export_heuristics(engine: EngineDep, tenant: TenantDep) -> StreamingRe
     return StreamingResponse(lines(), media_type="application/x-ndjson")
 
 
-@router.get("/{heuristic_id}", summary="One heuristic")
-async def get_heuristic(heuristic_id: HeuristicIdPath, engine: EngineDep, tenant: TenantDep) -> Heuristic:
-    return await engine.heuristics.repository.get(tenant, heuristic_id)
+@router.get("/{heuristic_id}", summary="One heuristic, with its scope")
+async def get_heuristic(heuristic_id: HeuristicIdPath, engine: EngineDep, tenant: TenantDep) -> HeuristicDetail:
+    heuristic = await engine.heuristics.repository.get(tenant, heuristic_id)
+    scope = Scope.of(await engine.heuristics.examples.list(tenant, heuristic_id))
+    return HeuristicDetail.model_validate(heuristic.model_dump() | {"scope": scope})
+
+
+@router.post("/{heuristic_id}/examples", status_code=201, summary="Add a situation to a heuristic's scope")
+async def add_example(heuristic_id: HeuristicIdPath, body: ExampleIn, engine: EngineDep, tenant: TenantDep) -> Example:
+    """An example (an event like it matches as one like the condition would) or a counter-example (an event at least
+    as near it as to the heuristic's best example does not match)."""
+    (added,) = await engine.heuristics.add_examples(tenant, heuristic_id, [body.text], body.kind)
+    return added
+
+
+@router.delete(
+    "/{heuristic_id}/examples/{example_id}",
+    status_code=204,
+    summary="Remove a situation from a heuristic's scope",
+    response_class=Response,
+)
+async def remove_example(
+    heuristic_id: HeuristicIdPath,
+    example_id: Annotated[str, Path(min_length=1, max_length=64, description="The example's id.")],
+    engine: EngineDep,
+    tenant: TenantDep,
+) -> Response:
+    await engine.heuristics.remove_example(tenant, heuristic_id, example_id)
+    return Response(status_code=204)
 
 
 @router.patch("/{heuristic_id}", summary="Change a heuristic (confidence re-seeds its prior)")

@@ -21,8 +21,12 @@ branch_labels = None
 depends_on = None
 
 
+TABLES = ("heuristics", "admission_runs", "routing_passages")
+"""The tables searched with pgvector at this revision (later revisions add theirs)."""
+
+
 def upgrade() -> None:
-    rebuild_other_graphs(op.get_bind())
+    rebuild_other_graphs(op.get_bind(), TABLES)
 
 
 def downgrade() -> None:

@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 STAMP_RUN  := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test test-fast install install-dev lint typecheck bench clean
+.PHONY: run test test-fast coverage-fast install install-dev lint typecheck bench clean
 
 run: $(STAMP_RUN)
 	$(BIN)/phronesis db upgrade
@@ -28,6 +28,14 @@ FAST := not (process or browser or fuzz or celery or journey or model or postgre
 test-fast: $(STAMP_TEST)
 	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/pytest -n auto -m "$(FAST)"
+	@echo "make test-fast left out the tests marked process, browser, fuzz, celery, journey, model, postgres, pgvector: make test runs everything"
+
+# line coverage of the fast set (every process the tests start measured too): .coverage, then a report
+coverage-fast: $(STAMP_TEST)
+	rm -f .coverage .coverage.*
+	COVERAGE_FILE=$(CURDIR)/.coverage $(BIN)/coverage run -m pytest -n auto -q -m "$(FAST)"
+	COVERAGE_FILE=$(CURDIR)/.coverage $(BIN)/coverage combine -q
+	COVERAGE_FILE=$(CURDIR)/.coverage $(BIN)/coverage report --skip-covered --sort=cover
 
 install: $(STAMP_RUN)
 install-dev: $(STAMP_TEST)
@@ -55,4 +63,4 @@ bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bench_heuristics.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage .coverage.*

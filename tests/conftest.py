@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing.process
 import os
 import shutil
 import subprocess
@@ -63,15 +64,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         raise pytest.UsageError(f"test ids collected more than once (xdist would run one of each): {repeated[:5]}")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _routers_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Where this session's fitted routers are kept (one per worker: a fit made by one test is read
+    by the next), never a developer's own ``~/.cache/phronesis/routers``. Session-wide and first,
+    so that servers the session shares (``live_server``) use it too."""
+    directory = tmp_path_factory.mktemp("routers")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PHRONESIS_ROUTING__ROUTER_CACHE_DIR", str(directory))
+        patch.setattr("phronesis.routing.fitted_routers.default_router_dir", lambda: directory)
+        patch.setattr("phronesis.routing.module.default_router_dir", lambda: directory)
+        yield directory
+
+
 @pytest.fixture(autouse=True)
-def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """No developer's PHRONESIS_* or seed variables, nor a stray .env, leak into a test."""
+def _isolated_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, _routers_dir: Path) -> Iterator[None]:
+    """No developer's PHRONESIS_* or seed variables, nor a stray .env, leak into a test; nor does a
+    test write into the developer's router cache (processes it starts inherit the variable)."""
     for name in list(os.environ):
         if (
             name.startswith(("PHRONESIS_", "EXECUTIVE_", "LEARNING_", "SALIENCE_"))
             and name != "PHRONESIS_TEST_DATABASE_URL"
         ):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("PHRONESIS_ROUTING__ROUTER_CACHE_DIR", str(_routers_dir))
     monkeypatch.chdir(tmp_path)
     yield
 
@@ -94,6 +110,10 @@ def _slow_parts_are_marked(request: pytest.FixtureRequest, monkeypatch: pytest.M
             raise AssertionError(f"{test} starts a process ({args!r}): mark it `process` (or `browser`, `celery`)")
 
         monkeypatch.setattr(subprocess.Popen, "__init__", no_process)
+        monkeypatch.setattr(os, "system", lambda command: no_process(None, command))  # type: ignore[arg-type]
+        monkeypatch.setattr(
+            multiprocessing.process.BaseProcess, "start", lambda process: no_process(None, process)  # type: ignore[arg-type]
+        )
     if "model" not in markers:
 
         def no_model(self: LocalSentenceEmbedder) -> Any:

@@ -177,3 +177,15 @@ async def test_a_fresh_server_fits_the_bundled_router_before_it_answers(
     FittedRouters._memory.clear()  # another process
     with serving_app(create_app(fresh_server("two"), close_engine=True)):
         assert len(fits) == 1  # read from what the first kept
+
+
+async def test_a_directory_keeps_the_newest_routers_only(embedder: HashingEmbedder, tmp_path: Path) -> None:
+    """A change to the exemplars or the fitting code makes a new file: the oldest beyond sixteen go."""
+    import os
+
+    for n in range(18):
+        (tmp_path / f"old{n:02d}.json").write_text("{}")
+        os.utime(tmp_path / f"old{n:02d}.json", (n, n))
+    await FittedRouters(tmp_path).fit(exemplars(), embedder, oos=out_of_scope(), options=OPTIONS)
+    kept = sorted(path.name for path in tmp_path.glob("*.json"))
+    assert len(kept) == 16 and "old17.json" in kept and "old02.json" not in kept

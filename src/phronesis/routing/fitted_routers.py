@@ -20,12 +20,14 @@ read half a router; a file that cannot be read is fitted again and replaced.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -48,6 +50,9 @@ _FITTING_CODE = ("classifier.py", "local_router.py", "calibration.py", "lexical.
 
 _MEMORY_SIZE = 8
 """Routers held in the process table (the largest measured, CLINC150's, is about 20 MB)."""
+_KEPT_FILES = 16
+"""Routers kept in a directory: a change to the fitting code or the exemplars makes a new file, and
+the oldest beyond these go (a developer's cache would otherwise grow with every change)."""
 
 
 def default_router_dir() -> Path:
@@ -116,11 +121,20 @@ class FittedRouters:
             if progress is not None:
                 progress("the same exemplars were fitted before with this model: that fit is used")
             return found
+        started = time.perf_counter()
         fitted = await LocalRouter.fit(
             exemplars, embedder, oos=oos, validation=validation, options=options, progress=progress
         )
         held = fitted.metadata(), fitted.weights()
         self._keep(key, *held)
+        if self._directory is not None:
+            log.info(
+                "router fitted on %d exemplars with %s in %.1f s, kept at %s",
+                len(exemplars),
+                embedder.model_name,
+                time.perf_counter() - started,
+                self._directory / f"{key}.json",
+            )
         # as stored (its exemplars in float16): the process that fitted answers as every process
         # that reads it does
         return LocalRouter.restore(*held)
@@ -133,6 +147,8 @@ class FittedRouters:
         if held is None and self._directory is not None:
             held = self._read(self._directory / f"{key}.json")
             if held is not None:
+                where = self._directory / f"{key}.json"
+                log.info("router read from %s (fitted earlier on the same exemplars and model)", where)
                 self._remember(key, held)
         return None if held is None else LocalRouter.restore(*held)
 
@@ -140,6 +156,7 @@ class FittedRouters:
         self._remember(key, (metadata, weights))
         if self._directory is not None:
             self._write(self._directory / f"{key}.json", metadata, weights)
+            _prune(self._directory, _KEPT_FILES)
 
     def _remember(self, key: str, held: tuple[dict[str, Any], bytes]) -> None:
         with self._memory_lock:
@@ -175,3 +192,14 @@ class FittedRouters:
                 Path(temporary).unlink(missing_ok=True)
         except OSError as exc:  # a read-only home still routes: the router is held in this process
             log.warning("the fitted router is not kept on disk: %s (%s)", path, exc)
+
+
+def _prune(directory: Path, keep: int) -> None:
+    """The newest ``keep`` routers of ``directory`` stay; a file another process removes first is fine."""
+    try:
+        stored = sorted(directory.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for stale in stored[keep:]:
+        with contextlib.suppress(OSError):
+            stale.unlink()

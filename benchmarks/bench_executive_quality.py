@@ -167,7 +167,8 @@ async def main() -> None:
             given = await feedback_pass(engine, await decide(engine, dev))
             print(f"\nFeedback over dev: {dict(given)}")
             after = await decide(engine, held)
-            print_table(f"After one feedback pass over dev: {args.split} half", [*by_kind(after), ("all", summary(after))])
+            rows = [*by_kind(after), ("all", summary(after))]
+            print_table(f"After one feedback pass over dev: {args.split} half", rows)
             print_table(
                 f"{args.split} half, before and after",
                 [("before feedback", summary(before)), ("after feedback", summary(after))],

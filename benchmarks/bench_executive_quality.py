@@ -133,26 +133,42 @@ def print_table(title: str, rows: list[tuple[str, dict[str, Any]]]) -> None:
         )
 
 
+def show(outcomes: list[Outcome], count: int) -> None:
+    for o in [o for o in outcomes if o.verdict in ("wrong", "missed")][:count]:
+        print(f"  {o.verdict:6} {o.event.kind:10} {o.event.text!r} expected {o.event.expected} fired {o.fired} ({o.similarity})")  # noqa: E501
+
+
 def by_kind(outcomes: list[Outcome]) -> list[tuple[str, dict[str, Any]]]:
     return [(kind, summary([o for o in outcomes if o.event.kind == kind])) for kind in KINDS]
 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", default="test", choices=("dev", "test"))
+    parser.add_argument(
+        "--split",
+        default="test",
+        choices=("dev", "test", "tune"),
+        help="tune: feedback over half of dev (odd ids), decided on the other half: for choosing settings on dev only",
+    )
+    parser.add_argument("--like", type=float, default=None, help="learning.lesson_like_similarity (0.85)")
     parser.add_argument("--min-similarity", type=float, default=None, help="heuristics.min_similarity (0.7)")
     parser.add_argument("--show", type=int, default=0, help="print this many wrong and missed events")
     args = parser.parse_args()
     heuristics, events = load()
     dev = [e for e in events if e.split == "dev"]
     held = [e for e in events if e.split == args.split]
+    if args.split == "tune":
+        held = [e for e in dev if int(e.id[2:]) % 2 == 0]
+        dev = [e for e in dev if int(e.id[2:]) % 2 == 1]
     with tempfile.TemporaryDirectory() as scratch:
         matching = {} if args.min_similarity is None else {"min_similarity": args.min_similarity}
+        learning = {} if args.like is None else {"lesson_like_similarity": args.like}
         settings = Settings(
             data_dir=Path(scratch),
             llm={"spec": "none"},
             executive={"observe_on_decide": False},
             heuristics=matching,
+            learning=learning,
             proactive={"scheduler": False},
         )
         engine = Engine(settings)
@@ -161,12 +177,11 @@ async def main() -> None:
             await engine.heuristics.add_many(TENANT, heuristics)
             before = await decide(engine, held)
             print_table(f"Before feedback: {args.split} half, by kind", [*by_kind(before), ("all", summary(before))])
-            if args.show:
-                for o in [o for o in before if o.verdict in ("wrong", "missed")][: args.show]:
-                    print(f"  {o.verdict:6} {o.event.kind:10} {o.event.text!r} expected {o.event.expected} fired {o.fired} ({o.similarity})")  # noqa: E501
+            show(before, args.show)
             given = await feedback_pass(engine, await decide(engine, dev))
             print(f"\nFeedback over dev: {dict(given)}")
             after = await decide(engine, held)
+            show(after, args.show)
             rows = [*by_kind(after), ("all", summary(after))]
             print_table(f"After one feedback pass over dev: {args.split} half", rows)
             print_table(

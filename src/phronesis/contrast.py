@@ -13,9 +13,14 @@ The rule, shared by the executive's scope (``heuristics.scope``) and admission's
 - the two texts are *flipped* on an axis when one is on one pole and the other on the other;
 - a text is *negated* when it says not, n't, never, no, nothing…; the two differ in negation
   when one is negated and the other is not;
-- they are opposed when the flips and the negation difference add up to an odd number: "isn't
-  warm enough" (negated, warm) and "too cold" (cold) are two flips, the same situation; "the
-  door is not locked" and "the door is locked" are one, opposites.
+- they are opposed when they are flipped on an odd number of axes, or differ in negation, except
+  that a negated "… enough" cancels one flip: "isn't warm enough" and "too cold" are the same
+  situation, but "isn't cold any more" is not "too warm", and "I'm not sure I locked the door" is
+  not "unlock the door" (the labelled set's dev half: a negation beside an opposite said "not
+  this", rarely "the other one");
+- a question about a situation is not the situation: "what is two-factor authentication?" is
+  not "turn off two-factor authentication" (a request phrased as a question, "can you …?", is
+  not a question here).
 
 Words that are also ordinary prepositions or particles (on, off, up, down) count only after a
 verb they complete ("turn the heating on", "the server went down"), not in "the meeting on
@@ -29,7 +34,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["AXES", "Contrast", "contrast", "negated", "poles"]
+__all__ = ["AXES", "Contrast", "asks", "contrast", "negated", "poles"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +68,8 @@ AXES: tuple[Axis, ...] = (
     ),
     _axis(
         "start/stop",
-        "start starts started starting begin begins began begun beginning resume resumes resumed resuming",
+        "start starts started starting begin begins began begun beginning resume resumes resumed resuming "
+        "underway ongoing in_progress",
         "stop stops stopped stopping end ends ended ending finish finishes finished finishing halt halted "
         "pause pauses paused pausing",
     ),
@@ -125,14 +131,28 @@ _PHRASES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bback\s+up\b(?!\s+(?:the|my|your|our|a|an|files?|data|database)\b)"), "back_up"),
     (re.compile(r"\bback\s+online\b"), "back_online"),
     (re.compile(r"\b(?:heading|head|going|gone)\s+out\b"), "heading_out"),
+    (re.compile(r"\bin\s+progress\b"), "in_progress"),
     (re.compile(r"\b(?:i'm|im|i am|we're|we are|got|came|coming)\s+(?:home|back)\b"), "home_now"),
 )
+
+
+_QUESTION = re.compile(
+    r"^\s*(?:what|what's|whats|how|why|when|where|who|which|whose|is|are|was|were|does|do|did|has|have)\b"
+)
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b")
+
+
+@lru_cache(maxsize=65_536)
+def asks(text: str) -> bool:
+    """Is ``text`` a question about something (not a request phrased as one)?"""
+    lowered = text.lower().replace("\u2019", "'").strip()
+    return lowered.endswith("?") and bool(_QUESTION.match(lowered)) and not _REQUEST.search(lowered)
 
 
 @lru_cache(maxsize=65_536)
 def _words(text: str) -> frozenset[str]:
     lowered = text.lower().replace("\u2019", "'")
-    words = set(_WORD.findall(lowered))
+    words = {word.removesuffix("'s") for word in _WORD.findall(lowered)}
     for pattern, phrase in _PHRASES:
         if pattern.search(lowered):
             words.add(phrase)
@@ -158,15 +178,21 @@ def poles(text: str) -> dict[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class Contrast:
-    """Why two texts are not the same situation: the axes they are flipped on, and whether one of
-    them is negated and the other not."""
+    """Why two texts are not the same situation: the axes they are flipped on, whether one of them
+    is negated and the other not, and whether one asks about it."""
 
     axes: tuple[str, ...]
     negation: bool
+    question: bool = False
 
     def describe(self) -> str:
         parts = list(self.axes) + (["one is negated"] if self.negation else [])
+        parts += ["one asks about it"] if self.question else []
         return "opposite: " + ", ".join(parts)
+
+
+def _enough(text: str) -> bool:
+    return "enough" in _words(text)
 
 
 def contrast(a: str, b: str) -> Contrast | None:
@@ -174,6 +200,12 @@ def contrast(a: str, b: str) -> Contrast | None:
     side_a, side_b = poles(a), poles(b)
     flipped = tuple(name for name, side in side_a.items() if side_b.get(name, side) != side)
     negation = negated(a) != negated(b)
-    if (len(flipped) + int(negation)) % 2 == 0:
+    question = asks(a) != asks(b)
+    if negation and flipped and _enough(a if negated(a) else b):
+        # "isn't warm enough" is "too cold": the negation undoes one flip
+        negation, flipped = False, flipped[1:]
+    if not flipped and not negation and not question:
         return None
-    return Contrast(flipped, negation)
+    if len(flipped) % 2 == 0 and flipped and not negation and not question:
+        return None  # flipped twice: the same situation said the other way round
+    return Contrast(flipped, negation, question)

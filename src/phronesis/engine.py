@@ -21,7 +21,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.registry import build_embedder
-from phronesis.embeddings.types import Embedder
+from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import NotFoundError, invalid_input
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.feedback_handler import ExecutiveFeedback
@@ -37,6 +37,7 @@ from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.factory import create_learning_strategy
 from phronesis.learning.feedback_handler import LearningFeedback
+from phronesis.learning.lessons import LessonTeacher
 from phronesis.learning.models import FireRequest, Observation, ObservedEvent
 from phronesis.learning.module import LearningModule
 from phronesis.learning.types import FireRecord
@@ -127,6 +128,8 @@ class Engine:
             self.learning_strategy,
             self.clock,
             max_clock_skew_s=learning.max_clock_skew_sec,
+            lessons=LessonTeacher(self.heuristics, like_similarity=learning.lesson_like_similarity),
+            embedder=self.embedder,
         )
         scores = ScoreMapping(
             learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes
@@ -346,9 +349,13 @@ class Engine:
         event_id: str,
         source: str,
         response_id: str,
+        event_text: str | None = None,
+        event_vector: Vectors | None = None,
     ) -> None:
-        request = FireRequest(event_id=event_id, source=source, response_id=response_id)
-        await self.learning.record_fire(tenant, heuristic_id, request, transaction=transaction, missing_ok=True)
+        request = FireRequest(event_id=event_id, source=source, response_id=response_id, event_text=event_text)
+        await self.learning.record_fire(
+            tenant, heuristic_id, request, transaction=transaction, missing_ok=True, event_vector=event_vector
+        )
 
     async def _observe_follow_up(
         self, tenant: str, *, event_id: str, source: str, text: str, recurring: frozenset[str]

@@ -275,6 +275,13 @@ class ExecutiveSettings(Schema):
 class LearningSettings(Schema):
     strategy: str = "bayesian"
     undo_window_sec: PositiveSeconds = 30.0  # seed 001, F-11
+    lesson_like_similarity: Probability = 0.9
+    """Issue 46: a negative outcome on an event at least this similar to something the heuristic is
+    confirmed to apply to (its condition, its examples) lowers its confidence (the action was wrong);
+    on an event less similar, the event becomes a counter-example and the confidence stays (the match
+    was wrong). all-MiniLM-L6-v2 puts restatements of one situation at 0.9 and more; every wrong fire
+    of the labelled set's dev half (``benchmarks/bench_executive_quality.py``) was between 0.70 and
+    0.89, each a situation the heuristic was not meant for, read one by one."""
     ignored_threshold: int = Field(default=3, ge=1, le=1000)
     undo_keywords: Annotated[list[str], NoDecode, _split_on(",")] = Field(
         default_factory=lambda: ["undo", "revert", "cancel", "rollback", "nevermind", "never mind"], min_length=1

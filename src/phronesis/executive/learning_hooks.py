@@ -14,6 +14,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.embeddings.types import Vectors
 from phronesis.feedback.models import Feedback
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.storage.point_transaction import PointTransaction
@@ -31,6 +32,8 @@ class FireRecorder(Protocol):
         event_id: str,
         source: str,
         response_id: str,
+        event_text: str | None = None,
+        event_vector: Vectors | None = None,
     ) -> None: ...
 
 

@@ -263,6 +263,10 @@ class ExecutiveService:
     ) -> None:
         """The decision record and the fire it causes commit together (ARCHITECTURE: record)."""
         record = executive_record(tenant, context, result, strategy, assignment, latency_ms)
+        fired = result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None
+        # the event kept with its fire (issue 46: a negative outcome then tells a wrong match from a
+        # wrong action); its embedding is the one matching just made, from the embedder's cache
+        vector = (await self.parts.embedder.embed([context.event_text]))[0] if fired else None
         # point statements, so one point transaction: on a SQLite file two hops to its writer lane
         # (record and count, then fire and commit) where the async connection took a dozen (issue 27)
         async with self.parts.database.point_transaction() as tx:
@@ -276,6 +280,8 @@ class ExecutiveService:
                         event_id=context.event_id,
                         source=context.event_source,
                         response_id=result.response_id,
+                        event_text=context.event_text[:4000],
+                        event_vector=vector,
                     )
                 else:
                     await self.parts.heuristics.repository.record_fire(

@@ -102,6 +102,11 @@ class EvidenceItem:
     outcome: str | None = None
     """An implicit outcome to weigh through the channel (soft evidence) instead of as ``positive``;
     ``positive`` then only says which way it is recorded."""
+    scope_only: bool = False
+    """The signal taught the heuristic's scope, not its confidence (issue 46: a negative outcome on an
+    event unlike its examples is a wrong match, learned as a counter-example): it is recorded in the
+    history with its lesson, its key is used, a rating it replaces (``retract``) is taken back, and
+    nothing is added."""
 
 
 def _limits(row: Any, policy: EvidencePolicy) -> tuple[float, float]:
@@ -159,30 +164,17 @@ def apply_evidence(
                 continue
             raise NotFoundError("heuristic", item.heuristic_id)
         evidence, count, old = state[item.heuristic_id]
-        effect = None
-        if item.key is not None and item.key in seen:
-            effect = "duplicate"
-        elif row.locked:
-            effect = "locked"
+        effect = "duplicate" if item.key is not None and item.key in seen else "locked" if row.locked else None
         if effect is not None:
             results.append(_unchanged(item, evidence, old, effect))
             continue
         if item.key is not None:
             seen.add(item.key)
-        weight = item.magnitude * float(row.feedback_weight) / (1.0 + policy.decay_k * count)
-        if item.retract is not None:
-            evidence = model.remove(
-                evidence,
-                positive=item.retract.positive,
-                weight=item.retract.weight,
-                added_at=item.retract.added_at,
-                now=now,
-            )
-        evidence, details = _weigh(evidence, item, weight, model=model, channel=channel, now=now)
-        low, high = _limits(row, policy)
-        new = bounded(evidence.mean, low, high)
-        state[item.heuristic_id] = (evidence, count + 1, new)
-        touched.add(item.heuristic_id)
+        step = _step(item, row, evidence, count, old, model=model, policy=policy, channel=channel, now=now)
+        new, weight, details = step.new, step.weight, step.details
+        if step.moved:
+            state[item.heuristic_id] = (step.evidence, step.count, new)
+            touched.add(item.heuristic_id)
         log.append(
             {
                 "tenant": tenant,
@@ -207,12 +199,12 @@ def apply_evidence(
                 old_confidence=old,
                 new_confidence=new,
                 delta=new - old,
-                alpha=evidence.alpha,
-                beta=evidence.beta,
+                alpha=step.evidence.alpha,
+                beta=step.evidence.beta,
                 source=item.source,
                 magnitude=item.magnitude,
                 weight=weight,
-                effect="updated",
+                effect="scope" if item.scope_only else "updated",
             )
         )
     if touched:
@@ -232,8 +224,50 @@ def apply_evidence(
                 for hid in sorted(touched)
             ],
         )
+    if log:  # a scope-only signal is in the history too, with its lesson
         conn.execute(_LOG, log)
     return results
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    evidence: Evidence
+    count: int
+    new: float
+    weight: float
+    details: dict[str, Any] | None
+    moved: bool
+    """Whether the row changes (a scope-only signal that takes nothing back leaves it as it is)."""
+
+
+def _step(
+    item: EvidenceItem,
+    row: Any,
+    evidence: Evidence,
+    count: int,
+    old: float,
+    *,
+    model: EvidenceModel,
+    policy: EvidencePolicy,
+    channel: Channel | None,
+    now: datetime,
+) -> _Step:
+    """One item's effect on its heuristic's evidence: the rating it replaces taken back, then its own
+    weight added (none for a scope-only signal), bounded, as the confidence to store."""
+    if item.retract is not None:
+        taken = item.retract
+        evidence = model.remove(
+            evidence, positive=taken.positive, weight=taken.weight, added_at=taken.added_at, now=now
+        )
+    if item.scope_only:
+        low, high = _limits(row, policy)
+        moved = item.retract is not None
+        new = bounded(evidence.mean, low, high) if moved else old
+        return _Step(evidence, count, new, 0.0, item.details, moved)
+    weight = item.magnitude * float(row.feedback_weight) / (1.0 + policy.decay_k * count)
+    evidence, details = _weigh(evidence, item, weight, model=model, channel=channel, now=now)
+    low, high = _limits(row, policy)
+    return _Step(evidence, count + 1, bounded(evidence.mean, low, high), weight, details, True)
 
 
 def _weigh(

@@ -34,7 +34,7 @@ from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.reembedding import store_embeddings_now
-from phronesis.storage.tables import heuristic_examples
+from phronesis.storage.tables import heuristic_examples, heuristics
 
 __all__ = [
     "MAX_GIVEN",
@@ -279,6 +279,58 @@ class ExampleRepository:
         ON DELETE CASCADE): their removal announced on the feed. Their ids."""
         ids = builtins.list(
             (await connection.execute(select(_t.id).where(_t.tenant == tenant, _t.heuristic_id == heuristic_id)))
+            .scalars()
+            .all()
+        )
+        await self.changes.append(connection, tenant, (("remove", key) for key in ids), self._clock.now())
+        return ids
+
+    async def domain_of(self, connection: AsyncConnection, tenant: str, heuristic_id: str) -> str | None:
+        """The heuristic's domain (its examples' partition); None for a heuristic that is gone."""
+        h = heuristics.c
+        return (
+            await connection.execute(select(h.domain).where(h.tenant == tenant, h.id == heuristic_id))
+        ).scalar_one_or_none()
+
+    async def positives(
+        self, connection: AsyncConnection, tenant: str, heuristic_id: str
+    ) -> builtins.list[StoredExample]:
+        """What the heuristic is confirmed to apply to: its condition (``id`` "") and its examples, with
+        their vectors (what a negative outcome's event is compared with: ``learning.lessons``)."""
+        h = heuristics.c
+        condition = (
+            await connection.execute(
+                select(h.condition_text, h.embedding, h.embedding_model).where(h.tenant == tenant, h.id == heuristic_id)
+            )
+        ).one_or_none()
+        if condition is None:
+            return []
+        rows = await connection.execute(
+            select(_t.id, _t.text, _t.embedding, _t.embedding_model).where(
+                _t.tenant == tenant, _t.heuristic_id == heuristic_id, _t.kind == "example"
+            )
+        )
+        found = [StoredExample("", "example", condition.condition_text, condition.embedding, condition.embedding_model)]
+        found += [StoredExample(row.id, "example", row.text, row.embedding, row.embedding_model) for row in rows]
+        return found
+
+    async def remove_taught(
+        self, connection: AsyncConnection, tenant: str, fire_id: str, taught_by: Sequence[str]
+    ) -> builtins.list[str]:
+        """The learned examples a fire's signals from ``taught_by`` sources added, removed. Their ids."""
+        ids = builtins.list(
+            (
+                await connection.execute(
+                    delete(heuristic_examples)
+                    .where(
+                        _t.tenant == tenant,
+                        _t.fire_id == fire_id,
+                        _t.origin == "learned",
+                        _t.taught_by.in_(builtins.list(taught_by)),
+                    )
+                    .returning(_t.id)
+                )
+            )
             .scalars()
             .all()
         )

@@ -255,6 +255,37 @@ class HeuristicMemory:
         self.example_vectors.applied(tenant, heuristic.domain, [e.id for e in stored], vectors)
         return stored
 
+    async def learn_examples(
+        self, connection: AsyncConnection, tenant: str, heuristic_id: str, items: Sequence[NewExample]
+    ) -> list[Example]:
+        """Examples learned from feedback, in the caller's transaction; indexed here once it commits."""
+        domain = await self.examples.domain_of(connection, tenant, heuristic_id)
+        if domain is None or not items:
+            return []
+        stored = await self.examples.insert(connection, tenant, heuristic_id, domain, items, self.embedder.model_name)
+        kept = {example.id for example in stored}
+        vectors = np.stack([np.asarray(item.vector, dtype=np.float32) for item in items])
+
+        def index(*_: object) -> None:
+            rows = [i for i, example in enumerate(stored) if example.id in kept]
+            self.example_vectors.applied(tenant, domain, [stored[i].id for i in rows], vectors[rows])
+
+        event.listen(connection.sync_connection, "commit", index, once=True)
+        return stored
+
+    async def unlearn(self, connection: AsyncConnection, tenant: str, fire_id: str, taught_by: Sequence[str]) -> int:
+        """Take back what a fire's earlier rating taught the scope (last click wins), in the caller's
+        transaction; removed from the index here once it commits. How many went."""
+        removed = await self.examples.remove_taught(connection, tenant, fire_id, taught_by)
+
+        def index(*_: object) -> None:
+            for key in removed:
+                self.example_vectors.removed(tenant, key)
+
+        if removed:
+            event.listen(connection.sync_connection, "commit", index, once=True)
+        return len(removed)
+
     async def remove_example(self, tenant: str, heuristic_id: str, example_id: str) -> Example:
         removed = await self.examples.delete(tenant, heuristic_id, example_id)
         self.example_vectors.removed(tenant, example_id)

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.embeddings.types import Vectors
 from phronesis.heuristics.evidence_writer import Retraction
 from phronesis.ids import new_id
 from phronesis.learning.types import FireRecord
@@ -36,6 +37,9 @@ class StoredFire(FireRecord):
     explicit_positive: bool | None = None
     explicit_weight: float | None = None
     explicit_at: datetime | None = None
+    event_text: str | None = None
+    """The event that caused it (issue 46: what a negative outcome is compared with); None when not kept."""
+    event_vector: Vectors | None = None
 
     @property
     def standing(self) -> Retraction | None:
@@ -58,6 +62,8 @@ class StoredFire(FireRecord):
             explicit_positive=row.explicit_positive,
             explicit_weight=row.explicit_weight,
             explicit_at=row.explicit_at,
+            event_text=row.event_text,
+            event_vector=row.event_embedding,
         )
 
 
@@ -87,6 +93,8 @@ class FireRepository:
         source: str,
         fired_at: datetime,
         response_id: str | None = None,
+        event_text: str | None = None,
+        event_vector: Vectors | None = None,
     ) -> FireRecord:
         """Queue the fire in ``transaction``: it is sent with the transaction's next statement or commit."""
         fire_id = new_id()
@@ -98,6 +106,8 @@ class FireRepository:
             "source": source,
             "response_id": response_id,
             "fired_at": fired_at,
+            "event_text": event_text,
+            "event_embedding": event_vector,
         }
         await transaction.insert([(_INSERT, [row])])
         return FireRecord(fire_id, heuristic_id, event_id, source, fired_at)

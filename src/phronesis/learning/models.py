@@ -32,6 +32,10 @@ class FireRequest(Schema):
     response_id: Annotated[str, StringConstraints(min_length=1, max_length=64)] | None = None
     """The response_id of the executive decision this fire belongs to, if any: rating that decision (POST /v1/feedback)
     then rates this fire too."""
+    event_text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4000)] | None = None
+    """The event's text, if you have it: a negative outcome on an event unlike the heuristic's examples then teaches a
+    counter-example (the match was wrong) instead of lowering its confidence (the action was wrong), and a positive one
+    adds it as an example. Without it, every negative outcome lowers the confidence."""
 
 
 class ObservedEvent(Schema):
@@ -121,6 +125,15 @@ class HistoryEntry(Schema):
     helped_share: float | None = None
     """A soft signal (``calibrated``): the part of its weight that counted for success, P(helped | outcome);
     the rest counted against. None for a signal that counted wholly one way."""
+    lesson: str | None = None
+    """What the signal taught: ``wrong_match`` (the event was unlike its examples: a counter-example, the confidence
+    unchanged), ``wrong_action`` (the event was like its examples: the confidence lowered), ``new_example`` (a positive
+    outcome on a new situation, added as an example), ``confirmed`` (a positive on a situation it knew), ``no_news``
+    (no complaint within the undo window), ``ignored``, ``recovered`` (an undo taken back by a probation fire that went
+    well), or ``event_unknown`` (no event text was kept with the fire: taken as the action's fault). None for evidence
+    sent directly."""
+    why: str | None = None
+    """The lesson in words: which example the event was compared with, and how near it was."""
 
 
 class ChannelOutcome(Schema):

@@ -22,13 +22,14 @@ positive *and* an ignore negative). An explicit rating resets the ignore streak.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import InvalidInputError
 from phronesis.feedback.models import Feedback
 from phronesis.heuristics.channel import (
@@ -44,6 +45,7 @@ from phronesis.heuristics.evidence_writer import EvidenceItem
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.fires import FireRepository, StoredFire
+from phronesis.learning.lessons import Lesson, LessonTeacher
 from phronesis.learning.models import (
     ChannelOutcome,
     ChannelReport,
@@ -53,12 +55,19 @@ from phronesis.learning.models import (
     ObservedEvent,
     SignalOutcome,
 )
-from phronesis.learning.types import FeedbackSignal, FireRecord, LearningStrategy, SignalType
+from phronesis.learning.types import EXPLICIT_SOURCES, FeedbackSignal, FireRecord, LearningStrategy, SignalType
 from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
 
 __all__ = ["LearningModule"]
+
+
+_PLAIN_LESSONS = {
+    "implicit_timeout": ("no_news", "no undo or complaint within the undo window: no news is good news"),
+    "implicit_ignored": ("ignored", "the events that followed it, about the same thing, did not take it up"),
+}
+"""Implicit signals that say nothing about where the heuristic applies: they move its confidence only."""
 
 
 def implicit_key(fire_id: str) -> str:
@@ -75,6 +84,8 @@ class LearningModule:
         clock: Clock,
         *,
         max_clock_skew_s: float = 5.0,
+        lessons: LessonTeacher | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.database = database
         self.heuristics = heuristics
@@ -82,6 +93,10 @@ class LearningModule:
         self.clock = clock
         self.fires = FireRepository()
         self._skew = timedelta(seconds=max_clock_skew_s)
+        self.lessons = lessons
+        """What tells a wrong match from a wrong action (issue 46); None: every negative lowers the confidence."""
+        self._embedder = embedder
+        """Embeds a fire's event text when the caller sends it without a vector (the API)."""
 
     @property
     def window(self) -> timedelta:
@@ -105,13 +120,17 @@ class LearningModule:
         *,
         transaction: PointTransaction | None = None,
         missing_ok: bool = False,
+        event_vector: Vectors | None = None,
     ) -> FireRecord | None:
         """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``.
 
         ``transaction``: the decision's own, so the fire commits with its record (issue 27: two
         hops to SQLite's writer lane for record, count and fire, where the async connection took
-        a dozen)."""
+        a dozen). The event's text is kept with its vector (``event_vector``, or embedded here
+        before any transaction) for the lessons of its outcome (issue 46)."""
         fired_at = self._when("fired_at", request.fired_at)
+        if request.event_text is not None and event_vector is None and self._embedder is not None:
+            event_vector = (await self._embedder.embed([request.event_text]))[0]
         async with self.database.point_joined(transaction) as tx:
             if not await self.heuristics.record_fire(tenant, heuristic_id, transaction=tx, missing_ok=missing_ok):
                 return None
@@ -123,6 +142,8 @@ class LearningModule:
                 source=request.source,
                 fired_at=fired_at,
                 response_id=request.response_id,
+                event_text=request.event_text,
+                event_vector=event_vector if request.event_text is not None else None,
             )
 
     # ------------------------------------------------------------------ implicit
@@ -256,11 +277,14 @@ class LearningModule:
         source: str,
         key: str,
     ) -> ConfidenceUpdate | None:
-        """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins)."""
+        """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins),
+        with what it taught the heuristic's scope (issue 46)."""
         retract = fire.standing
+        lesson = await self._lesson(conn, tenant, fire, positive, source, retake=EXPLICIT_SOURCES)
         item = EvidenceItem(
             fire.heuristic_id, positive, magnitude, source, key=key, event_id=fire.event_id, fire_id=fire.id,
-            retract=retract,
+            retract=retract, details=None if lesson is None else lesson.details(),
+            scope_only=lesson is not None and not lesson.moves_confidence,
         )  # fmt: skip
         (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if update is not None and update.applied:
@@ -271,6 +295,26 @@ class LearningModule:
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update
 
+    async def _lesson(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        fire: StoredFire,
+        positive: bool,
+        source: str,
+        *,
+        retake: Collection[str] = (),
+    ) -> Lesson | None:
+        """What this outcome of ``fire`` teaches (None without a teacher); what earlier signals of the
+        fire from ``retake`` taught the scope is taken back first."""
+        if self.lessons is None:
+            return None
+        if retake:
+            await self.lessons.take_back(conn, tenant, fire, sorted(retake))
+        if positive:
+            return await self.lessons.positive(conn, tenant, fire, source)
+        return await self.lessons.negative(conn, tenant, fire, source)
+
     async def withdraw(
         self, conn: AsyncConnection, tenant: str, fire: StoredFire, *, key: str
     ) -> ConfidenceUpdate | None:
@@ -279,6 +323,8 @@ class LearningModule:
         retract = fire.standing
         if retract is None:
             return None
+        if self.lessons is not None:
+            await self.lessons.take_back(conn, tenant, fire, sorted(EXPLICIT_SOURCES))
         item = EvidenceItem(
             fire.heuristic_id, retract.positive, 0.0, str(fire.explicit_source), key=key, event_id=fire.event_id,
             fire_id=fire.id, retract=retract, details={"withdrawn": True},
@@ -347,17 +393,28 @@ class LearningModule:
             if signal.signal_type is SignalType.NEUTRAL:
                 outcomes.append(_outcome(signal, fire, "neutral"))
                 continue
+            positive = signal.signal_type is SignalType.POSITIVE
+            details = dict(signal.metadata)
+            scope_only = False
+            if signal.source in _PLAIN_LESSONS:
+                details.update(lesson=_PLAIN_LESSONS[signal.source][0], why=_PLAIN_LESSONS[signal.source][1])
+            elif isinstance(fire, StoredFire):
+                lesson = await self._lesson(conn, tenant, fire, positive, signal.source)
+                if lesson is not None:
+                    details.update(lesson.details())
+                    scope_only = not lesson.moves_confidence
             items.append(
                 EvidenceItem(
                     signal.heuristic_id,
-                    signal.signal_type is SignalType.POSITIVE,
+                    positive,
                     signal.magnitude,
                     signal.source,
                     key=implicit_key(fire.id) if fire is not None else None,
                     event_id=signal.event_id or None,
                     fire_id=fire.id if fire is not None else None,
-                    details=dict(signal.metadata) or None,
+                    details=details or None,
                     outcome=signal.source if signal.soft else None,
+                    scope_only=scope_only,
                 )
             )
             outcomes.append(None)
@@ -415,6 +472,8 @@ class LearningModule:
                 event_id=row["event_id"],
                 fire_id=row["fire_id"],
                 helped_share=(row["details"] or {}).get("helped_share"),
+                lesson=(row["details"] or {}).get("lesson"),
+                why=(row["details"] or {}).get("why"),
             )
             for row in page.items
         ]

@@ -7,41 +7,24 @@ from typing import Any
 
 from phronesis.heuristics.channel import Channel
 from phronesis.heuristics.confidence import BetaEvidence, EvidenceModel
+from phronesis.learning.follow_ups import DEFAULT_THANKS, DEFAULT_UNDO, FollowUpReader
 from phronesis.learning.types import FeedbackSignal, FireRecord, SignalType
-from phronesis.learning.undo_detection import KeywordDetector
 
 __all__ = ["BayesianStrategy", "BayesianStrategyConfig"]
 
 UNDO_TEXT_CHARS = 100  # seed 001: metadata undo_text[:100]
 
-CONFIRM_KEYWORDS = (
-    "thanks",
-    "thank you",
-    "thx",
-    "cheers",
-    "great",
-    "perfect",
-    "awesome",
-    "excellent",
-    "nice",
-    "that worked",
-    "that helped",
-    "works",
-    "worked",
-    "good job",
-    "well done",
-    "exactly",
-    "spot on",
-)
-"""A follow-up that says one of these (not negated: "not great", "no thanks" does not count, see
-below) confirms the open fires of its source: seed 001's ``user_implicit`` positive."""
+CONFIRM_KEYWORDS = DEFAULT_THANKS
+"""Phrases that confirm the open fires of their source (seed 001's ``user_implicit`` positive), read
+with the rest of the follow-up (``learning.follow_ups``): a praise word alone ("great", "nice") counts
+only when said of the action, and a complaint or a question never does (issue 46)."""
 
 
 @dataclass(frozen=True, slots=True)
 class BayesianStrategyConfig:
     undo_window_sec: float = 30.0  # F-11
     ignored_threshold: int = 3
-    undo_keywords: tuple[str, ...] = ("undo", "revert", "cancel", "rollback", "nevermind", "never mind")
+    undo_keywords: tuple[str, ...] = DEFAULT_UNDO
     confirm_keywords: tuple[str, ...] = CONFIRM_KEYWORDS
     implicit_magnitude: float = 1.0  # F-03: implicit ("it worked in practice") outweighs explicit
     explicit_magnitude: float = 0.8
@@ -60,8 +43,7 @@ class BayesianStrategy:
 
     def __init__(self, config: BayesianStrategyConfig | None = None, *, evidence: EvidenceModel | None = None) -> None:
         self._config = config or BayesianStrategyConfig()
-        self._undo = KeywordDetector(self._config.undo_keywords)
-        self._confirm = KeywordDetector(self._config.confirm_keywords, what="confirmation", negations=("no",))
+        self._reader = FollowUpReader(self._config.undo_keywords, self._config.confirm_keywords)
         self._evidence = evidence or BetaEvidence()
 
     @property
@@ -100,15 +82,22 @@ class BayesianStrategy:
         )
 
     def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
-        if not self._undo.matches(event_text):
-            return []
-        metadata = {"undo_text": event_text[:UNDO_TEXT_CHARS]}
-        return self._each(recent_fires, SignalType.NEGATIVE, "implicit_undo", metadata)
+        """An undo (``implicit_undo``) or a complaint (``implicit_complaint``, issue 46: "that didn't
+        help", "still cold"): each open fire it answers gets a negative."""
+        reading = self._reader.read(event_text)
+        if reading == "undo":
+            return self._each(
+                recent_fires, SignalType.NEGATIVE, "implicit_undo", {"undo_text": event_text[:UNDO_TEXT_CHARS]}
+            )
+        if reading == "complaint":
+            metadata = {"complaint_text": event_text[:UNDO_TEXT_CHARS]}
+            return self._each(recent_fires, SignalType.NEGATIVE, "implicit_complaint", metadata)
+        return []
 
     def interpret_event_for_confirmation(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
         """A follow-up that reads as thanks or confirmation: each open fire worked (``user_implicit``).
         An undo wins over thanks ("thanks, but undo that"): the module asks for undo first."""
-        if not self._confirm.matches(event_text):
+        if self._reader.read(event_text) != "thanks":
             return []
         return self._each(
             recent_fires, SignalType.POSITIVE, "user_implicit", {"confirm_text": event_text[:UNDO_TEXT_CHARS]}

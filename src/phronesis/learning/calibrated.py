@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from phronesis.heuristics.channel import DEFAULT_CHANNEL_PRIOR, DEFAULT_CHANNEL_PRIOR_STRENGTH, Channel
+from phronesis.heuristics.channel import DEFAULT_CHANNEL_PRIOR, DEFAULT_CHANNEL_PRIOR_STRENGTH, OUTCOMES, Channel
 from phronesis.learning.bayesian import BayesianStrategyConfig
 from phronesis.learning.discounted import DEFAULT_HALF_LIFE_S, DiscountedBetaStrategy
 from phronesis.learning.types import FeedbackSignal, FireRecord, SignalType
@@ -51,7 +51,9 @@ class CalibratedStrategy(DiscountedBetaStrategy):
         return replace(super().interpret_timeout(heuristic_id, event_id, elapsed_seconds), soft=True)
 
     def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
-        return [replace(s, soft=True) for s in super().interpret_event_for_undo(event_text, recent_fires)]
+        # a complaint is not an outcome the channel has learned: it counts wholly against
+        signals = super().interpret_event_for_undo(event_text, recent_fires)
+        return [replace(s, soft=s.source in OUTCOMES) for s in signals]
 
     def interpret_event_for_confirmation(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
         return [replace(s, soft=True) for s in super().interpret_event_for_confirmation(event_text, recent_fires)]

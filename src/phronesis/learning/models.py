@@ -91,6 +91,9 @@ class Observation(Schema):
     """Whether the event read as an undo of its source's open fires (their heuristics then get a negative signal)."""
     confirmed: bool = False
     """The follow-up read as thanks or confirmation: its source's open fires worked."""
+    complaint: bool = False
+    """The follow-up read as a complaint ("that didn't help", "still cold"): its heuristics get a negative signal
+    (``implicit_complaint``), as for an undo."""
     signals: list[SignalOutcome]
     """One entry per open fire the event closed, with what its signal did; empty when its source had no open fires."""
 

@@ -166,8 +166,10 @@ class LearningModule:
                 return Observation(event_id=event.event_id, undo=False, signals=[])
             undo = self.strategy.interpret_event_for_undo(event.text, list(fires))
             if undo:
-                outcomes = await self._answered(conn, tenant, fires, undo, "implicit_undo", at)
-                return Observation(event_id=event.event_id, undo=True, signals=outcomes)
+                source = undo[0].source  # implicit_undo, or implicit_complaint
+                outcomes = await self._answered(conn, tenant, fires, undo, source, at)
+                undone = source == "implicit_undo"
+                return Observation(event_id=event.event_id, undo=undone, complaint=not undone, signals=outcomes)
             confirmed = self.strategy.interpret_event_for_confirmation(event.text, list(fires))
             if confirmed:
                 outcomes = await self._answered(conn, tenant, fires, confirmed, "user_implicit", at)

@@ -40,11 +40,14 @@ SignalSource = Literal[
     "dev",
     "implicit_timeout",
     "implicit_undo",
+    "implicit_complaint",
     "implicit_ignored",
     "llm_endorsement",
 ]
 SIGNAL_SOURCES: tuple[str, ...] = SignalSource.__args__  # type: ignore[attr-defined]
-IMPLICIT_SOURCES = frozenset({"user_implicit", "implicit_timeout", "implicit_undo", "implicit_ignored"})
+IMPLICIT_SOURCES = frozenset(
+    {"user_implicit", "implicit_timeout", "implicit_undo", "implicit_complaint", "implicit_ignored"}
+)
 """One firing gets at most one of these (ORIGINS bug 3: a timeout positive *and* an ignore negative)."""
 EXPLICIT_SOURCES = frozenset({"user_explicit", "dev"})
 """One firing gets at most one of these standing: the last explicit click wins (F-11)."""

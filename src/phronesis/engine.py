@@ -130,6 +130,7 @@ class Engine:
             max_clock_skew_s=learning.max_clock_skew_sec,
             lessons=LessonTeacher(self.heuristics, like_similarity=learning.lesson_like_similarity),
             embedder=self.embedder,
+            related_similarity=learning.related_similarity,
         )
         scores = ScoreMapping(
             learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes
@@ -358,9 +359,16 @@ class Engine:
         )
 
     async def _observe_follow_up(
-        self, tenant: str, *, event_id: str, source: str, text: str, recurring: frozenset[str]
+        self,
+        tenant: str,
+        *,
+        event_id: str,
+        source: str,
+        text: str,
+        recurring: frozenset[str],
+        reply_to: str | None = None,
     ) -> FollowUp:
-        event = ObservedEvent(event_id=event_id, source=source, text=text)
+        event = ObservedEvent(event_id=event_id, source=source, text=text, reply_to=reply_to)
         observation = await self.learning.observe(tenant, event, recurring=recurring)
         return FollowUp(
             undo=observation.undo,

@@ -51,9 +51,10 @@ async def test_a_negated_undo_is_an_ignore_not_an_undo(make_engine: EngineFactor
     lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
     await engine.record_fire(lights.id, event_id="e1", source="home")
     observed = await engine.observe("don't undo that", event_id="e2", source="home")
-    assert not observed.undo
-    assert [(s.source, s.signal, s.effect) for s in observed.signals] == [("implicit_ignored", "neutral", "neutral")]
+    assert not observed.undo and all(s.signal != "negative" for s in observed.signals)
     assert await _confidence(engine, lights.id) == pytest.approx(0.7)
+    named = await engine.observe("don't undo that", event_id="e3", source="home", reply_to="e1")
+    assert [(s.source, s.signal, s.effect) for s in named.signals] == [("implicit_ignored", "neutral", "neutral")]
 
 
 async def _fired_then_observed(
@@ -95,13 +96,15 @@ async def test_several_fires_before_one_follow_up_are_one_ignore(
     lights = await add_heuristic(engine, "it is dark", "turn on the lights", 0.8)
     for n in range(3):
         await engine.record_fire(lights.id, event_id=f"e{n}", source="home")
-    observed = await engine.observe("the dog is barking", event_id="f1", source="home")
+    # about the action (issue 46: an unrelated event is no ignore), and no undo, thanks or complaint
+    about = "someone turned on the lights"
+    observed = await engine.observe(about, event_id="f1", source="home")
     assert [(s.source, s.signal) for s in observed.signals] == [("implicit_ignored", "neutral")] * 3
     assert await _confidence(engine, lights.id) == pytest.approx(0.8)
     # the third follow-up that ignores it is the negative one
     for n in (2, 3):
         await engine.record_fire(lights.id, event_id=f"g{n}", source="home")
-        observed = await engine.observe("the dog is barking", event_id=f"f{n}", source="home")
+        observed = await engine.observe(about, event_id=f"f{n}", source="home")
     assert [s.signal for s in observed.signals] == ["negative"]
 
 
@@ -113,7 +116,7 @@ async def test_three_consecutive_ignores_are_negative_and_reset_the_streak(
     effects = []
     for i in range(4):
         await engine.record_fire(h.id, event_id=f"fire-{i}", source="home")
-        observed = await engine.observe("what time is it", event_id=f"next-{i}", source="home")
+        observed = await engine.observe("what time is it", event_id=f"next-{i}", source="home", reply_to=f"fire-{i}")
         effects.append(observed.signals[0].signal)
     assert effects == ["neutral", "neutral", "negative", "neutral"]
     assert (await engine.heuristics.repository.get("default", h.id)).ignore_streak == 1
@@ -128,7 +131,7 @@ async def test_the_sweep_gives_one_timeout_positive_per_fire_and_never_after_an_
     ignored = await add_heuristic(engine, "it is cold", "turn on the heating", 0.6)
     await engine.record_fire(quiet.id, event_id="e1", source="home")
     await engine.record_fire(ignored.id, event_id="e2", source="garage")
-    await engine.observe("door opened", event_id="e3", source="garage")  # ignored's fire: ignore (neutral)
+    await engine.observe("door opened", event_id="e3", source="garage", reply_to="e2")  # ignored's: ignore (neutral)
 
     assert await engine.learning.sweep() == 0  # nothing is older than the window yet
     clock.advance(seconds=31)
@@ -191,11 +194,11 @@ async def test_explicit_feedback_resets_the_ignore_streak(make_engine: EngineFac
     h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.7)
     for i in range(2):
         await engine.record_fire(h.id, event_id=f"f{i}", source="home")
-        await engine.observe("hello", event_id=f"n{i}", source="home")
+        await engine.observe("hello", event_id=f"n{i}", source="home", reply_to=f"f{i}")
     fire = await engine.record_fire(h.id, event_id="f2", source="home")
     await engine.feedback(fire.id, user_score=3)
     assert (await engine.heuristics.repository.get("default", h.id)).ignore_streak == 0
-    observed = await engine.observe("hello", event_id="n2", source="home")
+    observed = await engine.observe("hello", event_id="n2", source="home", reply_to="f2")
     assert observed.signals == []  # a rated fire was acknowledged, not ignored
 
 

@@ -28,6 +28,9 @@ class EventRequest(Schema):
     """How salient the event is, by dimension (``threat``, ``novelty`` …), each 0–1. A ``threat``
     of at least 0.9 fires the most similar candidate with confidence of at least 0.95 at once, before any
     strategy runs (both by default); the other dimensions are only recorded."""
+    reply_to: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
+    """What this event answers, if you know: an earlier decision's response_id or the event id it was for. Then, as a
+    follow-up, it undoes, thanks or ignores only that decision's fire (see POST /v1/events/observe)."""
     immediate: bool = True
     """Whether the event needs an answer now: when no heuristic fires, only an immediate event is
     sent to the LLM; otherwise the decision is rejected (reason ``not_immediate``)."""

@@ -75,5 +75,12 @@ class FollowUp:
 
 class FollowUpObserver(Protocol):
     async def __call__(
-        self, tenant: str, *, event_id: str, source: str, text: str, recurring: frozenset[str]
+        self,
+        tenant: str,
+        *,
+        event_id: str,
+        source: str,
+        text: str,
+        recurring: frozenset[str],
+        reply_to: str | None = None,
     ) -> FollowUp: ...

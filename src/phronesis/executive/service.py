@@ -249,7 +249,12 @@ class ExecutiveService:
             return None
         recurring = frozenset(c.heuristic_id for c in context.candidates)
         return await self.parts.observe(
-            tenant, event_id=event_id, source=request.source, text=request.text, recurring=recurring
+            tenant,
+            event_id=event_id,
+            source=request.source,
+            text=request.text,
+            recurring=recurring,
+            reply_to=request.reply_to,
         )
 
     async def _record(

@@ -40,6 +40,8 @@ class StoredFire(FireRecord):
     event_text: str | None = None
     """The event that caused it (issue 46: what a negative outcome is compared with); None when not kept."""
     event_vector: Vectors | None = None
+    response_id: str | None = None
+    """The executive decision it belongs to, if any (what a follow-up may name as ``reply_to``)."""
 
     @property
     def standing(self) -> Retraction | None:
@@ -64,6 +66,7 @@ class StoredFire(FireRecord):
             explicit_at=row.explicit_at,
             event_text=row.event_text,
             event_vector=row.event_embedding,
+            response_id=row.response_id,
         )
 
 
@@ -80,6 +83,27 @@ _ANY_OPEN = (
     )
     .limit(1)
 )
+
+
+_LATEST_OPEN = (
+    select(heuristic_fires)
+    .where(
+        _f.tenant == bindparam("tenant"),
+        _f.source == bindparam("source"),
+        _f.fired_at >= bindparam("since"),
+        _f.fired_at <= bindparam("until"),
+        _f.implicit_source.is_(None),
+    )
+    .order_by(_f.fired_at.desc(), _f.id.desc())
+    .limit(bindparam("limit"))
+)
+
+
+class _Row:
+    """A read's tuple as ``StoredFire.from_row`` reads a row: by attribute."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.__dict__.update(values)
 
 
 class FireRepository:
@@ -148,6 +172,17 @@ class FireRepository:
             .order_by(_f.fired_at, _f.id)
         )
         return [StoredFire.from_row(row) for row in await conn.execute(query)]
+
+    async def latest_open_from_source(
+        self, database: Database, tenant: str, source: str, since: datetime, until: datetime, limit: int
+    ) -> list[StoredFire]:
+        """The ``limit`` latest fires from ``source`` in [since, until] with no implicit signal yet,
+        newest first: a short read outside any transaction, bounded whatever the source's rate."""
+        rows = await database.read(
+            _LATEST_OPEN, {"tenant": tenant, "source": source, "since": since, "until": until, "limit": limit}
+        )
+        names = [c.name for c in heuristic_fires.c]
+        return [StoredFire.from_row(_Row(dict(zip(names, row, strict=True)))) for row in rows]
 
     async def due(self, conn: AsyncConnection, cutoff: datetime, limit: int) -> list[StoredFire]:
         """Open fires older than ``cutoff``, every tenant, oldest first."""

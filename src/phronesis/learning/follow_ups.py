@@ -120,7 +120,7 @@ _COMPLAINT = re.compile(
     r"|\bnot\s+any\s+(?:\w+er|better|different)\b|\bit's\s+not\s+any\b"
     r"|\bno\s+(?:change|difference|effect)\b|\bbarely\s+(?:tell|notice)\b|\bnothing\s+(?:worked|changed|happened)\b"
     r"|\b(?:useless|pointless|worse|wrong|broken)\b|\bugh\b|\bwell\s+that\s+worked\W*not\b"
-    r"|\bstill\s+(?:\w+\s+)?(?:cold|freezing|hot|boiling|warm|dark|loud|noisy|broken|down|there|can't|not|no)\b"
+    r"|\bstill\s+(?:\w+\s+)?(?:cold|freezing|hot|boiling|warm|dark|loud|noisy|broken|down|can't|not|no)\b"
     r"|\b(?:locked|locking|shut|shutting)\s+me\s+out\b|\bnobody\s+can\b"
     r"|\bno\s+thanks\b|\bthanks\s+but\s+no\b|\bno\s+thank\s+you\b"
 )

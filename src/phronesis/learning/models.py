@@ -54,6 +54,11 @@ class ObservedEvent(Schema):
     the event, are affected."""
     occurred_at: AwareInstant | None = None
     """When it happened, with a UTC offset (default: now); a time in the future is refused."""
+    reply_to: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
+    """What the event answers, if you know: a decision's response_id, a fire's id or the event id a heuristic fired
+    for. Then only that fire is undone, thanked or ignored by it. Without it, an event answers the fires it is about
+    (similar to their event or their action) or, when it reads as an undo, thanks or a complaint and is about none,
+    the latest."""
 
 
 class SignalOutcome(Schema):

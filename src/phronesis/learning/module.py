@@ -70,6 +70,20 @@ _PLAIN_LESSONS = {
 """Implicit signals that say nothing about where the heuristic applies: they move its confidence only."""
 
 
+RECENT_FIRES = 8
+"""Open fires of a source a follow-up is compared with, the latest first: a source firing many times
+a second does not make each of its events cost more (issue 46: 17 ms a decide on one source)."""
+
+
+def _latest_event(fires: Sequence[StoredFire], deictic: bool) -> list[StoredFire]:
+    """The fires of the latest event (``fires`` oldest first): what "undo that" points at. None when
+    the event named what it answers (``reply_to``) and it is not among them."""
+    if not deictic or not fires:
+        return []
+    latest = fires[-1].event_id
+    return [f for f in fires if f.event_id == latest]
+
+
 def implicit_key(fire_id: str) -> str:
     """One implicit signal per fire: every implicit channel shares this key."""
     return f"fire:{fire_id}:implicit"
@@ -86,6 +100,7 @@ class LearningModule:
         max_clock_skew_s: float = 5.0,
         lessons: LessonTeacher | None = None,
         embedder: Embedder | None = None,
+        related_similarity: float = 0.5,
     ) -> None:
         self.database = database
         self.heuristics = heuristics
@@ -96,7 +111,9 @@ class LearningModule:
         self.lessons = lessons
         """What tells a wrong match from a wrong action (issue 46); None: every negative lowers the confidence."""
         self._embedder = embedder
-        """Embeds a fire's event text when the caller sends it without a vector (the API)."""
+        """Embeds a fire's event text when the caller sends it without a vector (the API), and a
+        follow-up, to find the fires it is about; None: every open fire of its source, as seed 001."""
+        self.related_similarity = related_similarity
 
     @property
     def window(self) -> timedelta:
@@ -149,35 +166,76 @@ class LearningModule:
     # ------------------------------------------------------------------ implicit
 
     async def observe(
-        self, tenant: str, event: ObservedEvent, *, recurring: frozenset[str] = frozenset()
+        self,
+        tenant: str,
+        event: ObservedEvent,
+        *,
+        recurring: frozenset[str] = frozenset(),
+        vector: Vectors | None = None,
     ) -> Observation:
         """``recurring``: heuristics the event itself matches (a decided event's candidates). The same
-        situation again is no answer to their earlier fires: it neither ignores nor closes them."""
+        situation again is no answer to their earlier fires: it neither ignores nor closes them.
+        ``vector``: the event's embedding where the caller has it (a decided event).
+
+        Issue 46: an event answers only the fires it relates to (``_related``): a busy source's
+        unrelated events are neither ignores nor work, and only the ``RECENT_FIRES`` latest open fires
+        of the source are looked at, whatever its rate."""
         at = self._when("occurred_at", event.occurred_at)
-        if not await self.fires.any_open_from_source(self.database, tenant, event.source, at - self.window, at):
+        since = at - self.window
+        if not await self.fires.any_open_from_source(self.database, tenant, event.source, since, at):
+            return Observation(event_id=event.event_id, undo=False, signals=[])
+        recent = await self.fires.latest_open_from_source(
+            self.database, tenant, event.source, since, at, RECENT_FIRES
+        )
+        # the event that caused a fire does not undo or ignore it
+        fires = sorted((f for f in recent if f.event_id != event.event_id), key=lambda f: (f.fired_at, f.id))
+        if not fires:
+            return Observation(event_id=event.event_id, undo=False, signals=[])
+        related = await self._related(tenant, event, vector, fires)
+        # an undo, thanks or complaint about none of them answers the latest: "undo that"
+        replied = [f for f in fires if f.id in related] or _latest_event(fires, event.reply_to is None)
+        answered: list[FireRecord] = list(replied)
+        undo = self.strategy.interpret_event_for_undo(event.text, answered)
+        confirmed = [] if undo else self.strategy.interpret_event_for_confirmation(event.text, answered)
+        ignored = [f for f in fires if f.id in related and f.heuristic_id not in recurring]
+        if not (undo or confirmed or ignored):
             return Observation(event_id=event.event_id, undo=False, signals=[])
         async with self.database.transaction() as conn:
-            fires = [
-                fire
-                for fire in await self.fires.open_from_source(conn, tenant, event.source, at - self.window, at)
-                if fire.event_id != event.event_id  # the event that caused a fire does not undo or ignore it
-            ]
-            if not fires:
-                return Observation(event_id=event.event_id, undo=False, signals=[])
-            undo = self.strategy.interpret_event_for_undo(event.text, list(fires))
             if undo:
                 source = undo[0].source  # implicit_undo, or implicit_complaint
-                outcomes = await self._answered(conn, tenant, fires, undo, source, at)
+                outcomes = await self._answered(conn, tenant, replied, undo, source, at)
                 undone = source == "implicit_undo"
                 return Observation(event_id=event.event_id, undo=undone, complaint=not undone, signals=outcomes)
-            confirmed = self.strategy.interpret_event_for_confirmation(event.text, list(fires))
             if confirmed:
-                outcomes = await self._answered(conn, tenant, fires, confirmed, "user_implicit", at)
+                outcomes = await self._answered(conn, tenant, replied, confirmed, "user_implicit", at)
                 return Observation(event_id=event.event_id, undo=False, confirmed=True, signals=outcomes)
-            ignored = [fire for fire in fires if fire.heuristic_id not in recurring]
             return Observation(
                 event_id=event.event_id, undo=False, signals=await self._ignored(conn, tenant, ignored, at)
             )
+
+    async def _related(
+        self, tenant: str, event: ObservedEvent, vector: Vectors | None, fires: Sequence[StoredFire]
+    ) -> set[str]:
+        """The fires ``event`` is about: the one it names (``reply_to``), else those whose event or
+        whose heuristic's action it is at least ``related_similarity`` similar to."""
+        if event.reply_to is not None:
+            named = event.reply_to
+            return {f.id for f in fires if named in (f.id, f.event_id, f.response_id)}
+        if self._embedder is None:
+            return {f.id for f in fires}  # nothing to compare with: every open fire, as seed 001 had it
+        if vector is None:
+            vector = (await self._embedder.embed([event.text]))[0]
+        actions = await self.heuristics.get_many(tenant, sorted({f.heuristic_id for f in fires}))
+        texts = sorted({h.action_text for h in actions.values()})
+        action_vectors = dict(zip(texts, await self._embedder.embed(texts), strict=True)) if texts else {}
+        related: set[str] = set()
+        for fire in fires:
+            near = [action_vectors[actions[fire.heuristic_id].action_text]] if fire.heuristic_id in actions else []
+            if fire.event_vector is not None and len(fire.event_vector) == len(vector):
+                near.append(fire.event_vector)
+            if any(float(v @ vector) >= self.related_similarity for v in near):
+                related.add(fire.id)
+        return related
 
     async def _answered(
         self,

@@ -11,7 +11,10 @@ def test_fire_observe_rate_history_sweep(cli: CliRunner) -> None:
     hid = cli.invoke(app, ["heuristics", "add", "--condition", "dark", "--action", "lights on"]).output.strip()
     fire_id = cli.invoke(app, ["heuristics", "fire", hid, "--event-id", "e1", "--source", "home"]).output.strip()
 
-    ignored = cli.invoke(app, ["observe", "what time is it", "--event-id", "e2", "--source", "home"])
+    unrelated = cli.invoke(app, ["observe", "what time is it", "--event-id", "e1b", "--source", "home"])
+    assert "about none of the source's 1 latest open fire(s)" in unrelated.output
+    named = ["--reply-to", "e1"]
+    ignored = cli.invoke(app, ["observe", "what time is it", "--event-id", "e2", "--source", "home", *named])
     assert ignored.exit_code == 0 and "implicit_ignored neutral" in ignored.output
 
     rated = cli.invoke(app, ["feedback", fire_id, "--user-score", "1"])

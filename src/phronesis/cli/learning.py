@@ -56,15 +56,27 @@ def observe(
     text: Annotated[str, typer.Argument(help="The event's text.")],
     event_id: Annotated[str, typer.Option("--event-id", help="The event's id.")],
     source: Annotated[str, typer.Option(help="The event's source.")] = "",
+    reply_to: Annotated[
+        str | None,
+        typer.Option("--reply-to", help="The fire, decision (response id) or event this event answers."),
+    ] = None,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """An event that may undo its source's recent fires, or show they were ignored."""
-    observed = with_engine(lambda engine: engine.observe(text, event_id=event_id, tenant=tenant, source=source))
+    """An event that may undo, thank or complain about the recent fires of its source it is about, or show they
+    were ignored."""
+    observed = with_engine(
+        lambda engine: engine.observe(text, event_id=event_id, tenant=tenant, source=source, reply_to=reply_to)
+    )
 
     def lines() -> str:
-        if not observed.signals:
+        if not observed.signals and observed.open_fires == 0:
             return "no open fires from this source"
+        if not observed.signals:
+            return (
+                f"this event is about none of the source's {observed.open_fires} latest open fire(s): nothing learned "
+                "(name one with --reply-to)"
+            )
         out = []
         for outcome in observed.signals:
             moved = (

@@ -100,7 +100,10 @@ class Observation(Schema):
     """The follow-up read as a complaint ("that didn't help", "still cold"): its heuristics get a negative signal
     (``implicit_complaint``), as for an undo."""
     signals: list[SignalOutcome]
-    """One entry per open fire the event closed, with what its signal did; empty when its source had no open fires."""
+    """One entry per open fire the event closed, with what its signal did; empty when its source had no open fires, or
+    none it is about."""
+    open_fires: int = 0
+    """The latest open fires of its source it was compared with (at most 8): 0 when there were none."""
 
 
 class HistoryEntry(Schema):

@@ -198,20 +198,24 @@ class LearningModule:
         undo = self.strategy.interpret_event_for_undo(event.text, answered)
         confirmed = [] if undo else self.strategy.interpret_event_for_confirmation(event.text, answered)
         ignored = [f for f in fires if f.id in related and f.heuristic_id not in recurring]
+        seen = len(fires)
         if not (undo or confirmed or ignored):
-            return Observation(event_id=event.event_id, undo=False, signals=[])
+            return Observation(event_id=event.event_id, undo=False, signals=[], open_fires=seen)
         async with self.database.transaction() as conn:
             if undo:
                 source = undo[0].source  # implicit_undo, or implicit_complaint
                 outcomes = await self._answered(conn, tenant, replied, undo, source, at)
                 undone = source == "implicit_undo"
-                return Observation(event_id=event.event_id, undo=undone, complaint=not undone, signals=outcomes)
+                return Observation(
+                    event_id=event.event_id, undo=undone, complaint=not undone, signals=outcomes, open_fires=seen
+                )
             if confirmed:
                 outcomes = await self._answered(conn, tenant, replied, confirmed, "user_implicit", at)
-                return Observation(event_id=event.event_id, undo=False, confirmed=True, signals=outcomes)
-            return Observation(
-                event_id=event.event_id, undo=False, signals=await self._ignored(conn, tenant, ignored, at)
-            )
+                return Observation(
+                    event_id=event.event_id, undo=False, confirmed=True, signals=outcomes, open_fires=seen
+                )
+            ignores = await self._ignored(conn, tenant, ignored, at)
+            return Observation(event_id=event.event_id, undo=False, signals=ignores, open_fires=seen)
 
     async def _related(
         self, tenant: str, event: ObservedEvent, vector: Vectors | None, fires: Sequence[StoredFire]

@@ -132,6 +132,17 @@ class TestRefusals:
             await engine.feedback("no-such-response", rating="positive")
         assert await feedback_rows(engine) == 0
 
+    @pytest.mark.parametrize("rating", ["positive", "negative"])
+    async def test_a_rejected_decision_has_nothing_to_rate(self, make_engine: EngineFactory, rating: str) -> None:
+        """Issue 46: a positive rating of a rejected decision was recorded and counted in calibration."""
+        engine = await make_engine()
+        decision = await engine.decide_event("nothing matches this event at all")
+        assert decision.decision_path == "rejected"
+        with pytest.raises(InvalidInputError) as refused:
+            await engine.feedback(decision.response_id, rating=rating)
+        assert refused.value.field == "response_id" and "rejected" in str(refused.value)
+        assert await feedback_rows(engine) == 0
+
     @pytest.mark.parametrize("fields", [{}, {"rating": "positive", "dev_score": 3}, {"user_score": 4}])
     async def test_not_exactly_one_valid_score_is_invalid(
         self, make_engine: EngineFactory, fields: dict[str, object]

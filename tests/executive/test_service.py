@@ -183,6 +183,9 @@ class TestLLMPathAndConvergence:
 
         assert (decision.predicted_success, decision.prediction_confidence) == (0.5, 0.5)
         assert decision.metadata["prediction_fallback"]
+        # issue 46: an answer whose prediction failed says so (it was degraded false)
+        assert decision.accepted and decision.degraded
+        assert decision.error is not None and decision.error.startswith("prediction_")
         record = await engine.decisions.get("default", decision.response_id)
         assert record.raw_llm_output == "open a window" and record.prompt_tokens
 

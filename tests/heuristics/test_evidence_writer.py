@@ -37,10 +37,14 @@ async def test_global_bounds_and_decay(engine: Engine) -> None:
     repo = engine.heuristics.repository
     repo.evidence_policy = EvidencePolicy(bounds=(0.05, 0.95), decay_k=1.0)
     hid = await _heuristic(engine, 0.5)
-    updates = await repo.apply_evidence("t", [EvidenceItem(hid, True, 1.0, "dev") for _ in range(50)])
+    rated = [EvidenceItem(hid, True, 1.0, "dev", explicit=True) for _ in range(50)]
+    updates = await repo.apply_evidence("t", rated)
     weights = [u.weight for u in updates if u is not None]
     assert weights[:3] == pytest.approx([1.0, 0.5, 1 / 3])  # F-03: 1 / (1 + k·n)
     assert updates[-1] is not None and updates[-1].new_confidence <= 0.95
+    # seed 001 places the decay in interpret_explicit_feedback: an implicit signal keeps its weight
+    (implicit,) = await repo.apply_evidence("t", [EvidenceItem(hid, True, 1.0, "implicit_timeout")])
+    assert implicit is not None and implicit.weight == 1.0
 
 
 async def test_locked_floor_ceiling_and_weight(engine: Engine) -> None:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Vectors
-from phronesis.exceptions import NotFoundError
+from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.executive.learning_hooks import NOT_A_FIRE, NotAFire
 from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, extract_pattern
 from phronesis.executive.service import ExecutiveService
@@ -67,6 +67,13 @@ class ExecutiveFeedback:
         trace = await self._service.get_trace(tenant, feedback.response_id)
         if trace is None:
             raise NotFoundError("decision", feedback.response_id)
+        if trace.path == "rejected":
+            # issue 46: a rating of a decision that did nothing was "recorded" and counted in calibration
+            raise InvalidInputError(
+                "response_id",
+                f"decision {feedback.response_id!r} was rejected: nothing was done for that event, so there is nothing "
+                "to rate (rate a decision that answered or fired)",
+            )
         feedback = await self._ledger.resolve(tenant, feedback)
         signed = self._scores.signed_magnitude(feedback)
         signal: Signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
@@ -125,7 +132,7 @@ class ExecutiveFeedback:
         if not rated_fire:
             # a reinforcement keyed by the feedback, so a later rating can take exactly it back
             key = f"taught:{feedback.key}" if plan.effect == "reinforced" else None
-            item = EvidenceItem(plan.heuristic_id, signed > 0, abs(signed), feedback.source, key=key)
+            item = EvidenceItem(plan.heuristic_id, signed > 0, abs(signed), feedback.source, key=key, explicit=True)
             (update,) = await repository.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if not isinstance(update, ConfidenceUpdate):
             return {}, "recorded"

@@ -219,11 +219,15 @@ class ExecutiveService:
         await self._record(tenant, context, result, name, assignment, latency_ms)
         if result.path is DecisionPath.LLM:
             self._schedule_convergence(tenant, context, result)
-        failure = result.metadata.get("llm_error")
+        failure, detail = result.metadata.get("llm_error"), result.metadata.get("detail")
+        if failure is None and "prediction_fallback" in result.metadata:
+            # issue 46: an answer whose success prediction failed was 0.5/0.5 with degraded false
+            failure = f"prediction_{result.metadata['prediction_fallback']}"
+            detail = result.metadata.get("prediction_detail")
         return EventDecision(
             accepted=result.path in (DecisionPath.HEURISTIC, DecisionPath.LLM) and bool(result.response_text),
             degraded=failure is not None,
-            error=_failure(failure, result.metadata.get("detail")),
+            error=_failure(failure, detail),
             response_id=result.response_id,
             response_text=result.response_text,
             predicted_success=result.predicted_success,

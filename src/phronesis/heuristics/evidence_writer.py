@@ -76,7 +76,9 @@ class EvidencePolicy:
     bounds: tuple[float, float] | None = None
     """Optional global [min, max] confidence (F-05 [0.05, 0.95])."""
     decay_k: float = 0.0
-    """F-03 diminishing returns: weight × 1 / (1 + k·n), n = signals the heuristic already had."""
+    """F-03 diminishing returns: an explicit rating's weight × 1 / (1 + k·n), n = signals the heuristic
+    already had. Seed 001 places it in ``interpret_explicit_feedback``: implicit signals keep their weight
+    (issue 46: it shrank them too)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +104,8 @@ class EvidenceItem:
     outcome: str | None = None
     """An implicit outcome to weigh through the channel (soft evidence) instead of as ``positive``;
     ``positive`` then only says which way it is recorded."""
+    explicit: bool = False
+    """A rating someone gave (``user_explicit``, ``dev``): the only kind the F-03 decay shrinks."""
     scope_only: bool = False
     """The signal taught the heuristic's scope, not its confidence (issue 46: a negative outcome on an
     event unlike its examples is a wrong match, learned as a counter-example): it is recorded in the
@@ -264,7 +268,8 @@ def _step(
         moved = item.retract is not None
         new = bounded(evidence.mean, low, high) if moved else old
         return _Step(evidence, count, new, 0.0, item.details, moved)
-    weight = item.magnitude * float(row.feedback_weight) / (1.0 + policy.decay_k * count)
+    decay = 1.0 + policy.decay_k * count if item.explicit else 1.0
+    weight = item.magnitude * float(row.feedback_weight) / decay
     evidence, details = _weigh(evidence, item, weight, model=model, channel=channel, now=now)
     low, high = _limits(row, policy)
     return _Step(evidence, count + 1, bounded(evidence.mean, low, high), weight, details, True)

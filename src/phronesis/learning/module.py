@@ -348,7 +348,7 @@ class LearningModule:
         item = EvidenceItem(
             fire.heuristic_id, positive, magnitude, source, key=key, event_id=fire.event_id, fire_id=fire.id,
             retract=retract, details=None if lesson is None else lesson.details(),
-            scope_only=lesson is not None and not lesson.moves_confidence,
+            scope_only=lesson is not None and not lesson.moves_confidence, explicit=True,
         )  # fmt: skip
         (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if update is not None and update.applied:

@@ -3,6 +3,11 @@
 An event with threat salience ≥ 0.9 fires its most similar candidate with confidence ≥ 0.95
 before any strategy runs: a fire alarm does not wait for an A/B arm or an LLM, nor for a
 weaker heuristic that happens to match more closely.
+
+A threat that no heuristic answers is never rejected in silence (issue 46: "fire! smoke pouring out
+of the kitchen" at threat 0.95 was rejected because no condition was within 0.7): it goes to the
+LLM even when the event is not ``immediate``, and without an LLM the decision says why
+(``emergency_unmatched``), a reason the dashboard lists and filters by.
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ class EmergencyRule:
     min_confidence: float = 0.95
     min_threat: float = 0.9
 
+    def threatening(self, context: DecisionContext) -> bool:
+        return self.enabled and context.salience.get("threat", 0.0) >= self.min_threat
+
     def candidate(self, context: DecisionContext) -> HeuristicCandidate | None:
-        if not self.enabled or context.salience.get("threat", 0.0) < self.min_threat:
+        if not self.threatening(context):
             return None
         return next((c for c in context.candidates if c.confidence >= self.min_confidence), None)

@@ -28,7 +28,7 @@ from phronesis.executive.factory import STRATEGIES, create_decision_strategy
 from phronesis.executive.learning_hooks import FireRater, FireRecorder, FollowUp, FollowUpObserver
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.records import executive_record
-from phronesis.executive.results import fire
+from phronesis.executive.results import fire, reject
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
 from phronesis.executive.types import (
     DecisionContext,
@@ -210,6 +210,8 @@ class ExecutiveService:
         emergency = self.emergency.candidate(context)
         if emergency is not None:
             result = fire(emergency, new_id(), {"strategy": name, "reason": "emergency_fast_path"})
+        elif self.emergency.threatening(context):
+            result = await self._threat(strategy, context)
         else:
             result = await strategy.decide(context, self.llm)
         if follow_up is not None and follow_up.fires:
@@ -241,6 +243,24 @@ class ExecutiveService:
             candidates=context.candidates,
             metadata=result.metadata,
             latency_ms=latency_ms,
+        )
+
+    async def _threat(self, strategy: DecisionStrategy, context: DecisionContext) -> DecisionResult:
+        """A threat no heuristic answers at the emergency bar: the strategy decides it as immediate
+        (the LLM is asked whenever there is one); if it still rejects it, the decision says why."""
+        result = await strategy.decide(context.model_copy(update={"immediate": True}), self.llm)
+        if result.path is not DecisionPath.REJECTED:
+            return result
+        threat = context.salience.get("threat", 0.0)
+        why = (
+            f"threat {threat:g}: no heuristic answers it and no LLM is configured; a person should look at it now"
+            if self.llm is None
+            else f"threat {threat:g}: no heuristic answers it and the LLM gave no answer"
+        )
+        return reject(
+            "emergency_unmatched",
+            result.response_id,
+            {**result.metadata, "emergency": True, "detail": why, "rejected_as": result.metadata.get("reason")},
         )
 
     async def _follow_up(

@@ -102,12 +102,18 @@ class DecisionFilter:
     text: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    reason: str | None = None
 
 
-def _explains(kind: str, outcome: str) -> bool:
+def _explains(kind: str, outcome: str, path: str) -> bool:
     """Whether a record's reason says why it went this way: a proactive cycle that did not send
-    (its block reason), a routing escalation (its escalation reason)."""
-    return (kind == "proactive" and outcome != "sent") or (kind == "routing" and outcome == "ESCALATE")
+    (its block reason), a routing escalation (its escalation reason), an executive decision that
+    took no action (why: no LLM, not immediate, a threat nothing answers: issue 46)."""
+    return (
+        (kind == "proactive" and outcome != "sent")
+        or (kind == "routing" and outcome == "ESCALATE")
+        or (kind == "executive" and path in ("rejected", "fallback"))
+    )
 
 
 class DashboardQueries:
@@ -156,7 +162,7 @@ class DashboardQueries:
             paths.setdefault(kind, Counter())[path] += count
             if kind in CATEGORICAL:
                 actions.setdefault(kind, Counter())[outcome or "none"] += count
-            if reason and _explains(kind, outcome):
+            if reason and _explains(kind, outcome, path):
                 reasons.setdefault(kind, Counter())[reason] += count
             total = sums.setdefault(kind, [0, 0, 0, 0, 0])
             for i, value in enumerate((count, calls, prompt, completion, without)):
@@ -182,6 +188,7 @@ class DashboardQueries:
             (c.action, where.action),
             (c.outcome, where.outcome),
             (c.subject_id, where.subject),
+            (c.reason, where.reason),
         )
         query = where_given(
             select(decision_records).where(c.tenant == tenant),

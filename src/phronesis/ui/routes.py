@@ -252,6 +252,8 @@ class ExplorerQuery(Schema):
     outcome: str | None = Field(default=None, max_length=64)
     """What feedback said (positive, correct, …)."""
     subject: str | None = Field(default=None, max_length=256)
+    reason: str | None = Field(default=None, max_length=64)
+    """Why it went the way it did (emergency_unmatched, no_suitable_tool, quiet_hours, …)."""
     q: str | None = Field(default=None, max_length=200)
     since: Instant | None = None
     until: Instant | None = None
@@ -286,6 +288,7 @@ async def explorer(request: Request) -> Response:
         action=query.action,
         outcome=query.outcome,
         subject=query.subject,
+        reason=query.reason,
         text=query.q,
         since=since,
         until=query.until,

@@ -352,10 +352,17 @@ class Engine:
         response_id: str,
         event_text: str | None = None,
         event_vector: Vectors | None = None,
+        probation_of: str | None = None,
     ) -> None:
         request = FireRequest(event_id=event_id, source=source, response_id=response_id, event_text=event_text)
         await self.learning.record_fire(
-            tenant, heuristic_id, request, transaction=transaction, missing_ok=True, event_vector=event_vector
+            tenant,
+            heuristic_id,
+            request,
+            transaction=transaction,
+            missing_ok=True,
+            event_vector=event_vector,
+            probation_of=probation_of,
         )
 
     async def _observe_follow_up(

@@ -240,6 +240,10 @@ class ExecutiveSettings(Schema):
     """Immediate tier: any candidate at least this similar is a "reasonable match"."""
     urgency_high_similarity: Probability = 0.85
     """Not-urgent tier: only a single candidate this similar (and above threshold) fires."""
+    probation_after_sec: float = Field(default=3600.0, ge=0.0, le=30 * 86400.0)
+    """Issue 46, the recovery rule (``executive.recovery``): a heuristic pushed below the threshold by one
+    undo or complaint may fire once more, on probation, this long after it; 0 at once."""
+    recovery_enabled: bool = True
     emergency_enabled: bool = True
     emergency_min_confidence: Probability = 0.95  # GLADyS orchestrator emergency fast path
     emergency_min_threat: Probability = 0.9

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from phronesis.engine import Engine
+from phronesis.testing import FixedClock
 from tests.engines import EngineFactory, add_heuristic
 
 T = "default"
@@ -31,10 +32,11 @@ async def test_unrelated_events_of_a_busy_source_erase_nothing(engine: Engine) -
     assert [(s.heuristic_id, s.source) for s in about.signals] == [(parcel.id, "implicit_ignored")]
 
 
-async def test_an_undo_about_nothing_answers_the_latest_event(engine: Engine) -> None:
+async def test_an_undo_about_nothing_answers_the_latest_event(engine: Engine, clock: FixedClock) -> None:
     parcel = await add_heuristic(engine, *PARCEL, 0.75, domain="home")
     lights = await add_heuristic(engine, "it is dark", "turn on the porch lights", 0.75, domain="home")
     await engine.record_fire(parcel.id, event_id="e1", source="home", event_text="a parcel is at the front door")
+    clock.advance(seconds=2)
     await engine.record_fire(lights.id, event_id="e2", source="home", event_text="it is dark")
     observed = await engine.observe("no wait, undo that", event_id="e3", source="home")
     assert observed.undo and [s.heuristic_id for s in observed.signals] == [lights.id]

@@ -34,6 +34,7 @@ class FireRecorder(Protocol):
         response_id: str,
         event_text: str | None = None,
         event_vector: Vectors | None = None,
+        probation_of: str | None = None,
     ) -> None: ...
 
 

@@ -25,9 +25,11 @@ from phronesis.executive.emergency import EmergencyRule
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.experiment import Experiment
 from phronesis.executive.factory import STRATEGIES, create_decision_strategy
+from phronesis.executive.heuristic_first import effective_threshold
 from phronesis.executive.learning_hooks import FireRater, FireRecorder, FollowUp, FollowUpObserver
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.records import executive_record
+from phronesis.executive.recovery import RecoveryRule
 from phronesis.executive.results import fire, reject
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
 from phronesis.executive.types import (
@@ -116,6 +118,12 @@ class ExecutiveService:
         )
         self.emergency = EmergencyRule(
             settings.emergency_enabled, settings.emergency_min_confidence, settings.emergency_min_threat
+        )
+        self.recovery = RecoveryRule(
+            parts.heuristics.repository,
+            parts.clock,
+            after_sec=settings.probation_after_sec,
+            enabled=settings.recovery_enabled,
         )
 
     def _build(self, name: str) -> DecisionStrategy:
@@ -214,6 +222,8 @@ class ExecutiveService:
             result = await self._threat(strategy, context)
         else:
             result = await strategy.decide(context, self.llm)
+        if result.path is DecisionPath.REJECTED:
+            result = await self._probation(tenant, context, result)
         if follow_up is not None and follow_up.fires:
             result.metadata["follow_up"] = follow_up.summary()
         result.metadata["strategy_source"] = source  # what chose the strategy: event, experiment, tenant, configured
@@ -244,6 +254,21 @@ class ExecutiveService:
             metadata=result.metadata,
             latency_ms=latency_ms,
         )
+
+    async def _probation(self, tenant: str, context: DecisionContext, rejected: DecisionResult) -> DecisionResult:
+        """The recovery rule (``executive.recovery``): a rejected event whose best match fell below the
+        threshold through one undo fires it on probation."""
+        threshold = effective_threshold(self.settings.heuristic_threshold, context)
+        probation = await self.recovery.probation(tenant, context, threshold)
+        if probation is None:
+            return rejected
+        metadata = {
+            **{k: v for k, v in rejected.metadata.items() if k != "reason"},
+            "reason": "probation",
+            "probation_of": probation.undo_key,
+            "detail": probation.why,
+        }
+        return fire(probation.candidate, rejected.response_id, metadata)
 
     async def _threat(self, strategy: DecisionStrategy, context: DecisionContext) -> DecisionResult:
         """A threat no heuristic answers at the emergency bar: the strategy decides it as immediate
@@ -311,6 +336,7 @@ class ExecutiveService:
                         response_id=result.response_id,
                         event_text=context.event_text[:4000],
                         event_vector=vector,
+                        probation_of=result.metadata.get("probation_of"),
                     )
                 else:
                     await self.parts.heuristics.repository.record_fire(

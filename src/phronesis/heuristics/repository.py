@@ -59,6 +59,15 @@ _RECORD_FIRE = (
 )
 
 
+_e = confidence_events.c
+_LAST_EVIDENCE_COLUMNS = ("source", "positive", "old_confidence", "new_confidence", "created_at", "signal_key")
+_LAST_EVIDENCE = (
+    select(_e.source, _e.positive, _e.old_confidence, _e.new_confidence, _e.created_at, _e.signal_key)
+    .where(_e.tenant == bindparam("w_tenant"), _e.heuristic_id == bindparam("w_id"))
+    .order_by(_e.id.desc())
+    .limit(1)
+)
+
 _INDEXED = select(
     heuristics.c.tenant,
     heuristics.c.id,
@@ -493,6 +502,14 @@ class HeuristicRepository:
         if row is None or row.weight is None:
             return None
         return Retraction(bool(row.positive), float(row.weight), row.created_at)
+
+    async def last_evidence(self, tenant: str, heuristic_id: str) -> dict[str, Any] | None:
+        """The heuristic's latest confidence step (a point read: the recovery rule asks it only of a
+        best candidate below the threshold)."""
+        rows = await self._db.read(_LAST_EVIDENCE, {"w_tenant": tenant, "w_id": heuristic_id})
+        if not rows:
+            return None
+        return dict(zip(_LAST_EVIDENCE_COLUMNS, rows[0], strict=True))
 
     async def delete_untried(self, tenant: str, heuristic_id: str, *, connection: AsyncConnection) -> bool:
         """Delete a heuristic that has never fired nor been rated (a lesson taken back before it was

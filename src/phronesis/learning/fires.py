@@ -42,6 +42,8 @@ class StoredFire(FireRecord):
     event_vector: Vectors | None = None
     response_id: str | None = None
     """The executive decision it belongs to, if any (what a follow-up may name as ``reply_to``)."""
+    probation_of: str | None = None
+    """A probation fire (``executive.recovery``): the key of the undo it takes back if it goes well."""
 
     @property
     def standing(self) -> Retraction | None:
@@ -67,6 +69,7 @@ class StoredFire(FireRecord):
             event_text=row.event_text,
             event_vector=row.event_embedding,
             response_id=row.response_id,
+            probation_of=row.probation_of,
         )
 
 
@@ -119,6 +122,7 @@ class FireRepository:
         response_id: str | None = None,
         event_text: str | None = None,
         event_vector: Vectors | None = None,
+        probation_of: str | None = None,
     ) -> FireRecord:
         """Queue the fire in ``transaction``: it is sent with the transaction's next statement or commit."""
         fire_id = new_id()
@@ -132,6 +136,7 @@ class FireRepository:
             "fired_at": fired_at,
             "event_text": event_text,
             "event_embedding": event_vector,
+            "probation_of": probation_of,
         }
         await transaction.insert([(_INSERT, [row])])
         return FireRecord(fire_id, heuristic_id, event_id, source, fired_at)

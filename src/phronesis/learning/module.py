@@ -80,8 +80,9 @@ def _latest_event(fires: Sequence[StoredFire], deictic: bool) -> list[StoredFire
     the event named what it answers (``reply_to``) and it is not among them."""
     if not deictic or not fires:
         return []
-    latest = fires[-1].event_id
-    return [f for f in fires if f.event_id == latest]
+    latest = fires[-1]
+    # the latest event's fires, and any fired in the same instant (no order tells them apart)
+    return [f for f in fires if f.event_id == latest.event_id or f.fired_at == latest.fired_at]
 
 
 def implicit_key(fire_id: str) -> str:
@@ -138,6 +139,7 @@ class LearningModule:
         transaction: PointTransaction | None = None,
         missing_ok: bool = False,
         event_vector: Vectors | None = None,
+        probation_of: str | None = None,
     ) -> FireRecord | None:
         """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``.
 
@@ -161,6 +163,7 @@ class LearningModule:
                 response_id=request.response_id,
                 event_text=request.event_text,
                 event_vector=event_vector if request.event_text is not None else None,
+                probation_of=probation_of,
             )
 
     # ------------------------------------------------------------------ implicit
@@ -344,6 +347,8 @@ class LearningModule:
         """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins),
         with what it taught the heuristic's scope (issue 46)."""
         retract = fire.standing
+        if positive:
+            await self._recover(conn, tenant, fire)
         lesson = await self._lesson(conn, tenant, fire, positive, source, retake=EXPLICIT_SOURCES)
         item = EvidenceItem(
             fire.heuristic_id, positive, magnitude, source, key=key, event_id=fire.event_id, fire_id=fire.id,
@@ -358,6 +363,21 @@ class LearningModule:
             await self._rerated(conn, tenant, fire, positive, None if retract is None else retract.positive)
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update
+
+    async def _recover(self, conn: AsyncConnection, tenant: str, fire: StoredFire) -> None:
+        """A probation fire went well (``executive.recovery``): the undo it was on probation for is
+        taken back, once (the recovery's own key)."""
+        if fire.probation_of is None:
+            return
+        undo = await self.heuristics.evidence_for_key(tenant, fire.probation_of, connection=conn)
+        if undo is None:
+            return
+        why = "its probation fire went well: the undo that took it below the threshold was about the moment"
+        item = EvidenceItem(
+            fire.heuristic_id, False, 0.0, "recovered", key=f"recovered:{fire.probation_of}", event_id=fire.event_id,
+            fire_id=fire.id, retract=undo, scope_only=True, details={"lesson": "recovered", "why": why},
+        )  # fmt: skip
+        await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
 
     async def _lesson(
         self,
@@ -460,6 +480,8 @@ class LearningModule:
             positive = signal.signal_type is SignalType.POSITIVE
             details = dict(signal.metadata)
             scope_only = False
+            if positive and isinstance(fire, StoredFire):
+                await self._recover(conn, tenant, fire)
             if signal.source in _PLAIN_LESSONS:
                 details.update(lesson=_PLAIN_LESSONS[signal.source][0], why=_PLAIN_LESSONS[signal.source][1])
             elif isinstance(fire, StoredFire):

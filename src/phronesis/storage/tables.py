@@ -192,6 +192,8 @@ heuristic_fires = Table(
     # from a wrong action (a lower confidence): its text and its vector as matched
     Column("event_text", Text, nullable=True),
     Column("event_embedding", EmbeddingBytes, nullable=True),
+    # (0022) a probation fire: the undo it may take back if it goes well (that signal's key)
+    Column("probation_of", String(200), nullable=True),
     ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_heuristic_fires_tenant_source_fired", "tenant", "source", "fired_at"),
     Index("ix_heuristic_fires_open", "implicit_source", "fired_at"),

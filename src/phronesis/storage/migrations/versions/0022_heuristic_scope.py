@@ -7,6 +7,8 @@
 - ``heuristic_fires.event_text`` / ``event_embedding``: the event that caused the fire, so a
   negative outcome can be told apart: a wrong match teaches a counter-example, a wrong action
   lowers the confidence. Fires recorded before have neither (taken as the action's fault).
+- ``heuristic_fires.probation_of``: a probation fire's undo (its signal key), taken back if the
+  fire goes well (``executive.recovery``).
 
 Revision ID: 0022
 Revises: 0021
@@ -54,10 +56,12 @@ def upgrade() -> None:
     with op.batch_alter_table("heuristic_fires") as batch:
         batch.add_column(sa.Column("event_text", sa.Text(), nullable=True))
         batch.add_column(sa.Column("event_embedding", EmbeddingBytes(), nullable=True))
+        batch.add_column(sa.Column("probation_of", sa.String(200), nullable=True))
 
 
 def downgrade() -> None:
     with op.batch_alter_table("heuristic_fires") as batch:
+        batch.drop_column("probation_of")
         batch.drop_column("event_embedding")
         batch.drop_column("event_text")
     op.drop_index("ix_heuristic_examples_tenant_heuristic", table_name="heuristic_examples")

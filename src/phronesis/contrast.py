@@ -13,11 +13,12 @@ The rule, shared by the executive's scope (``heuristics.scope``) and admission's
 - the two texts are *flipped* on an axis when one is on one pole and the other on the other;
 - a text is *negated* when it says not, n't, never, no, nothing…; the two differ in negation
   when one is negated and the other is not;
-- they are opposed when they are flipped on an odd number of axes, or differ in negation, except
-  that a negated "… enough" cancels one flip: "isn't warm enough" and "too cold" are the same
-  situation, but "isn't cold any more" is not "too warm", and "I'm not sure I locked the door" is
-  not "unlock the door" (the labelled set's dev half: a negation beside an opposite said "not
-  this", rarely "the other one");
+- a negation counts by what it applies to (``_negation_flips``): denying what the other text says
+  is a flip ("the door is not locked" / "the door is locked"), denying the other pole undoes one
+  ("isn't warm enough" / "too cold"), denying something the other does not mention is nothing ("I
+  forgot my password and cannot log in" / "I forgot my password"), and a situation said to have
+  ended ("isn't cold any more") denies both poles;
+- they are opposed when the flips add up to an odd number;
 - a question about a situation is not the situation: "what is two-factor authentication?" is
   not "turn off two-factor authentication" (a request phrased as a question, "can you …?", is
   not a question here).
@@ -191,21 +192,65 @@ class Contrast:
         return "opposite: " + ", ".join(parts)
 
 
-def _enough(text: str) -> bool:
-    return "enough" in _words(text)
+_FILLER = frozenset(
+    {"be", "been", "a", "an", "the", "very", "so", "too", "any", "really", "quite", "at", "all", "yet", "anywhere"}
+    | {"near", "nearly", "even", "remotely", "that", "just"}
+)
+_ENDED = re.compile(r"\b(?:any\s*more|no\s+longer)\b")
+_TOKENS = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+@lru_cache(maxsize=65_536)
+def _negated_words(text: str) -> frozenset[str]:
+    """What ``text``'s negations apply to: the first two words after each (not, n't, never, no…),
+    fillers skipped ("is not very warm" → warm)."""
+    tokens = [t.removesuffix("'s") for t in _TOKENS.findall(text.lower().replace("\u2019", "'"))]
+    scoped: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token in _NEGATIONS or token.endswith("n't"):
+            following = [t for t in tokens[i + 1 : i + 7] if t not in _FILLER]
+            scoped.update(following[:2])
+    return frozenset(scoped)
+
+
+def _stem(word: str) -> str:
+    """A word without its commonest endings, so that "go" denies "going" and "lock" "locked"."""
+    for ending in ("ing", "ed", "es", "s"):
+        if len(word) > len(ending) + 2 and word.endswith(ending):
+            return word[: -len(ending)]
+    return word
+
+
+def _negation_flips(a: str, b: str, flipped: list[str]) -> int:
+    """How the negation one text has and the other not bears on what they say: +1 where it denies
+    what the other says ("the door is not locked" / "the door is locked"), and the flips it undoes
+    where it denies the other pole of an axis they are flipped on ("isn't warm enough" / "too cold",
+    "not locked" / "unlocked"); 0 where it is about something the other does not mention ("I forgot
+    my password and cannot log in" / "I forgot my password"). A situation said to have ended ("isn't
+    cold any more") is never the other pole: it denies it."""
+    if negated(a) == negated(b):
+        return 0
+    text, other = (a, b) if negated(a) else (b, a)
+    scoped, said = _negated_words(text), _words(other)
+    ended = bool(_ENDED.search(text.lower()))
+    change = 0
+    for axis in AXES:
+        if axis.name in flipped and scoped & (axis.first | axis.second) and not ended:
+            change -= 1
+    if change == 0 and any(axis.name in flipped for axis in AXES if scoped & (axis.first | axis.second)):
+        return 0  # an ended situation: the flip stands, the negation adds nothing
+    if change == 0 and {_stem(w) for w in scoped} & {_stem(w) for w in said}:
+        change = 1
+    return change
 
 
 def contrast(a: str, b: str) -> Contrast | None:
     """The opposition between ``a`` and ``b``, or None when they may be the same situation."""
     side_a, side_b = poles(a), poles(b)
-    flipped = tuple(name for name, side in side_a.items() if side_b.get(name, side) != side)
-    negation = negated(a) != negated(b)
+    flipped = [name for name, side in side_a.items() if side_b.get(name, side) != side]
+    change = _negation_flips(a, b, flipped)
     question = asks(a) != asks(b)
-    if negation and flipped and _enough(a if negated(a) else b):
-        # "isn't warm enough" is "too cold": the negation undoes one flip
-        negation, flipped = False, flipped[1:]
-    if not flipped and not negation and not question:
-        return None
-    if len(flipped) % 2 == 0 and flipped and not negation and not question:
-        return None  # flipped twice: the same situation said the other way round
-    return Contrast(flipped, negation, question)
+    flips = len(flipped) + change
+    if flips % 2 == 0 and not question:
+        return None  # the same situation (flipped twice, or a negation undoing a flip)
+    return Contrast(tuple(flipped), change > 0, question)

@@ -125,6 +125,9 @@ def test_a_form_without_its_csrf_token_is_refused(watched: Watched) -> None:
     assert "did not come from this page" in page.inner_text("[role=alert]")
 
 
+PARCHED = "the seedlings in the greenhouse look parched"
+
+
 def test_a_heuristics_confidence_history_is_plotted_from_its_signals(watched: Watched, dashboard: Dashboard) -> None:
     sign_in(watched)
     page = watched.page
@@ -132,6 +135,9 @@ def test_a_heuristics_confidence_history_is_plotted_from_its_signals(watched: Wa
     decided = dashboard.executive_decision
     with dashboard.api() as client:
         now = client.get(f"/v1/heuristics/{decided['heuristic_id']}").json()["confidence"]
+        for text, kind in ((PARCHED, "example"), ("the greenhouse door is stuck", "counter")):
+            added = client.post(f"/v1/heuristics/{decided['heuristic_id']}/examples", json={"text": text, "kind": kind})
+            assert added.status_code == 201, added.text
     row = page.locator(f"table[data-table=heuristics] tr[data-id='{decided['heuristic_id']}']")
     assert float(row.get_attribute("data-confidence") or 0) == pytest.approx(now, abs=1e-4)
     assert row.get_attribute("data-fires") == "1"
@@ -144,6 +150,9 @@ def test_a_heuristics_confidence_history_is_plotted_from_its_signals(watched: Wa
     assert values[0] == pytest.approx(0.9, abs=1e-4) and values[-1] == pytest.approx(now, abs=1e-4)
     assert any(v == pytest.approx(float(decided["confidence"]), abs=1e-4) for v in values[1:])
     assert page.locator("table[data-table=signals] tbody tr").count() == len(values) - 1
+    # its scope (issue 46): where it applies besides its condition, and where it does not
+    assert page.locator("table[data-table=examples] td").first.inner_text() == PARCHED
+    assert page.locator("table[data-table=counter-examples] td").first.inner_text() == "the greenhouse door is stuck"
     watched.shot("heuristic")
 
 

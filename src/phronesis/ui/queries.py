@@ -268,6 +268,7 @@ class DashboardQueries:
                 e.event_id,
                 e.fire_id,
                 e.created_at,
+                e.details,
             )
             .where(e.tenant == tenant, e.heuristic_id == heuristic_id)
             .order_by(e.created_at.desc(), e.id.desc())

@@ -28,6 +28,7 @@ from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError, validation_message
+from phronesis.heuristics.examples import Scope
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, as_asked, setting_of
 from phronesis.replay.run import current_value
@@ -362,9 +363,12 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
     except NotFoundError:
         return _not_found(request, who, "heuristic", heuristic_id)
     signals = await DashboardQueries(engine.database).confidence_history(who.tenant, heuristic.id)
+    scope = Scope.of(await engine.heuristics.examples.list(who.tenant, heuristic.id))
     history = [("created", signals[0]["old_confidence"])] if signals else [("now", heuristic.confidence)]
     history += [(s["created_at"].strftime("%Y-%m-%d %H:%M"), s["new_confidence"]) for s in signals]
-    return _render(request, "heuristic.html", viewer=who, h=heuristic, signals=signals, chart=line_chart(history))
+    return _render(
+        request, "heuristic.html", viewer=who, h=heuristic, signals=signals, chart=line_chart(history), scope=scope
+    )
 
 
 @_page("/calibration")

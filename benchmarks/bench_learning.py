@@ -151,8 +151,14 @@ async def simulate(
                 else:
                     follow_up = "undo that" if roll < 0.5 else "something else happened" if roll < 0.8 else None
                 if follow_up is not None:
+                    # a follow-up about this fire (issue 46: an unrelated event answers nothing): the
+                    # simulated user moves on from, or undoes, what was just done
                     await engine.observe(
-                        follow_up, tenant=TENANT, event_id=f"{sim.source}-{round_}-next", source=sim.source
+                        follow_up,
+                        tenant=TENANT,
+                        event_id=f"{sim.source}-{round_}-next",
+                        source=sim.source,
+                        reply_to=f"{sim.source}-{round_}",
                     )
                     signals += 1
                 if rng.random() < 0.1:  # sparse explicit feedback

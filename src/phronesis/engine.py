@@ -376,11 +376,14 @@ class Engine:
         reply_to: str | None = None,
     ) -> FollowUp:
         event = ObservedEvent(event_id=event_id, source=source, text=text, reply_to=reply_to)
-        observation = await self.learning.observe(tenant, event, recurring=recurring)
+        observation = await self.learning.observe(
+            tenant, event, recurring=recurring, later=lambda work, name: self.background.spawn(work, name=name)
+        )
         return FollowUp(
             undo=observation.undo,
             confirmed=observation.confirmed,
-            fires=len(observation.signals),
+            ignored_later=observation.ignored_later,
+            fires=len(observation.signals) + observation.ignored_later,
             signals=sum(1 for s in observation.signals if s.signal != "neutral"),
             undone=frozenset(s.heuristic_id for s in observation.signals) if observation.undo else frozenset(),
         )

@@ -63,6 +63,8 @@ class FollowUp:
     """Signals that moved a heuristic: one per heuristic at most (neutral ignores do not count)."""
     undone: frozenset[str] = field(default_factory=frozenset)
     """Heuristics this event undid: they do not fire again for it, even if it matches them."""
+    ignored_later: int = 0
+    """Fires it ignored, the ignores applied just after the decision (they change nothing in it)."""
 
     def summary(self) -> dict[str, object]:
         return {
@@ -71,6 +73,7 @@ class FollowUp:
             "fires": self.fires,
             "signals": self.signals,
             "undone": sorted(self.undone),
+            "ignored_later": self.ignored_later,
         }
 
 

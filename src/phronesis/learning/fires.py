@@ -75,21 +75,9 @@ class StoredFire(FireRecord):
 
 _INSERT = heuristic_fires.insert()
 
-_ANY_OPEN = (
-    select(_f.id)
-    .where(
-        _f.tenant == bindparam("tenant"),
-        _f.source == bindparam("source"),
-        _f.fired_at >= bindparam("since"),
-        _f.fired_at <= bindparam("until"),
-        _f.implicit_source.is_(None),
-    )
-    .limit(1)
-)
-
-
 _LATEST_OPEN = (
-    select(heuristic_fires)
+    select(heuristic_fires, heuristics.c.action_text)
+    .join(heuristics, (heuristics.c.tenant == _f.tenant) & (heuristics.c.id == _f.heuristic_id))
     .where(
         _f.tenant == bindparam("tenant"),
         _f.source == bindparam("source"),
@@ -153,41 +141,17 @@ class FireRepository:
         ).one_or_none()
         return None if row is None else StoredFire.from_row(row)
 
-    async def any_open_from_source(
-        self, database: Database, tenant: str, source: str, since: datetime, until: datetime
-    ) -> bool:
-        """Whether ``open_from_source`` would find anything: one short read outside any transaction,
-        so an event with nothing to follow up (most of them) costs no write transaction."""
-        parameters = {"tenant": tenant, "source": source, "since": since, "until": until}
-        return bool(await database.read(_ANY_OPEN, parameters))
-
-    async def open_from_source(
-        self, conn: AsyncConnection, tenant: str, source: str, since: datetime, until: datetime
-    ) -> list[StoredFire]:
-        """Fires from ``source`` in [since, until] that have had no implicit signal yet, oldest first."""
-        query = (
-            select(heuristic_fires)
-            .where(
-                _f.tenant == tenant,
-                _f.source == source,
-                _f.fired_at >= since,
-                _f.fired_at <= until,
-                _f.implicit_source.is_(None),
-            )
-            .order_by(_f.fired_at, _f.id)
-        )
-        return [StoredFire.from_row(row) for row in await conn.execute(query)]
-
     async def latest_open_from_source(
         self, database: Database, tenant: str, source: str, since: datetime, until: datetime, limit: int
-    ) -> list[StoredFire]:
+    ) -> list[tuple[StoredFire, str]]:
         """The ``limit`` latest fires from ``source`` in [since, until] with no implicit signal yet,
-        newest first: a short read outside any transaction, bounded whatever the source's rate."""
+        newest first, each with its heuristic's action: one short read outside any transaction,
+        bounded whatever the source's rate."""
         rows = await database.read(
             _LATEST_OPEN, {"tenant": tenant, "source": source, "since": since, "until": until, "limit": limit}
         )
         names = [c.name for c in heuristic_fires.c]
-        return [StoredFire.from_row(_Row(dict(zip(names, row, strict=True)))) for row in rows]
+        return [(StoredFire.from_row(_Row(dict(zip(names, row[:-1], strict=True)))), row[-1]) for row in rows]
 
     async def due(self, conn: AsyncConnection, cutoff: datetime, limit: int) -> list[StoredFire]:
         """Open fires older than ``cutoff``, every tenant, oldest first."""

@@ -104,6 +104,9 @@ class Observation(Schema):
     none it is about."""
     open_fires: int = 0
     """The latest open fires of its source it was compared with (at most 8): 0 when there were none."""
+    ignored_later: int = 0
+    """Fires a decided event ignored, whose ignore is applied just after the decision is answered (an ignore changes
+    nothing in the decision; ``signals`` lists only what was applied before the answer)."""
 
 
 class HistoryEntry(Schema):

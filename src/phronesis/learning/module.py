@@ -21,10 +21,13 @@ positive *and* an ignore negative). An explicit rating resets the ignore streak.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Coroutine, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from functools import lru_cache
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -68,6 +71,20 @@ _PLAIN_LESSONS = {
     "implicit_ignored": ("ignored", "the events that followed it, about the same thing, did not take it up"),
 }
 """Implicit signals that say nothing about where the heuristic applies: they move its confidence only."""
+
+
+_GENERIC = frozenset(
+    {"about", "after", "again", "also", "back", "been", "before", "being", "could", "does", "doing", "done"}
+    | {"from", "have", "here", "into", "just", "make", "more", "need", "only", "over", "please", "some"}
+    | {"than", "that", "them", "then", "they", "this", "tell", "there", "these", "user", "very", "want"}
+    | {"were", "what", "when", "where", "which", "will", "with", "would", "your"}
+)
+
+
+@lru_cache(maxsize=65_536)
+def content_words(text: str) -> frozenset[str]:
+    """The words of four letters or more that say what a text is about (not "please", "user", "that")."""
+    return frozenset(w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _GENERIC)
 
 
 RECENT_FIRES = 8
@@ -175,26 +192,28 @@ class LearningModule:
         *,
         recurring: frozenset[str] = frozenset(),
         vector: Vectors | None = None,
+        later: Callable[[Coroutine[Any, Any, Any], str], bool] | None = None,
     ) -> Observation:
         """``recurring``: heuristics the event itself matches (a decided event's candidates). The same
         situation again is no answer to their earlier fires: it neither ignores nor closes them.
-        ``vector``: the event's embedding where the caller has it (a decided event).
+        ``vector``: the event's embedding where the caller has it (a decided event). ``later``: where
+        ignores may be applied after the caller answers (a decided event: an ignore changes nothing in
+        its decision, and its write was most of what observing cost a one-source stream).
 
         Issue 46: an event answers only the fires it relates to (``_related``): a busy source's
         unrelated events are neither ignores nor work, and only the ``RECENT_FIRES`` latest open fires
         of the source are looked at, whatever its rate."""
         at = self._when("occurred_at", event.occurred_at)
         since = at - self.window
-        if not await self.fires.any_open_from_source(self.database, tenant, event.source, since, at):
-            return Observation(event_id=event.event_id, undo=False, signals=[])
         recent = await self.fires.latest_open_from_source(
             self.database, tenant, event.source, since, at, RECENT_FIRES
         )
         # the event that caused a fire does not undo or ignore it
-        fires = sorted((f for f in recent if f.event_id != event.event_id), key=lambda f: (f.fired_at, f.id))
+        actions = {fire.id: action for fire, action in recent}
+        fires = sorted((f for f, _ in recent if f.event_id != event.event_id), key=lambda f: (f.fired_at, f.id))
         if not fires:
             return Observation(event_id=event.event_id, undo=False, signals=[])
-        related = await self._related(tenant, event, vector, fires)
+        related = await self._related(event, vector, fires, actions)
         # an undo, thanks or complaint about none of them answers the latest: "undo that"
         replied = [f for f in fires if f.id in related] or _latest_event(fires, event.reply_to is None)
         answered: list[FireRecord] = list(replied)
@@ -204,6 +223,11 @@ class LearningModule:
         seen = len(fires)
         if not (undo or confirmed or ignored):
             return Observation(event_id=event.event_id, undo=False, signals=[], open_fires=seen)
+        only_ignores = not (undo or confirmed)
+        if only_ignores and later is not None and later(self._ignore_apart(tenant, ignored, at), f"ignores:{event.event_id}"):  # noqa: E501
+            return Observation(
+                event_id=event.event_id, undo=False, signals=[], open_fires=seen, ignored_later=len(ignored)
+            )
         async with self.database.transaction() as conn:
             if undo:
                 source = undo[0].source  # implicit_undo, or implicit_complaint
@@ -220,11 +244,17 @@ class LearningModule:
             ignores = await self._ignored(conn, tenant, ignored, at)
             return Observation(event_id=event.event_id, undo=False, signals=ignores, open_fires=seen)
 
+    async def _ignore_apart(self, tenant: str, fires: Sequence[StoredFire], at: datetime) -> None:
+        async with self.database.transaction() as conn:
+            await self._ignored(conn, tenant, fires, at)
+
     async def _related(
-        self, tenant: str, event: ObservedEvent, vector: Vectors | None, fires: Sequence[StoredFire]
+        self, event: ObservedEvent, vector: Vectors | None, fires: Sequence[StoredFire], actions: dict[str, str]
     ) -> set[str]:
-        """The fires ``event`` is about: the one it names (``reply_to``), else those whose event or
-        whose heuristic's action it is at least ``related_similarity`` similar to."""
+        """The fires ``event`` is about: the one it names (``reply_to``), else those whose event it is
+        at least ``related_similarity`` similar to, or whose action it speaks of (a word of it: "the
+        porch lights are still off" after "turn on the porch lights"). No model call: the fires keep
+        their event's vector, and the event's own is the decision's (or one embedding)."""
         if event.reply_to is not None:
             named = event.reply_to
             return {f.id for f in fires if named in (f.id, f.event_id, f.response_id)}
@@ -232,15 +262,13 @@ class LearningModule:
             return {f.id for f in fires}  # nothing to compare with: every open fire, as seed 001 had it
         if vector is None:
             vector = (await self._embedder.embed([event.text]))[0]
-        actions = await self.heuristics.get_many(tenant, sorted({f.heuristic_id for f in fires}))
-        texts = sorted({h.action_text for h in actions.values()})
-        action_vectors = dict(zip(texts, await self._embedder.embed(texts), strict=True)) if texts else {}
+        said = content_words(event.text)
         related: set[str] = set()
         for fire in fires:
-            near = [action_vectors[actions[fire.heuristic_id].action_text]] if fire.heuristic_id in actions else []
-            if fire.event_vector is not None and len(fire.event_vector) == len(vector):
-                near.append(fire.event_vector)
-            if any(float(v @ vector) >= self.related_similarity for v in near):
+            near = fire.event_vector is not None and len(fire.event_vector) == len(vector)
+            if said & content_words(actions.get(fire.id, "")) or (
+                near and float(fire.event_vector @ vector) >= self.related_similarity  # type: ignore[operator]
+            ):
                 related.add(fire.id)
         return related
 

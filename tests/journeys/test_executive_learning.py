@@ -75,10 +75,12 @@ def test_a_smart_home_week(journeys: Journeys) -> None:
     assert undo["matched_heuristic_id"] != ids["dark"]  # what was just undone does not fire again
     assert home.confidence(ids["dark"]) < 0.85
 
-    # Thursday: three loads of washing, one unrelated follow-up: one ignore, not three
+    # Thursday: three loads of washing, then an unrelated event: it answers none of them (issue 46:
+    # a busy source's unrelated events erased heuristics); one about the washing is one ignore
     for _ in range(3):
         assert home.decide("washing machine finished", event_id=event_id())["matched_heuristic_id"] == ids["washer"]
-    follow = home.decide("the dog is barking in the garden")
+    assert "follow_up" not in home.decide("the dog is barking in the garden")["metadata"]
+    follow = home.decide("someone should hang up the laundry from the washing machine")
     assert (follow["metadata"]["follow_up"]["fires"], follow["metadata"]["follow_up"]["signals"]) == (3, 0)
     assert home.confidence(ids["washer"]) == 0.8
 
@@ -99,7 +101,8 @@ def test_a_smart_home_week(journeys: Journeys) -> None:
     # sweep makes it a timeout positive ("no news is good news")
     assert home.decide("a package was delivered to the front door")["matched_heuristic_id"] == ids["parcel"]
     eventually(lambda: ("implicit_timeout", True) in sources(home.history(ids["parcel"])))
-    assert sources(home.history(ids["parcel"])) == [("implicit_timeout", True)]  # Monday's was ignored (neutral)
+    # Monday's was ignored (neutral) by Friday's events about the front door, which its action names
+    assert sources(home.history(ids["parcel"])) == [("implicit_timeout", True)]
     assert home.confidence(ids["parcel"]) > 0.9
     assert home.history(ids["washer"]) == []  # one ignore is neutral: nothing moved
     assert sources(home.history(ids["smoke"])) == [("user_implicit", True)]  # thanks, and no timeout after it

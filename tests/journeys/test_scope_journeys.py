@@ -119,9 +119,9 @@ def test_a_support_desk_day(quiet: Journeys) -> None:
     time.sleep(WINDOW_S)
 
     # a wrong fire, rated down: the lesson is where it applies, not what it does
-    asking = "the customer asks when the refund for their order will arrive"
+    asking = "the customer says the refund for their order went to the wrong card"
     wrong = desk.decide(asking, source="support")
-    assert fired(wrong) == refund  # 0.87 from its condition: not a request for a refund
+    assert fired(wrong) == refund  # 0.73 from its condition: not a request for a refund
     receipt = desk.rate(wrong["response_id"], rating="negative")
     assert receipt["new_confidence"] == pytest.approx(0.85)  # it lowered the refund heuristic to 0.57
     assert [c["text"] for c in desk.heuristic(refund)["scope"]["counter_examples"]] == [asking]

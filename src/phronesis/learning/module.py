@@ -93,13 +93,15 @@ a second does not make each of its events cost more (issue 46: 17 ms a decide on
 
 
 def _latest_event(fires: Sequence[StoredFire], deictic: bool) -> list[StoredFire]:
-    """The fires of the latest event (``fires`` oldest first): what "undo that" points at. None when
+    """What "undo that" or "thanks" points at (``fires`` oldest first): the heuristics that fired for
+    the latest event (and any fired in the same instant: no order tells them apart), with their
+    earlier open fires, which close as neutral (one answer is one signal per heuristic). None when
     the event named what it answers (``reply_to``) and it is not among them."""
     if not deictic or not fires:
         return []
     latest = fires[-1]
-    # the latest event's fires, and any fired in the same instant (no order tells them apart)
-    return [f for f in fires if f.event_id == latest.event_id or f.fired_at == latest.fired_at]
+    heuristics = {f.heuristic_id for f in fires if f.event_id == latest.event_id or f.fired_at == latest.fired_at}
+    return [f for f in fires if f.heuristic_id in heuristics]
 
 
 def implicit_key(fire_id: str) -> str:

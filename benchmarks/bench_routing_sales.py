@@ -35,6 +35,7 @@ import re
 import tempfile
 import time
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -192,16 +193,47 @@ SALES_DOCUMENTS = [
         "Settings, Billing, at any time. The 14-day trial can be extended once by 14 days on request.",
     ),
 ]
+# dated where a real knowledge base is (issue 47: an old page must still be found, an outdated one
+# must not stand against the current one)
+for _document in SALES_DOCUMENTS:
+    if _document.id == "pricing":
+        _document.published_at = datetime(2026, 1, 15, tzinfo=UTC)
+    elif _document.id == "security":
+        _document.published_at = datetime(2025, 9, 1, tzinfo=UTC)
+SALES_DOCUMENTS.append(
+    DocumentIn(
+        id="pricing-2022",
+        doc_type="pricing",
+        title="Price sheet 2022",
+        text="Starter costs $19 per month for up to 3 users. Pro costs $59 per month for up to 20 users. "
+        "Annual billing saves 10%.",
+        published_at=datetime(2022, 1, 10, tzinfo=UTC),
+        status="superseded",
+    )
+)
 SALES_TOOLS = [
     ToolIn(name="calendar", description="Book, reschedule or cancel meetings and demos",
            examples=["Book a meeting with me", "Schedule a demo next week", "Can we set up a call?"],
            parameters={"type": "object", "required": ["email", "time"], "properties": {
-               "email": {"type": "string", "description": "Your email address"},
-               "time": {"type": "string", "description": "When you would like to meet"}}}),
+               "email": {"type": "string", "format": "email", "description": "Your email address"},
+               "time": {"type": "string", "format": "date-time", "description": "When you would like to meet"},
+               "attendees": {"type": "integer", "minimum": 1, "description": "How many people will attend"}}}),
     ToolIn(name="crm", description="Update the lead record: company name, contact details, status",
-           examples=["Update my company name to Acme Corp.", "Change my phone number"]),
+           examples=["Update my company name to Acme Corp.", "Change my phone number"],
+           parameters={"type": "object", "properties": {
+               "company": {"type": "string", "description": "Your company name"},
+               "phone": {"type": "string", "format": "phone", "description": "Your phone number"}}}),
     ToolIn(name="email", description="Send the lead an email: follow-ups, summaries, documents",
            examples=["Send me a follow-up email.", "Email me the pricing sheet"]),
+    ToolIn(name="order_lookup", description="Look up an order's status and delivery date", read_only=True,
+           examples=["Where is my order?", "Has my order shipped yet?", "Track order 48213"],
+           parameters={"type": "object", "required": ["order_id"], "properties": {
+               "order_id": {"type": "string", "pattern": "^(LM-)?[0-9]{5}$", "description": "Your order number"}}}),
+    ToolIn(name="contract", description="Start or change a subscription: plan and number of seats", confirm=True,
+           examples=["Upgrade us to Pro", "I want to buy 12 seats on the Team plan", "Switch my plan to Enterprise"],
+           parameters={"type": "object", "required": ["plan", "seats"], "properties": {
+               "plan": {"enum": ["Starter", "Team", "Pro", "Enterprise"], "description": "The plan"},
+               "seats": {"type": "integer", "minimum": 1, "description": "How many seats"}}}),
 ]  # fmt: skip
 
 

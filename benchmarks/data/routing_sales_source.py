@@ -5,7 +5,8 @@ seed 002's table says is right (and the tool, for USE_TOOL). Run to (re)write
 Tools: ``calendar`` (meetings; needs email and time), ``crm`` (lead record), ``email`` (send the
 lead something). Documents: plans and pricing, refund and cancellation policy, security, the
 Salesforce / HubSpot / Slack integrations, the API, the free trial (``bench_routing.SALES_DOCUMENTS``).
-Sensitive topics and out-of-scope chat escalate (the seed's table; ``out_of_scope_decision``).
+Sensitive topics escalate (the seed's table). Out-of-scope chat is CLARIFY: the agent says what it
+can help with and the conversation goes on (issue 47; ``routing.out_of_scope_decision``).
 """
 
 from __future__ import annotations
@@ -462,7 +463,7 @@ def rows() -> list[dict[str, object]]:
             out.append(row)
     out += [{"text": q, "decision": "CLARIFY"} for q in CLARIFY]
     out += [{"text": q, "decision": "ESCALATE"} for q in ESCALATE]
-    out += [{"text": q, "decision": "ESCALATE", "out_of_scope": True} for q in OUT_OF_SCOPE]
+    out += [{"text": q, "decision": "CLARIFY", "out_of_scope": True} for q in OUT_OF_SCOPE]
     # multi-turn: the same words, a different answer once the conversation gives context
     out += [
         {"text": "And for the Pro plan?", "decision": "RETRIEVE", "history": ["How much is the Starter plan?"]},

@@ -398,9 +398,28 @@ class RoutingSettings(Schema):
     """USE_TOOL: added to a tool's score × the share of the query's content words its texts use
     (``tool_choice.word_overlap``; sales set, dev half, bundled router: the right tool named 26 times
     instead of 20, the wrong one 2 instead of 3)."""
+    question_over_escalation: Probability = 0.5
+    """A question the local router reads as an escalation, with no seed trigger (no sensitive topic,
+    no ask for a person), is answered when a source is at least this similar to it (issue 47:
+    "can we be billed in GBP?" handed the chat to a person). 1 turns it off."""
+    question_over_clarify: Probability = 0.5
+    """A question the local router would only ask about (CLARIFY, out of scope) is answered when a
+    source is at least this similar to it ("can the trial be extended?" asked "Is your question
+    about Contract terms…?"). A question that leans on what came before ("How much does it cost?",
+    the seed's vague example) is still asked about. 1 turns it off."""
+    tool_over_router: Probability = 0.6
+    """A turn the local router could only ask about, or found out of scope, is a tool call when a
+    tool's description or examples match it at least this well ("upgrade to pro 15 seats"). 1 turns it off."""
     tool_margin: Probability = 0.08
     """USE_TOOL: the best tool must lead the runner-up by this much, else the user is asked between the two."""
-    out_of_scope_decision: Literal["ESCALATE", "CLARIFY"] = "ESCALATE"
+    out_of_scope_decision: Literal["ESCALATE", "CLARIFY"] = "CLARIFY"
+    """What an out-of-scope turn (small talk, the weather) becomes: ``CLARIFY`` says what the agent
+    can help with and the conversation goes on; ``ESCALATE`` hands the session to a person (issue 47:
+    "who won the football last night?" made the session human-owned). A CLARIFY for it does not
+    count toward ``max_clarifications``."""
+    timezone: str = "UTC"
+    """The IANA timezone in which a lead's dates and times are read ("Thursday at 2pm") when its
+    ``lead_context`` has no ``timezone``."""
     cascade_threshold: Probability = 0.75
     """Cascade: the local router decides alone when it does not abstain and its probability is at least this."""
     router_weight: Probability = 0.0

@@ -35,9 +35,10 @@ def test_fit_evaluate_and_route(cli: CliRunner, tmp_path: Path) -> None:
 
     routed = cli.invoke(app, ["route", "book a meeting with sales", "--session", "s1", "--json"])
     assert routed.exit_code == 0, routed.output
-    # an action, and no tool registered that does it: a person can (issue 22, no tool invented)
+    # an action, and no tool registered that does it: no tool invented (issue 22), and what is
+    # meant is asked rather than the chat handed to a person (issue 47, seed 002's CLARIFY example)
     answer = json.loads(routed.stdout)
-    assert (answer["decision"], answer["escalation_reason"]) == ("ESCALATE", "no_suitable_tool")
+    assert (answer["decision"], answer["escalation_reason"], answer["session_mode"]) == ("CLARIFY", None, "auto")
 
 
 def test_bad_exemplar_file_is_one_line_and_exit_2(cli: CliRunner, tmp_path: Path) -> None:

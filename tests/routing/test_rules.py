@@ -71,7 +71,7 @@ def test_confidence_outside_zero_one_is_not_a_decision_output() -> None:
         # word forms the seed's substring rule caught by accident of spelling, and its "custom"
         ("I want to complain about the service", ["complaint"]),
         ("that is illegal", ["legal"]),
-        ("Is the annual plan refundable?", ["refund"]),
+        ("Is the annual plan refundable?", []),  # issue 47: a question about a policy, not a demand
         ("my lawyer will be in touch", ["legal"]),
         ("We need a customized SLA", ["custom"]),
         ("Our customers love the product", []),  # custom is not customer
@@ -82,6 +82,17 @@ def test_confidence_outside_zero_one_is_not_a_decision_output() -> None:
         ("Your agent gave me wrong information and I lost money.", []),  # the LLM's call, not a keyword's
         ("I demand a full refund and compensation for damages.", ["refund", "compensation"]),
         ("Refund me now, whatever your refund policy says", ["refund"]),  # one mention is enough
+        # issue 47: sensitive by intent; questions about a policy, a feature or a price are not demands
+        ("Do you support custom fields?", []),
+        ("Can I customize my dashboard colors?", []),
+        ("What's your policy on refunds?", []),
+        ("How long after cancelling do refunds and data deletion take?", []),
+        ("Can I get a refund if I cancel in the first month?", []),
+        ("I mean custom fields, on the Team plan", []),
+        ("Refund my last three invoices.", ["refund"]),
+        ("We need custom pricing for 5,000 seats.", ["custom"]),
+        ("Can we negotiate a bespoke enterprise agreement?", ["custom"]),
+        ("Can I sue you for this?", ["sue"]),
     ],
 )
 def test_sensitive_topics_match_word_families_on_word_boundaries(text: str, topics: list[str]) -> None:

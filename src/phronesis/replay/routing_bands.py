@@ -61,6 +61,9 @@ class Banded:
     clarifications: int
     max_clarifications: int
     llm_calls: int
+    confirm_tools: bool
+    """Whether a medium-band USE_TOOL was confirmed first (not for a read-only tool or a call the
+    user named: issue 47); turns recorded before default to True, as they were decided."""
     truth: str | None
     """What was right, where a rating says (the action itself when rated correct)."""
     id: str = ""
@@ -82,6 +85,7 @@ class Banded:
             retrieved_more=more,
             clarifications=self.clarifications,
             max_clarifications=self.max_clarifications,
+            confirm_tools=self.confirm_tools,
         )
         return settled.action.value
 
@@ -102,6 +106,7 @@ def _banded(action: str, raw: object, calls: int | None, truth: str | None, id_:
             clarifications=int(bands.get("clarifications", 0)),
             max_clarifications=int(bands.get("max_clarifications", 0)),
             llm_calls=int(calls or 0),
+            confirm_tools=bool(bands.get("confirm_tools", True)),
             truth=truth,
             id=id_,
         )

@@ -111,6 +111,7 @@ def recorded(
     more: Evidence | None = None,
     clarifications: int = 0,
     max_clarifications: int = 0,
+    confirm_tools: bool = True,
 ) -> dict[str, Any]:
     """What a routing record keeps of its bands (``attributes.bands``), read back by their replay
     (``replay.routing_bands``): an escalation before the bands keeps the decision and thresholds
@@ -123,6 +124,7 @@ def recorded(
             "more": None if more is None else more.as_dict(),
             "clarifications": clarifications,
             "max_clarifications": max_clarifications,
+            "confirm_tools": confirm_tools,
         }
     return out
 
@@ -145,11 +147,13 @@ def settle(
     retrieved_more: bool,
     clarifications: int,
     max_clarifications: int,
+    confirm_tools: bool = True,
 ) -> Settled:
     """The bands on a checked ``decision`` (not ESCALATE: an escalation stands at any band).
 
     ``evidence`` is the turn's after any retrieve-more (``retrieved_more``: it found something
-    to rank); ``clarifications`` the session's questions in a row before this turn."""
+    to rank); ``clarifications`` the session's questions in a row before this turn;
+    ``confirm_tools`` whether a medium-band USE_TOOL is confirmed first."""
 
     def ask(rule: Rule, confidence: float) -> Settled:
         # Rasa's two-stage fallback: clarify, clarify again, then hand off to a human
@@ -177,6 +181,7 @@ def settle(
         # (Sales set, dev half: answering instead of asking took an LLM 90 % right from 74.1 % of
         # decisions right to 90.7 %, the bundled local router from 72.2 % to 73.7 %.)
         return Settled(decision, "answered_after_more", confidence)
-    if band == "medium" and decision in (Decision.RETRIEVE, Decision.USE_TOOL):
+    if band == "medium" and (decision is Decision.RETRIEVE or (decision is Decision.USE_TOOL and confirm_tools)):
+        # ``confirm_tools`` False: a read-only tool, or a call the user already named (issue 47)
         return ask("confirm", confidence)
     return Settled(decision, "as_is", confidence)

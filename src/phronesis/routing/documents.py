@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import ConfigDict, Field
@@ -44,7 +44,9 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.tables import routing_documents, routing_passages
 
-__all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository"]
+__all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository", "DocumentStatus"]
+
+DocumentStatus = Literal["current", "superseded"]
 
 PASSAGES_PER_DOCUMENT = 4
 """How many passages are searched for each document asked for: several sentences of one document
@@ -69,6 +71,9 @@ class DocumentIn(Schema):
     """When the content was last true; recency decays from here (None: the default recency)."""
     attributes: JsonObject = Field(default_factory=dict)
     """Free-form metadata kept with the document and returned with it; not used in search or ranking."""
+    status: DocumentStatus = "current"
+    """``current``, or ``superseded``: an outdated version kept for the record (a 2022 price sheet),
+    never an answer while a document of its type is found beside it."""
 
 
 class Document(Schema):
@@ -90,6 +95,8 @@ class Document(Schema):
     """When the document was first stored (UTC); a ``PUT`` that replaces it sets it anew."""
     attributes: dict[str, Any]
     """Free-form metadata given with the document."""
+    status: DocumentStatus = "current"
+    """``current`` or ``superseded`` (an outdated version kept for the record)."""
 
 
 @dataclass(frozen=True, slots=True)

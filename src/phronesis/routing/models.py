@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field
 
 from phronesis.routing.composite import CompositeConfidence
 from phronesis.routing.decisions import Decision
+from phronesis.routing.dialogue import Pending
 from phronesis.routing.sessions import SessionMode
 from phronesis.routing.tools import ArgumentProblem
 from phronesis.schema import Schema
@@ -22,7 +23,7 @@ __all__ = [
 ]
 
 Band = Literal["high", "medium", "low"]
-RouterPath = Literal["local", "llm", "rule", "fallback", "human_owned"]
+RouterPath = Literal["local", "llm", "rule", "fallback", "dialogue", "human_owned"]
 
 
 class RouteRequest(Schema):
@@ -60,8 +61,9 @@ class RouteResult(Schema):
     path: RouterPath
     """What decided: ``local`` the embedding router, ``llm`` the LLM router, ``rule`` a sensitive-topic
     rule (escalated without asking a router), ``fallback`` the local router's answer failed
-    validation or no router could decide (escalated), ``human_owned`` nothing (a human owns the
-    session)."""
+    validation or no router could decide (escalated), ``dialogue`` the turn answered what the
+    session was waiting for (arguments, a yes or a no; ``pending``), ``human_owned`` nothing (a
+    human owns the session)."""
     reasoning: str
     """Why, in words: the router's reason and each check that changed the decision."""
     router_confidence: float | None = None
@@ -106,6 +108,13 @@ class RouteResult(Schema):
     degraded: str | None = None
     """Set when the decision was not made the way the mode asks, and why: e.g. the LLM timed out
     and the local router decided instead. None when everything worked."""
+    pending: Pending | None = None
+    """What the session waits for after this turn: a tool call's missing arguments, a yes or a no
+    to a tool call, or the answer to a question (``routing.dialogue``); the next turn is read
+    against it first. None: nothing is pending."""
+    superseded: list[dict[str, Any]] = Field(default_factory=list)
+    """Sources set aside for a newer or current document of the same type (each ``id``, ``by`` and
+    ``why``): an old price sheet is not a conflict with the current one, and the answer cites the latter."""
 
 
 class ToolOutcomeIn(Schema):

@@ -15,7 +15,17 @@ from collections.abc import Mapping, Sequence
 from phronesis.routing.retrieval import RetrievedSource
 from phronesis.routing.tools import ArgumentProblem, Tool
 
-__all__ = ["before_acting", "between_decisions", "for_arguments", "nothing_found", "which_one"]
+__all__ = [
+    "before_acting",
+    "between_decisions",
+    "for_arguments",
+    "gist",
+    "nothing_found",
+    "to_confirm",
+    "what_i_can_do",
+    "which_one",
+    "which_tool",
+]
 
 _DECISION_WORDS = {
     "RETRIEVE": "look something up in our documentation",
@@ -32,35 +42,82 @@ def between_decisions(first: str, second: str) -> str:
     return f"Just to be sure: should I {a}, or {b}?"
 
 
+def gist(tool: Tool) -> str:
+    """A tool's description as the start of a phrase: "book, reschedule or cancel meetings and demos"."""
+    text = tool.description.strip().rstrip(".")
+    first = text.split(". ")[0].split(":")[0]
+    return first[:1].lower() + first[1:80]
+
+
 def _field(tool: Tool, name: str) -> str:
+    """An argument as a person reads it: its schema description ("your email address"), else its
+    name in words ("order id"); never the internal name in brackets (issue 47)."""
     properties = tool.parameters.get("properties", {})
     description = properties.get(name, {}).get("description") if isinstance(properties, Mapping) else None
-    return f"{str(description).rstrip('.')} ({name})" if description else name
+    label = str(description).strip().rstrip(".?") if description else name.replace("_", " ")
+    return label[:1].lower() + label[1:] if label[:2] != label[:2].upper() else label
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def for_arguments(problems: Sequence[ArgumentProblem], tools: Mapping[str, Tool]) -> str:
-    """Missing or invalid tool arguments, named the way the tool describes them."""
+    """Missing or unusable tool arguments, asked for in the tool's own words: "To book, reschedule
+    or cancel meetings and demos I need your email address and when you would like to meet."."""
     wanted: dict[str, list[str]] = {}
+    wrong: list[str] = []
     for problem in problems:
         tool = tools.get(problem.tool)
-        label = _field(tool, problem.field) if tool is not None else problem.field
-        if problem.problem != "missing":
-            label = f"a valid {label}"
+        label = _field(tool, problem.field) if tool is not None else problem.field.replace("_", " ")
+        if problem.problem != "missing" and label not in wrong:
+            wrong.append(label)
         if label not in wanted.setdefault(problem.tool, []):
             wanted[problem.tool].append(label)
-    several = len(wanted) > 1
-    parts = [f"{', '.join(fields)} for {name}" if several else ", ".join(fields) for name, fields in wanted.items()]
-    return f"To do that I need: {'; '.join(parts)}."
+    parts = []
+    for name, fields in wanted.items():
+        tool = tools.get(name)
+        parts.append(f"To {gist(tool)} I need {_and(fields)}" if tool is not None else f"I need {_and(fields)}")
+    question = "; ".join(parts) + "."
+    if wrong:
+        question += f" The {_and(wrong)} I have does not look right: could you give it again?"
+    return question
 
 
-def before_acting(sources: Sequence[RetrievedSource], tools: Sequence[str]) -> str:
+def _value(value: object) -> str:
+    return str(value)
+
+
+def to_confirm(tool: Tool, arguments: Mapping[str, object]) -> str:
+    """A tool that must be confirmed, its arguments complete: what will be done, with what."""
+    details = [f"{_field(tool, name)}: {_value(value)}" for name, value in arguments.items()]
+    what = f" ({'; '.join(details)})" if details else ""
+    return f"Just to confirm: shall I {gist(tool)}{what}? Please say yes or no."
+
+
+def before_acting(sources: Sequence[RetrievedSource], tools: Sequence[Tool]) -> str:
     """Medium confidence: confirm what was found, or the action, before going ahead."""
     if sources:
         titles = [s.title or s.doc_type for s in sources[:2]]
         return f"I found {' and '.join(titles)}. Is that what you are asking about, or is it something more specific?"
     if tools:
-        return f"Before I go ahead with {' and '.join(tools)}: is that what you want me to do?"
+        return f"Before I go ahead: do you want me to {_and([gist(t) for t in tools])}?"
     return "Before I go ahead: can you confirm or add a detail?"
+
+
+def what_i_can_do(actions: Sequence[str]) -> str:
+    """Out of scope (small talk, the weather): not a reason to call a person (issue 47); say what
+    the agent is here for, and let the conversation go on."""
+    also = f", or {_and(list(actions[:3]))}" if actions else ""
+    return (
+        f"I can't help with that here. I can answer questions about our products and plans{also}. "
+        "What would you like to do?"
+    )
+
+
+def which_tool(first: Tool, second: Tool) -> str:
+    """Two tools fit the request about as well: which one is meant, in their own words."""
+    return f"Should I {gist(first)}, or {gist(second)}?"
 
 
 def which_one(titles: Sequence[str], actions: Sequence[str]) -> str:

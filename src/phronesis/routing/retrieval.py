@@ -7,6 +7,7 @@ service then takes the seed's fallback (REASON_ONLY × 0.7, or escalate a critic
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import Field
@@ -14,7 +15,7 @@ from pydantic import Field
 from phronesis.exceptions import PhronesisError
 from phronesis.schema import Schema
 
-__all__ = ["Conflict", "RetrievalError", "RetrievalResult", "RetrievedSource", "Retriever"]
+__all__ = ["Conflict", "RetrievalError", "RetrievalResult", "RetrievedSource", "Retriever", "Superseded"]
 
 
 class RetrievalError(PhronesisError):
@@ -33,9 +34,16 @@ class RetrievedSource(Schema):
     quality: float
     score: float
     """Seed 002 rerank: 0.6·similarity + 0.2·recency + 0.2·quality (weights configurable)."""
+    published_at: datetime | None = None
+    """When the document was last true (None: undated)."""
+    superseded_by: str | None = None
+    """The id of the newer or current document of its type that replaces this one, when this one
+    is kept only because nothing replaces it in the search (then the answer says it may be out of date)."""
 
     def summary(self) -> dict[str, Any]:
         found = {"id": self.id, "doc_type": self.doc_type, "title": self.title, "score": round(self.score, 4)}
+        if self.published_at is not None:
+            found["published_at"] = self.published_at.date().isoformat()
         return found | ({"passage": self.passage} if self.passage else {})
 
 
@@ -45,11 +53,21 @@ class Conflict(Schema):
     reason: str
 
 
+class Superseded(Schema):
+    """A source set aside because a newer or current one of its type answers instead (issue 47)."""
+
+    id: str
+    by: str
+    why: str
+
+
 class RetrievalResult(Schema):
     sources: list[RetrievedSource] = Field(default_factory=list)
-    """Kept sources (score ≥ the minimum), best first."""
+    """Kept sources (relevant enough), best first."""
     considered: int = 0
     conflicts: list[Conflict] = Field(default_factory=list)
+    superseded: list[Superseded] = Field(default_factory=list)
+    """Sources set aside for a newer or current one of the same type: not conflicts."""
 
     @property
     def conflict_detected(self) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from phronesis.audit.models import NewDecisionRecord
@@ -27,6 +28,7 @@ from phronesis.ids import new_id
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing import questions
+from phronesis.routing.arguments import completed_tools, evidenced_tools, extract, lead_timezone
 from phronesis.routing.bands import Bands, Evidence, Settled, recorded, settle, wants_more
 from phronesis.routing.composite import (
     CompositeConfidence,
@@ -42,13 +44,14 @@ from phronesis.routing.decisions import (
     EscalationReason,
     validate_output,
 )
+from phronesis.routing.dialogue import Pending, acknowledges, reply_to
 from phronesis.routing.llm_router import LLMRouter, RouterHints
 from phronesis.routing.local_router import LocalPrediction
 from phronesis.routing.models import RouteRequest, RouteResult, RouterPath
 from phronesis.routing.questions import leans_on_history
 from phronesis.routing.retrieval import RetrievalError, RetrievalResult, Retriever
 from phronesis.routing.routers import RouterResolver
-from phronesis.routing.sensitive import TopicMatcher
+from phronesis.routing.sensitive import TopicMatcher, asks_a_question, asks_for_a_person, only_questions
 from phronesis.routing.session_repository import SessionRepository, TurnEffects
 from phronesis.routing.sessions import MessageIn, Session
 from phronesis.routing.tool_choice import ToolChoice, ToolChooser
@@ -67,13 +70,6 @@ _ERROR_REASONS = {
     EscalationReason.TOOL_FAILURE.value,
     EscalationReason.INTERNAL_ERROR.value,
 }
-
-
-def _gist(tool: Tool) -> str:
-    """A tool's description as the start of a question: "book, reschedule or cancel meetings"."""
-    text = tool.description.strip().rstrip(".")
-    first = text.split(". ")[0].split(":")[0]
-    return first[:1].lower() + first[1:80]
 
 
 def _nothing_decided(why: str) -> DecisionOutput:
@@ -138,6 +134,21 @@ class _Turn:
     notes: dict[str, Any] = field(default_factory=dict)
     degraded: str | None = None
     """Why this turn was not decided the way its mode asks (an LLM that failed or is missing)."""
+    request_tools: list[str] = field(default_factory=list)
+    """The registered tools the request's ``tool_arguments`` name: the caller says what this is about."""
+    partial: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Half-given date-times of the tool call (``routing.arguments``), kept in the pending call."""
+    answered: bool = False
+    """The turn answered what the session waited for (arguments, a yes): no confirmation is asked
+    again, and a follow-up question does not lengthen the clarification streak."""
+    confirmed: bool = False
+    """The user said yes to this very call."""
+    explicit: bool = False
+    """The user's message (or the caller) gave a required argument of the call: it is not inferred."""
+    confirming: str | None = None
+    """The tool this turn's CLARIFY asks to confirm."""
+    out_of_scope: bool = False
+    """The turn was out of scope: its CLARIFY says what the agent does and is not counted in the streak."""
 
 
 class RoutingService:
@@ -192,6 +203,7 @@ class RoutingService:
                 and tools
             ):
                 output = await self._tool_over_escalation(turn, output, prediction, tools)
+            output = await self._from_the_conversation(tenant, turn, output, prediction, tools)
             if output.decision is Decision.USE_TOOL and not output.required_tools:
                 output = await self._choose_tool(turn, output, prediction, tools)
         except EmbeddingError as exc:
@@ -206,20 +218,160 @@ class RoutingService:
         turn.path = "local"
         return output
 
+    async def _from_the_conversation(
+        self, tenant: str, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
+    ) -> DecisionOutput:
+        """What the words and the conversation say where the router's exemplars cannot (issue 47):
+
+        - an id, a date or an email a tool needs ("status of 38291?", "tomorrow 10am") says which
+          tool the turn feeds, when the router did not place it on a tool;
+        - a follow-up ("in transit too?") after an answer from the knowledge base is searched
+          with the question it follows;
+        - a question the router read as an escalation with no seed trigger (no sensitive topic,
+          no ask for a person) that the knowledge base answers well is answered ("can we be billed
+          in GBP?" handed the chat to a person)."""
+        decision = output.decision
+        unsure = (
+            decision is Decision.CLARIFY
+            or output.intent == "out_of_scope"
+            or (decision is Decision.ESCALATE and output.escalation_reason == EscalationReason.EXPLICIT.value)
+        )
+        for opinion in (
+            self._fed_by_arguments(turn, output, prediction, tools),
+            await self._tool_after_all(turn, output, tools, unsure=unsure),
+            await self._follow_up(tenant, turn, output, unsure=unsure),
+        ):
+            if opinion is not None:
+                return opinion
+        if unsure and decision is not Decision.RETRIEVE:
+            return await self._answered_after_all(tenant, turn, output) or output
+        return output
+
+    def _fed_by_arguments(
+        self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
+    ) -> DecisionOutput | None:
+        """An id, a date or an email a tool needs says which tool the turn feeds."""
+        now = self._local_now(turn)
+        complete = completed_tools(tools, turn.query, now=now)
+        if output.decision is not Decision.USE_TOOL and len(complete) == 1:  # "Pro for 30 seats"
+            fed = complete
+        elif output.decision is Decision.RETRIEVE or output.decision is Decision.USE_TOOL:
+            return None
+        else:
+            fed = evidenced_tools(tools, turn.query, now=now, ids_only=True)
+        if not fed and prediction.abstained == "out_of_scope":  # "tomorrow 10am", alone
+            fed = evidenced_tools(tools, turn.query, now=now)
+        if len(fed) != 1:
+            return None
+        turn.notes["arguments_name_a_tool"] = fed[0]
+        return DecisionOutput(
+            decision=Decision.USE_TOOL,
+            confidence=max(output.confidence, self.settings.cascade_threshold),
+            reasoning=f"{output.reasoning}; the message gives what {fed[0]} needs",
+            required_tools=fed,
+        )
+
+    async def _tool_after_all(
+        self, turn: _Turn, output: DecisionOutput, tools: list[Tool], *, unsure: bool
+    ) -> DecisionOutput | None:
+        """A tool's description and examples match the turn clearly ("hi, order status pls")."""
+        decision = output.decision
+        if decision in (Decision.ESCALATE, Decision.USE_TOOL, Decision.RETRIEVE) or not tools:
+            return None  # the router's RETRIEVE stands: "Mark us as interested in the Enterprise plan"
+        if decision is Decision.REASON_ONLY and not unsure and acknowledges(turn.query):
+            return None
+        choice = await self._tool_choice(turn, tools)
+        best = choice.chosen
+        if best is None or choice.scores[best] < self.settings.tool_over_router:
+            return None
+        turn.notes["tool_over_router"] = choice.explain()
+        return DecisionOutput(
+            decision=Decision.USE_TOOL,
+            confidence=max(output.confidence, self.settings.cascade_threshold),
+            reasoning=f"{output.reasoning}; but it is what {best} does ({choice.reason})",
+            required_tools=[best],
+        )
+
+    async def _follow_up(
+        self, tenant: str, turn: _Turn, output: DecisionOutput, *, unsure: bool
+    ) -> DecisionOutput | None:
+        """A follow-up ("in transit too?") after an answer from the knowledge base, searched with the
+        question it follows."""
+        follows = output.decision is not Decision.ESCALATE or only_questions(turn.query)
+        if not (unsure and follows and turn.session.retrieved_sources and leans_on_history(turn.query)):
+            return None
+        earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
+        if not earlier:
+            return None
+        query = f"{earlier[0]} {turn.query}"
+        if await self._retrieve(tenant, turn, query=query, top_k=self.settings.retrieval_top_k):
+            assert turn.retrieval is not None
+            if turn.retrieval.sources:
+                turn.notes["follow_up"] = earlier[0][:200]
+                return DecisionOutput(
+                    decision=Decision.RETRIEVE,
+                    confidence=max(output.confidence, self.settings.cascade_threshold),
+                    reasoning=f"{output.reasoning}; a follow-up to the last question, searched with it",
+                    retrieval_needed=True,
+                    retrieval_query=query,
+                )
+        turn.retrieval = None
+        return None
+
+    async def _answered_after_all(self, tenant: str, turn: _Turn, output: DecisionOutput) -> DecisionOutput | None:
+        """A question the router could only ask about, or read as an escalation with no seed trigger
+        (no sensitive topic, no ask for a person), that the knowledge base answers well."""
+        escalation = output.decision is Decision.ESCALATE
+        if not asks_a_question(turn.query) or asks_for_a_person(turn.query):
+            return None
+        if escalation and not only_questions(turn.query):
+            return None  # "how did someone log in?? I think we've been breached" is not only a question
+        if not escalation and leans_on_history(turn.query):
+            return None  # "How much does it cost?": the seed's vague question is asked about
+        if not await self._retrieve(tenant, turn, query=turn.query, top_k=self.settings.retrieval_top_k):
+            return None
+        assert turn.retrieval is not None
+        best = turn.retrieval.sources[0] if turn.retrieval.sources else None
+        floor = self.settings.question_over_escalation if escalation else self.settings.question_over_clarify
+        if best is None or best.similarity < floor:
+            turn.retrieval = None
+            return None
+        turn.notes["answered_after_all"] = best.summary()
+        return DecisionOutput(
+            decision=Decision.RETRIEVE,
+            confidence=max(0.0, min(1.0, best.score)),
+            reasoning=f"{output.reasoning}; but it is a question {best.title or best.id} answers "
+            f"(similarity {best.similarity:.2f}) and no escalation rule applies",
+            retrieval_needed=True,
+        )
+
     async def _in_scope_after_all(self, tenant: str, turn: _Turn, tools: list[Tool]) -> DecisionOutput | None:
         """The router found the query out of scope, but the tenant's own data says otherwise: it is
         what a registered tool does, or the knowledge base has a source for it. The router knows only
         its exemplars; what the tenant registered is in scope by definition (sales set, dev half:
-        the bundled router escalated 41 % of queries where 24 % should be)."""
-        choice = await self._tool_choice(turn, tools)
-        if choice.chosen is not None:
-            turn.notes["in_scope_after_all"] = {"tool": choice.explain()}
-            return DecisionOutput(
-                decision=Decision.USE_TOOL,
-                confidence=max(0.0, choice.scores[choice.chosen]),
-                reasoning=f"local router: out of scope, but it is what {choice.chosen} does ({choice.reason})",
-                required_tools=[choice.chosen],
+        the bundled router escalated 41 % of queries where 24 % should be). A question is looked up
+        first, a request matched to a tool first ("Do you offer training for new teams?" is not a
+        subscription change)."""
+        if asks_a_question(turn.query):
+            return await self._source_after_all(tenant, turn) or self._tool_out_of_scope(
+                await self._tool_choice(turn, tools)
             )
+        return self._tool_out_of_scope(await self._tool_choice(turn, tools)) or await self._source_after_all(
+            tenant, turn
+        )
+
+    @staticmethod
+    def _tool_out_of_scope(choice: ToolChoice) -> DecisionOutput | None:
+        if choice.chosen is None:
+            return None
+        return DecisionOutput(
+            decision=Decision.USE_TOOL,
+            confidence=max(0.0, choice.scores[choice.chosen]),
+            reasoning=f"local router: out of scope, but it is what {choice.chosen} does ({choice.reason})",
+            required_tools=[choice.chosen],
+        )
+
+    async def _source_after_all(self, tenant: str, turn: _Turn) -> DecisionOutput | None:
         try:
             found = await self.parts.retriever.retrieve(tenant, turn.query, top_k=self.settings.retrieval_top_k)
         except RetrievalError:
@@ -262,8 +414,12 @@ class RoutingService:
     async def _choose_tool(
         self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
     ) -> DecisionOutput:
-        """Seed 002 "map to available tools": the router's intent when it names a tool, else the tool
-        whose description and examples the query is closest to (``tool_choice``)."""
+        """Seed 002 "map to available tools": the tool the request's ``tool_arguments`` name (the caller
+        knows what the turn is about), the router's intent when it names a tool, else the tool whose
+        description and examples the query is closest to (``tool_choice``); between two close ones,
+        the tool the session is waiting on. Issue 47: tool choice read only the current text."""
+        if len(turn.request_tools) == 1:
+            return output.model_copy(update={"required_tools": turn.request_tools})
         if prediction.label in {t.name for t in tools}:
             return output.model_copy(update={"required_tools": [prediction.label]})
         choice = await self._tool_choice(turn, tools)
@@ -273,17 +429,37 @@ class RoutingService:
                 update={"required_tools": [choice.chosen], "reasoning": f"{output.reasoning}; tool: {choice.reason}"}
             )
         by_name = {t.name: t for t in tools}
+        fed = evidenced_tools(tools, turn.query, now=self._local_now(turn))
+        if choice.close is None and len(fed) == 1:  # "tomorrow 10am": no words for it, but its arguments
+            return output.model_copy(
+                update={
+                    "required_tools": fed,
+                    "reasoning": f"{output.reasoning}; the message gives what {fed[0]} needs",
+                }
+            )
+        pending = turn.session.pending.tool if turn.session.pending is not None else None
+        if choice.close is not None and pending in choice.close:
+            return output.model_copy(
+                update={"required_tools": [pending], "reasoning": f"{output.reasoning}; tool: the one pending"}
+            )
         if choice.close is not None:
             first, second = (by_name[name] for name in choice.close)
-            question = f"Should I {_gist(first)} ({first.name}) or {_gist(second)} ({second.name})?"
             return output.model_copy(
                 update={
                     "decision": Decision.CLARIFY,
                     "reasoning": f"{output.reasoning}; which tool is meant is not clear: {choice.reason}",
-                    "clarifying_question": question,
+                    "clarifying_question": questions.which_tool(first, second),
                 }
             )
-        return self._escalate(output, EscalationReason.NO_SUITABLE_TOOL, choice.reason)
+        # no tool does it: ask what is meant (seed 002's "I need a plan for my team" → CLARIFY),
+        # with the documents nearest to it, rather than handing the chat to a person
+        return output.model_copy(
+            update={
+                "decision": Decision.CLARIFY,
+                "reasoning": f"{output.reasoning}; no registered tool does it: {choice.reason}",
+                "clarifying_question": None,
+            }
+        )
 
     def _from_local(self, prediction: LocalPrediction) -> DecisionOutput:
         s = self.settings
@@ -294,7 +470,7 @@ class RoutingService:
                 confidence=min(1.0, max(0.0, 1.0 - prediction.support)),
                 reasoning=f"local router: out of scope (in-scope score {prediction.support:.2f} below threshold)",
                 escalation_reason=EscalationReason.OUT_OF_SCOPE.value if decision is Decision.ESCALATE else None,
-                clarifying_question="Could you tell me a bit more about what you need?",
+                intent="out_of_scope",
             )
         if prediction.abstained == "ambiguous":
             first, second = sorted(prediction.decision_probabilities.items(), key=lambda kv: -kv[1])[:2]
@@ -328,16 +504,18 @@ class RoutingService:
             if result.response is not None:
                 self._usage(turn, result.response)
             turn.notes["llm_failure"] = {"reason": result.reason, "detail": result.detail}
-            if result.reason == "llm_error" and fallback:
-                # Seed 002 escalated an LLM error with the fallback message, and an escalation hands
-                # the session to a human: one timeout lost the chat for good (issue 20). The local
-                # router can still decide; the result says it was degraded and why.
-                turn.degraded = f"{result.detail[:300]}; decided by the local router"
+            if fallback:
+                # Seed 002 escalated an LLM error or an invalid answer with the fallback message, and
+                # an escalation hands the session to a human: one timeout (issue 20) or one garbled
+                # answer (issue 47: "Where is my order?" escalated) lost the chat for good. The
+                # local router can still decide; the result says it was degraded and why.
+                why = result.detail[:300] if result.reason == "llm_error" else f"unusable answer: {result.reason}"
+                turn.degraded = f"{why}; decided by the local router"
                 return await self._local_decision(tenant, turn, tools, llm_may_help=False)
             if result.reason == "llm_error":  # the local router already failed: nothing can decide
                 turn.degraded = f"{turn.degraded}; the LLM failed too: {result.detail[:200]}"
                 return _nothing_decided("the local router and the LLM both failed")
-            return DecisionOutput(  # seed 002: invalid decisions → ESCALATE with low confidence
+            return DecisionOutput(  # the local router failed before: seed 002's ESCALATE, low confidence
                 decision=Decision.ESCALATE,
                 confidence=FALLBACK_CONFIDENCE,
                 reasoning=f"the LLM router's answer was unusable: {result.reason}",
@@ -367,6 +545,21 @@ class RoutingService:
                 reasoning=f"sensitive topic: {', '.join(topics)}",
                 escalation_reason=EscalationReason.SENSITIVE_TOPIC.value,
             )
+        if asks_for_a_person(turn.query):  # seed 002: an explicit ask for a person escalates
+            turn.path = "rule"
+            return DecisionOutput(
+                decision=Decision.ESCALATE,
+                confidence=FALLBACK_CONFIDENCE,
+                reasoning="the user asked for a person",
+                escalation_reason=EscalationReason.EXPLICIT.value,
+            )
+        if acknowledges(turn.query):
+            turn.path = "rule"
+            return DecisionOutput(
+                decision=Decision.REASON_ONLY,
+                confidence=0.9,
+                reasoning="an acknowledgement: answered from the conversation",
+            )
         if mode == "llm" and self._llm_router is not None:
             return await self._ask_llm(tenant, turn, tools)
         if mode == "llm":
@@ -381,18 +574,122 @@ class RoutingService:
             return await self._ask_llm(tenant, turn, tools)
         return output
 
+    @staticmethod
+    def _still_pending(turn: _Turn, output: DecisionOutput) -> DecisionOutput:
+        """A tool call is pending and the turn is neither an answer nor a request of its own (the
+        router could only ask, or found it out of scope: "anytime after lunch"): the pending call is
+        asked for again rather than dropped, so the next answer still completes it."""
+        pending = turn.session.pending
+        if pending is None or pending.tool is None or turn.path in ("rule", "dialogue"):
+            return output
+        unplaced = (output.decision is Decision.CLARIFY and not output.required_tools) or (
+            output.decision is Decision.ESCALATE and output.escalation_reason == EscalationReason.OUT_OF_SCOPE.value
+        )
+        if not unplaced:
+            return output
+        turn.notes["still_pending"] = pending.tool
+        return output.model_copy(
+            update={
+                "decision": Decision.USE_TOOL,
+                "required_tools": [pending.tool],
+                "tool_arguments": {pending.tool: pending.arguments},
+                "escalation_reason": None,
+                "clarifying_question": None,
+                "intent": None,
+                "reasoning": f"{output.reasoning}; still waiting on {pending.tool}: asked again",
+            }
+        )
+
+    def _named_by_caller(self, turn: _Turn, output: DecisionOutput) -> DecisionOutput:
+        """The caller passed arguments for exactly one tool, and the router could not place the turn
+        (it asked, or escalated without a seed rule): the turn is about that tool (issue 47:
+        "Thursday at 2pm works" with ``tool_arguments.schedule_demo.time`` escalated as no_suitable_tool)."""
+        unsure = output.decision is Decision.CLARIFY or (
+            output.decision is Decision.ESCALATE
+            and output.escalation_reason
+            in (EscalationReason.OUT_OF_SCOPE.value, EscalationReason.NO_SUITABLE_TOOL.value, None)
+        )
+        if len(turn.request_tools) != 1 or not unsure or turn.path in ("rule", "dialogue"):
+            return output
+        name = turn.request_tools[0]
+        turn.answered = True
+        return output.model_copy(
+            update={
+                "decision": Decision.USE_TOOL,
+                "required_tools": [name],
+                "escalation_reason": None,
+                "clarifying_question": None,
+                "reasoning": f"{output.reasoning}; the caller passed arguments for {name}",
+            }
+        )
+
     # -- the checks --------------------------------------------------------------------------
 
+    def _local_now(self, turn: _Turn) -> datetime:
+        """Now, in the lead's timezone: "Thursday at 2pm" is the lead's Thursday."""
+        zone = lead_timezone(turn.session.lead_context, self.settings.timezone)
+        return self.parts.clock.now().astimezone(zone)
+
     def _arguments(self, turn: _Turn, request: RouteRequest, output: DecisionOutput, tools: dict[str, Tool]) -> None:
-        """USE_TOOL: arguments from the lead context, then the LLM's, then the caller's (last wins)."""
+        """USE_TOOL: arguments from the lead context, then the user's words (``routing.arguments``),
+        then the LLM's (or the pending call's), then the caller's: the last wins (issue 47)."""
+        pending = turn.session.pending
         for name in output.required_tools:
             tool = tools[name]
             known = set(tool.parameters.get("properties", {}))
             merged = {k: v for k, v in turn.session.lead_context.items() if k in known}
+            partial = pending.partial if pending is not None and pending.tool == name else {}
+            given = extract(tool, turn.query, now=self._local_now(turn), partial=partial)
+            merged |= given.values
+            if given.values or request.tool_arguments.get(name):
+                turn.explicit = True  # the user's own words (or the caller) gave the call's arguments
             merged |= dict(output.tool_arguments.get(name, {}))
             merged |= request.tool_arguments.get(name, {})
             turn.tool_arguments[name] = merged
+            turn.partial = {k: v for k, v in given.partial.items() if k not in merged}
             turn.missing.extend(argument_problems(tool, merged))
+
+    def _resume(self, turn: _Turn, request: RouteRequest, tools: dict[str, Tool]) -> DecisionOutput | None:
+        """The turn read against what the session waits for (``routing.dialogue``): a refusal drops
+        the pending call, a yes makes it, arguments fill it. None: the turn is a request of its own
+        (routed as usual; the pending call is replaced by whatever it leads to)."""
+        pending = turn.session.pending
+        if pending is None:
+            return None
+        turn.notes["pending_before"] = pending.model_dump(exclude_none=True)
+        reply = reply_to(turn.query)
+        tool = tools.get(pending.tool) if pending.tool is not None else None
+        if reply == "no":
+            turn.path = "dialogue"
+            what = f"the pending call to {tool.name}" if tool is not None else "what they were asked"
+            return DecisionOutput(
+                decision=Decision.REASON_ONLY,
+                confidence=0.9,
+                reasoning=f"the user declined {what}: nothing is done",
+            )
+        if tool is None:
+            return None  # a question with no tool behind it: the answer is routed as a query
+        if self._sensitive.find(turn.query):
+            return None  # "I want my money back" is not an answer: seed 002's escalation rule decides
+        given = extract(
+            tool, turn.query, now=self._local_now(turn), partial=pending.partial, wanted=set(pending.missing)
+        )
+        offered = request.tool_arguments.get(tool.name, {})
+        new = {k: v for k, v in (given.values | offered).items() if pending.arguments.get(k) != v}
+        progressed = bool(new) or any(given.partial.get(k) != pending.partial.get(k) for k in given.partial)
+        if not progressed and reply != "yes":
+            return None
+        turn.path = "dialogue"
+        turn.answered = True
+        turn.confirmed = pending.kind == "confirm" and reply == "yes"
+        what = "confirmed" if turn.confirmed else f"answered ({', '.join(sorted(new)) or 'yes'})"
+        return DecisionOutput(
+            decision=Decision.USE_TOOL,
+            confidence=0.9,
+            reasoning=f"the user {what} the pending call to {tool.name}",
+            required_tools=[tool.name],
+            tool_arguments={tool.name: pending.arguments | given.values},
+        )
 
     async def _retrieve(self, tenant: str, turn: _Turn, *, query: str, top_k: int) -> bool:
         try:
@@ -412,7 +709,7 @@ class RoutingService:
         except RetrievalError:
             found = RetrievalResult()
         titles = list(dict.fromkeys(s.title for s in found.sources if s.title))
-        return questions.which_one(titles, [_gist(t) for t in tools[:3]])
+        return questions.which_one(titles, [questions.gist(t) for t in tools[:3]])
 
     def _critical(self, request: RouteRequest, query: str) -> bool:
         return request.critical if request.critical is not None else bool(self._critical_topics.find(query))
@@ -506,13 +803,26 @@ class RoutingService:
                         "clarifying_question": questions.for_arguments(turn.missing, tools),
                     }
                 )
+            elif (must := [tools[n] for n in output.required_tools if tools[n].confirm]) and not turn.confirmed:
+                turn.confirming = must[0].name
+                output = output.model_copy(
+                    update={
+                        "decision": Decision.CLARIFY,
+                        "reasoning": f"{output.reasoning}; {must[0].name} is confirmed before it is called",
+                        "clarifying_question": questions.to_confirm(must[0], turn.tool_arguments[must[0].name]),
+                    }
+                )
+        if output.decision is Decision.CLARIFY and output.intent == "out_of_scope":
+            turn.out_of_scope = True
+            actions = [questions.gist(t) for t in list(tools.values())[:3]]
+            output = output.model_copy(update={"clarifying_question": questions.what_i_can_do(actions)})
         if output.decision is Decision.CLARIFY and not output.clarifying_question:
             question = await self._what_to_ask(tenant, turn, list(tools.values()))
             output = output.model_copy(update={"clarifying_question": question})
         turn.router_confidence = router_confidence
         turn.composite = self._composite(turn)
         confidence = self._blend(turn)
-        return await self._apply_bands(tenant, turn, output, confidence)
+        return await self._apply_bands(tenant, turn, output, confidence, tools)
 
     def _evidence(self, turn: _Turn, confidence: float) -> Evidence:
         return Evidence(
@@ -523,7 +833,7 @@ class RoutingService:
         )
 
     async def _apply_bands(
-        self, tenant: str, turn: _Turn, output: DecisionOutput, confidence: float
+        self, tenant: str, turn: _Turn, output: DecisionOutput, confidence: float, tools: dict[str, Tool]
     ) -> tuple[DecisionOutput, float]:
         """Seed 002's bands (``routing.bands``), with its "retrieve more" made here; what they read
         is recorded (``attributes.bands``) so a replay of the thresholds decides as they did."""
@@ -549,7 +859,14 @@ class RoutingService:
                     output = output.model_copy(update={"retrieval_query": query})
                 turn.composite = self._composite(turn)
                 evidence = self._evidence(turn, self._blend(turn))
-        streak, most = turn.session.clarifications, self.settings.max_clarifications
+        # an answer that moved a tool call on, or small talk, is not the streak of questions Rasa's
+        # two-stage fallback hands off after (issue 47: a booking asked date, then time, then email)
+        streak = 0 if turn.answered or turn.out_of_scope else turn.session.clarifications
+        most = self.settings.max_clarifications
+        # a tool is confirmed in the medium band unless it only reads, or the user or the caller
+        # already said which call this is (an answer to our question, the request's tool_arguments)
+        named = turn.answered or turn.explicit or bool(turn.request_tools)
+        confirm = not named and any(not tools[name].read_only for name in output.required_tools if name in tools)
         settled = settle(
             decision,
             evidence,
@@ -557,15 +874,29 @@ class RoutingService:
             retrieved_more=turn.retrieved_more,
             clarifications=streak,
             max_clarifications=most,
+            confirm_tools=confirm,
         )
         more = evidence if turn.retrieved_more else None
         kept = recorded(
-            decision, bands, first, more_tried=more_tried, more=more, clarifications=streak, max_clarifications=most
+            decision,
+            bands,
+            first,
+            more_tried=more_tried,
+            more=more,
+            clarifications=streak,
+            max_clarifications=most,
+            confirm_tools=confirm,
         )
         turn.notes["bands"] = kept | {"rule": settled.rule}
-        return self._as_settled(turn, output, settled), settled.confidence
+        settled_output = self._as_settled(turn, output, settled, tools)
+        final = settled.confidence
+        if settled_output.decision is Decision.CLARIFY:
+            final = min(final, bands.under_low)  # seed 002: a CLARIFY's confidence is always low
+        return settled_output, final
 
-    def _as_settled(self, turn: _Turn, output: DecisionOutput, settled: Settled) -> DecisionOutput:
+    def _as_settled(
+        self, turn: _Turn, output: DecisionOutput, settled: Settled, tools: dict[str, Tool]
+    ) -> DecisionOutput:
         """The decision the bands settled on, with its reasoning and question."""
         confidence, reasoning = settled.confidence, output.reasoning
         match settled.rule:
@@ -590,11 +921,15 @@ class RoutingService:
                 return output.model_copy(update={"reasoning": f"{reasoning}; {more}"})
             case "confirm":
                 sources = turn.retrieval.sources if turn.retrieval is not None else []
+                if output.required_tools and not sources:
+                    turn.confirming = output.required_tools[0]
                 output = output.model_copy(
                     update={
                         "decision": Decision.CLARIFY,
                         "reasoning": f"{reasoning}; medium confidence {confidence:.2f}: confirm before acting",
-                        "clarifying_question": questions.before_acting(sources, output.required_tools),
+                        "clarifying_question": questions.before_acting(
+                            sources, [tools[n] for n in output.required_tools if n in tools]
+                        ),
                     }
                 )
             case "clarify" | "as_is":
@@ -631,7 +966,12 @@ class RoutingService:
         confidence: float | None = None
         if session.mode == "auto":
             tools = {t.name: t for t in await self.parts.tools.list(tenant)}
-            decided = await self._decide(tenant, turn, request, list(tools.values()))
+            turn.request_tools = [name for name in request.tool_arguments if name in tools]
+            decided = self._resume(turn, request, tools) or await self._decide(
+                tenant, turn, request, list(tools.values())
+            )
+            decided = self._named_by_caller(turn, decided)
+            decided = self._still_pending(turn, decided)
             output, confidence = await self._check(tenant, turn, request, decided, tools)
         return await self._commit(tenant, turn, output, confidence, started)
 
@@ -656,6 +996,7 @@ class RoutingService:
                 turn.path, confidence = "human_owned", None
             reason = turn.reason
             message: str | None = None
+            pending: Pending | None = None
             sources = [src.summary() for src in turn.retrieval.sources] if turn.retrieval else []
             effects: TurnEffects | None = None
             if output is not None:
@@ -666,8 +1007,14 @@ class RoutingService:
                     message = s.error_message if reason in _ERROR_REASONS else s.handoff_message
                 elif output.decision is Decision.CLARIFY:
                     message = output.clarifying_question or "Could you tell me a little more?"
+                pending = self._pending_after(turn, output, decision_id)
+                counted = output.decision is Decision.CLARIFY and not (turn.answered or turn.out_of_scope)
                 effects = TurnEffects(
-                    clarified=output.decision is Decision.CLARIFY, sources=sources, handed_off=handed_off, reason=reason
+                    clarified=counted,
+                    sources=sources,
+                    handed_off=handed_off,
+                    reason=reason,
+                    pending=pending.model_dump(mode="json", exclude_none=True) if pending is not None else None,
                 )
             result = RouteResult(
                 decision_id=decision_id,
@@ -693,6 +1040,8 @@ class RoutingService:
                 message=message,
                 session_mode=mode,
                 degraded=turn.degraded,
+                pending=pending if output is not None else turn.session.pending,
+                superseded=[x.model_dump() for x in turn.retrieval.superseded] if turn.retrieval else [],
             )
             await self.parts.sessions.record_turn(
                 tx,
@@ -704,6 +1053,34 @@ class RoutingService:
             )
             await self.parts.decisions.add_in(tx, self._record(tenant, decision_id, turn, result, reason, started))
         return result
+
+    @staticmethod
+    def _pending_after(turn: _Turn, output: DecisionOutput, decision_id: str) -> Pending | None:
+        """What the session waits for after this turn: only a CLARIFY leaves something pending."""
+        if output.decision is not Decision.CLARIFY:
+            return None
+        question = output.clarifying_question
+        tool = output.required_tools[0] if output.required_tools else None
+        if tool is not None and turn.missing:
+            wrong = {p.field for p in turn.missing}
+            return Pending(
+                kind="arguments",
+                tool=tool,
+                arguments={k: v for k, v in turn.tool_arguments.get(tool, {}).items() if k not in wrong},
+                partial=turn.partial,
+                missing=sorted(wrong),
+                question=question,
+                decision_id=decision_id,
+            )
+        if turn.confirming is not None:
+            return Pending(
+                kind="confirm",
+                tool=turn.confirming,
+                arguments=turn.tool_arguments.get(turn.confirming, {}),
+                question=question,
+                decision_id=decision_id,
+            )
+        return Pending(kind="question", question=question, decision_id=decision_id)
 
     def _record(
         self, tenant: str, decision_id: str, turn: _Turn, result: RouteResult, reason: str | None, started: float
@@ -725,6 +1102,8 @@ class RoutingService:
             "llm_latency_ms": turn.llm_latency_ms,
             "session_mode": result.session_mode,
             "degraded": turn.degraded,
+            "pending": result.pending.model_dump(mode="json", exclude_none=True) if result.pending else None,
+            "superseded": result.superseded,
         } | turn.notes
         return NewDecisionRecord(
             id=decision_id,

@@ -41,6 +41,8 @@ class TurnEffects:
     """An ESCALATE: the session goes to a human."""
     reason: str | None = None
     """Why it was handed off."""
+    pending: dict[str, Any] | None = None
+    """What the session waits for after the turn (``routing.dialogue.Pending``); None clears it."""
 
 
 # statements built once (building one per call cost more than running it: issue 27)
@@ -199,6 +201,7 @@ class SessionRepository:
             if effects.handed_off:
                 values |= _mode_values("human", effects.reason, now)
             values |= _turn_values(session, effects.clarified, effects.sources)
+            values["pending"] = None if effects.handed_off else effects.pending
             if effects.clarified:
                 counted.append("clarifications")
         await tx.execute(*_updated(tenant, session.id, values, counted))

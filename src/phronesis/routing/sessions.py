@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from phronesis.json_values import JsonObject
+from phronesis.routing.dialogue import Pending
 from phronesis.schema import Schema
 
 __all__ = ["ID_PATTERN", "Message", "MessageIn", "NewSession", "Session", "SessionMode"]
@@ -85,6 +86,9 @@ class Session(Schema):
     """When the session was created (UTC)."""
     updated_at: datetime
     """When the session last changed (UTC): a message, a turn, a tool outcome or a mode change."""
+    pending: Pending | None = None
+    """What the session waits for (``routing.dialogue``): a tool call's missing arguments, a yes
+    to a tool call, or the answer to a question; the next turn resolves it first. None: nothing."""
     recent_messages: list[Message] = Field(default_factory=list)
     """The latest messages, oldest first; on ``GET`` as many as its ``turns`` asks (20 by default)."""
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
-from pydantic import ConfigDict, Field, StringConstraints, field_validator
+from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
 from sqlalchemy import bindparam, delete, select
 
 from phronesis.clock import Clock
@@ -59,6 +59,18 @@ class ToolSpec(Schema):
     retry_allowed: bool = True
     """Whether a failed call may be retried (up to ``routing.max_tool_retries``); False: the first
     failure is final."""
+    read_only: bool = False
+    """True: the tool only reads (an order's status, a calendar's free slots), so it is never
+    confirmed first, whatever the confidence band."""
+    confirm: bool = False
+    """True: the tool commits the user to something (a contract, a payment), so once its
+    arguments are complete the user is asked to confirm, and only a yes calls it."""
+
+    @model_validator(mode="after")
+    def _not_both(self) -> ToolSpec:
+        if self.read_only and self.confirm:
+            raise ValueError("read_only and confirm cannot both be true: a read-only tool needs no confirmation")
+        return self
 
     @field_validator("parameters")
     @classmethod

@@ -320,6 +320,8 @@ routing_sessions = Table(
     Column("escalated_at", UTCDateTime, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+    # (0023, issue 47) what the session waits for: a tool call's arguments, a yes, an answer
+    Column("pending", JSON, nullable=True),
     CheckConstraint("mode IN ('auto', 'human')", name="mode"),
 )
 
@@ -371,6 +373,8 @@ routing_tools = Table(
     Column("retry_allowed", Boolean, nullable=False, server_default="1"),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
+    Column("read_only", Boolean, nullable=False, server_default="0"),  # (0023) never confirmed
+    Column("confirm", Boolean, nullable=False, server_default="0"),  # (0023) always confirmed
 )
 
 routing_documents = Table(
@@ -386,6 +390,7 @@ routing_documents = Table(
     Column("published_at", UTCDateTime, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("attributes", JSON, nullable=False),
+    Column("status", String(16), nullable=False, server_default="current"),  # (0023) or superseded
     Index("ix_routing_documents_tenant_created", "tenant", "created_at"),
 )
 

@@ -33,7 +33,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bench_routing_sales import SALES_DOCUMENTS, SALES_TOOLS, T, _exemplars, _lines
-
 from phronesis.engine import Engine
 from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.sessions import NewSession

@@ -9,6 +9,7 @@ from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
 from phronesis.routing.route_feedback import RouteFeedbackIn
 from phronesis.routing.sessions import NewSession
+from phronesis.routing.tools import ToolIn
 from phronesis.testing import FixedClock
 from tests.engines import EngineFactory
 from tests.routing.conftest import exemplars, out_of_scope
@@ -43,6 +44,7 @@ async def test_a_rating_is_recorded_on_the_decision_and_the_last_one_wins(make_e
 
 async def test_what_rated_decisions_teach(make_engine: EngineFactory, clock: FixedClock) -> None:
     engine = await _engine(make_engine)
+    await engine.routing.put_tool(T, ToolIn(name="calendar", description="book meetings"))
     sid = (await engine.routing.create_session(T, NewSession())).id
     right = await engine.route(sid, "how much does pro cost")
     clock.advance(seconds=1)
@@ -96,3 +98,31 @@ async def test_only_a_routed_decision_of_that_session_can_be_rated(make_engine: 
 def test_inconsistent_feedback_is_refused(fields: dict[str, object]) -> None:
     with pytest.raises(ValueError, match="expected"):
         RouteFeedbackIn.model_validate({"decision_id": "d"} | fields)
+
+
+async def test_a_tool_that_is_not_registered_is_refused_and_a_deleted_one_teaches_nothing(
+    make_engine: EngineFactory,
+) -> None:
+    """Issue 47: ``expected_tool: "teleporter"`` was accepted, and ``routing fit --from-feedback``
+    then routed "who won the football last night?" to the teleporter."""
+    engine = await _engine(make_engine)
+    await engine.routing.put_tool(T, ToolIn(name="calendar", description="book meetings"))
+    sid = (await engine.routing.create_session(T, NewSession())).id
+    routed = await engine.route(sid, "thanks that helps")
+    rate = engine.routing.feedback.rate
+    for tool in ("teleporter", "Calendar"):
+        bad = RouteFeedbackIn(
+            decision_id=routed.decision_id, correct=False, expected_decision=Decision.USE_TOOL, expected_tool=tool
+        )
+        with pytest.raises(InvalidInputError) as refused:
+            await rate(T, sid, bad)
+        assert refused.value.field == "expected_tool" and "calendar" in refused.value.message
+    record = await engine.decisions.get(T, routed.decision_id)
+    assert record.outcome is None  # nothing half-written
+    good = RouteFeedbackIn(
+        decision_id=routed.decision_id, correct=False, expected_decision=Decision.USE_TOOL, expected_tool="calendar"
+    )
+    await rate(T, sid, good)
+    assert [e.label for e in await engine.routing.feedback.exemplars(T)] == ["calendar"]
+    await engine.routing.tools.delete(T, ["calendar"])
+    assert await engine.routing.feedback.exemplars(T) == []

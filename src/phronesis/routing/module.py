@@ -76,7 +76,7 @@ class RoutingModule:
             tenant_settings=tenant_settings,
         )
         self.service = RoutingService(settings, parts)
-        self.feedback = RouteFeedbackStore(decisions, clock)
+        self.feedback = RouteFeedbackStore(decisions, clock, self.tools)
         self.tool_outcomes = ToolOutcomes(settings, parts)
         self._database = database
 

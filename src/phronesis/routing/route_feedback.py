@@ -22,6 +22,7 @@ from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
+from phronesis.routing.tools import ToolRepository
 from phronesis.schema import Schema
 
 __all__ = ["RouteFeedback", "RouteFeedbackIn", "RouteFeedbackStore"]
@@ -76,9 +77,13 @@ def should_have_been() -> ColumnElement[str]:
 
 
 class RouteFeedbackStore:
-    def __init__(self, decisions: DecisionRecordRepository, clock: Clock) -> None:
+    def __init__(self, decisions: DecisionRecordRepository, clock: Clock, tools: ToolRepository) -> None:
         self._decisions = decisions
         self._clock = clock
+        self._tools = tools
+
+    async def _registered(self, tenant: str) -> set[str]:
+        return {tool.name for tool in await self._tools.list(tenant)}
 
     async def rate(self, tenant: str, session_id: str, body: RouteFeedbackIn) -> RouteFeedback:
         """Record the rating on the decision's record; 404 unless it is a routing decision of this session."""
@@ -87,6 +92,12 @@ class RouteFeedbackStore:
             raise NotFoundError("routing decision", body.decision_id)
         if record.action is None:
             raise InvalidInputError("decision_id", "that turn was not routed (a human owned the session)")
+        if body.expected_tool is not None and body.expected_tool not in (registered := await self._registered(tenant)):
+            # issue 47: "teleporter" was accepted, and `fit --from-feedback` then routed chatter to it
+            known = ", ".join(sorted(registered)) or "none"
+            raise InvalidInputError(
+                "expected_tool", f"no tool {body.expected_tool!r} is registered (registered: {known})"
+            )
         expected = body.expected_decision.value if body.expected_decision else None
         if not body.correct and expected == record.action and record.action != "USE_TOOL":
             # "wrong, it should have been what it was" teaches nothing and counted as right in the
@@ -110,8 +121,10 @@ class RouteFeedbackStore:
         )
 
     async def exemplars(self, tenant: str, *, limit: int = 100_000) -> list[Exemplar]:
-        """What rated decisions teach, oldest first (see the module docstring)."""
+        """What rated decisions teach, oldest first (see the module docstring); a rating naming a tool
+        no longer registered teaches nothing (the router would name a tool that cannot be called)."""
         taught: list[Exemplar] = []
+        registered = await self._registered(tenant)
         for rated in await self._decisions.rated(tenant, "routing", KEY, limit=limit):
             text = str(rated.inputs.get("query", "")).strip()
             if not text:
@@ -121,7 +134,9 @@ class RouteFeedbackStore:
                 taught.append(_exemplar(text, rated.action, tools[0] if rated.action == "USE_TOOL" and tools else None))
             elif not rated.correct and rated.feedback.get("expected_decision"):
                 taught.append(_exemplar(text, rated.feedback["expected_decision"], rated.feedback.get("expected_tool")))
-        return taught
+        return [
+            e for e in taught if e.decision is not Decision.USE_TOOL or e.label in registered or e.label == "USE_TOOL"
+        ]
 
 
 def _exemplar(text: str, decision: str, tool: str | None) -> Exemplar:

@@ -228,8 +228,9 @@ def _moment(fmt: str, text: str, now: datetime, partial: Mapping[str, str]) -> t
 def _quantity(name: str, schema: Mapping[str, Any], text: str, only: bool) -> float | int | None:
     value = _number_near(text, _words(name, schema))
     if value is None and only:  # the answer to "how many seats?" may be the number alone
-        bare = _NUMBER.fullmatch(text.strip(" .!?"))
-        value = float(bare.group(1).replace(",", ".")) if bare else None
+        alone = text.strip(" .!?").lower()
+        bare = _NUMBER.fullmatch(alone)
+        value = float(bare.group(1).replace(",", ".")) if bare else float(_WORD_NUMBERS.get(alone, 0)) or None
     if value is None:
         return None
     return int(value) if schema.get("type") == "integer" and value.is_integer() else value

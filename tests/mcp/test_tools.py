@@ -10,8 +10,12 @@ from typing import Any
 from mcp import Client
 from mcp_types import CallToolResult
 
+from phronesis.admission.models import RunIn
 from phronesis.engine import Engine
+from phronesis.executive.events import EventRequest
 from phronesis.mcp import build_server, fixed_tenant
+from phronesis.routing.models import RouteRequest
+from phronesis.routing.tools import ToolIn
 from tests.engines import add_heuristic
 
 TOOLS = {
@@ -137,3 +141,47 @@ async def test_tools_act_for_their_tenant_only(engine: Engine) -> None:
         preview = await client.call_tool("preview_proactive", {"user_id": "nobody"})
         assert "not found" in _refused(preview)
     assert (await engine.decisions.get("other", decided["response_id"])).tenant == "other"
+
+
+async def test_the_tools_take_every_argument_their_http_endpoints_take(engine: Engine) -> None:
+    """Issue 47, item 11: ``route_turn`` refused ``tool_arguments``, ``decide_event`` had no
+    ``salience`` (no emergency path) and ``admit_run`` no references or artifacts."""
+    bodies = {"decide_event": EventRequest, "route_turn": RouteRequest, "admit_run": RunIn}
+    async with Client(build_server(engine, fixed_tenant("default"))) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        for name, body in bodies.items():
+            missing = set(body.model_fields) - set(tools[name].input_schema["properties"])
+            assert missing == set(), (name, missing)
+        assert "lead_context" in tools["route_turn"].input_schema["properties"]
+
+
+async def test_a_tool_call_is_finished_over_mcp(engine: Engine) -> None:
+    """An agent over MCP answers the router's own question with the arguments it has, and the call
+    completes (issue 47: the answer escalated, and the MCP tool could not pass the arguments)."""
+    await engine.routing.put_tool(
+        "default",
+        ToolIn(
+            name="calendar",
+            description="Book, reschedule or cancel meetings and demos",
+            examples=["book a meeting with sales", "schedule a demo call"],
+            parameters={"type": "object", "required": ["email", "time"], "properties": {
+                "email": {"type": "string", "format": "email"}, "time": {"type": "string", "format": "date-time"}}},
+        ),
+    )  # fmt: skip
+    async with Client(build_server(engine, fixed_tenant("default"))) as client:
+        lead = {"email": "ann@example.com", "timezone": "UTC"}
+        asked = _ok(await client.call_tool("route_turn", {"query": "schedule a demo call", "lead_context": lead}))
+        assert (asked["decision"], asked["pending"]["tool"]) == ("CLARIFY", "calendar")
+        args = {"calendar": {"time": "2026-01-08T14:00:00+00:00"}}
+        done = _ok(
+            await client.call_tool(
+                "route_turn", {"query": "Thursday works", "session_id": asked["session_id"], "tool_arguments": args}
+            )
+        )
+        assert (done["decision"], done["tool_arguments"]["calendar"]["time"]) == ("USE_TOOL", args["calendar"]["time"])
+        refused = _refused(
+            await client.call_tool(
+                "route_turn", {"query": "hi", "session_id": asked["session_id"], "lead_context": lead}
+            )
+        )
+        assert "lead_context" in refused

@@ -152,6 +152,29 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
             Literal["heuristic_first", "urgency_tiered", "always_llm"] | None,
             Field(description="Decide this event by this strategy; omit for the tenant's own."),
         ] = None,
+        event_id: Annotated[
+            str | None, Field(description="Your id for the event (kept on the record; a repeat is answered once).")
+        ] = None,
+        salience: Annotated[
+            dict[str, float] | None,
+            Field(
+                description="How the event scores on salience dimensions, each 0-1 (threat, opportunity, "
+                "novelty, ...); a high threat takes the emergency path."
+            ),
+        ] = None,
+        reply_to: Annotated[
+            str | None, Field(description="The event_id of the earlier event this one answers (a follow-up).")
+        ] = None,
+        goals: Annotated[
+            list[str] | None, Field(description="The user's current goals, shown to the LLM when it is asked.")
+        ] = None,
+        personality_biases: Annotated[
+            dict[str, float] | None, Field(description="Biases -1..1 that tilt the LLM's answer (e.g. caution).")
+        ] = None,
+        candidates: Annotated[
+            list[dict[str, Any]] | None,
+            Field(description="Heuristic candidates your own matcher found (id, condition, action, confidence)."),
+        ] = None,
     ) -> EventDecision:
         """Decide how to respond to an event: fire a learned heuristic when one matches confidently
         (no LLM call), else ask the LLM. Returns the response text, the path taken (heuristic, llm,
@@ -165,6 +188,12 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
                 "immediate": immediate,
                 "user_id": user_id,
                 "strategy": strategy,
+                "event_id": event_id,
+                "salience": salience,
+                "reply_to": reply_to,
+                "goals": goals,
+                "personality_biases": personality_biases,
+                "candidates": candidates,
             },
         )
         return await _answer(engine.executive.decide_event(tenant_of(ctx), request))
@@ -209,15 +238,42 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
             str | None,
             Field(description="The conversation's session_id from an earlier route_turn; omit to start one."),
         ] = None,
+        tool_arguments: Annotated[
+            dict[str, dict[str, Any]] | None,
+            Field(
+                description="Arguments you already have for a tool, by tool name ({'calendar': {'time': "
+                "'2026-03-05T14:00:00+01:00'}}): they win over what is read from the message, and name the tool "
+                "the message is about (an answer to a CLARIFY asking for them)."
+            ),
+        ] = None,
+        critical: Annotated[
+            bool | None,
+            Field(description="Whether a failed knowledge-base search must escalate; omit to decide by topic."),
+        ] = None,
+        router: Annotated[
+            Literal["local", "llm", "cascade"] | None,
+            Field(description="Decide this turn with this router; omit for the configured one."),
+        ] = None,
+        lead_context: Annotated[
+            dict[str, Any] | None,
+            Field(
+                description="Only when starting a session (no session_id): what you know of the person "
+                "(email, name, company, timezone, ...)."
+            ),
+        ] = None,
     ) -> RouteResult:
         """Decide what to do with a user's message in a conversation: RETRIEVE from the knowledge
         base, REASON_ONLY, USE_TOOL (with the tool and its arguments), CLARIFY (with a question to
         ask) or ESCALATE to a person (with the reason). Returns the decision with its confidence
         and the session_id to pass with the conversation's next message."""
         tenant = tenant_of(ctx)
-        request = _parsed(RouteRequest, {"query": query})
+        fields = {"query": query, "tool_arguments": tool_arguments, "critical": critical, "router": router}
+        request = _parsed(RouteRequest, fields)
         if session_id is None:
-            session_id = (await _answer(engine.routing.create_session(tenant, NewSession()))).id
+            new = _parsed(NewSession, {"lead_context": lead_context})
+            session_id = (await _answer(engine.routing.create_session(tenant, new))).id
+        elif lead_context is not None:
+            raise ToolError("lead_context: only a new session takes a lead context (omit session_id)")
         return await _answer(engine.routing.route(tenant, session_id, request))
 
     @_tool(server, READS)
@@ -253,6 +309,25 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         agent_id: Annotated[str | None, Field(description="The agent that ran it (default 'default').")] = None,
         user_id: Annotated[str | None, Field(description="The user it ran for: runs are compared per user.")] = None,
         error: Annotated[str | None, Field(description="The error a failed run ended with.")] = None,
+        id: Annotated[str | None, Field(description="Your id for the run; a random one when omitted.")] = None,
+        task_id: Annotated[
+            str | None, Field(description="Your id for the task: runs of one task_id are the same task.")
+        ] = None,
+        references: Annotated[
+            list[str] | None, Field(description="What the run read: URLs, file paths, document ids.")
+        ] = None,
+        artifacts: Annotated[
+            list[str] | None, Field(description="What the run produced: files, commits, tickets.")
+        ] = None,
+        usage_count: Annotated[
+            int | None, Field(description="How many times the run's result was used (default 1).")
+        ] = None,
+        replaces: Annotated[
+            str | None, Field(description="The id of a stored run this one replaces, when you know it.")
+        ] = None,
+        attributes: Annotated[
+            dict[str, Any] | None, Field(description="Free-form metadata kept with the run.")
+        ] = None,
     ) -> AdmissionResult:
         """Offer a finished agent run to memory: ADD it, NOT (a duplicate or not worth keeping),
         REPLACE an older run of the same task, or MERGE with similar ones. Returns the decision, the
@@ -267,6 +342,13 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
                 "agent_id": agent_id,
                 "user_id": user_id,
                 "error": error,
+                "id": id,
+                "task_id": task_id,
+                "references": references,
+                "artifacts": artifacts,
+                "usage_count": usage_count,
+                "replaces": replaces,
+                "attributes": attributes,
             },
         )
         return await _answer(engine.admission.admit(tenant_of(ctx), run))

@@ -29,6 +29,9 @@ class Tenant:
     """One story's view of the server: its own API key, the calls a user makes."""
 
     def __init__(self, base: str, key: str, name: str) -> None:
+        self.base = base
+        self.key = key
+        """The story's API key: the Python client and the MCP client use it too."""
         self.name = name
         """The tenant the key acts for (``--tenant`` of the CLI on the same database)."""
         self.http = httpx.Client(base_url=base, headers={"Authorization": f"Bearer {key}"}, timeout=60)

@@ -108,23 +108,24 @@ def test_a_prospect_asking_pricing_gets_an_answer_from_the_pricing_sheet(agent: 
         (("calendar", "crm"), "Send me a follow-up email."),
     ],
 )
-def test_a_request_no_registered_tool_does_goes_to_a_person(
+def test_a_request_no_registered_tool_does_names_no_tool_and_keeps_the_chat(
     sales: Journeys, tools: tuple[str, ...], query: str
 ) -> None:
     """Issue 22's first reproduction: with only the calendar registered, an email or a CRM change
-    asked for a "time" to book. Nothing registered does it: a person takes it, no tool is named,
-    and the user is not asked to choose between tools that do something else."""
+    asked for a "time" to book. Nothing registered does it: no tool is named, the user is not asked
+    to choose between tools that do something else, and (issue 47) the agent asks what is meant
+    instead of handing the chat to a person."""
     agent = Agent(sales.tenant(), tools)
     answer = agent.route(agent.session(email="ann@acme.io", name="Ann"), query)
-    assert (answer["decision"], answer["escalation_reason"]) == ("ESCALATE", "no_suitable_tool"), answer
-    assert answer["required_tools"] == []
+    assert (answer["decision"], answer["session_mode"]) == ("CLARIFY", "auto"), answer
+    assert answer["required_tools"] == [] and answer["band"] == "low"
 
 
 def test_booking_a_meeting_with_three_tools_registered(agent: Agent) -> None:
     sid = agent.session(email="ann@acme.io", name="Ann")
     asked = agent.route(sid, "Book a meeting with me")
     assert (asked["decision"], asked["required_tools"]) == ("CLARIFY", ["calendar"])
-    assert asked["message"] == "To do that I need: When you would like to meet (time)."
+    assert asked["message"] == "To book, reschedule or cancel meetings and demos I need when you would like to meet."
     assert asked["tool_arguments"]["calendar"] == {"email": "ann@acme.io"}  # from the lead context
 
     booked = agent.route(sid, "Book a meeting with me", tool_arguments={"calendar": {"time": "Friday 3pm"}})

@@ -295,7 +295,7 @@ _SPECIFIC = ("date-time", "date", "email")
 
 def evidenced_tools(tools: Sequence[Tool], text: str, *, now: datetime, ids_only: bool = False) -> list[str]:
     """The tools a message gives a required argument of a *specific* kind for: an id its pattern
-    matches ("status of 38291?" → an order lookup), a date or time, an email. Words alone say what
+    matches ("status of 38291?" → an order lookup), a whole date and time, an email. Words alone say what
     a user wants; these say which tool the message feeds (``ids_only``: patterns alone, the most
     specific evidence)."""
     found = []
@@ -312,8 +312,8 @@ def evidenced_tools(tools: Sequence[Tool], text: str, *, now: datetime, ids_only
         }
         if not specific:
             continue
-        given = extract(tool, text, now=now)
-        if specific & (set(given.values) | set(given.partial)):
+        # a whole value only: "today" alone (the weather in Paris today?) feeds no booking
+        if specific & set(extract(tool, text, now=now).values):
             found.append(tool.name)
     return found
 

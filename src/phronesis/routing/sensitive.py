@@ -82,7 +82,9 @@ _DEMAND = re.compile(
     r"|\b(?:will|would|can|could)\s+you\s+(?:please\s+)?(?:give|issue|process|waive|refund|compensate|make|draft|write)\b"
     r"|\b(?:give|send|issue|pay)\s+(?:me|us)\b|\bmy money back\b(?!\s*\?)"
     r"|^\s*(?:please\s+)?(?:refund|compensate|waive|reimburse|credit)\b"
-    r"|\bfile\s+a\s+complaint\b|\b(?:i|we)\s+(?:have|had)\s+a\s+complaint\b",
+    r"|\bfile\s+a\s+complaint\b|\b(?:i|we)\s+(?:have|had)\s+a\s+complaint\b"
+    r"|\bwho\s+(?:do|can|should)\s+(?:i|we)\s+(?:complain|talk|speak|write)\b"
+    r"|\b(?:are|is)\s+(?:you|someone|anyone)\s+going\s+to\s+(?:compensate|refund|reimburse|pay)\b",
     re.I,
 )
 _CONDITION = re.compile(r"\b(?:if|when|once|after|before|in case|unless)\b", re.I)

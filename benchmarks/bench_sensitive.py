@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from bench_routing_sales import SALES_DOCUMENTS, SALES_TOOLS, T
-
 from phronesis.engine import Engine
 from phronesis.routing.sensitive import TopicMatcher
 from phronesis.routing.sessions import NewSession

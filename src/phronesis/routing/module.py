@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -11,6 +12,7 @@ from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import NotFoundError
 from phronesis.llm.types import LLMProvider
+from phronesis.routing import arguments
 from phronesis.routing.documents import Document, DocumentIn, DocumentRepository
 from phronesis.routing.evaluation import evaluate_router
 from phronesis.routing.exemplars import Exemplar
@@ -94,6 +96,7 @@ class RoutingModule:
                 await self.sessions.lock_mode(tx, "", "")
         await self.tools.list("")
         await self.documents.search("", vector, 1)
+        await asyncio.to_thread(arguments.warm_up)  # the date parser's data, for a first "Thursday at 2pm"
 
     async def create_session(self, tenant: str, new: NewSession) -> Session:
         return await self.sessions.create(tenant, new)

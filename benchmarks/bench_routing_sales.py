@@ -219,12 +219,15 @@ SALES_TOOLS = [
                "time": {"type": "string", "format": "date-time", "description": "When you would like to meet"},
                "attendees": {"type": "integer", "minimum": 1, "description": "How many people will attend"}}}),
     ToolIn(name="crm", description="Update the lead record: company name, contact details, status",
-           examples=["Update my company name to Acme Corp.", "Change my phone number"],
+           examples=["Update my company name to Acme Corp.", "Change my phone number", "Add a contact to our account",
+                     "Correct the address you have for us", "Note on our record that we are evaluating options",
+                     "Fix the spelling of my name"],
            parameters={"type": "object", "properties": {
                "company": {"type": "string", "description": "Your company name"},
                "phone": {"type": "string", "format": "phone", "description": "Your phone number"}}}),
     ToolIn(name="email", description="Send the lead an email: follow-ups, summaries, documents",
-           examples=["Send me a follow-up email.", "Email me the pricing sheet"]),
+           examples=["Send me a follow-up email.", "Email me the pricing sheet", "Send me the slides",
+                     "Forward the documents to my colleague", "Send a copy of this conversation to my inbox"]),
     ToolIn(name="order_lookup", description="Look up an order's status and delivery date", read_only=True,
            examples=["Where is my order?", "Has my order shipped yet?", "Track order 48213"],
            parameters={"type": "object", "required": ["order_id"], "properties": {

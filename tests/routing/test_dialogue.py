@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from phronesis.engine import Engine
 from phronesis.routing.arguments import completed_tools, evidenced_tools, extract
-from phronesis.routing.dialogue import acknowledges, reply_to
+from phronesis.routing.dialogue import acknowledges, asks_to_do, reply_to
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import Tool, ToolIn
 from tests.engines import EngineFactory
@@ -139,6 +139,23 @@ def test_which_tool_a_message_feeds() -> None:
 )
 def test_a_short_reply_agrees_refuses_or_is_something_else(text: str, reply: str) -> None:
     assert reply_to(text) == reply
+
+
+@pytest.mark.parametrize(
+    ("text", "to_do"),
+    [
+        ("Send me the security whitepaper.", True),
+        ("Please record that I'm the decision maker.", True),
+        ("Can you update our address?", True),
+        ("I need to cancel our demo.", True),
+        ("Great, schedule it for then.", True),
+        ("Can you tell me the price?", False),
+        ("Can I change my billing cycle to annual?", False),  # a question about a policy
+        ("I want a refund", False),
+    ],
+)
+def test_a_request_to_act_is_told_from_a_question(text: str, to_do: bool) -> None:
+    assert asks_to_do(text) is to_do
 
 
 def test_acknowledgements_are_only_thanks_and_agreement() -> None:

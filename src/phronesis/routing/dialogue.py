@@ -23,7 +23,7 @@ from pydantic import Field
 
 from phronesis.schema import Schema
 
-__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "reply_to"]
+__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "asks_to_do", "reply_to"]
 
 PendingKind = Literal["arguments", "confirm", "question"]
 Reply = Literal["yes", "no", "other"]
@@ -151,3 +151,25 @@ def acknowledges(text: str) -> bool:
     scope (issue 47: three such turns asked the user what they wanted)."""
     words = re.findall(r"[a-z]+", text.lower())
     return 0 < len(words) <= 8 and all(w in _ACK_WORDS for w in words)
+
+
+_ACTION_VERBS = (
+    r"add|book|buy|call|cancel|change|check|correct|delete|downgrade|edit|email|e-mail|fix|forward|log|mail|mark"
+    r"|move|note|order|put|record|register|remind|remove|rename|reschedule|schedule|send|set|share|sign|subscribe"
+    r"|switch|track|unsubscribe|update|upgrade|arrange|look up|save|store|write down|text|ping"
+)
+_TO_DO = re.compile(
+    rf"^(?:(?:ok|okay|great|thanks|yes|yeah|sure|and|also|then|so),?\s+)*(?:please\s+|pls\s+|kindly\s+)?"
+    rf"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    rf"|(?:i|we)\s+(?:need|want|would like|'d like)\s+(?:you\s+)?to\s+"
+    rf"|(?:i|we)\s+(?:need|want|would like|'d like)\s+)?(?:{_ACTION_VERBS})\b",
+    re.IGNORECASE,
+)
+
+
+def asks_to_do(text: str) -> bool:
+    """The message asks for something to be done, not for information: it opens with an action
+    ("Send me the security whitepaper", "Please record that I'm the decision maker", "Can you
+    update our address", "I need to cancel our demo"). A tool does such things; the knowledge base
+    answers questions."""
+    return _TO_DO.search(text.strip()) is not None

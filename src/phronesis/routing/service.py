@@ -44,7 +44,7 @@ from phronesis.routing.decisions import (
     EscalationReason,
     validate_output,
 )
-from phronesis.routing.dialogue import Pending, acknowledges, reply_to
+from phronesis.routing.dialogue import Pending, acknowledges, asks_to_do, reply_to
 from phronesis.routing.llm_router import LLMRouter, RouterHints
 from phronesis.routing.local_router import LocalPrediction
 from phronesis.routing.models import RouteRequest, RouteResult, RouterPath
@@ -274,15 +274,22 @@ class RoutingService:
     async def _tool_after_all(
         self, turn: _Turn, output: DecisionOutput, tools: list[Tool], *, unsure: bool
     ) -> DecisionOutput | None:
-        """A tool's description and examples match the turn clearly ("hi, order status pls")."""
+        """A tool's description and examples match the turn clearly ("hi, order status pls"), or the
+        turn asks for something to be done ("Correct our address to 5 Elm Road.", "Email me the
+        pricing sheet") and a tool does it: a question is for the knowledge base, a request to act
+        is for a tool, whatever the router's exemplars made of its words."""
         decision = output.decision
-        if decision in (Decision.ESCALATE, Decision.USE_TOOL, Decision.RETRIEVE) or not tools:
+        request = asks_to_do(turn.query)
+        if decision is Decision.USE_TOOL or not tools or (decision is Decision.ESCALATE and not request):
+            return None
+        if decision is Decision.RETRIEVE and not request:
             return None  # the router's RETRIEVE stands: "Mark us as interested in the Enterprise plan"
         if decision is Decision.REASON_ONLY and not unsure and acknowledges(turn.query):
             return None
         choice = await self._tool_choice(turn, tools)
         best = choice.chosen
-        if best is None or choice.scores[best] < self.settings.tool_over_router:
+        bar = self.settings.tool_min_similarity if request else self.settings.tool_over_router
+        if best is None or choice.scores[best] < bar:
             return None
         turn.notes["tool_over_router"] = choice.explain()
         return DecisionOutput(
@@ -604,10 +611,14 @@ class RoutingService:
         """The caller passed arguments for exactly one tool, and the router could not place the turn
         (it asked, or escalated without a seed rule): the turn is about that tool (issue 47:
         "Thursday at 2pm works" with ``tool_arguments.schedule_demo.time`` escalated as no_suitable_tool)."""
-        unsure = output.decision is Decision.CLARIFY or (
-            output.decision is Decision.ESCALATE
-            and output.escalation_reason
-            in (EscalationReason.OUT_OF_SCOPE.value, EscalationReason.NO_SUITABLE_TOOL.value, None)
+        unsure = (
+            output.decision is Decision.CLARIFY
+            or (output.decision is Decision.REASON_ONLY and not acknowledges(turn.query))  # "Yes, book it."
+            or (
+                output.decision is Decision.ESCALATE
+                and output.escalation_reason
+                in (EscalationReason.OUT_OF_SCOPE.value, EscalationReason.NO_SUITABLE_TOOL.value, None)
+            )
         )
         if len(turn.request_tools) != 1 or not unsure or turn.path in ("rule", "dialogue"):
             return output

@@ -115,3 +115,20 @@ def test_each_missing_argument_is_named_once() -> None:
     )
     assert [(p.field, p.problem) for p in argument_problems(booking, {})] == [("email", "missing"), ("time", "missing")]
     assert [p.field for p in argument_problems(booking, {"email": "a@b.c"})] == ["time"]
+
+
+async def test_two_close_tools_are_told_apart_by_the_requests_verb() -> None:
+    """Issue 47: "Send a reminder email for our call" matched the calendar 0.69 and email 0.65 and
+    asked the user to choose; the email tool is the one whose texts send. A verb both tools use, or
+    neither, still asks."""
+    embedder = CountingEmbedder()
+    same = _tool("notes", "keep reminders for meetings")
+    chooser = ToolChooser(0.0, 1.0)  # every pair is "close": only the verb can decide
+    query = "send a reminder for our call"
+    told = await chooser.choose(embedder, embedder.embed_sync([query]), [same, EMAIL], query_text=query)
+    assert told.chosen == "email" and "verb" in told.reason
+    both = _tool("sms", "send texts", "send me a text")
+    asked = await chooser.choose(embedder, embedder.embed_sync([query]), [both, EMAIL], query_text=query)
+    assert asked.chosen is None and asked.close is not None
+    none = await chooser.choose(embedder, embedder.embed_sync(["a reminder"]), [same, EMAIL], query_text="a reminder")
+    assert none.chosen is None

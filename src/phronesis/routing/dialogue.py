@@ -23,7 +23,7 @@ from pydantic import Field
 
 from phronesis.schema import Schema
 
-__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "asks_to_do", "reply_to"]
+__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "action_verbs", "asks_to_do", "reply_to"]
 
 PendingKind = Literal["arguments", "confirm", "question"]
 Reply = Literal["yes", "no", "other"]
@@ -173,3 +173,11 @@ def asks_to_do(text: str) -> bool:
     update our address", "I need to cancel our demo"). A tool does such things; the knowledge base
     answers questions."""
     return _TO_DO.search(text.strip()) is not None
+
+
+_VERB_WORDS = frozenset(_ACTION_VERBS.replace("look up", "look").replace("write down", "write").split("|"))
+
+
+def action_verbs(text: str) -> set[str]:
+    """The action verbs a message uses ("send", "update", "book"), in any position."""
+    return {w for w in re.findall(r"[a-z]+(?:-[a-z]+)?", text.lower()) if w in _VERB_WORDS}

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors
+from phronesis.routing.dialogue import action_verbs
 from phronesis.routing.tools import Tool
 
 __all__ = ["ToolChoice", "ToolChooser", "content_words", "word_overlap"]
@@ -106,6 +107,16 @@ def content_words(text: str) -> set[str]:
     return {w.removesuffix("s") for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _FUNCTION_WORDS}
 
 
+def _verb_tells(query: str, first: Tool, second: Tool) -> str | None:
+    """Two tools match about as well: the one whose own texts use the request's action verb ("Send a
+    reminder email for our call": the email tool sends, the calendar books), if only one does."""
+    verbs = action_verbs(query)
+    if not verbs:
+        return None
+    uses = [t.name for t in (first, second) if verbs & set(_WORD.findall(" ".join(describe(t)).lower()))]
+    return uses[0] if len(uses) == 1 else None
+
+
 def word_overlap(query: str, tool: Tool) -> float:
     """The share of the query's content words that the tool's texts use."""
     asked = content_words(query)
@@ -160,6 +171,15 @@ class ToolChooser:
                 reason=f"no registered tool fits (best: {best} at {ranked[best]:.2f} < {self.min_similarity})",
             )
         if len(names) > 1 and ranked[best] - ranked[names[1]] < self.margin:
+            by_name = {tool.name: tool for tool in tools}
+            verb = _verb_tells(query_text, by_name[best], by_name[names[1]])
+            if verb is not None:
+                return ToolChoice(
+                    scores=ranked,
+                    chosen=verb,
+                    reason=f"{best} ({ranked[best]:.2f}) and {names[1]} ({ranked[names[1]]:.2f}) are close; "
+                    f"the request's verb is {verb}'s",
+                )
             return ToolChoice(
                 scores=ranked,
                 chosen=None,

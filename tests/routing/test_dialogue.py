@@ -13,8 +13,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from phronesis.engine import Engine
+from phronesis.exceptions import InvalidInputError
 from phronesis.routing.arguments import completed_tools, evidenced_tools, extract
 from phronesis.routing.dialogue import acknowledges, asks_to_do, reply_to
 from phronesis.routing.sessions import NewSession
@@ -314,3 +316,59 @@ async def test_every_turn_ends_in_a_state_the_user_can_see(make_engine: EngineFa
             assert result.required_tools and not result.missing_parameters
         assert session.pending == result.pending
         assert session.mode == result.session_mode
+
+
+async def test_a_question_while_a_call_waits_is_a_question_and_yes_with_a_change_is_asked_again(
+    make_engine: EngineFactory,
+) -> None:
+    """From a fresh-clone trial: "What is your Starter plan pricing?" while a Pro subscription waited
+    for a yes changed it to Starter, and "yes, but make it 20 seats" was made without confirming."""
+    engine = await _engine(make_engine)
+    sid = await _session(engine)
+    await engine.route(sid, "upgrade us to the pro plan with 12 seats")
+    question = await engine.route(sid, "what is the price of the starter plan?")
+    assert question.path != "dialogue" and question.tool_arguments.get("contract") != {"plan": "Starter", "seats": 12}
+    other = await _session(engine)
+    await engine.route(other, "upgrade us to the pro plan with 12 seats")
+    changed = await engine.route(other, "yes, but make it 20 seats")
+    assert (changed.decision, changed.pending.kind if changed.pending else None) == ("CLARIFY", "confirm")
+    assert changed.pending is not None and changed.pending.arguments == {"plan": "Pro", "seats": 20}
+
+
+async def test_arguments_are_checked_by_their_format_and_a_local_time_gets_the_leads_offset(
+    make_engine: EngineFactory,
+) -> None:
+    """From a fresh-clone trial: ``"time": "soon"`` and ``"email": "not-an-email"`` were called with."""
+    engine = await _engine(make_engine)
+    sid = await _session(engine, timezone="Europe/Berlin")
+    soon = await engine.route(sid, "schedule a demo call", tool_arguments={"calendar": {"time": "soon"}})
+    assert soon.decision == "CLARIFY" and [p.field for p in soon.missing_parameters] == ["time"]
+    assert soon.message is not None and "does not look right" in soon.message and "The the" not in soon.message
+    local = await engine.route(
+        await _session(engine, timezone="Europe/Berlin"),
+        "schedule a demo call",
+        tool_arguments={"calendar": {"time": "2026-03-05T14:00"}},
+    )
+    assert local.decision == "USE_TOOL" and local.tool_arguments["calendar"]["time"] == "2026-03-05T14:00:00+01:00"
+    bad = await engine.route(
+        await _session(engine, email="ann at acme"),
+        "schedule a demo call",
+        tool_arguments={"calendar": {"time": "2026-03-05T14:00"}},
+    )
+    assert bad.decision == "CLARIFY" and [p.field for p in bad.missing_parameters] == ["email"]
+
+
+async def test_arguments_for_a_tool_that_is_not_registered_and_a_timezone_that_is_not_one_are_refused(
+    make_engine: EngineFactory,
+) -> None:
+    engine = await _engine(make_engine)
+    sid = await _session(engine)
+    with pytest.raises(InvalidInputError) as refused:
+        await engine.route(sid, "beam me up", tool_arguments={"teleporter": {"x": 1}})
+    assert refused.value.field == "tool_arguments.teleporter"
+    assert (await engine.routing.session(T, sid)).message_count == 0  # nothing stored
+    with pytest.raises(ValidationError, match="IANA"):
+        NewSession(lead_context={"timezone": "Mars/Olympus"})
+    with pytest.raises(ValidationError, match="read-only tool needs no confirmation") as both:
+        ToolIn(name="x", description="d", read_only=True, confirm=True)
+    assert both.value.errors()[0]["loc"] == ("confirm",)

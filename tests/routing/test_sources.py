@@ -6,8 +6,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from phronesis.engine import Engine
+from phronesis.routing.conflicts import _clash, _statements
 from phronesis.routing.documents import DocumentIn
+from phronesis.routing.retrieval import RetrievedSource
 from phronesis.routing.sessions import NewSession
 from tests.engines import EngineFactory
 
@@ -106,3 +110,32 @@ async def test_a_conflict_that_stands_names_both_sources_and_their_dates(make_en
     assert len(found.conflicts) == 1
     reason = found.conflicts[0].reason
     assert "Price list A, undated" in reason and "Price list B, 2025-12-01" in reason
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "conflict"),
+    [
+        # from a fresh-clone trial: two plans' prices, and two pages that agree, "conflicted"
+        ("The Starter plan costs $29 per month.", "The Pro plan costs $79 per month.", False),
+        ("Pro costs $79 per month.", "Starter costs $29 per month for up to 3 users. Pro costs $79 per month.", False),
+        ("Monthly plans renew every 30 days.", "Annual plans renew every 12 months.", False),
+        ("The Pro plan costs $79 per month.", "The Pro plan costs $59 per month.", True),
+        ("Starter costs $29 per month for up to 3 users.", "Starter costs $19 per month for up to 3 users.", True),
+    ],
+)
+def test_statements_about_different_things_do_not_conflict(first: str, second: str, conflict: bool) -> None:
+    assert (_clash(_statements(first), _statements(second)) is not None) is conflict
+
+
+def test_a_source_kept_alone_though_superseded_says_so() -> None:
+    source = RetrievedSource(
+        id="old",
+        doc_type="sop",
+        text="t",
+        similarity=0.9,
+        recency=0.1,
+        quality=0.9,
+        score=0.7,
+        superseded_by="(none found)",
+    )
+    assert source.summary()["superseded_by"] == "(none found)"

@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from phronesis.routing.tools import Tool
 
-__all__ = ["Extracted", "completed_tools", "evidenced_tools", "extract", "lead_timezone", "warm_up"]
+__all__ = ["Extracted", "completed_tools", "evidenced_tools", "extract", "in_zone", "lead_timezone", "warm_up"]
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _PHONE = re.compile(r"(?<![\w-])\+?\d[\d ()./-]{5,}\d(?![\w-])")
@@ -334,3 +334,21 @@ def completed_tools(tools: Sequence[Tool], text: str, *, now: datetime) -> list[
 def warm_up() -> None:
     """Load the date parser's language data now (0.1-0.5 s), not in a user's first turn that names a day."""
     _calendar_date("tomorrow", datetime(2026, 1, 1, tzinfo=ZoneInfo("UTC")))
+
+
+def in_zone(tool: Tool, arguments: Mapping[str, Any], zone: ZoneInfo) -> dict[str, Any]:
+    """A date-time argument given without an offset ("2026-03-05T14:00", as an agent may pass it) is
+    the lead's local time: the offset is added, so the tool gets one unambiguous moment."""
+    properties = tool.parameters.get("properties", {})
+    out = dict(arguments)
+    for name, value in arguments.items():
+        schema = properties.get(name) if isinstance(properties, Mapping) else None
+        if not isinstance(schema, Mapping) or schema.get("format") != "date-time" or not isinstance(value, str):
+            continue
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            continue  # the schema check says it is not a date-time
+        if moment.tzinfo is None:
+            out[name] = moment.replace(tzinfo=zone).isoformat()
+    return out

@@ -52,6 +52,13 @@ _KINDS = {
     "member": "seats",
 }
 _DAYS = {"hour": 1 / 24, "day": 1.0, "week": 7.0, "month": 365.25 / 12, "year": 365.25}
+_COMMON = frozenset(
+    {
+        "the", "a", "an", "our", "we", "you", "your", "it", "its", "this", "that", "these", "those", "all",
+        "each", "every", "their", "there", "here", "they", "prices", "price", "plans", "plan",
+    }
+)  # fmt: skip
+"""Capitalised at the start of a sentence, but naming nothing."""
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|can't|don't|doesn't|won't|isn't)\b", re.I)
 _STATEMENT = re.compile(r"(?<=[.!?;])\s+|\n+")
 SAME_SUBJECT = 0.5
@@ -86,29 +93,56 @@ def _subject(statement: str) -> frozenset[str]:
     return frozenset(w for w in content_words(_FIGURE.sub(" ", statement)) if not _NEGATION.fullmatch(w))
 
 
-_Statement = tuple[frozenset[str], dict[str, dict[str, str]], bool]
+_Statement = tuple[frozenset[str], dict[str, dict[str, str]], bool, frozenset[str]]
+_NAME = re.compile(r"\b[A-Z][A-Za-z0-9]+\b")
+
+
+def _names(statement: str) -> frozenset[str]:
+    """The capitalised words that name what a statement is about ("Pro", "Starter", "Annual"), the
+    function words left out: two statements naming different things are about different things."""
+    return frozenset(w.lower() for w in _NAME.findall(statement)) - _COMMON
 
 
 def _statements(text: str) -> list[_Statement]:
-    """Each statement's subject words, figures and whether it negates."""
+    """Each statement's subject words, figures, whether it negates, and the names it uses."""
     return [
-        (_subject(statement), figures(statement), bool(_NEGATION.search(statement)))
+        (_subject(statement), figures(statement), bool(_NEGATION.search(statement)), _names(statement))
         for statement in _STATEMENT.split(text)
         if statement.strip()
     ]
 
 
-def _same_subject(a: frozenset[str], b: frozenset[str]) -> bool:
-    return bool(a and b) and len(a & b) / len(a | b) >= SAME_SUBJECT
+def _same_subject(a: _Statement, b: _Statement) -> bool:
+    """At least half their content words shared, and not naming different things ("The Starter plan
+    costs $29" and "The Pro plan costs $79" are two plans, not two prices of one: issue 47)."""
+    if a[3] and b[3] and not a[3] & b[3]:
+        return False
+    return bool(a[0] and b[0]) and len(a[0] & b[0]) / len(a[0] | b[0]) >= SAME_SUBJECT
+
+
+def _agrees(statement: _Statement, others: list[_Statement]) -> bool:
+    """Another text states this statement's figures about the same thing, every kind they share
+    alike: the texts agree on it, and a statement there about a neighbouring thing is no
+    contradiction ("Pro costs $79" beside a sheet saying "Starter costs $29 … Pro costs $79")."""
+    for other in others:
+        shared = statement[1].keys() & other[1].keys()
+        alike = all(statement[1][kind].keys() & other[1][kind].keys() for kind in shared)
+        if shared and alike and _same_subject(statement, other):
+            return True
+    return False
 
 
 def _clash(a: list[_Statement], b: list[_Statement]) -> str | None:
     """Why two texts (their ``_statements``) contradict each other, if a statement of one and a
     statement of the other about the same thing state different values of one kind, or one
     negates what the other says."""
-    for subject_a, figures_a, negated_a in a:
-        for subject_b, figures_b, negated_b in b:
-            if not _same_subject(subject_a, subject_b):
+    for one in a:
+        if _agrees(one, b):
+            continue
+        _, figures_a, negated_a, _ = one
+        for other in b:
+            _, figures_b, negated_b, _ = other
+            if not _same_subject(one, other) or _agrees(other, a):
                 continue
             for kind in sorted(figures_a.keys() & figures_b.keys()):
                 if not figures_a[kind].keys() & figures_b[kind].keys():

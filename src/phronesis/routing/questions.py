@@ -80,7 +80,7 @@ def for_arguments(problems: Sequence[ArgumentProblem], tools: Mapping[str, Tool]
         parts.append(f"To {gist(tool)} I need {_and(fields)}" if tool is not None else f"I need {_and(fields)}")
     question = "; ".join(parts) + "."
     if wrong:
-        question += f" The {_and(wrong)} I have does not look right: could you give it again?"
+        question += f" What I have for {_and(wrong)} does not look right: could you give it again?"
     return question
 
 
@@ -108,7 +108,7 @@ def before_acting(sources: Sequence[RetrievedSource], tools: Sequence[Tool]) -> 
 def what_i_can_do(actions: Sequence[str]) -> str:
     """Out of scope (small talk, the weather): not a reason to call a person (issue 47); say what
     the agent is here for, and let the conversation go on."""
-    also = f", or {_and(list(actions[:3]))}" if actions else ""
+    also = f", or {_and(list(actions[:5]))}" if actions else ""
     return (
         f"I can't help with that here. I can answer questions about our products and plans{also}. "
         "What would you like to do?"

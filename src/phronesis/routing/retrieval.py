@@ -44,6 +44,8 @@ class RetrievedSource(Schema):
         found = {"id": self.id, "doc_type": self.doc_type, "title": self.title, "score": round(self.score, 4)}
         if self.published_at is not None:
             found["published_at"] = self.published_at.date().isoformat()
+        if self.superseded_by is not None:
+            found["superseded_by"] = self.superseded_by
         return found | ({"passage": self.passage} if self.passage else {})
 
 

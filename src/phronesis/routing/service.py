@@ -22,13 +22,13 @@ from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
-from phronesis.exceptions import EmbeddingError
+from phronesis.exceptions import EmbeddingError, InvalidInputError
 from phronesis.faults import Fault
 from phronesis.ids import new_id
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing import questions
-from phronesis.routing.arguments import completed_tools, evidenced_tools, extract, lead_timezone
+from phronesis.routing.arguments import completed_tools, evidenced_tools, extract, in_zone, lead_timezone
 from phronesis.routing.bands import Bands, Evidence, Settled, recorded, settle, wants_more
 from phronesis.routing.composite import (
     CompositeConfidence,
@@ -656,6 +656,7 @@ class RoutingService:
                 turn.explicit = True  # the user's own words (or the caller) gave the call's arguments
             merged |= dict(output.tool_arguments.get(name, {}))
             merged |= request.tool_arguments.get(name, {})
+            merged = in_zone(tool, merged, lead_timezone(turn.session.lead_context, self.settings.timezone))
             turn.tool_arguments[name] = merged
             turn.partial = {k: v for k, v in given.partial.items() if k not in merged}
             turn.missing.extend(argument_problems(tool, merged))
@@ -688,11 +689,17 @@ class RoutingService:
         offered = request.tool_arguments.get(tool.name, {})
         new = {k: v for k, v in (given.values | offered).items() if pending.arguments.get(k) != v}
         progressed = bool(new) or any(given.partial.get(k) != pending.partial.get(k) for k in given.partial)
+        asked = set(pending.missing)
+        if asks_a_question(turn.query) and not offered and not (asked & (set(new) | set(given.partial))):
+            # "What is your Starter plan pricing?" while a Pro subscription waits for a yes is a question
+            # of its own, not a change of plan; "could we do Thursday at 2pm?" still answers the time asked
+            return None
         if not progressed and reply != "yes":
             return None
         turn.path = "dialogue"
         turn.answered = True
-        turn.confirmed = pending.kind == "confirm" and reply == "yes"
+        # "yes, but make it 20 seats" changes the call: it is confirmed again, not made
+        turn.confirmed = pending.kind == "confirm" and reply == "yes" and not new
         what = "confirmed" if turn.confirmed else f"answered ({', '.join(sorted(new)) or 'yes'})"
         return DecisionOutput(
             decision=Decision.USE_TOOL,
@@ -825,7 +832,7 @@ class RoutingService:
                 )
         if output.decision is Decision.CLARIFY and output.intent == "out_of_scope":
             turn.out_of_scope = True
-            actions = [questions.gist(t) for t in list(tools.values())[:3]]
+            actions = [questions.gist(t) for t in list(tools.values())[:5]]
             output = output.model_copy(update={"clarifying_question": questions.what_i_can_do(actions)})
         if output.decision is Decision.CLARIFY and not output.clarifying_question:
             question = await self._what_to_ask(tenant, turn, list(tools.values()))
@@ -977,7 +984,13 @@ class RoutingService:
         confidence: float | None = None
         if session.mode == "auto":
             tools = {t.name: t for t in await self.parts.tools.list(tenant)}
-            turn.request_tools = [name for name in request.tool_arguments if name in tools]
+            unknown = sorted(set(request.tool_arguments) - set(tools))
+            if unknown:  # refused before anything is decided or stored: nothing half-written
+                known = ", ".join(sorted(tools)) or "none"
+                raise InvalidInputError(
+                    f"tool_arguments.{unknown[0]}", f"no tool {unknown[0]!r} is registered (registered: {known})"
+                )
+            turn.request_tools = list(request.tool_arguments)
             decided = self._resume(turn, request, tools) or await self._decide(
                 tenant, turn, request, list(tools.values())
             )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from phronesis.json_values import JsonObject
 from phronesis.routing.dialogue import Pending
@@ -53,6 +54,21 @@ class NewSession(Schema):
     """CRM data (email, name, status, company, …): shown to the LLM router, counted in context completeness."""
     messages: list[MessageIn] = Field(default_factory=list, max_length=200)
     """Earlier turns, when a conversation started elsewhere."""
+
+    @field_validator("lead_context")
+    @classmethod
+    def _a_timezone(cls, lead: dict[str, Any]) -> dict[str, Any]:
+        """``timezone``, when given, is an IANA name ("Europe/Berlin"): the lead's dates are read in it."""
+        zone = lead.get("timezone")
+        if zone is None:
+            return lead
+        try:
+            ZoneInfo(zone) if isinstance(zone, str) and zone else None
+        except (ZoneInfoNotFoundError, ValueError):
+            zone = None
+        if not isinstance(zone, str) or not zone:
+            raise ValueError("timezone must be an IANA timezone name such as 'Europe/Berlin'")
+        return lead
 
 
 class Session(Schema):

@@ -7,13 +7,14 @@ a tool is registered, so a bad schema is the registrant's 4xx, never a routing-t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import SchemaError
-from pydantic import ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 from sqlalchemy import bindparam, delete, select
 
 from phronesis.clock import Clock
@@ -66,11 +67,12 @@ class ToolSpec(Schema):
     """True: the tool commits the user to something (a contract, a payment), so once its
     arguments are complete the user is asked to confirm, and only a yes calls it."""
 
-    @model_validator(mode="after")
-    def _not_both(self) -> ToolSpec:
-        if self.read_only and self.confirm:
-            raise ValueError("read_only and confirm cannot both be true: a read-only tool needs no confirmation")
-        return self
+    @field_validator("confirm")
+    @classmethod
+    def _not_both(cls, confirm: bool, info: ValidationInfo) -> bool:
+        if confirm and info.data.get("read_only"):
+            raise ValueError("a read-only tool needs no confirmation: read_only and confirm cannot both be true")
+        return confirm
 
     @field_validator("parameters")
     @classmethod
@@ -113,9 +115,30 @@ class ArgumentProblem(Schema):
     """What is wrong: ``missing``, or the JSON Schema validation message."""
 
 
+_FORMATS = FormatChecker(formats=())
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[A-Za-z]{2,}$")
+
+
+@_FORMATS.checks("email")
+def _email(value: object) -> bool:
+    return not isinstance(value, str) or _EMAIL.match(value) is not None
+
+
+@_FORMATS.checks("date-time", raises=ValueError)
+def _date_time(value: object) -> bool:
+    """ISO 8601 with a date and a time; an offset may be left out (read in the lead's timezone)."""
+    return not isinstance(value, str) or ("T" in value.upper() or " " in value) and bool(datetime.fromisoformat(value))
+
+
+@_FORMATS.checks("date", raises=ValueError)
+def _date(value: object) -> bool:
+    return not isinstance(value, str) or bool(date.fromisoformat(value))
+
+
 def argument_problems(tool: Tool, arguments: Mapping[str, Any]) -> list[ArgumentProblem]:
-    """Every way ``arguments`` fail the tool's schema; missing required fields come first."""
-    validator = Draft202012Validator(tool.parameters)
+    """Every way ``arguments`` fail the tool's schema, formats included (an ``email`` that is not an
+    address, a ``date-time`` that is not one: "soon"); missing required fields come first."""
+    validator = Draft202012Validator(tool.parameters, format_checker=_FORMATS)
     problems: dict[tuple[str, str], ArgumentProblem] = {}
     for error in sorted(validator.iter_errors(dict(arguments)), key=lambda e: (e.validator != "required", e.path)):
         if error.validator == "required" and isinstance(error.instance, dict):

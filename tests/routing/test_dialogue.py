@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError
-from phronesis.routing.arguments import completed_tools, evidenced_tools, extract
+from phronesis.routing.arguments import completed_tools, evidenced_tools, extract, in_zone
 from phronesis.routing.dialogue import acknowledges, asks_to_do, reply_to
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import Tool, ToolIn
@@ -372,3 +372,11 @@ async def test_arguments_for_a_tool_that_is_not_registered_and_a_timezone_that_i
     with pytest.raises(ValidationError, match="read-only tool needs no confirmation") as both:
         ToolIn(name="x", description="d", read_only=True, confirm=True)
     assert both.value.errors()[0]["loc"] == ("confirm",)
+
+
+def test_a_date_time_the_caller_passes_is_one_moment_in_the_leads_timezone() -> None:
+    tool = _tool(CALENDAR)
+    assert in_zone(tool, {"time": "2026-03-05T14:00"}, NOW) == {"time": "2026-03-05T14:00:00+01:00"}
+    assert in_zone(tool, {"time": "Thursday 10:00"}, NOW) == {"time": "2026-03-05T10:00:00+01:00"}
+    assert in_zone(tool, {"time": "2026-03-05T14:00:00Z"}, NOW) == {"time": "2026-03-05T14:00:00Z"}  # kept
+    assert in_zone(tool, {"time": "soon", "attendees": 3}, NOW) == {"time": "soon", "attendees": 3}  # checked later

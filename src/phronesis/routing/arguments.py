@@ -336,9 +336,11 @@ def warm_up() -> None:
     _calendar_date("tomorrow", datetime(2026, 1, 1, tzinfo=ZoneInfo("UTC")))
 
 
-def in_zone(tool: Tool, arguments: Mapping[str, Any], zone: ZoneInfo) -> dict[str, Any]:
+def in_zone(tool: Tool, arguments: Mapping[str, Any], now: datetime) -> dict[str, Any]:
     """A date-time argument given without an offset ("2026-03-05T14:00", as an agent may pass it) is
-    the lead's local time: the offset is added, so the tool gets one unambiguous moment."""
+    the lead's local time (``now``'s zone): the offset is added, so the tool gets one unambiguous
+    moment. One given in words ("next Tuesday 10:00") is read as the user's words are."""
+    zone = now.tzinfo
     properties = tool.parameters.get("properties", {})
     out = dict(arguments)
     for name, value in arguments.items():
@@ -348,7 +350,10 @@ def in_zone(tool: Tool, arguments: Mapping[str, Any], zone: ZoneInfo) -> dict[st
         try:
             moment = datetime.fromisoformat(value)
         except ValueError:
-            continue  # the schema check says it is not a date-time
+            day, at = _date_time(value, now)
+            if day is not None and at is not None:
+                out[name] = datetime.combine(day, at, tzinfo=zone).isoformat()
+            continue  # else the schema check says it is not a date-time
         if moment.tzinfo is None:
             out[name] = moment.replace(tzinfo=zone).isoformat()
     return out

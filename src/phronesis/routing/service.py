@@ -656,7 +656,7 @@ class RoutingService:
                 turn.explicit = True  # the user's own words (or the caller) gave the call's arguments
             merged |= dict(output.tool_arguments.get(name, {}))
             merged |= request.tool_arguments.get(name, {})
-            merged = in_zone(tool, merged, lead_timezone(turn.session.lead_context, self.settings.timezone))
+            merged = in_zone(tool, merged, self._local_now(turn))
             turn.tool_arguments[name] = merged
             turn.partial = {k: v for k, v in given.partial.items() if k not in merged}
             turn.missing.extend(argument_problems(tool, merged))

@@ -74,6 +74,10 @@ def test_a_repeat_of_a_recent_message_is_dropped_even_if_it_would_be_explored() 
     [
         ("MA1521 lab report", "Heads-up: CS2103 lab report is due in 50 min.", False),  # another course
         ("Problem set 4", "Heads-up: Problem set 3 is due in 2 h.", False),  # another set
+        # issue 48: the "4" of "4 h" is a time, not problem set 4
+        ("Problem set 4", "Problem set 3 is due in about 4 h, at 14:00.", False),
+        ("Problem set 4", "Problem set 4 is due in about 4 h.", True),
+        ("Problem set 4 at 16:00", "Problem set 4 is due at 14:00.", True),
         ("CS2103 lab report", "Heads-up: CS2103 lab report is due in 50 min.", True),
         ("Lab report", "Heads-up: CS2103 lab report is due in 50 min.", True),  # names nothing else
         ("Team lunch", "Heads-up: CS2103 lab report is due in 50 min.", False),

@@ -103,15 +103,29 @@ def word_overlap(candidate: str, recent: str) -> float:
     return len(words & _words(recent)) / len(words) if words else 0.0
 
 
+_TIME_PHRASE = re.compile(
+    r"\b(?:in\s+)?(?:about\s+|around\s+|~)?\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?|m|mins?|minutes?|d|days?|weeks?)\b"
+    r"|\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b",
+    re.IGNORECASE,
+)
+
+
+def _identifiers(text: str) -> frozenset[str]:
+    """The words with a digit that name something (a course code, a set number), the numbers of
+    time phrases left out: the "4" of "due in about 4 h" names no problem set (issue 48)."""
+    return frozenset(w for w in _words(_TIME_PHRASE.sub(" ", text)) if any(ch.isdigit() for ch in w))
+
+
 def repeats(candidate: str, recent: str, overlap: float) -> bool:
     """Whether a candidate says again what a recent message said: its words overlap by more than
     ``overlap``, and every identifier it names (a word with a digit: a course code, a set number)
-    is in the recent message too. "MA1521 lab report" shares two words of three with "CS2103 lab
-    report is due" and was dropped as its repeat (issue 24); different identifiers, different things."""
+    is one the recent message names too. "MA1521 lab report" shares two words of three with
+    "CS2103 lab report is due" and was dropped as its repeat (issue 24); different identifiers,
+    different things. A time phrase's number is no identifier: "Problem set 4" is not a repeat of
+    "Problem set 3 is due in about 4 h" (issue 48)."""
     if word_overlap(candidate, recent) <= overlap:
         return False
-    named = {w for w in _words(candidate) if any(ch.isdigit() for ch in w)}
-    return named <= _words(recent)
+    return _identifiers(candidate) <= _identifiers(recent)
 
 
 def score_candidates(

@@ -40,13 +40,6 @@ _CLOCK = re.compile(
     re.IGNORECASE,
 )
 _BARE_AT = re.compile(r"\bat\s+(?P<h>\d{1,2})(?![\d:\w])", re.IGNORECASE)
-_DATE_WORDS = re.compile(
-    r"\b(today|tonight|tomorrow|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|monday|tuesday|wednesday|thursday"
-    r"|friday|saturday|sunday|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|may"
-    r"|june|july|august|september|october|november|december|\d{1,2}/\d{1,2}(?:/\d{2,4})?|\d{4}-\d{2}-\d{2}"
-    r"|\d{1,2}(?:st|nd|rd|th))\b",
-    re.IGNORECASE,
-)
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?"
 _DAY_PHRASE = re.compile(
@@ -56,9 +49,8 @@ _DAY_PHRASE = re.compile(
     r"|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )
-_MONTHS = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\d{1,2}/\d{1,2}", re.IGNORECASE
-)
+_NAMES_A_MONTH = re.compile(rf"\b{_MONTH}|\d{{1,2}}/\d{{1,2}}", re.IGNORECASE)
+_ORDINAL = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\bin\s+(\d+|an?|one|two|three)\s+(hour|hours|minute|minutes|day|days)\b", re.IGNORECASE)
 _STOP = {"the", "a", "an", "my", "our", "your", "please", "thanks", "thank", "you"}
 
@@ -120,10 +112,8 @@ def _calendar_date(text: str, now: datetime) -> date | None:
     """The calendar day the text names ("Thursday", "tomorrow", "March 12", "the 12th"), in the future."""
     for shorthand, word in _SHORTHAND:
         text = shorthand.sub(word, text)
-    if not _DATE_WORDS.search(text):
-        return None  # "next week", "soon": no day to book, so ask
-    ordinal = re.search(r"\b(\d{1,2})(?:st|nd|rd|th)\b", text, re.I)
-    if ordinal is not None and not _MONTHS.search(text):
+    ordinal = _ORDINAL.search(text)
+    if ordinal is not None and not _NAMES_A_MONTH.search(text):
         # "the 12th": this month's, or next month's once it has passed (dateparser reads a month)
         nth, month, year = int(ordinal.group(1)), now.month, now.year
         if nth < now.day:
@@ -134,7 +124,7 @@ def _calendar_date(text: str, now: datetime) -> date | None:
             return None
     phrase = _DAY_PHRASE.search(text)
     if phrase is None:
-        return None
+        return None  # "next week", "soon": no day to book, so ask
     import dateparser
 
     # only the phrase that names the day: "my team of 6 on Thursday" read whole is 2 June

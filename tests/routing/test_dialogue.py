@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError
-from phronesis.routing.arguments import completed_tools, evidenced_tools, extract, in_zone
+from phronesis.routing.arguments import Extracted, completed_tools, evidenced_tools, extract, in_zone, read_all
 from phronesis.routing.dialogue import acknowledges, asks_to_do, reply_to
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import Tool, ToolIn
@@ -118,11 +118,15 @@ def test_ids_enums_and_numbers_are_read_by_their_schema(
 
 def test_which_tool_a_message_feeds() -> None:
     tools = [_tool(CALENDAR), _tool(ORDERS), _tool(CONTRACT)]
-    assert evidenced_tools(tools, "status of 38291?", now=NOW, ids_only=True) == ["order_lookup"]
-    assert evidenced_tools(tools, "tomorrow 10am", now=NOW) == ["calendar"]
-    assert evidenced_tools(tools, "tomorrow 10am", now=NOW, ids_only=True) == []
-    assert completed_tools(tools, "Pro for 30 seats", now=NOW) == ["contract"]
-    assert completed_tools(tools, "Mark us as interested in the Pro plan", now=NOW) == []
+
+    def read(text: str) -> dict[str, Extracted]:
+        return read_all(tools, text, now=NOW)
+
+    assert evidenced_tools(tools, read("status of 38291?"), ids_only=True) == ["order_lookup"]
+    assert evidenced_tools(tools, read("tomorrow 10am")) == ["calendar"]
+    assert evidenced_tools(tools, read("tomorrow 10am"), ids_only=True) == []
+    assert completed_tools(tools, read("Pro for 30 seats")) == ["contract"]
+    assert completed_tools(tools, read("Mark us as interested in the Pro plan")) == []
 
 
 @pytest.mark.parametrize(

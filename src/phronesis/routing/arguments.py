@@ -25,7 +25,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from phronesis.routing.tools import Tool
 
-__all__ = ["Extracted", "completed_tools", "evidenced_tools", "extract", "in_zone", "lead_timezone", "warm_up"]
+__all__ = [
+    "Extracted",
+    "completed_tools",
+    "evidenced_tools",
+    "extract",
+    "in_zone",
+    "lead_timezone",
+    "read_all",
+    "warm_up",
+]
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _PHONE = re.compile(r"(?<![\w-])\+?\d[\d ()./-]{5,}\d(?![\w-])")
@@ -283,42 +292,47 @@ def extract(
 _SPECIFIC = ("date-time", "date", "email")
 
 
-def evidenced_tools(tools: Sequence[Tool], text: str, *, now: datetime, ids_only: bool = False) -> list[str]:
+def read_all(tools: Sequence[Tool], text: str, *, now: datetime) -> dict[str, Extracted]:
+    """What the message gives each tool: read once per turn, and what ``evidenced_tools`` and
+    ``completed_tools`` judge from."""
+    return {tool.name: extract(tool, text, now=now) for tool in tools}
+
+
+def _required(tool: Tool) -> list[str]:
+    required = tool.parameters.get("required", [])
+    return required if isinstance(required, list) else []
+
+
+def evidenced_tools(tools: Sequence[Tool], read: Mapping[str, Extracted], *, ids_only: bool = False) -> list[str]:
     """The tools a message gives a required argument of a *specific* kind for: an id its pattern
     matches ("status of 38291?" → an order lookup), a whole date and time, an email. Words alone say what
     a user wants; these say which tool the message feeds (``ids_only``: patterns alone, the most
-    specific evidence)."""
+    specific evidence). ``read``: what the message gives each tool (``read_all``)."""
     found = []
     for tool in tools:
         properties = tool.parameters.get("properties", {})
-        required = tool.parameters.get("required", [])
-        if not isinstance(properties, Mapping) or not isinstance(required, list):
+        if not isinstance(properties, Mapping):
             continue
         specific = {
             name
-            for name in required
+            for name in _required(tool)
             if isinstance(properties.get(name), Mapping)
             and ("pattern" in properties[name] or (not ids_only and properties[name].get("format") in _SPECIFIC))
         }
-        if not specific:
-            continue
         # a whole value only: "today" alone (the weather in Paris today?) feeds no booking
-        if specific & set(extract(tool, text, now=now).values):
+        if specific & set(read[tool.name].values):
             found.append(tool.name)
     return found
 
 
-def completed_tools(tools: Sequence[Tool], text: str, *, now: datetime) -> list[str]:
+def completed_tools(tools: Sequence[Tool], read: Mapping[str, Extracted]) -> list[str]:
     """The tools with two or more required arguments that the message gives every one of ("Pro for
     30 seats"): a complete call in the user's words is a request for it, whatever the router read."""
-    found = []
-    for tool in tools:
-        required = tool.parameters.get("required", [])
-        if not isinstance(required, list) or len(required) < 2:
-            continue
-        if set(required) <= set(extract(tool, text, now=now).values):
-            found.append(tool.name)
-    return found
+    return [
+        tool.name
+        for tool in tools
+        if len(required := _required(tool)) >= 2 and set(required) <= set(read[tool.name].values)
+    ]
 
 
 def warm_up() -> None:

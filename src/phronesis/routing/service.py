@@ -14,6 +14,7 @@ human took over meanwhile is not routed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,7 +29,15 @@ from phronesis.ids import new_id
 from phronesis.llm.structured import StructuredFailure
 from phronesis.llm.types import LLMProvider, LLMResponse
 from phronesis.routing import questions
-from phronesis.routing.arguments import completed_tools, evidenced_tools, extract, in_zone, lead_timezone
+from phronesis.routing.arguments import (
+    Extracted,
+    completed_tools,
+    evidenced_tools,
+    extract,
+    in_zone,
+    lead_timezone,
+    read_all,
+)
 from phronesis.routing.bands import Bands, Evidence, Settled, recorded, settle, wants_more
 from phronesis.routing.composite import (
     CompositeConfidence,
@@ -149,6 +158,12 @@ class _Turn:
     """The tool this turn's CLARIFY asks to confirm."""
     out_of_scope: bool = False
     """The turn was out of scope: its CLARIFY says what the agent does and is not counted in the streak."""
+    now: datetime | None = None
+    """Now in the lead's timezone, read once (``_local_now``)."""
+    read: dict[str, Extracted] | None = None
+    """What the message gives each tool, read once (``_read``)."""
+    choice: ToolChoice | None = None
+    """The tool choice on this turn's query, made once (``_tool_choice``)."""
 
 
 class RoutingService:
@@ -251,16 +266,16 @@ class RoutingService:
         self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
     ) -> DecisionOutput | None:
         """An id, a date or an email a tool needs says which tool the turn feeds."""
-        now = self._local_now(turn)
-        complete = completed_tools(tools, turn.query, now=now)
+        read = self._read(turn, tools)
+        complete = completed_tools(tools, read)
         if output.decision is not Decision.USE_TOOL and len(complete) == 1:  # "Pro for 30 seats"
             fed = complete
         elif output.decision is Decision.RETRIEVE or output.decision is Decision.USE_TOOL:
             return None
         else:
-            fed = evidenced_tools(tools, turn.query, now=now, ids_only=True)
+            fed = evidenced_tools(tools, read, ids_only=True)
         if not fed and prediction.abstained == "out_of_scope":  # "tomorrow 10am", alone
-            fed = evidenced_tools(tools, turn.query, now=now)
+            fed = evidenced_tools(tools, read)
         if len(fed) != 1:
             return None
         turn.notes["arguments_name_a_tool"] = fed[0]
@@ -413,10 +428,15 @@ class RoutingService:
         )
 
     async def _tool_choice(self, turn: _Turn, tools: list[Tool]) -> ToolChoice:
-        """The registered tool the query is closest to, scored on the vector the local router computed."""
+        """The registered tool the query is closest to, scored on the vector the local router computed;
+        made once a turn (the second opinions and the tool check all ask)."""
         assert turn.query_vector is not None  # the local router embedded the query
-        with self._local_fault.watching(EmbeddingError):
-            return await self._tools.choose(self.parts.embedder, turn.query_vector, tools, query_text=turn.query)
+        if turn.choice is None:
+            with self._local_fault.watching(EmbeddingError):
+                turn.choice = await self._tools.choose(
+                    self.parts.embedder, turn.query_vector, tools, query_text=turn.query
+                )
+        return turn.choice
 
     async def _choose_tool(
         self, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
@@ -436,7 +456,7 @@ class RoutingService:
                 update={"required_tools": [choice.chosen], "reasoning": f"{output.reasoning}; tool: {choice.reason}"}
             )
         by_name = {t.name: t for t in tools}
-        fed = evidenced_tools(tools, turn.query, now=self._local_now(turn))
+        fed = evidenced_tools(tools, self._read(turn, tools))
         if choice.close is None and len(fed) == 1:  # "tomorrow 10am": no words for it, but its arguments
             return output.model_copy(
                 update={
@@ -638,8 +658,17 @@ class RoutingService:
 
     def _local_now(self, turn: _Turn) -> datetime:
         """Now, in the lead's timezone: "Thursday at 2pm" is the lead's Thursday."""
-        zone = lead_timezone(turn.session.lead_context, self.settings.timezone)
-        return self.parts.clock.now().astimezone(zone)
+        if turn.now is None:
+            zone = lead_timezone(turn.session.lead_context, self.settings.timezone)
+            turn.now = self.parts.clock.now().astimezone(zone)
+        return turn.now
+
+    def _read(self, turn: _Turn, tools: Iterable[Tool]) -> dict[str, Extracted]:
+        """What the message gives each tool, read once a turn (the second opinions and the arguments
+        check all ask; each read is a date parse)."""
+        if turn.read is None:
+            turn.read = read_all(list(tools), turn.query, now=self._local_now(turn))
+        return turn.read
 
     def _arguments(self, turn: _Turn, request: RouteRequest, output: DecisionOutput, tools: dict[str, Tool]) -> None:
         """USE_TOOL: arguments from the lead context, then the user's words (``routing.arguments``),
@@ -650,7 +679,10 @@ class RoutingService:
             known = set(tool.parameters.get("properties", {}))
             merged = {k: v for k, v in turn.session.lead_context.items() if k in known}
             partial = pending.partial if pending is not None and pending.tool == name else {}
-            given = extract(tool, turn.query, now=self._local_now(turn), partial=partial)
+            if partial:  # a date given earlier completes a time given now
+                given = extract(tool, turn.query, now=self._local_now(turn), partial=partial)
+            else:
+                given = self._read(turn, tools.values())[name]
             merged |= given.values
             if given.values or request.tool_arguments.get(name):
                 turn.explicit = True  # the user's own words (or the caller) gave the call's arguments

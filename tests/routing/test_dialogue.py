@@ -384,3 +384,16 @@ def test_a_date_time_the_caller_passes_is_one_moment_in_the_leads_timezone() -> 
     assert in_zone(tool, {"time": "Thursday 10:00"}, NOW) == {"time": "2026-03-05T10:00:00+01:00"}
     assert in_zone(tool, {"time": "2026-03-05T14:00:00Z"}, NOW) == {"time": "2026-03-05T14:00:00Z"}  # kept
     assert in_zone(tool, {"time": "soon", "attendees": 3}, NOW) == {"time": "soon", "attendees": 3}  # checked later
+
+
+async def test_the_callers_tool_asks_for_what_it_still_needs_not_what_the_agent_can_do(
+    make_engine: EngineFactory,
+) -> None:
+    """A turn the router finds out of scope, with the caller's arguments for the calendar but no email
+    known: the question asks for the email (it said "I can't help with that here" before)."""
+    engine = await _engine(make_engine)
+    sid = await _session(engine, email=None)
+    args = {"calendar": {"time": "2026-01-08T14:00:00+00:00"}}
+    asked = await engine.route(sid, "capital city of australia", tool_arguments=args)
+    assert (asked.decision, asked.required_tools) == ("CLARIFY", ["calendar"])
+    assert asked.message is not None and "your email address" in asked.message, asked.message

@@ -81,6 +81,23 @@ _ERROR_REASONS = {
 }
 
 
+def _a_call(output: DecisionOutput, tool: str, why: str, *, arguments: dict[str, Any] | None = None) -> DecisionOutput:
+    """The turn the router could not place, as a call to ``tool``: what the router made of it (its
+    question, its escalation, its out-of-scope reading) no longer stands, so the call's own checks
+    ask what it still needs."""
+    update: dict[str, Any] = {
+        "decision": Decision.USE_TOOL,
+        "required_tools": [tool],
+        "escalation_reason": None,
+        "clarifying_question": None,
+        "intent": None,
+        "reasoning": f"{output.reasoning}; {tool}: {why}",
+    }
+    if arguments is not None:
+        update["tool_arguments"] = {tool: arguments}
+    return output.model_copy(update=update)
+
+
 def _nothing_decided(why: str) -> DecisionOutput:
     """Seed 002's ``internal_error``: no router could decide the turn."""
     return DecisionOutput(
@@ -615,17 +632,7 @@ class RoutingService:
         if not unplaced:
             return output
         turn.notes["still_pending"] = pending.tool
-        return output.model_copy(
-            update={
-                "decision": Decision.USE_TOOL,
-                "required_tools": [pending.tool],
-                "tool_arguments": {pending.tool: pending.arguments},
-                "escalation_reason": None,
-                "clarifying_question": None,
-                "intent": None,
-                "reasoning": f"{output.reasoning}; still waiting on {pending.tool}: asked again",
-            }
-        )
+        return _a_call(output, pending.tool, "asked again, still waiting on it", arguments=pending.arguments)
 
     def _named_by_caller(self, turn: _Turn, output: DecisionOutput) -> DecisionOutput:
         """The caller passed arguments for exactly one tool, and the router could not place the turn
@@ -642,17 +649,8 @@ class RoutingService:
         )
         if len(turn.request_tools) != 1 or not unsure or turn.path in ("rule", "dialogue"):
             return output
-        name = turn.request_tools[0]
         turn.answered = True
-        return output.model_copy(
-            update={
-                "decision": Decision.USE_TOOL,
-                "required_tools": [name],
-                "escalation_reason": None,
-                "clarifying_question": None,
-                "reasoning": f"{output.reasoning}; the caller passed arguments for {name}",
-            }
-        )
+        return _a_call(output, turn.request_tools[0], "the caller passed arguments for it")
 
     # -- the checks --------------------------------------------------------------------------
 

@@ -85,6 +85,36 @@ class Tenant:
         return result
 
 
+class RoutingAgent:
+    """An agent's routing calls over HTTP: one tenant with its documents and tools registered, and
+    the lead context its sessions start with (what a call adds is merged over it)."""
+
+    def __init__(
+        self,
+        tenant: Tenant,
+        documents: list[dict[str, Any]],
+        tools: dict[str, dict[str, Any]],
+        lead: dict[str, Any] | None = None,
+    ) -> None:
+        self.tenant = tenant
+        self.http = tenant.http
+        self._lead = lead or {}
+        assert self.http.post("/v1/documents", json={"documents": documents}).status_code == 201
+        for name, tool in tools.items():
+            assert self.http.put(f"/v1/tools/{name}", json=tool).status_code == 200
+
+    def session(self, **lead: Any) -> str:
+        created = self.http.post("/v1/sessions", json={"lead_context": self._lead | lead})
+        assert created.status_code == 201, created.text
+        return str(created.json()["id"])
+
+    def route(self, session_id: str, query: str, **more: Any) -> dict[str, Any]:
+        routed = self.http.post(f"/v1/sessions/{session_id}/route", json={"query": query} | more)
+        assert routed.status_code == 200, routed.text
+        result: dict[str, Any] = routed.json()
+        return result
+
+
 class Journeys:
     """The module's server and a fresh tenant per story."""
 

@@ -17,7 +17,7 @@ from mcp import Client as MCPClient
 from mcp.client.streamable_http import streamable_http_client
 
 from phronesis.client import Client
-from tests.journeys.conftest import Journeys, Tenant, start
+from tests.journeys.conftest import Journeys, RoutingAgent, start
 
 pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
 
@@ -104,38 +104,17 @@ def helpdesk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Journeys]:
     yield from start(tmp_path_factory.mktemp("conversations"), PHRONESIS_LLM__SPEC="none")
 
 
-class Agent:
-    """A help-desk agent's calls over HTTP: one tenant with the documents and tools registered."""
-
-    def __init__(self, tenant: Tenant) -> None:
-        self.tenant = tenant
-        self.http = tenant.http
-        assert self.http.post("/v1/documents", json={"documents": DOCUMENTS}).status_code == 201
-        for name, tool in TOOLS.items():
-            assert self.http.put(f"/v1/tools/{name}", json=tool).status_code == 200
-
-    def session(self, **lead: Any) -> str:
-        created = self.http.post("/v1/sessions", json={"lead_context": LEAD | lead})
-        assert created.status_code == 201, created.text
-        return str(created.json()["id"])
-
-    def route(self, session_id: str, query: str, **more: Any) -> dict[str, Any]:
-        routed = self.http.post(f"/v1/sessions/{session_id}/route", json={"query": query} | more)
-        assert routed.status_code == 200, routed.text
-        result: dict[str, Any] = routed.json()
-        return result
-
-
 @pytest.fixture
-def agent(helpdesk: Journeys) -> Agent:
-    return Agent(helpdesk.tenant())
+def agent(helpdesk: Journeys) -> RoutingAgent:
+    """A help-desk agent: the documents and tools above registered, sessions for the lead above."""
+    return RoutingAgent(helpdesk.tenant(), DOCUMENTS, TOOLS, LEAD)
 
 
 def _tomorrow_at(hour: int) -> datetime:
     return datetime.combine(datetime.now(UTC).date() + timedelta(days=1), datetime.min.time(), UTC).replace(hour=hour)
 
 
-def test_an_answer_to_the_routers_question_books_the_demo(agent: Agent) -> None:
+def test_an_answer_to_the_routers_question_books_the_demo(agent: RoutingAgent) -> None:
     """ "Book a demo for me" → CLARIFY for the time; "tomorrow at 2pm works" escalated as
     no_suitable_tool and the session went to a human."""
     sid = agent.session()
@@ -153,7 +132,7 @@ def test_an_answer_to_the_routers_question_books_the_demo(agent: Agent) -> None:
     assert (session["mode"], session["pending"]) == ("auto", None)
 
 
-def test_a_lookup_is_never_confirmed_and_an_id_given_later_completes_it(agent: Agent) -> None:
+def test_a_lookup_is_never_confirmed_and_an_id_given_later_completes_it(agent: RoutingAgent) -> None:
     at_once = agent.route(agent.session(), "Where is my order 48213?")
     assert (at_once["decision"], at_once["tool_arguments"]["order_lookup"]) == ("USE_TOOL", {"order_id": "48213"})
     sid = agent.session()
@@ -162,7 +141,7 @@ def test_a_lookup_is_never_confirmed_and_an_id_given_later_completes_it(agent: A
     assert (later["decision"], later["tool_arguments"]["order_lookup"]) == ("USE_TOOL", {"order_id": "LM-10023"})
 
 
-def test_a_contract_waits_for_a_yes(agent: Agent) -> None:
+def test_a_contract_waits_for_a_yes(agent: RoutingAgent) -> None:
     sid = agent.session()
     asked = agent.route(sid, "Upgrade us to Pro with 12 seats")
     assert (asked["decision"], asked["pending"]["kind"]) == ("CLARIFY", "confirm"), asked
@@ -174,7 +153,7 @@ def test_a_contract_waits_for_a_yes(agent: Agent) -> None:
     assert agent.route(other, "no, not now")["decision"] == "REASON_ONLY"
 
 
-def test_small_talk_keeps_the_conversation(agent: Agent) -> None:
+def test_small_talk_keeps_the_conversation(agent: RoutingAgent) -> None:
     """ "who won the football last night?" escalated, the session became human-owned, and the next
     "write me a poem" went unanswered."""
     sid = agent.session()
@@ -194,13 +173,13 @@ def test_small_talk_keeps_the_conversation(agent: Agent) -> None:
         ("What's your policy on refunds?", "refunds"),
     ],
 )
-def test_a_question_about_a_policy_or_a_feature_is_answered(agent: Agent, query: str, source: str) -> None:
+def test_a_question_about_a_policy_or_a_feature_is_answered(agent: RoutingAgent, query: str, source: str) -> None:
     answer = agent.route(agent.session(), query)
     assert (answer["decision"], answer["session_mode"]) == ("RETRIEVE", "auto"), answer
     assert answer["sources"][0]["id"] == source
 
 
-def test_an_old_page_is_found_and_an_outdated_one_does_not_conflict(agent: Agent) -> None:
+def test_an_old_page_is_found_and_an_outdated_one_does_not_conflict(agent: RoutingAgent) -> None:
     sid = agent.session()
     secure = agent.route(sid, "Is my data encrypted?")
     assert secure["decision"] == "RETRIEVE" and secure["sources"][0]["id"] == "security", secure
@@ -210,7 +189,7 @@ def test_an_old_page_is_found_and_an_outdated_one_does_not_conflict(agent: Agent
     assert "pricing-2022" not in [s["id"] for s in price["sources"]]
 
 
-def test_route_feedback_refuses_a_tool_that_does_not_exist(agent: Agent) -> None:
+def test_route_feedback_refuses_a_tool_that_does_not_exist(agent: RoutingAgent) -> None:
     sid = agent.session()
     routed = agent.route(sid, "Thanks, that helps!")
     body = {"decision_id": routed["decision_id"], "correct": False, "expected_decision": "USE_TOOL"}
@@ -223,7 +202,7 @@ def test_route_feedback_refuses_a_tool_that_does_not_exist(agent: Agent) -> None
     )
 
 
-def test_the_python_client_finishes_a_tool_call(agent: Agent) -> None:
+def test_the_python_client_finishes_a_tool_call(agent: RoutingAgent) -> None:
     with Client(base_url=agent.tenant.base, api_key=agent.tenant.key) as client:
         sid = client.routing.create_session({"lead_context": LEAD}).id
         asked = client.routing.route(sid, {"query": "Can we set up a call?"})
@@ -233,7 +212,7 @@ def test_the_python_client_finishes_a_tool_call(agent: Agent) -> None:
         assert datetime.fromisoformat(booked.tool_arguments["calendar"]["time"]) == _tomorrow_at(10).replace(minute=30)
 
 
-async def test_an_mcp_agent_finishes_a_tool_call(agent: Agent) -> None:
+async def test_an_mcp_agent_finishes_a_tool_call(agent: RoutingAgent) -> None:
     headers = {"Authorization": f"Bearer {agent.tenant.key}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,

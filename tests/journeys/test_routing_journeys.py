@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.journeys.conftest import Journeys, Tenant, start
+from tests.journeys.conftest import Journeys, RoutingAgent, Tenant, start
 
 # a real server with the real sentence model
 pytestmark = [pytest.mark.journey, pytest.mark.model, pytest.mark.process]
@@ -33,7 +33,7 @@ DOCUMENTS = [
         "text": "To integrate with Salesforce, open Settings, Integrations, Salesforce, and sign in as an admin.",
     },
 ]
-TOOLS = {
+TOOLS: dict[str, dict[str, Any]] = {
     "calendar": {
         "description": "Book, reschedule or cancel meetings and demos",
         "examples": ["Book a meeting with me", "Schedule a demo next week", "Can we set up a call?"],
@@ -63,33 +63,17 @@ def sales(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Journeys]:
     yield from start(tmp_path_factory.mktemp("sales"), PHRONESIS_LLM__SPEC="none")
 
 
-class Agent:
-    """A sales agent's calls: one tenant with the documents and tools registered."""
-
-    def __init__(self, tenant: Tenant, tools: tuple[str, ...] = tuple(TOOLS)) -> None:
-        self.http = tenant.http
-        assert self.http.post("/v1/documents", json={"documents": DOCUMENTS}).status_code == 201
-        for name in tools:
-            assert self.http.put(f"/v1/tools/{name}", json=TOOLS[name]).status_code == 200
-
-    def session(self, **lead: str) -> str:
-        created = self.http.post("/v1/sessions", json={"lead_context": lead})
-        assert created.status_code == 201, created.text
-        return str(created.json()["id"])
-
-    def route(self, session_id: str, query: str, **more: Any) -> dict[str, Any]:
-        routed = self.http.post(f"/v1/sessions/{session_id}/route", json={"query": query} | more)
-        assert routed.status_code == 200, routed.text
-        result: dict[str, Any] = routed.json()
-        return result
+def _agent(tenant: Tenant, tools: tuple[str, ...] = tuple(TOOLS)) -> RoutingAgent:
+    """A sales agent: the documents above and the tools named registered."""
+    return RoutingAgent(tenant, DOCUMENTS, {name: TOOLS[name] for name in tools})
 
 
 @pytest.fixture
-def agent(sales: Journeys) -> Agent:
-    return Agent(sales.tenant())
+def agent(sales: Journeys) -> RoutingAgent:
+    return _agent(sales.tenant())
 
 
-def test_a_prospect_asking_pricing_gets_an_answer_from_the_pricing_sheet(agent: Agent) -> None:
+def test_a_prospect_asking_pricing_gets_an_answer_from_the_pricing_sheet(agent: RoutingAgent) -> None:
     sid = agent.session(email="ann@acme.io", name="Ann")
     for query in ("What is your Starter plan pricing?", "How much does Pro cost per month?"):
         answer = agent.route(sid, query)
@@ -115,13 +99,13 @@ def test_a_request_no_registered_tool_does_names_no_tool_and_keeps_the_chat(
     asked for a "time" to book. Nothing registered does it: no tool is named, the user is not asked
     to choose between tools that do something else, and (issue 47) the agent asks what is meant
     instead of handing the chat to a person."""
-    agent = Agent(sales.tenant(), tools)
+    agent = _agent(sales.tenant(), tools)
     answer = agent.route(agent.session(email="ann@acme.io", name="Ann"), query)
     assert (answer["decision"], answer["session_mode"]) == ("CLARIFY", "auto"), answer
     assert answer["required_tools"] == [] and answer["band"] == "low"
 
 
-def test_booking_a_meeting_with_three_tools_registered(agent: Agent) -> None:
+def test_booking_a_meeting_with_three_tools_registered(agent: RoutingAgent) -> None:
     sid = agent.session(email="ann@acme.io", name="Ann")
     asked = agent.route(sid, "Book a meeting with me")
     assert (asked["decision"], asked["required_tools"]) == ("CLARIFY", ["calendar"])
@@ -139,7 +123,7 @@ def test_booking_a_meeting_with_three_tools_registered(agent: Agent) -> None:
     assert cancel["required_tools"] == ["calendar"] and cancel["decision"] in ("USE_TOOL", "CLARIFY"), cancel
 
 
-def test_a_failing_critical_crm_tool_escalates_and_a_human_hands_back(agent: Agent) -> None:
+def test_a_failing_critical_crm_tool_escalates_and_a_human_hands_back(agent: RoutingAgent) -> None:
     sid = agent.session(email="bob@globex.io", name="Bob")
     update = agent.route(sid, "Update my company name to Globex Corp.")
     assert update["required_tools"] == ["crm"]
@@ -168,7 +152,7 @@ def test_a_failing_critical_crm_tool_escalates_and_a_human_hands_back(agent: Age
         ("I want to complain about your support", "complaint"),
     ],
 )
-def test_sensitive_requests_go_to_a_person_at_once(agent: Agent, query: str, topic: str) -> None:
+def test_sensitive_requests_go_to_a_person_at_once(agent: RoutingAgent, query: str, topic: str) -> None:
     sid = agent.session()
     answer = agent.route(sid, query)
     assert (answer["decision"], answer["escalation_reason"], answer["path"]) == (
@@ -180,7 +164,7 @@ def test_sensitive_requests_go_to_a_person_at_once(agent: Agent, query: str, top
     assert record["attributes"]["sensitive_topics"] == [topic]
 
 
-def test_a_vague_question_is_clarified_then_answered(agent: Agent) -> None:
+def test_a_vague_question_is_clarified_then_answered(agent: RoutingAgent) -> None:
     sid = agent.session(email="cy@initech.io", name="Cy")
     vague = agent.route(sid, "How much does it cost?")
     assert vague["decision"] == "CLARIFY"
@@ -215,7 +199,7 @@ HANDBOOK = " ".join(
 )
 
 
-def test_a_sentence_deep_in_a_long_document_is_found(agent: Agent) -> None:
+def test_a_sentence_deep_in_a_long_document_is_found(agent: RoutingAgent) -> None:
     """The model reads a document's first 256 word pieces: a handbook embedded whole was searched
     by its first paragraph only, and the audit log in its last sentence was invisible (issue 22).
     Documents are searched by passage, and the source says which sentence answered."""
@@ -234,7 +218,7 @@ def test_a_sentence_deep_in_a_long_document_is_found(agent: Agent) -> None:
     assert source["passage"] == "Customer success handbook: " + HANDBOOK.rsplit(". ", 1)[1]
 
 
-def test_an_earlier_question_does_not_answer_the_next_one(agent: Agent) -> None:
+def test_an_earlier_question_does_not_answer_the_next_one(agent: RoutingAgent) -> None:
     """Found by a fresh-clone trial: after a pricing question, "How many vacation days do I get?"
     searched "How much … cost? How many vacation days …" and was answered from the price list,
     high band. A question that stands alone is searched alone; one that leans on the last turn

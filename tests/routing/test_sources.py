@@ -20,6 +20,13 @@ QUERY = "is customer data encrypted at rest and in transit"
 PRICE = "the pro plan price per month"
 
 
+async def _knowing(make_engine: EngineFactory, *documents: DocumentIn, min_score: float = 0.0) -> Engine:
+    """An engine whose knowledge base holds ``documents``, keeping sources down to ``min_score``."""
+    engine: Engine = await make_engine(routing={"retrieval_min_score": min_score})
+    await engine.routing.add_documents(T, list(documents))
+    return engine
+
+
 async def _retrieve(engine: Engine, query: str) -> Any:
     return await engine.routing.service.parts.retriever.retrieve(T, query, top_k=4)
 
@@ -27,30 +34,26 @@ async def _retrieve(engine: Engine, query: str) -> Any:
 async def test_a_year_old_page_is_found_as_an_undated_one_would_be(make_engine: EngineFactory) -> None:
     """ "Is my data encrypted?" against a security page dated a year back found nothing (recency
     0.02 of its 0.2 weight); undated, the same page answered. Age ranks; it does not hide."""
-    engine: Engine = await make_engine(routing={"retrieval_min_score": 0.85})
     old = DocumentIn(
         id="security", doc_type="policy", title="Security", text=QUERY, published_at=datetime(2025, 1, 1, tzinfo=UTC)
     )
-    await engine.routing.add_documents(T, [old])
+    engine = await _knowing(make_engine, old, min_score=0.85)
     found = await _retrieve(engine, QUERY)
     assert [s.id for s in found.sources] == ["security"]
     assert found.sources[0].score < 0.85  # its own score is below the floor: only its relevance counts there
 
 
 async def test_a_superseded_document_gives_way_to_the_current_one(make_engine: EngineFactory) -> None:
-    engine: Engine = await make_engine(routing={"retrieval_min_score": 0.0})
-    await engine.routing.add_documents(
-        T,
-        [
-            DocumentIn(id="pricing", doc_type="pricing", title="Plans and pricing", text=f"{PRICE} is $79."),
-            DocumentIn(
-                id="pricing-2022",
-                doc_type="pricing",
-                title="Price sheet 2022",
-                text=f"{PRICE} is $59.",
-                status="superseded",
-            ),
-        ],
+    engine = await _knowing(
+        make_engine,
+        DocumentIn(id="pricing", doc_type="pricing", title="Plans and pricing", text=f"{PRICE} is $79."),
+        DocumentIn(
+            id="pricing-2022",
+            doc_type="pricing",
+            title="Price sheet 2022",
+            text=f"{PRICE} is $59.",
+            status="superseded",
+        ),
     )
     found = await _retrieve(engine, PRICE)
     assert [s.id for s in found.sources] == ["pricing"] and not found.conflicts
@@ -62,8 +65,8 @@ async def test_a_superseded_document_gives_way_to_the_current_one(make_engine: E
 
 async def test_a_newer_dated_source_stands_over_an_older_one_it_contradicts(make_engine: EngineFactory) -> None:
     """A 2022 price sheet beside the current one made every pricing question escalate as a conflict."""
-    engine: Engine = await make_engine(routing={"retrieval_min_score": 0.0})
-    dated = [
+    engine = await _knowing(
+        make_engine,
         DocumentIn(
             id="old",
             doc_type="pricing",
@@ -78,8 +81,7 @@ async def test_a_newer_dated_source_stands_over_an_older_one_it_contradicts(make
             text=f"{PRICE} is $79.",
             published_at=datetime(2025, 12, 1, tzinfo=UTC),
         ),
-    ]
-    await engine.routing.add_documents(T, dated)
+    )
     found = await _retrieve(engine, PRICE)
     assert [s.id for s in found.sources] == ["new"] and not found.conflicts
     assert (
@@ -92,19 +94,16 @@ async def test_a_newer_dated_source_stands_over_an_older_one_it_contradicts(make
 
 
 async def test_a_conflict_that_stands_names_both_sources_and_their_dates(make_engine: EngineFactory) -> None:
-    engine: Engine = await make_engine(routing={"retrieval_min_score": 0.0})
-    await engine.routing.add_documents(
-        T,
-        [
-            DocumentIn(id="a", doc_type="pricing", title="Price list A", text=f"{PRICE} is $59."),
-            DocumentIn(
-                id="b",
-                doc_type="pricing",
-                title="Price list B",
-                text=f"{PRICE} is $79.",
-                published_at=datetime(2025, 12, 1, tzinfo=UTC),
-            ),
-        ],
+    engine = await _knowing(
+        make_engine,
+        DocumentIn(id="a", doc_type="pricing", title="Price list A", text=f"{PRICE} is $59."),
+        DocumentIn(
+            id="b",
+            doc_type="pricing",
+            title="Price list B",
+            text=f"{PRICE} is $79.",
+            published_at=datetime(2025, 12, 1, tzinfo=UTC),
+        ),
     )
     found = await _retrieve(engine, PRICE)
     assert len(found.conflicts) == 1

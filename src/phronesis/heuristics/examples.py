@@ -32,6 +32,7 @@ from phronesis.schema import Schema
 from phronesis.storage.change_feed import ChangeLog, Op
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
+from phronesis.storage.index_rows import rows_by_key, rows_in_key_order
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import heuristic_examples, heuristics
@@ -380,27 +381,11 @@ class ExampleRepository:
     # -- the followed index's source ----------------------------------------------------------
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
-        last: tuple[str, str] = ("", "")
-        while True:
-            query = (
-                _INDEXED.where((_t.tenant > last[0]) | ((_t.tenant == last[0]) & (_t.id > last[1])))
-                .order_by(_t.tenant, _t.id)
-                .limit(batch_size)
-            )
-            async with self._db.connect() as conn:
-                rows = (await conn.execute(query)).all()
-            if not rows:
-                return
-            yield [_indexed(r) for r in rows]
-            last = (rows[-1].tenant, rows[-1].id)
+        async for batch in rows_in_key_order(self._db, _INDEXED, heuristic_examples, _indexed, batch_size=batch_size):
+            yield batch
 
     async def rows(self, tenant: str, keys: Sequence[str]) -> builtins.list[IndexedRow]:
-        found: builtins.list[IndexedRow] = []
-        async with self._db.connect() as conn:
-            for start in range(0, len(keys), 500):
-                query = _INDEXED.where(_t.tenant == tenant, _t.id.in_(keys[start : start + 500]))
-                found.extend(_indexed(r) for r in await conn.execute(query))
-        return found
+        return await rows_by_key(self._db, _INDEXED, heuristic_examples, _indexed, tenant, keys)
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         await store_embeddings_now(

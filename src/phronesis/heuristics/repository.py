@@ -34,6 +34,7 @@ from phronesis.pages import Page
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
+from phronesis.storage.index_rows import rows_by_key, rows_in_key_order
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.point_transaction import PointTransaction
@@ -540,31 +541,12 @@ class HeuristicRepository:
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[builtins.list[IndexedRow]]:
         """Every heuristic's condition and embedding, in batches, for rebuilding the vector index."""
-        c = heuristics.c
-        last: tuple[str, str] = ("", "")
-        while True:
-            query = (
-                _INDEXED.where((c.tenant > last[0]) | ((c.tenant == last[0]) & (c.id > last[1])))
-                .order_by(c.tenant, c.id)
-                .limit(batch_size)
-            )
-            async with self._db.connect() as conn:
-                rows = (await conn.execute(query)).all()
-            if not rows:
-                return
-            yield [_indexed(r) for r in rows]
-            last = (rows[-1].tenant, rows[-1].id)
+        async for batch in rows_in_key_order(self._db, _INDEXED, heuristics, _indexed, batch_size=batch_size):
+            yield batch
 
     async def rows(self, tenant: str, keys: Sequence[str]) -> builtins.list[IndexedRow]:
         """The heuristics ``keys`` as they stand now (a deleted one is absent)."""
-        c = heuristics.c
-        found: builtins.list[IndexedRow] = []
-        async with self._db.connect() as conn:
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                query = _INDEXED.where(c.tenant == tenant, c.id.in_(chunk))
-                found.extend(_indexed(r) for r in await conn.execute(query))
-        return found
+        return await rows_by_key(self._db, _INDEXED, heuristics, _indexed, tenant, keys)
 
     async def set_embeddings(self, items: Sequence[tuple[str, str, Vectors]], embedding_model: str) -> None:
         """Store vectors computed again (another model): other processes re-read these rows."""

@@ -17,13 +17,14 @@ import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Final
 
-from sqlalchemy import Row, func, select, tuple_
+from sqlalchemy import Row, func, select
 
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Vectors
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import IndexedRow
+from phronesis.storage.index_rows import rows_by_key, rows_in_key_order
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import routing_passages
@@ -103,6 +104,10 @@ def passage_rows(
     ]
 
 
+_c = routing_passages.c
+_INDEXED = select(_c.tenant, _c.id, _c.text, _c.embedding, _c.embedding_model)
+
+
 def _indexed(row: Row[Any, Any, Any, Any, Any]) -> IndexedRow:
     return IndexedRow(row.tenant, row.id, PARTITION, row.text, row.embedding, row.embedding_model)
 
@@ -118,24 +123,11 @@ class PassageSource:
         """Set where the database has pgvector's columns: every write of an embedding fills it too."""
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[list[IndexedRow]]:
-        c = routing_passages.c
-        columns = (c.tenant, c.id, c.text, c.embedding, c.embedding_model)
-        after: tuple[str, str] = ("", "")
-        while True:
-            async with self._db.connect() as conn:
-                query = select(*columns).where(tuple_(c.tenant, c.id) > after).order_by(c.tenant, c.id)
-                rows = (await conn.execute(query.limit(batch_size))).all()
-            if not rows:
-                return
-            yield [_indexed(r) for r in rows]
-            after = (rows[-1].tenant, rows[-1].id)
+        async for batch in rows_in_key_order(self._db, _INDEXED, routing_passages, _indexed, batch_size=batch_size):
+            yield batch
 
     async def rows(self, tenant: str, keys: Sequence[str]) -> list[IndexedRow]:
-        c = routing_passages.c
-        columns = (c.tenant, c.id, c.text, c.embedding, c.embedding_model)
-        async with self._db.connect() as conn:
-            rows = await conn.execute(select(*columns).where(c.tenant == tenant, c.id.in_(list(keys))))
-            return [_indexed(r) for r in rows]
+        return await rows_by_key(self._db, _INDEXED, routing_passages, _indexed, tenant, keys)
 
     async def count(self) -> int:
         async with self._db.connect() as conn:

@@ -32,11 +32,10 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bench_routing_sales import SALES_DOCUMENTS, SALES_TOOLS, T, _exemplars, _lines
+from bench_routing_sales import T, _engine, _exemplars, _lines
 from phronesis.engine import Engine
 from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.sessions import NewSession
-from phronesis.settings import Settings
 
 DATA = Path(__file__).with_name("data") / "routing_conversations.jsonl"
 DECISIONS = ("RETRIEVE", "REASON_ONLY", "USE_TOOL", "CLARIFY", "ESCALATE")
@@ -92,17 +91,6 @@ def wrong(expect: dict[str, Any], result: Any, timezone: str) -> str | None:
     if source is not None and (not result.sources or result.sources[0]["id"] != source):
         return f"source {result.sources[0]['id'] if result.sources else 'none'}"
     return None
-
-
-async def _engine(tmp: Path, clock: ConversationClock, routing: dict[str, Any]) -> Engine:
-    settings = Settings(data_dir=tmp, embeddings={"spec": "local:all-MiniLM-L6-v2"}, llm={"spec": "none"},
-                        routing={"router": "local", "router_name": "default"} | routing)  # fmt: skip
-    engine = Engine(settings, clock=clock)
-    await engine.start()
-    await engine.routing.add_documents(T, SALES_DOCUMENTS)
-    for tool in SALES_TOOLS:
-        await engine.routing.put_tool(T, tool)
-    return engine
 
 
 async def run(engine: Engine, clock: ConversationClock, conversations: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -189,7 +177,7 @@ async def main_async(args: argparse.Namespace) -> None:
     print(f"machine: {os.cpu_count()} cores; {DATA.name}: {len(_conversations(None))} conversations")
     clock = ConversationClock()
     with tempfile.TemporaryDirectory() as tmp:
-        engine = await _engine(Path(tmp), clock, {})
+        engine = await _engine(Path(tmp), {}, clock=clock)
         try:
             started = time.perf_counter()
             outcomes = await run(engine, clock, conversations)

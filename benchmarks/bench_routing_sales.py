@@ -39,6 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from phronesis.clock import Clock
 from phronesis.engine import Engine
 from phronesis.llm.types import LLMRequest
 from phronesis.routing.documents import DocumentIn
@@ -289,10 +290,14 @@ class SimulatedLLM:
         return json.dumps(answer)
 
 
-async def _engine(tmp: Path, routing: dict[str, Any], llm: SimulatedLLM | None = None) -> Engine:
+async def _engine(
+    tmp: Path, routing: dict[str, Any], llm: SimulatedLLM | None = None, *, clock: Clock | None = None
+) -> Engine:
+    """A sales agent's engine (the other routing benchmarks' too): the documents and tools above, the
+    real model, the local router unless ``routing`` says otherwise, ``llm`` simulated where given."""
     settings = Settings(data_dir=tmp, embeddings={"spec": "local:all-MiniLM-L6-v2"}, llm={"spec": "none"},
                         routing={"router": "local", "router_name": "default"} | routing)  # fmt: skip
-    engine = Engine(settings, llm=None if llm is None else ScriptedLLM(llm, model_name="simulated"))
+    engine = Engine(settings, llm=None if llm is None else ScriptedLLM(llm, model_name="simulated"), clock=clock)
     await engine.start()
     await engine.routing.add_documents(T, SALES_DOCUMENTS)
     for tool in SALES_TOOLS:

@@ -27,11 +27,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_routing_sales import SALES_DOCUMENTS, SALES_TOOLS, T
-from phronesis.engine import Engine
+from bench_routing_sales import T, _engine
 from phronesis.routing.sensitive import TopicMatcher
 from phronesis.routing.sessions import NewSession
-from phronesis.settings import RoutingSettings, Settings
+from phronesis.settings import RoutingSettings
 
 DATA = Path(__file__).with_name("data") / "sensitive_queries.jsonl"
 
@@ -54,14 +53,8 @@ def _line(label: str, rows: list[dict[str, Any]], flagged: list[bool]) -> str:
 
 async def _routed(rows: list[dict[str, Any]]) -> list[Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp), embeddings={"spec": "local:all-MiniLM-L6-v2"}, llm={"spec": "none"},
-                            routing={"router": "local", "router_name": "default"})  # fmt: skip
-        engine = Engine(settings)
-        await engine.start()
+        engine = await _engine(Path(tmp), {})
         try:
-            await engine.routing.add_documents(T, SALES_DOCUMENTS)
-            for tool in SALES_TOOLS:
-                await engine.routing.put_tool(T, tool)
             results = []
             for row in rows:
                 session = await engine.routing.create_session(T, NewSession(lead_context={"email": "a@b.co"}))

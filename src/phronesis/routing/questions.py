@@ -84,13 +84,9 @@ def for_arguments(problems: Sequence[ArgumentProblem], tools: Mapping[str, Tool]
     return question
 
 
-def _value(value: object) -> str:
-    return str(value)
-
-
 def to_confirm(tool: Tool, arguments: Mapping[str, object]) -> str:
     """A tool that must be confirmed, its arguments complete: what will be done, with what."""
-    details = [f"{_field(tool, name)}: {_value(value)}" for name, value in arguments.items()]
+    details = [f"{_field(tool, name)}: {value}" for name, value in arguments.items()]
     what = f" ({'; '.join(details)})" if details else ""
     return f"Just to confirm: shall I {gist(tool)}{what}? Please say yes or no."
 

@@ -353,8 +353,13 @@ def _pairs(items: list[str]) -> dict[str, Any]:
 
 
 def _misses(results: list[tuple[dict[str, Any], Any]], limit: int) -> list[str]:
+    """The wrong decisions, then the tool lines whose tool was wrong or not named (decision right or not)."""
     wrong = [(row, result) for row, result in results if str(result.decision) != row["decision"]]
-    return [f"  {row['decision']:>11} → {result.decision!s:11} {row['text']!r}" for row, result in wrong[:limit]]
+    lines = [f"  {row['decision']:>11} → {result.decision!s:11} {row['text']!r}" for row, result in wrong[:limit]]
+    tools = [(row, result) for row, result in results if row.get("tool") and result.required_tools[:1] != [row["tool"]]]
+    lines += [f"  tool {row['tool']:>12} → {(result.required_tools or ['none'])[0]:12} {row['text']!r}"
+              for row, result in tools[:limit]]  # fmt: skip
+    return lines
 
 
 async def main_async(args: argparse.Namespace) -> None:

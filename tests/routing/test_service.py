@@ -589,3 +589,20 @@ async def test_the_tenants_applied_band_thresholds_hold_from_the_next_turn(make_
     assert (low.decision, low.escalation_reason) == ("ESCALATE", "confidence_below_threshold")
     assert "below 0.98" in low.reasoning
     assert await _replays_to_itself(engine) == 3
+
+
+async def test_a_router_label_that_names_a_tool_yields_to_the_requests_verb(make_engine: EngineFactory) -> None:
+    """Issue 47: a router fitted with tools as labels named ``email`` for "change the contact email on
+    our account" (the noun); the request changes a record, which the CRM does. The choice is on the
+    decision record with the router's label. (The hashing embedder's similarities are low: the floor
+    a tool must reach is lowered with them.)"""
+    engine: Engine = await make_engine(routing={"tool_min_similarity": 0.05})
+    await engine.routing.fit(
+        T, [*exemplars(), *_exemplars("email", "USE_TOOL", "email the contact", "send the contact an email")]
+    )
+    await engine.routing.put_tool(T, CRM)
+    await engine.routing.put_tool(T, EMAIL)
+    result = await engine.route(await _session(engine), "change the contact email")
+    record = await engine.decisions.get(T, result.decision_id)
+    assert record.attributes["tool_choice"]["router_label"] == "email"
+    assert result.required_tools == ["crm"] and record.attributes["tool_choice"]["verb_owner"] == "crm"

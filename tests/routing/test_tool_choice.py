@@ -9,7 +9,7 @@ import pytest
 
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.embeddings.types import Vectors
-from phronesis.routing.tool_choice import ToolChoice, ToolChooser, content_words, word_overlap
+from phronesis.routing.tool_choice import ToolChoice, ToolChooser, content_words, verb_owner, word_overlap
 from phronesis.routing.tools import Tool, argument_problems
 
 NOW = datetime(2026, 11, 25, tzinfo=UTC)
@@ -132,3 +132,38 @@ async def test_two_close_tools_are_told_apart_by_the_requests_verb() -> None:
     assert asked.chosen is None and asked.close is not None
     none = await chooser.choose(embedder, embedder.embed_sync(["a reminder"]), [same, EMAIL], query_text="a reminder")
     assert none.chosen is None
+
+
+@pytest.mark.parametrize(
+    ("query", "chosen", "owner"),
+    [
+        ("send a reminder email for our call", "calendar", "email"),  # nouns of a meeting; it sends
+        ("please change the contact email on our account", "email", "crm"),  # the noun "email"; it changes
+        ("can you update my phone number", "crm", None),  # the chosen tool's verb: kept
+        ("my new email is ann@acme.io", "email", None),  # no opening verb: kept
+        ("cancel my subscription", "crm", None),  # no tool's texts cancel: kept
+    ],
+)
+def test_the_opening_verb_names_the_tool_that_does_it(query: str, chosen: str, owner: str | None) -> None:
+    """Issue 47: the tool choice followed the nouns ("Note that we prefer calls in the afternoon" →
+    calendar, "Change the contact email on our account" → email); the verb a request opens with
+    says what is to be done."""
+    scores = {"calendar": 0.7, "crm": 0.5, "email": 0.6}
+    assert verb_owner(query, chosen, [CALENDAR, CRM, EMAIL], scores, 0.4) == owner
+
+
+def test_the_verbs_owner_must_fit_the_request_at_all() -> None:
+    """A tool that uses the verb but scores below the floor is no evidence: the choice stands."""
+    scores = {"calendar": 0.7, "crm": 0.2, "email": 0.6}
+    assert verb_owner("change the date of our demo call", "calendar", [CALENDAR, CRM, EMAIL], scores, 0.4) is None
+    assert verb_owner("change the date of our demo call", "calendar", [CALENDAR, CRM, EMAIL], scores, 0.1) == "crm"
+
+
+async def test_the_chooser_follows_the_opening_verb_over_the_nouns() -> None:
+    embedder = CountingEmbedder()
+    meetings = _tool("meetings", "book meetings", "book a reminder for our demo call")
+    query = "send a reminder for our demo call"
+    vector = embedder.embed_sync([query])
+    choice = await ToolChooser(0.0, 0.0).choose(embedder, vector, [meetings, EMAIL], query_text=query)
+    assert list(choice.scores)[0] == "meetings"  # the nouns
+    assert choice.chosen == "email" and "verb" in choice.reason

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from phronesis.schema import Schema
 
-__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "action_verbs", "asks_to_do", "reply_to"]
+__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "action_verbs", "asks_to_do", "opening_verb", "reply_to"]
 
 PendingKind = Literal["arguments", "confirm", "question"]
 Reply = Literal["yes", "no", "other"]
@@ -162,7 +162,7 @@ _TO_DO = re.compile(
     rf"^(?:(?:ok|okay|great|thanks|yes|yeah|sure|and|also|then|so),?\s+)*(?:please\s+|pls\s+|kindly\s+)?"
     rf"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?"
     rf"|(?:i|we)\s+(?:need|want|would like|'d like)\s+(?:you\s+)?to\s+"
-    rf"|(?:i|we)\s+(?:need|want|would like|'d like)\s+)?(?:{_ACTION_VERBS})\b",
+    rf"|(?:i|we)\s+(?:need|want|would like|'d like)\s+)?(?P<verb>{_ACTION_VERBS})\b",
     re.IGNORECASE,
 )
 
@@ -173,6 +173,13 @@ def asks_to_do(text: str) -> bool:
     update our address", "I need to cancel our demo"). A tool does such things; the knowledge base
     answers questions."""
     return _TO_DO.search(text.strip()) is not None
+
+
+def opening_verb(text: str) -> str | None:
+    """The action a request opens with ("Send me a link to book a demo" → "send"; "Can you update our
+    address" → "update"), one word; None when it does not open with one."""
+    found = _TO_DO.search(text.strip())
+    return None if found is None else found.group("verb").lower().split()[0]
 
 
 _VERB_WORDS = frozenset(_ACTION_VERBS.replace("look up", "look").replace("write down", "write").split("|"))

@@ -63,7 +63,7 @@ from phronesis.routing.routers import RouterResolver
 from phronesis.routing.sensitive import TopicMatcher, asks_a_question, asks_for_a_person, only_questions
 from phronesis.routing.session_repository import SessionRepository, TurnEffects
 from phronesis.routing.sessions import MessageIn, Session
-from phronesis.routing.tool_choice import ToolChoice, ToolChooser
+from phronesis.routing.tool_choice import ToolChoice, ToolChooser, verb_owner
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
 from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
@@ -464,9 +464,18 @@ class RoutingService:
         the tool the session is waiting on. Issue 47: tool choice read only the current text."""
         if len(turn.request_tools) == 1:
             return output.model_copy(update={"required_tools": turn.request_tools})
-        if prediction.label in {t.name for t in tools}:
-            return output.model_copy(update={"required_tools": [prediction.label]})
         choice = await self._tool_choice(turn, tools)
+        if prediction.label in {t.name for t in tools}:
+            owner = verb_owner(turn.query, prediction.label, tools, choice.scores, self.settings.tool_min_similarity)
+            if owner is None:
+                return output.model_copy(update={"required_tools": [prediction.label]})
+            turn.notes["tool_choice"] = choice.explain() | {"router_label": prediction.label, "verb_owner": owner}
+            return output.model_copy(
+                update={
+                    "required_tools": [owner],
+                    "reasoning": f"{output.reasoning}; tool: {owner}, whose verb the request opens with",
+                }
+            )
         turn.notes["tool_choice"] = choice.explain()
         if choice.chosen is not None:
             return output.model_copy(

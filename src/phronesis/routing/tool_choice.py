@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors
-from phronesis.routing.dialogue import action_verbs
+from phronesis.routing.dialogue import action_verbs, opening_verb
 from phronesis.routing.tools import Tool
 
-__all__ = ["ToolChoice", "ToolChooser", "content_words", "word_overlap"]
+__all__ = ["ToolChoice", "ToolChooser", "content_words", "verb_owner", "word_overlap"]
 
 _CACHE_SIZE = 512
 
@@ -117,6 +117,23 @@ def _verb_tells(query: str, first: Tool, second: Tool) -> str | None:
     return uses[0] if len(uses) == 1 else None
 
 
+def verb_owner(
+    query: str, chosen: str | None, tools: Sequence[Tool], scores: dict[str, float], floor: float
+) -> str | None:
+    """The tool the request's opening verb belongs to, when the tool chosen never does that: "Send a
+    reminder email for our call" sends (the email tool's verb) whatever it mentions, "Note that we
+    prefer calls in the afternoon" notes on the record, "Email the quote to finance@acme.io" emails.
+    The nouns pulled the choice to the tool they name; the verb says what is to be done. Among the
+    tools whose own texts use the verb, the best scored, if it scores ``floor`` (else the verb is
+    not evidence enough: no registered tool does it as asked). None: keep the choice."""
+    verb = opening_verb(query)
+    by_name = {tool.name: tool for tool in tools}
+    if verb is None or (chosen in by_name and verb in action_verbs(" ".join(describe(by_name[chosen])))):
+        return None
+    owners = [t.name for t in tools if verb in action_verbs(" ".join(describe(t))) and scores.get(t.name, 0.0) >= floor]
+    return max(owners, key=lambda name: scores[name]) if owners else None
+
+
 def word_overlap(query: str, tool: Tool) -> float:
     """The share of the query's content words that the tool's texts use."""
     asked = content_words(query)
@@ -185,5 +202,10 @@ class ToolChooser:
                 chosen=None,
                 close=(best, names[1]),
                 reason=f"{best} ({ranked[best]:.2f}) and {names[1]} ({ranked[names[1]]:.2f}) are too close",
+            )
+        owner = verb_owner(query_text, best, tools, ranked, self.min_similarity)
+        if owner is not None:
+            return ToolChoice(
+                scores=ranked, chosen=owner, reason=f"{owner} at {ranked[owner]:.2f}: the request's verb is {owner}'s"
             )
         return ToolChoice(scores=ranked, chosen=best, reason=f"{best} at {ranked[best]:.2f}")

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, proactive_app, with_engine
 from phronesis.exceptions import PhronesisError, invalid_input
 from phronesis.proactive.controls import PauseIn
+from phronesis.proactive.fates import state_of
 from phronesis.proactive.models import (
     CycleResult,
     MuteIn,
@@ -166,9 +167,10 @@ def signals_list(
     """A user's signals, newest first."""
     page = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None))
     signals = page.items
+    now = datetime.now(UTC)
     lines = [
         f"{s.created_at:%Y-%m-%d %H:%M}  {s.type:<28} urgency {s.urgency_hint:>2}  "
-        f"{'used' if s.consumed_at else 'pending'}  {s.data.get('title', '')}"
+        f"{state_of(s, now):<15}  {s.data.get('title', '')}" + (f"  ({s.outcome_reason})" if s.outcome_reason else "")
         for s in signals
     ]
     _print(page, as_json, "\n".join(lines) or "(no signals)")

@@ -3,15 +3,14 @@ LLM answer falls back to templates and says why (seed 004: with no LLM, template
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.llm_candidates import CandidateFailure, LLMCandidates
-from phronesis.proactive.models import Candidate, Signal
-from phronesis.proactive.templates import signal_title, template_candidates
+from phronesis.proactive.models import Candidate
+from phronesis.proactive.templates import template_candidates
 
-__all__ = ["CandidateSource", "Proposed", "covered_signals"]
+__all__ = ["CandidateSource", "Proposed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +61,3 @@ class CandidateSource:
             dropped=generated.dropped,
         )
 
-
-def covered_signals(candidate: Candidate, signals: Sequence[Signal]) -> set[str]:
-    """The ids of the signals a candidate speaks for: of its trigger types and, when it names its
-    subject (a template's signal title), of that subject. An LLM candidate names types only, so
-    it speaks for every signal of its types."""
-    types = set(candidate.trigger_signals)
-    return {
-        s.id for s in signals if s.type in types and (candidate.subject is None or signal_title(s) == candidate.subject)
-    }

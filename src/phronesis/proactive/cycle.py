@@ -23,10 +23,11 @@ from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import NotFoundError, PhronesisError
 from phronesis.ids import new_id
-from phronesis.proactive.candidates import CandidateSource, Proposed, covered_signals
+from phronesis.proactive.candidates import CandidateSource, Proposed
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.controls import TenantControls
+from phronesis.proactive.fates import Fate, fates
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.models import BlockReason, CandidatePreview, CycleResult, Preview
@@ -65,6 +66,17 @@ class _Plan:
     scored: list[Scored]
     chosen: Scored | None
     deferred: list[Scored]
+
+
+@dataclass(frozen=True, slots=True)
+class _Decided:
+    """One user's committed cycle, as written in the batch's transaction."""
+
+    result: CycleResult
+    insights: list[dict[str, Any]]
+    claim: dict[str, Any] | None
+    record: NewDecisionRecord
+    fates: list[Fate]
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,42 +258,43 @@ class CycleRunner:
         screen = [one for one in plans if one.chosen is not None and one.screened.user_id in locked]
         blocked = await self._screen_again(conn, tenant, screen, locked) if screen else {}
         out: dict[str, CycleResult | PhronesisError] = {}
-        going: list[tuple[_Plan, BlockReason | None, list[str]]] = []
+        going: list[tuple[_Plan, _Decided]] = []
         for one in plans:
             user_id = one.screened.user_id
             if user_id not in locked or user_id in claimed:
                 out[user_id] = self._already_done(one, key)  # another worker ran this cycle first
                 continue
-            reason = blocked.get(user_id)
-            waiting = _waiting(one.context, one.scored, one.chosen)
-            use = [sig.id for sig in one.context.signals if sig.id not in waiting] if reason is None else []
-            going.append((one, reason, use))
-        used = await p.signals.consume(conn, tenant, [i for _, _, use in going for i in use], now, key)
+            going.append((one, self._decided(tenant, one, blocked.get(user_id), key)))
+        # a signal is used only when something was decided about it (issue 48: ``fates``)
+        used = await p.signals.consume(conn, tenant, [f.signal_id for _, d in going for f in d.fates], now, key)
         insights: list[dict[str, Any]] = []
         claims: list[dict[str, Any]] = []
         records: list[NewDecisionRecord] = []
-        for one, reason, use in going:
+        settled: list[Fate] = []
+        for one, decided in going:
             user_id = one.screened.user_id
+            use = {f.signal_id for f in decided.fates}
             if use and not used.intersection(use):
                 out[user_id] = self._already_done(one, key)  # another worker used them in this very cycle
                 continue
-            result, rows, claim, record = self._decided(tenant, one, reason, key)
-            insights += rows
-            claims += [claim] if claim else []
-            records.append(record)
-            out[user_id] = result
+            insights += decided.insights
+            claims += [decided.claim] if decided.claim else []
+            records.append(decided.record)
+            settled += [f for f in decided.fates if f.signal_id in used]
+            out[user_id] = decided.result
         await p.insights.save(conn, insights)
         await p.sends.claim(conn, claims)
         await p.decisions.add_many(records, connection=conn)
+        await p.signals.settle(conn, tenant, settled)
         return out
 
-    def _decided(
-        self, tenant: str, one: _Plan, blocked: BlockReason | None, key: str
-    ) -> tuple[CycleResult, list[dict[str, Any]], dict[str, Any] | None, NewDecisionRecord]:
-        """One user's decision in the batch: the result, the insight rows, the claim, the record."""
+    def _decided(self, tenant: str, one: _Plan, blocked: BlockReason | None, key: str) -> _Decided:
+        """One user's decision in the batch: the result, the insight rows, the claim, the record and
+        what each signal became (none when blocked: the signals wait for their turn)."""
         s, context, now = self._settings, one.context, one.context.now
         user, scored, chosen, deferred = context.user, one.scored, one.chosen, one.deferred
         reason: str
+        insight_ids = [new_id() for _ in deferred]
         if blocked is not None:  # like the pre-filter's blocks: the signals wait for their turn
             chosen, reason, deferred = None, blocked, []
         elif chosen is not None:
@@ -291,7 +304,7 @@ class CycleRunner:
         rows = [
             {
                 "tenant": tenant,
-                "id": new_id(),
+                "id": insight_ids[index],
                 "user_id": user.id,
                 "category": d.candidate.category,
                 "message_draft": d.candidate.message,
@@ -303,7 +316,7 @@ class CycleRunner:
                 "used": False,
                 "used_at": None,
             }
-            for d in deferred
+            for index, d in enumerate(deferred)
         ]
         send_id = new_id() if chosen is not None else None
         decision_id = new_id()
@@ -367,7 +380,24 @@ class CycleRunner:
             prompt_tokens=proposed.prompt_tokens,
             completion_tokens=proposed.completion_tokens,
         )
-        return result, rows, claim, record
+        ended: list[Fate] = []
+        if blocked is None:
+            positions = {id(d): i for i, d in enumerate(deferred)}
+            expiry = now + timedelta(hours=s.deferred_ttl_hours)
+            ended = fates(
+                context.signals,
+                scored,
+                chosen,
+                send_id=send_id,
+                insights={
+                    index: (insight_ids[positions[id(c)]], expiry)
+                    for index, c in enumerate(scored)
+                    if id(c) in positions
+                },
+                decision_id=decision_id,
+                candidates_full=len(proposed.candidates) >= s.max_candidates,
+            )
+        return _Decided(result, rows, claim, record, ended)
 
     def _already_done(self, one: _Plan, key: str) -> CycleResult:
         return CycleResult(
@@ -542,18 +572,6 @@ def _silence(scored: list[Scored]) -> BlockReason:
     if all(c.verdict in ("duplicate", "suppressed", "opted_out") for c in scored):
         return next(r for r in ("duplicate", "suppressed", "opted_out") if any(c.verdict == r for c in scored))
     return "below_threshold"
-
-
-def _waiting(context: CycleContext, scored: list[Scored], chosen: Scored | None) -> set[str]:
-    """Signals left pending for the next cycle: those an approved candidate speaks for that was not
-    sent (one message per cycle), unless the sent one speaks for them too. Before, a cycle used
-    every signal it read: of two urgent deadlines one was sent and the other never was (issue 24:
-    "Problem set 4" never reached Maya in the demo)."""
-    if chosen is None:
-        return set()
-    unsent = [c for c in scored if c.sendable and c is not chosen]
-    waiting = set().union(*(covered_signals(c.candidate, context.signals) for c in unsent))
-    return waiting - covered_signals(chosen.candidate, context.signals)
 
 
 def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionRecord:

@@ -236,6 +236,12 @@ class SignalIn(Schema):
         return value
 
 
+SignalOutcome = Literal[
+    "sent", "folded", "deferred", "duplicate", "suppressed", "opted_out", "below_threshold", "no_candidate", "context"
+]
+"""What a signal became when a cycle used it (issue 48, ``proactive.fates``)."""
+
+
 class Signal(Schema):
     id: str
     """The signal's id, assigned by the server."""
@@ -259,6 +265,14 @@ class Signal(Schema):
     """When a cycle that got past the pre-filter used it (a blocked cycle leaves it waiting). None: not used yet."""
     cycle_key: str | None = None
     """The cycle that used it."""
+    outcome: SignalOutcome | None = None
+    """What it became when a cycle used it (issue 48): ``sent`` or ``folded`` (in message ``outcome_ref``),
+    ``deferred`` (as insight ``outcome_ref``), ``duplicate``, ``suppressed``, ``opted_out``, ``below_threshold``,
+    ``no_candidate`` or ``context``. None: not used (pending, or expired once ``expires_at`` passed)."""
+    outcome_reason: str | None = None
+    """Why, for a person: which message, which insight until when, which rule."""
+    outcome_ref: str | None = None
+    """The send, the deferred insight or the decision record it ended in."""
 
     def describe(self) -> str:
         """One line for prompts and templates: the type and its most telling fields."""
@@ -499,11 +513,12 @@ class Preview(Schema):
 class TimelineEvent(Schema):
     at: datetime
     """When it happened (UTC)."""
-    kind: Literal["signal", "signal_used", "cycle", "send", "feedback", UserEventKind]
-    """``signal`` (stored), ``signal_used`` (a cycle used it), ``cycle`` (a cycle's decision, or a pre-filter block when
-    those are recorded), ``send`` (a message and its delivery), ``feedback`` (how the send was labelled), ``reply``
-    (what the user wrote and how it was read), ``opt_out``/``opt_in``, ``mute``/``unmute`` (by the user, a reply or
-    the API) and ``pause``/``resume`` (the whole tenant's kill switch)."""
+    kind: Literal["signal", "signal_used", "signal_expired", "cycle", "send", "feedback", UserEventKind]
+    """``signal`` (stored), ``signal_used`` (a cycle used it: what it became and why, e.g. sent in a message,
+    deferred as an insight, a duplicate), ``signal_expired`` (it reached its expiry unused), ``cycle`` (a cycle's
+    decision, or a pre-filter block when those are recorded), ``send`` (a message and its delivery), ``feedback`` (how
+    the send was labelled), ``reply`` (what the user wrote and how it was read), ``opt_out``/``opt_in``,
+    ``mute``/``unmute`` (by the user, a reply or the API) and ``pause``/``resume`` (the whole tenant's kill switch)."""
     summary: str
     """One line for a person, e.g. ``deadline_approaching (urgency 8): Lab 4``."""
     cycle_key: str | None = None

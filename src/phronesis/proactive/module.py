@@ -289,7 +289,7 @@ class ProactiveModule:
         )
         current = await self.preview(tenant, PreviewIn(user_id=user_id, llm=False))
         done = await self.events.for_user(tenant, user_id, since=since, limit=limit)
-        events = timeline_events(signals.items, records, sends.items, done, since=since, limit=limit)
+        events = timeline_events(signals.items, records, sends.items, done, since=since, limit=limit, now=now)
         return Timeline(user=user, now=current, events=events)
 
     async def stats(self, tenant: str, *, days: int = 7) -> dict[str, dict[str, int]]:

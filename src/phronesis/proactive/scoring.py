@@ -41,6 +41,8 @@ class Scored:
     verdict: Verdict
     probability: float
     """The probability of this verdict given the candidate's score (exploration is the only chance)."""
+    repeated: str | None = None
+    """For a duplicate, the recent message it repeats."""
 
     @property
     def sendable(self) -> bool:
@@ -128,6 +130,11 @@ def repeats(candidate: str, recent: str, overlap: float) -> bool:
     return _identifiers(candidate) <= _identifiers(recent)
 
 
+def _repeated(candidate: Candidate, recent: Sequence[str], overlap: float) -> str | None:
+    """The recent message the candidate says again, if any."""
+    return next((r for r in recent if repeats(candidate.subject or candidate.message, r, overlap)), None)
+
+
 def score_candidates(
     candidates: Sequence[Candidate],
     *,
@@ -150,8 +157,8 @@ def score_candidates(
             out.append(Scored(candidate, score, "opted_out", 1.0))
         elif candidate.category in suppressed:
             out.append(Scored(candidate, score, "suppressed", 1.0))
-        elif any(repeats(candidate.subject or candidate.message, r, settings.dedup_overlap) for r in recent):
-            out.append(Scored(candidate, score, "duplicate", 1.0))
+        elif (said := _repeated(candidate, recent, settings.dedup_overlap)) is not None:
+            out.append(Scored(candidate, score, "duplicate", 1.0, said))
         elif score >= threshold:
             out.append(Scored(candidate, score, "approved", 1.0))
         elif score >= max(threshold - settings.exploration_band, settings.deferred_min_score):

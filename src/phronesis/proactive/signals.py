@@ -16,6 +16,7 @@ from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.ids import new_id
 from phronesis.pages import Page
+from phronesis.proactive.fates import Fate
 from phronesis.proactive.models import Signal, SignalIn
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
@@ -44,6 +45,13 @@ _REFRESH = (
         context_only=bindparam("new_context_only"),
         expires_at=bindparam("new_expires_at"),
     )
+)
+
+
+_SETTLE = (
+    update(proactive_signals)
+    .where(c.tenant == bindparam("b_tenant"), c.id == bindparam("b_id"))
+    .values(outcome=bindparam("b_outcome"), outcome_reason=bindparam("b_reason"), outcome_ref=bindparam("b_ref"))
 )
 
 
@@ -225,6 +233,18 @@ class SignalRepository:
             .returning(c.id)
         )
         return set(result.scalars())
+
+    async def settle(self, conn: AsyncConnection, tenant: str, fates: Sequence[Fate]) -> None:
+        """Write what each used signal became (``proactive.fates``), in one statement for a batch."""
+        if fates:
+            await conn.execute(
+                _SETTLE,
+                [
+                    {"b_tenant": tenant, "b_id": f.signal_id, "b_outcome": f.outcome,
+                     "b_reason": f.reason[:512], "b_ref": f.ref}
+                    for f in fates
+                ],
+            )  # fmt: skip
 
     async def list(self, tenant: str, user_id: str, *, pending: bool | None, limit: int, offset: int) -> Page[Signal]:
         query = where_given(select(proactive_signals).where(c.tenant == tenant), ((c.user_id, user_id),))

@@ -98,7 +98,8 @@ def signal_title(signal: Signal) -> str:
 
 def template_candidates(signals: Sequence[Signal], now: datetime, *, limit: int) -> list[Candidate]:
     out = []
-    for signal in signals:
+    # the most urgent first: what does not fit under ``limit`` waits for the next cycle (issue 48)
+    for signal in sorted(signals, key=lambda s: -s.urgency_hint):
         if signal.context_only:
             continue
         category = category_for(signal.type)

@@ -1,6 +1,7 @@
 """A user's proactive story in one list (issue 24, item 10): why they got a message, or did not.
 
-signal stored → signal used by a cycle (its ``cycle_key``) → the cycle's decision record
+signal stored → signal used by a cycle (its ``cycle_key``), with what it became and why (issue 48:
+sent, folded, deferred, duplicate…; ``fates``), or expired unused → the cycle's decision record
 (pre-filter block when ``record_blocked``, else candidates with scores and verdicts) → the send
 and its delivery (attempts, detail) → the user's reply (its text and how it was read) → the
 feedback; and what stopped messages: opt-outs, mutes, the tenant's pause (``user_events``).
@@ -15,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from phronesis.audit.models import DecisionRecord
+from phronesis.proactive.fates import state_of
 from phronesis.proactive.models import ProactiveFeedback, Signal, TimelineEvent
 
 __all__ = ["timeline_events"]
@@ -27,6 +29,7 @@ _ORDER = {
     "unmute": 0,
     "signal": 1,
     "signal_used": 2,
+    "signal_expired": 2,
     "cycle": 3,
     "send": 4,
     "reply": 5,
@@ -36,7 +39,7 @@ _ORDER = {
 }
 
 
-def _signal_events(signal: Signal) -> list[TimelineEvent]:
+def _signal_events(signal: Signal, now: datetime) -> list[TimelineEvent]:
     title = signal.data.get("title") or signal.data.get("summary") or ""
     stored = TimelineEvent(
         at=signal.created_at,
@@ -45,14 +48,27 @@ def _signal_events(signal: Signal) -> list[TimelineEvent]:
         ids={"signal_id": signal.id},
         details={"expires_at": signal.expires_at.isoformat(), "context_only": signal.context_only},
     )
-    if signal.consumed_at is None:
+    state = state_of(signal, now)
+    if state == "pending":
         return [stored]
+    if state == "expired":  # never used: every cycle that read it was blocked or had a better message
+        expired = TimelineEvent(
+            at=signal.expires_at,
+            kind="signal_expired",
+            summary=f"{signal.type} expired unsent",
+            ids={"signal_id": signal.id},
+            details={"state": state},
+        )
+        return [stored, expired]
+    assert signal.consumed_at is not None
+    ref = {"send": signal.outcome_ref} if state in ("sent", "folded") and signal.outcome_ref else {}
     used = TimelineEvent(
         at=signal.consumed_at,
         kind="signal_used",
-        summary=f"{signal.type} used by cycle {signal.cycle_key}",
+        summary=f"{signal.type} {state}: {signal.outcome_reason or f'used by cycle {signal.cycle_key}'}",
         cycle_key=signal.cycle_key,
-        ids={"signal_id": signal.id},
+        ids={"signal_id": signal.id} | ({"send_id": ref["send"]} if ref else {}),
+        details={"state": state, "reason": signal.outcome_reason, "ref": signal.outcome_ref},
     )
     return [stored, used]
 
@@ -110,6 +126,7 @@ def timeline_events(
     *,
     since: datetime,
     limit: int,
+    now: datetime,
 ) -> list[TimelineEvent]:
     """Every event since ``since``, newest first, at most ``limit``; ``done`` is what the user and
     their tenant did (``user_events``): replies, opt-outs, mutes, pauses."""
@@ -118,7 +135,7 @@ def timeline_events(
         for r in records
         if r.attributes and r.attributes.get("send_id")
     }
-    events = [e for s in signals for e in _signal_events(s)]
+    events = [e for s in signals for e in _signal_events(s, now)]
     events += [_cycle_event(r) for r in records]
     events += [e for s in sends for e in _send_events(s, cycle_keys)]
     events += done

@@ -575,6 +575,10 @@ proactive_signals = Table(
     Column("expires_at", UTCDateTime, nullable=False),
     Column("consumed_at", UTCDateTime, nullable=True),
     Column("cycle_key", String(64), nullable=True),
+    # what the signal became when a cycle used it, and why (issue 48; ``proactive.fates``)
+    Column("outcome", String(32), nullable=True),
+    Column("outcome_reason", String(512), nullable=True),
+    Column("outcome_ref", String(64), nullable=True),
     _user_fk(),
     CheckConstraint("urgency_hint BETWEEN 1 AND 10", name="urgency"),
     # the same signal twice (a source re-polled) is stored once

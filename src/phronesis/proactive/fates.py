@@ -1,0 +1,175 @@
+"""What each signal a cycle read became (issue 48, "conservation"): one state, with its reason.
+
+Before, a cycle that got past the pre-filter marked every signal it read as used: the fourth
+signal of a deep-trust user (three candidates at most) was used up unseen, and an approved but
+unsent LLM candidate's signals were used because another candidate of their *type* was sent.
+Here a signal is used only when something was decided about *it*:
+
+- ``sent``: the message sent speaks for it (``folded``: the message speaks for it and others; it
+  was not the message's first subject);
+- ``deferred``: its candidate was kept as a deferred insight (seed 004 §6), until the insight expires;
+- ``duplicate``: its candidate repeats a message sent recently;
+- ``suppressed`` / ``opted_out``: its candidate's category is switched off for the user;
+- ``below_threshold``: its candidate scored below the deferred floor (seed 004 §6: dropped);
+- ``no_candidate``: the candidates were not full and none spoke for it (the LLM wrote none);
+- ``context``: a context-only signal, read as background by the cycle's decision.
+
+Everything else waits for the next cycle: a signal an approved candidate speaks for that was not
+sent (one message per cycle), a signal beyond the candidate limit, every signal of a cycle blocked
+at commit. A waiting signal that reaches its expiry unused is ``expired`` (``state_of``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from phronesis.proactive.models import Candidate, Signal, SignalOutcome
+from phronesis.proactive.scoring import Scored
+from phronesis.proactive.templates import signal_title
+
+__all__ = ["Fate", "SignalOutcome", "SignalState", "covered_signals", "fates", "state_of"]
+
+SignalState = Literal[
+    "pending",
+    "expired",
+    "used",
+    "sent",
+    "folded",
+    "deferred",
+    "duplicate",
+    "suppressed",
+    "opted_out",
+    "below_threshold",
+    "no_candidate",
+    "context",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Fate:
+    signal_id: str
+    outcome: SignalOutcome
+    reason: str
+    """One line for a person: which message, which insight until when, which rule."""
+    ref: str | None = None
+    """The send (sent, folded), the insight (deferred) or the decision (the rest) it ended in."""
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+_SMALL = frozenset({"the", "and", "for", "your", "you", "with", "from", "this", "that", "due", "are", "was"})
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _SMALL}
+
+
+def _mentions(message: str, signal: Signal) -> bool:
+    """The message names the signal's subject: at least half of its title's words (all of one or two)."""
+    title = _words(signal_title(signal))
+    if not title:
+        return False
+    return len(title & _words(message)) >= max(1, (len(title) + 1) // 2)
+
+
+def covered_signals(candidate: Candidate, signals: Sequence[Signal]) -> set[str]:
+    """The ids of the signals a candidate speaks for. A template candidate names its subject (the
+    signal's title): that signal. An LLM candidate names types: the one signal of its type, or of
+    several, those its message mentions. Issue 48: two ``deadline_approaching`` signals (car
+    registration, daycare fee), one message sent, both used, because coverage was by type alone."""
+    types = set(candidate.trigger_signals)
+    of_type = [s for s in signals if s.type in types and not s.context_only]
+    if candidate.subject is not None:
+        return {s.id for s in of_type if signal_title(s) == candidate.subject}
+    by_type: dict[str, list[Signal]] = {}
+    for signal in of_type:
+        by_type.setdefault(signal.type, []).append(signal)
+    out = set()
+    for same in by_type.values():
+        out |= {s.id for s in same} if len(same) == 1 else {s.id for s in same if _mentions(candidate.message, s)}
+    return out
+
+
+def _excerpt(text: str, size: int = 80) -> str:
+    return text if len(text) <= size else text[: size - 1] + "…"
+
+
+def fates(
+    signals: Sequence[Signal],
+    scored: Sequence[Scored],
+    chosen: Scored | None,
+    *,
+    send_id: str | None,
+    insights: dict[int, tuple[str, datetime]],
+    decision_id: str,
+    candidates_full: bool,
+) -> list[Fate]:
+    """Each signal's end in this committed cycle; a signal with none waits for the next cycle.
+
+    ``insights``: the deferred insight (id, expiry) saved for each deferred candidate, by the
+    candidate's position in ``scored``. ``candidates_full``: the candidate limit was reached, so a
+    signal no candidate speaks for was not judged (it waits) rather than passed over."""
+    out: dict[str, Fate] = {}
+    if chosen is not None and send_id is not None:
+        covered = sorted(covered_signals(chosen.candidate, signals), key=lambda i: _order(signals, i))
+        for position, signal_id in enumerate(covered):
+            outcome: SignalOutcome = "sent" if position == 0 else "folded"
+            out[signal_id] = Fate(signal_id, outcome, f'{outcome} in "{_excerpt(chosen.candidate.message)}"', send_id)
+    waiting = set()
+    for position, one in enumerate(scored):
+        if one is chosen:
+            continue
+        spoken = covered_signals(one.candidate, signals) - set(out)
+        if one.sendable:  # approved (or explored) but not sent: one message per cycle
+            waiting |= spoken
+            continue
+        for signal_id in spoken - waiting:
+            fate = _judged(one, signal_id, insights.get(position), decision_id)
+            if fate is not None:
+                out.setdefault(signal_id, fate)
+    for signal in signals:
+        if signal.id in out or signal.id in waiting:
+            continue
+        if signal.context_only:
+            out[signal.id] = Fate(signal.id, "context", "read as background by the cycle's decision", decision_id)
+        elif not candidates_full and not any(signal.id in covered_signals(s.candidate, signals) for s in scored):
+            out[signal.id] = Fate(signal.id, "no_candidate", "no candidate message spoke for it", decision_id)
+    return list(out.values())
+
+
+def _order(signals: Sequence[Signal], signal_id: str) -> tuple[int, int]:
+    """The first subject of a message: the most urgent of its signals, then the earliest given."""
+    for index, signal in enumerate(signals):
+        if signal.id == signal_id:
+            return (-signal.urgency_hint, index)
+    return (0, len(signals))
+
+
+def _judged(one: Scored, signal_id: str, insight: tuple[str, datetime] | None, decision_id: str) -> Fate | None:
+    verdict = one.verdict
+    if verdict == "deferred":
+        if insight is None:
+            return None
+        insight_id, until = insight
+        return Fate(signal_id, "deferred", f"kept as a deferred insight until {until.isoformat()}", insight_id)
+    if verdict == "duplicate":
+        said = f': "{_excerpt(one.repeated)}"' if one.repeated else ""
+        return Fate(signal_id, "duplicate", f"repeats a message sent recently{said}", decision_id)
+    if verdict in ("suppressed", "opted_out"):
+        why = "switched off after ignored messages" if verdict == "suppressed" else "opted out by the user"
+        return Fate(signal_id, verdict, f"category {one.candidate.category} {why}", decision_id)
+    if verdict == "below_threshold":
+        return Fate(signal_id, "below_threshold", f"score {one.score:.2f} below the deferred floor", decision_id)
+    return None
+
+
+def state_of(signal: Signal, now: datetime) -> SignalState:
+    """A stored signal's state now: its outcome once used, else pending until it expires."""
+    if signal.outcome is not None:
+        return signal.outcome
+    if signal.consumed_at is not None:
+        return "used"  # by a cycle before outcomes were kept (migration 0024): what became of it is unknown
+    return "expired" if signal.expires_at <= now else "pending"

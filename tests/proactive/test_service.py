@@ -581,3 +581,47 @@ async def test_a_tenants_daily_cap_holds_for_the_next_cycle(
     assert replay_cap_rows(log, 0, current=1, parameter="daily_cap.established").changed == 1
     with pytest.raises(InvalidInputError, match="whole number"):
         await store.apply("t", "proactive.daily_cap.established", ApplyIn(value=1.5))
+
+
+DEEP = UserIn(created_at=START - timedelta(days=200), interaction_count=900, sleep_time="00:00", wake_time="00:00")
+
+
+async def test_a_signal_beyond_the_candidate_limit_waits_instead_of_being_used_unseen(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """Issue 48: a deep-trust user, signals at urgency 7/6/5/5, no LLM, three candidates at most: the
+    water bill was marked used, neither sent nor kept. It waits for the next cycle, and every signal
+    used says what it became."""
+    await proactive.put_user("t", "ana", DEEP)
+    titles = {7: "Car registration", 6: "Daycare fee", 5: "Phone plan renewal"}
+    water = deadline(5, "water", title="Water bill")
+    await proactive.add_signals("t", "ana", [deadline(u, f"k{u}", title=t) for u, t in titles.items()] + [water])
+    result = await proactive.run_cycle("t", "ana")
+    assert result.decision == "sent" and "Car registration" in (result.message or "")
+    signals = {s.data["title"]: s for s in (await proactive.list_signals("t", "ana")).items}
+    assert signals["Car registration"].outcome == "sent" and signals["Car registration"].outcome_ref == result.send_id
+    assert signals["Water bill"].consumed_at is None and signals["Water bill"].outcome is None  # its turn comes
+    assert all(s.outcome_reason for s in signals.values() if s.consumed_at is not None)
+
+
+async def test_an_llm_message_uses_only_the_signal_it_mentions(make: Callable[..., ProactiveModule]) -> None:
+    """Issue 48: two ``deadline_approaching`` signals (car registration, daycare fee), both approved;
+    one was sent and both were marked used (coverage matched by type). The other waits."""
+    llm = ScriptedLLM(
+        [
+            '{"candidates": ['
+            '{"message": "Car registration renewal is due tomorrow.", "category": "deadline_warning",'
+            ' "relevance": 8, "timing": 7, "urgency": 7, "trigger_signals": ["deadline_approaching"]},'
+            '{"message": "The daycare fee is due on Friday.", "category": "deadline_warning",'
+            ' "relevance": 7, "timing": 7, "urgency": 7, "trigger_signals": ["deadline_approaching"]}]}'
+        ]
+    )
+    proactive = make(llm=llm)
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals(
+        "t", "ana", [deadline(7, "car", title="Car registration"), deadline(7, "fee", title="Daycare fee")]
+    )
+    result = await proactive.run_cycle("t", "ana")
+    assert result.decision == "sent" and result.message == "Car registration renewal is due tomorrow."
+    pending = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert [s.data["title"] for s in pending] == ["Daycare fee"]

@@ -120,7 +120,9 @@ def test_an_answer_to_the_routers_question_books_the_demo(agent: RoutingAgent) -
     sid = agent.session()
     asked = agent.route(sid, "Book a demo for me")
     assert (asked["decision"], asked["required_tools"], asked["band"]) == ("CLARIFY", ["calendar"], "low"), asked
-    assert asked["message"] == "To book, reschedule or cancel meetings and demos I need when you would like to meet."
+    assert asked["message"] == (
+        "To book, reschedule or cancel meetings and demos I need to know when you would like to meet."
+    )
     assert asked["pending"]["kind"] == "arguments"
     booked = agent.route(sid, "tomorrow at 2pm works")
     assert (booked["decision"], booked["path"], booked["session_mode"]) == ("USE_TOOL", "dialogue", "auto"), booked

@@ -109,7 +109,9 @@ def test_booking_a_meeting_with_three_tools_registered(agent: RoutingAgent) -> N
     sid = agent.session(email="ann@acme.io", name="Ann")
     asked = agent.route(sid, "Book a meeting with me")
     assert (asked["decision"], asked["required_tools"]) == ("CLARIFY", ["calendar"])
-    assert asked["message"] == "To book, reschedule or cancel meetings and demos I need when you would like to meet."
+    assert asked["message"] == (
+        "To book, reschedule or cancel meetings and demos I need to know when you would like to meet."
+    )
     assert asked["tool_arguments"]["calendar"] == {"email": "ann@acme.io"}  # from the lead context
 
     booked = agent.route(sid, "Book a meeting with me", tool_arguments={"calendar": {"time": "Friday 3pm"}})

@@ -18,7 +18,8 @@ from pydantic import ValidationError
 from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError
 from phronesis.routing.arguments import Extracted, completed_tools, evidenced_tools, extract, in_zone, read_all
-from phronesis.routing.dialogue import acknowledges, asks_to_do, reply_to
+from phronesis.routing.dialogue import acknowledges, asks_to_do, plain_yes, reply_to
+from phronesis.routing.documents import DocumentIn
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import Tool, ToolIn
 from tests.engines import EngineFactory
@@ -141,10 +142,17 @@ def test_which_tool_a_message_feeds() -> None:
         ("no idea what the Pro plan costs", "other"),
         ("yes, and what does the Team plan cost per seat per month in euros?", "other"),
         ("Thursday at 2pm", "other"),
+        ("ok, not now then", "no"),  # read as a yes, it made the subscription it declined
+        ("hmm, cancel that", "no"),
     ],
 )
 def test_a_short_reply_agrees_refuses_or_is_something_else(text: str, reply: str) -> None:
     assert reply_to(text) == reply
+
+
+def test_only_a_plain_yes_goes_back_to_a_call_after_a_question_on_the_side() -> None:
+    assert [plain_yes(t) for t in ("yes", "go ahead", "sure, do it")] == [True, True, True]
+    assert [plain_yes(t) for t in ("ok good", "great, thanks", "ok thanks, I'll think about it")] == [False] * 3
 
 
 @pytest.mark.parametrize(
@@ -192,7 +200,9 @@ async def test_an_answer_to_the_routers_own_question_completes_the_call(make_eng
     sid = await _session(engine)
     asked = await engine.route(sid, "schedule a demo call")
     assert (asked.decision, asked.required_tools, asked.band) == ("CLARIFY", ["calendar"], "low")
-    assert asked.message == "To book, reschedule or cancel meetings and demos I need when you would like to meet."
+    assert asked.message == (
+        "To book, reschedule or cancel meetings and demos I need to know when you would like to meet."
+    )
     assert asked.pending is not None and (asked.pending.kind, asked.pending.missing) == ("arguments", ["time"])
     session = await engine.routing.session(T, sid)
     assert session.pending == asked.pending  # the session holds what it waits for
@@ -298,10 +308,12 @@ TEXTS = st.sampled_from(
 @given(turns=st.lists(TEXTS, min_size=1, max_size=6))
 async def test_every_turn_ends_in_a_state_the_user_can_see(make_engine: EngineFactory, turns: list[str]) -> None:
     """Account for everything: every turn is routed with a decision and its reason (or, once a person
-    owns the session, says so), a question is always asked in words, something is pending exactly when
-    the turn asked, and the session in the database holds what the result says it waits for."""
+    owns the session, says so), a question is always asked in words, something new is pending exactly
+    when the turn asked (a question on the side leaves a waiting tool call as it was), and the session
+    in the database holds what the result says it waits for."""
     engine = await _engine(make_engine)
     sid = await _session(engine)
+    before = None
     for text in turns:
         result = await engine.route(sid, text)
         session = await engine.routing.session(T, sid)
@@ -314,12 +326,17 @@ async def test_every_turn_ends_in_a_state_the_user_can_see(make_engine: EngineFa
             assert result.message
         if result.decision == "CLARIFY":
             assert result.band == "low" and result.pending is not None
+        elif result.decision in ("RETRIEVE", "REASON_ONLY"):
+            if result.pending is not None:  # a tool call kept as it was
+                assert before is not None and result.pending.tool is not None
+                assert result.pending.model_copy(update={"carried": before.carried}) == before
         else:
             assert result.pending is None
         if result.decision == "USE_TOOL":
             assert result.required_tools and not result.missing_parameters
         assert session.pending == result.pending
         assert session.mode == result.session_mode
+        before = result.pending
 
 
 async def test_a_question_while_a_call_waits_is_a_question_and_yes_with_a_change_is_asked_again(
@@ -327,11 +344,27 @@ async def test_a_question_while_a_call_waits_is_a_question_and_yes_with_a_change
 ) -> None:
     """From a fresh-clone trial: "What is your Starter plan pricing?" while a Pro subscription waited
     for a yes changed it to Starter, and "yes, but make it 20 seats" was made without confirming."""
-    engine = await _engine(make_engine)
+    engine = await _engine(make_engine, retrieval_min_score=0.0)  # the hashing embedder's low similarities
+    price = "what is the price of the starter plan? Starter costs $29 per month for up to 3 users."
+    await engine.routing.add_documents(T, [DocumentIn(id="pricing", doc_type="pricing", title="Pricing", text=price)])
     sid = await _session(engine)
     await engine.route(sid, "upgrade us to the pro plan with 12 seats")
     question = await engine.route(sid, "what is the price of the starter plan?")
     assert question.path != "dialogue" and question.tool_arguments.get("contract") != {"plan": "Starter", "seats": 12}
+    # the question was on the side: the subscription still waits for its yes (a second trial: it was forgotten)
+    assert question.decision in ("RETRIEVE", "REASON_ONLY")
+    assert question.pending is not None and question.pending.kind == "confirm" and question.pending.tool == "contract"
+    assert (await engine.routing.session(T, sid)).pending == question.pending
+    done = await engine.route(sid, "yes")
+    assert (done.decision, done.tool_arguments["contract"]) == ("USE_TOOL", {"plan": "Pro", "seats": 12})
+    # "ok good" after the side answer acknowledges that answer: nothing is bought, the call still waits
+    aside = await _session(engine)
+    await engine.route(aside, "upgrade us to the pro plan with 12 seats")
+    await engine.route(aside, "what is the price of the starter plan?")
+    acknowledged = await engine.route(aside, "ok good")
+    assert acknowledged.decision != "USE_TOOL" and acknowledged.pending is not None
+    declined = await engine.route(aside, "ok, not now then")
+    assert (declined.decision, declined.pending) == ("REASON_ONLY", None)
     other = await _session(engine)
     await engine.route(other, "upgrade us to the pro plan with 12 seats")
     changed = await engine.route(other, "yes, but make it 20 seats")
@@ -397,3 +430,33 @@ async def test_the_callers_tool_asks_for_what_it_still_needs_not_what_the_agent_
     asked = await engine.route(sid, "capital city of australia", tool_arguments=args)
     assert (asked.decision, asked.required_tools) == ("CLARIFY", ["calendar"])
     assert asked.message is not None and "your email address" in asked.message, asked.message
+
+
+SEND = ToolIn(
+    name="email",
+    description="Send the lead documents, links or materials by email",
+    examples=["email me the documents", "send me the slides"],
+    parameters={
+        "type": "object",
+        "required": ["document"],
+        "properties": {"document": {"type": "string", "description": "What to send"}},
+    },
+)
+
+
+async def test_the_one_free_text_argument_asked_for_is_the_answer(make_engine: EngineFactory) -> None:
+    """A fresh-clone trial (issue 47): "the pricing sheet", answering "what to send", became a query
+    of its own and the email was never sent; a free-text argument could only come from the caller."""
+    engine = await _engine(make_engine)
+    await engine.routing.put_tool(T, SEND)
+    sid = await _session(engine)
+    asked = await engine.route(sid, "email me the documents", tool_arguments={"email": {}})
+    assert asked.pending is not None and (asked.pending.tool, asked.pending.missing) == ("email", ["document"])
+    answered = await engine.route(sid, "It's the pricing sheet.")
+    assert (answered.decision, answered.path) == ("USE_TOOL", "dialogue")
+    assert answered.tool_arguments["email"] == {"document": "the pricing sheet"}
+    # a question or a request of its own is not the answer
+    again = await _session(engine)
+    await engine.route(again, "email me the documents", tool_arguments={"email": {}})
+    other = await engine.route(again, "what is the price of the pro plan?")
+    assert other.tool_arguments.get("email") != {"document": "what is the price of the pro plan?"}

@@ -30,6 +30,7 @@ __all__ = [
     "completed_tools",
     "evidenced_tools",
     "extract",
+    "free_text",
     "in_zone",
     "lead_timezone",
     "read_all",
@@ -287,6 +288,27 @@ def extract(
         elif half:
             out.partial[name] = half
     return out
+
+
+_ANSWER_LEAD = re.compile(r"^(?:(?:it'?s|it is|that'?s|that is|just|please|ok|okay|sure|well|um|so)\b[,\s]*)+", re.I)
+
+
+def free_text(tool: Tool, name: str, text: str) -> str | None:
+    """The answer to a question asking for ``name``, when it is free text (a string with no format,
+    pattern or options): the reply itself, its lead-in and end punctuation left out ("the pricing
+    sheet" for "what to send"). A fresh-clone trial (issue 47): such an argument could only come
+    from ``tool_arguments``; the answer became a new query and the call was dropped."""
+    properties = tool.parameters.get("properties", {})
+    schema = properties.get(name) if isinstance(properties, Mapping) else None
+    if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":
+        return None
+    if any(key in schema for key in ("format", "pattern", "enum", "const")):
+        return None
+    answer = _ANSWER_LEAD.sub("", text.strip()).strip().rstrip(".!").strip()
+    limit = schema.get("maxLength")
+    if not answer or (isinstance(limit, int) and len(answer) > limit):
+        return None
+    return answer
 
 
 _SPECIFIC = ("date-time", "date", "email")

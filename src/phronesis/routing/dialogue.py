@@ -23,7 +23,17 @@ from pydantic import Field
 
 from phronesis.schema import Schema
 
-__all__ = ["Pending", "PendingKind", "Reply", "acknowledges", "action_verbs", "asks_to_do", "opening_verb", "reply_to"]
+__all__ = [
+    "Pending",
+    "PendingKind",
+    "Reply",
+    "acknowledges",
+    "action_verbs",
+    "asks_to_do",
+    "opening_verb",
+    "plain_yes",
+    "reply_to",
+]
 
 PendingKind = Literal["arguments", "confirm", "question"]
 Reply = Literal["yes", "no", "other"]
@@ -47,6 +57,9 @@ class Pending(Schema):
     """What the user was asked."""
     decision_id: str | None = None
     """The decision that asked."""
+    carried: bool = False
+    """Kept over a question on the side: the last answer was to that question, so "ok, great"
+    acknowledges it, and only a plain yes or the arguments asked for go back to the call."""
 
 
 _YES = re.compile(
@@ -54,6 +67,18 @@ _YES = re.compile(
     r"|go ahead|go for it|sounds good|that'?s right|that works|perfect|great|please)\b",
     re.IGNORECASE,
 )
+_FILLER = re.compile(r"^(?:(?:ok|okay|hmm+|well|alright|ah|oh|um+|uh)\b[,.!]*\s*)+", re.IGNORECASE)
+_PLAIN_YES = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|confirm(?:ed)?|absolutely|definitely|please do|do it|go ahead|go for it)\b", re.I
+)
+
+
+def plain_yes(text: str) -> bool:
+    """A yes that can only be an answer to the call ("yes", "go ahead"), not the "ok, great" that
+    acknowledges an answer just given."""
+    return reply_to(text) == "yes" and _PLAIN_YES.match(text.strip()) is not None
+
+
 _NO = re.compile(
     r"^(?:no(?! idea| problem| worries| doubt)|nope|nah|nvm|not now|not yet|cancel(?: that| it)?|never ?mind"
     r"|forget (?:it|that|about it)|don'?t"
@@ -72,7 +97,7 @@ def reply_to(text: str) -> Reply:
     if not words or len(words) > _SHORT:
         return "other"
     cleaned = text.strip().lstrip("-–— ").strip()
-    if _NO.match(cleaned):
+    if _NO.match(cleaned) or _NO.match(_FILLER.sub("", cleaned)):  # "ok, not now then" refuses
         return "no"
     if _YES.match(cleaned):
         return "yes"

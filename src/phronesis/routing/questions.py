@@ -58,6 +58,9 @@ def _field(tool: Tool, name: str) -> str:
     return label[:1].lower() + label[1:] if label[:2] != label[:2].upper() else label
 
 
+_WH = frozenset({"how", "what", "when", "where", "which", "who", "whom", "whose", "why", "whether", "if"})
+
+
 def _and(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
@@ -77,7 +80,9 @@ def for_arguments(problems: Sequence[ArgumentProblem], tools: Mapping[str, Tool]
     parts = []
     for name, fields in wanted.items():
         tool = tools.get(name)
-        parts.append(f"To {gist(tool)} I need {_and(fields)}" if tool is not None else f"I need {_and(fields)}")
+        # "I need how many seats" (a description that is a question) reads "I need to know how many seats"
+        need = "I need to know" if any(f.split(" ", 1)[0].lower() in _WH for f in fields) else "I need"
+        parts.append(f"To {gist(tool)} {need} {_and(fields)}" if tool is not None else f"{need} {_and(fields)}")
     question = "; ".join(parts) + "."
     if wrong:
         question += f" What I have for {_and(wrong)} does not look right: could you give it again?"
@@ -124,7 +129,7 @@ def which_one(titles: Sequence[str], actions: Sequence[str]) -> str:
     if titles:
         return f"Is your question about {titles[0]}, or something else?"
     if actions:
-        return f"What can I help you with? I can answer questions about our products, or {', '.join(actions)}."
+        return f"What can I help you with? I can answer questions about our products, or {_and(list(actions))}."
     return "What can I help you with? Could you tell me a little more about what you need?"
 
 

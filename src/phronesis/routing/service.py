@@ -34,6 +34,7 @@ from phronesis.routing.arguments import (
     completed_tools,
     evidenced_tools,
     extract,
+    free_text,
     in_zone,
     lead_timezone,
     read_all,
@@ -53,7 +54,7 @@ from phronesis.routing.decisions import (
     EscalationReason,
     validate_output,
 )
-from phronesis.routing.dialogue import Pending, acknowledges, asks_to_do, reply_to
+from phronesis.routing.dialogue import Pending, acknowledges, asks_to_do, plain_yes, reply_to
 from phronesis.routing.llm_router import LLMRouter, RouterHints
 from phronesis.routing.local_router import LocalPrediction
 from phronesis.routing.models import RouteRequest, RouteResult, RouterPath
@@ -726,6 +727,13 @@ class RoutingService:
             tool, turn.query, now=self._local_now(turn), partial=pending.partial, wanted=set(pending.missing)
         )
         offered = request.tool_arguments.get(tool.name, {})
+        if pending.kind == "arguments" and len(pending.missing) == 1 and pending.missing[0] not in given.values:
+            # the one thing asked for, in the user's words: "the pricing sheet" for what to send
+            plain = not (asks_a_question(turn.query) or asks_to_do(turn.query) or acknowledges(turn.query))
+            if reply == "other" and plain:
+                answer = free_text(tool, pending.missing[0], turn.query)
+                if answer is not None:
+                    given.values[pending.missing[0]] = answer
         new = {k: v for k, v in (given.values | offered).items() if pending.arguments.get(k) != v}
         progressed = bool(new) or any(given.partial.get(k) != pending.partial.get(k) for k in given.partial)
         asked = set(pending.missing)
@@ -735,6 +743,8 @@ class RoutingService:
             return None
         if not progressed and reply != "yes":
             return None
+        if not progressed and pending.carried and (pending.kind == "arguments" or not plain_yes(turn.query)):
+            return None  # "ok, good" after the answer to a question on the side acknowledges that answer
         turn.path = "dialogue"
         turn.answered = True
         # "yes, but make it 20 seats" changes the call: it is confirmed again, not made
@@ -1119,8 +1129,15 @@ class RoutingService:
 
     @staticmethod
     def _pending_after(turn: _Turn, output: DecisionOutput, decision_id: str) -> Pending | None:
-        """What the session waits for after this turn: only a CLARIFY leaves something pending."""
+        """What the session waits for after this turn: a CLARIFY leaves something pending; a question
+        asked on the side (RETRIEVE, REASON_ONLY by the router, not the dialogue's refusal) leaves the
+        tool call that was pending still pending. Issue 47's trial: "Upgrade us to Pro", "12 seats",
+        "What is your Starter pricing?", "yes" answered pricing, the upgrade forgotten."""
         if output.decision is not Decision.CLARIFY:
+            before = turn.session.pending
+            aside = output.decision in (Decision.RETRIEVE, Decision.REASON_ONLY) and turn.path != "dialogue"
+            if aside and before is not None and before.tool is not None:
+                return before.model_copy(update={"carried": True})
             return None
         question = output.clarifying_question
         tool = output.required_tools[0] if output.required_tools else None

@@ -48,7 +48,8 @@ DOCUMENTS = [
         "id": "refunds",
         "doc_type": "policy",
         "title": "Refund and cancellation policy",
-        "text": "Monthly plans can be cancelled at any time. Annual plans are refundable within 30 days of purchase.",
+        "text": "Monthly plans can be cancelled at any time. Monthly plans are not refundable. Annual plans are "
+        "refundable within 30 days of purchase.",
     },
     {
         "id": "features",
@@ -179,6 +180,8 @@ def test_a_question_about_a_policy_or_a_feature_is_answered(agent: RoutingAgent,
     answer = agent.route(agent.session(), query)
     assert (answer["decision"], answer["session_mode"]) == ("RETRIEVE", "auto"), answer
     assert answer["sources"][0]["id"] == source
+    if query == "Are annual plans refundable?":  # the sentence that answers it, not "…are not refundable."
+        assert "Annual plans are refundable" in answer["sources"][0]["passage"], answer["sources"][0]
 
 
 def test_an_old_page_is_found_and_an_outdated_one_does_not_conflict(agent: RoutingAgent) -> None:

@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import numpy as np
 from pydantic import ConfigDict, Field
@@ -34,6 +34,7 @@ from phronesis.routing.passages import (
     passage_rows,
     split_passages,
 )
+from phronesis.routing.tool_choice import content_words
 from phronesis.schema import Schema
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
@@ -51,6 +52,8 @@ DocumentStatus = Literal["current", "superseded"]
 PASSAGES_PER_DOCUMENT = 4
 """How many passages are searched for each document asked for: several sentences of one document
 may lead, and a document is counted once (at its best passage)."""
+PASSAGE_TIE: Final = 0.05
+"""Sentences of one document within this cosine of its best are told apart by the query's words."""
 
 
 class DocumentIn(Schema):
@@ -272,19 +275,28 @@ class DocumentRepository:
             self.vectors.removed(tenant, key)
         return True
 
-    async def search(self, tenant: str, vector: Vectors, k: int) -> builtins.list[DocumentHit]:
+    async def search(self, tenant: str, vector: Vectors, k: int, *, query: str = "") -> builtins.list[DocumentHit]:
         """The ``k`` documents whose best passage is most similar to ``vector``, most similar first,
         with their whole vectors (retrieval compares the ones it keeps with each other) and the
-        sentence that matched."""
+        sentence that matched: of the sentences about as similar as the best (``PASSAGE_TIE``), the
+        one that shares most words with ``query``. A fresh-clone trial (issue 47): "Are annual plans
+        refundable?" was shown "Monthly plans are not refundable." (the model reads the negation as
+        close), beside "Annual plans are refundable within 30 days of purchase.". The document's
+        similarity stays its best passage's."""
         passages = await self.vectors.search(tenant, vector, k * PASSAGES_PER_DOCUMENT)
         best: dict[str, tuple[str, float]] = {}
+        close: dict[str, builtins.list[str]] = {}
         for _, key, score in passages:  # most similar first: a document's first passage is its best
-            best.setdefault(document_of(key), (key, score))
+            doc_id = document_of(key)
+            best.setdefault(doc_id, (key, score))
+            if score >= best[doc_id][1] - PASSAGE_TIE and not key.endswith("#0"):
+                close.setdefault(doc_id, []).append(key)
         chosen = list(best.items())[:k]
         if not chosen:
             return []
         c, p = routing_documents.c, routing_passages.c
-        wanted = [passage_key(doc_id, 0) for doc_id, _ in chosen] + [key for _, (key, _) in chosen]
+        ties = [key for doc_id, _ in chosen for key in close.get(doc_id, [])] if query else []
+        wanted = [passage_key(doc_id, 0) for doc_id, _ in chosen] + [key for _, (key, _) in chosen] + ties
         async with self._db.connect() as conn:
             rows = await conn.execute(select(routing_documents).where(c.tenant == tenant, c.id.in_(best)))
             found = {row.id: row for row in rows}
@@ -298,12 +310,16 @@ class DocumentRepository:
             if doc_id not in found or whole is None or whole.embedding is None:
                 continue  # deleted since the index last followed the feed
             matched = stored.get(key)
+            tied = [stored[k] for k in close.get(doc_id, []) if k in stored] if query else []
+            if tied:  # most words of the query, then most similar (the order found)
+                asked = content_words(query)
+                matched = max(tied, key=lambda row: len(asked & content_words(row.text)))
             hits.append(
                 DocumentHit(
                     _document(dict(found[doc_id]._mapping)),
                     score,
                     np.asarray(whole.embedding, dtype=np.float32),
-                    matched.text if matched is not None and key != whole.id else None,
+                    matched.text if matched is not None and matched.id != whole.id else None,
                 )
             )
         return hits

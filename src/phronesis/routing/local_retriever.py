@@ -52,7 +52,8 @@ class LocalRetriever:
     async def retrieve(self, tenant: str, query: str, *, top_k: int, min_score: float | None = None) -> RetrievalResult:
         try:
             query_vector = (await self._embedder.embed([query]))[0]
-            hits = await self._documents.search(tenant, query_vector, top_k * 3)  # rerank a wider shortlist
+            # rerank a wider shortlist
+            hits = await self._documents.search(tenant, query_vector, top_k * 3, query=query)
         except (StorageError, EmbeddingError) as exc:
             raise RetrievalError(str(exc)) from exc
         if not hits:

@@ -42,7 +42,7 @@ def test_tools_and_documents(live_server: LiveServer, unique: str) -> None:
         "critical": False,
     }
     with live_server.client() as client:
-        assert client.put(f"/v1/tools/{name}", json=tool).status_code == 200
+        assert client.put(f"/v1/tools/{name}", json=tool).status_code == 201  # new, as a new document is
         assert name in [t["name"] for t in client.get("/v1/tools").json()["items"]]
         # the path names the tool: the body need not repeat it, and its examples are kept
         unnamed = {k: v for k, v in tool.items() if k != "name"} | {"examples": ["set my company to Acme"]}

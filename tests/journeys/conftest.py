@@ -101,7 +101,7 @@ class RoutingAgent:
         self._lead = lead or {}
         assert self.http.post("/v1/documents", json={"documents": documents}).status_code == 201
         for name, tool in tools.items():
-            assert self.http.put(f"/v1/tools/{name}", json=tool).status_code == 200
+            assert self.http.put(f"/v1/tools/{name}", json=tool).status_code in (200, 201)
 
     def session(self, **lead: Any) -> str:
         created = self.http.post("/v1/sessions", json={"lead_context": self._lead | lead})

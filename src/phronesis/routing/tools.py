@@ -174,6 +174,10 @@ class ToolRepository:
 
     async def put(self, tenant: str, tool: ToolIn) -> Tool:
         """Register or replace a tool (one transaction: the old definition or the new, never half)."""
+        return (await self.save(tenant, tool))[0]
+
+    async def save(self, tenant: str, tool: ToolIn) -> tuple[Tool, bool]:
+        """``put``, and whether the tool is new (a PUT that creates answers 201, like a document's)."""
         now = self._clock.now()
         async with self._db.transaction() as conn:
             existing = (
@@ -188,7 +192,7 @@ class ToolRepository:
             )
             values = tool.model_dump() | {"tenant": tenant, "created_at": existing or now, "updated_at": now}
             await conn.execute(routing_tools.insert().values(**values))
-        return _tool(values)
+        return _tool(values), existing is None
 
     async def list(self, tenant: str) -> list[Tool]:
         # one point read (every turn routes with the tenant's tools): one hop to a SQLite file's reader lane

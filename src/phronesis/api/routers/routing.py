@@ -76,11 +76,19 @@ async def tool_outcome(
     return await engine.routing.report_tool_outcome(tenant, session_id, body)
 
 
-@router.put("/v1/tools/{name}", summary="Register or replace a tool (JSON Schema parameters)")
-async def put_tool(name: ToolNamePath, body: ToolPut, engine: EngineDep, tenant: TenantDep) -> Tool:
+@router.put(
+    "/v1/tools/{name}",
+    summary="Register or replace a tool (JSON Schema parameters; 201 when new, 200 when it replaced one)",
+    responses={201: {"description": "A new tool", "model": Tool}},
+)
+async def put_tool(
+    name: ToolNamePath, body: ToolPut, engine: EngineDep, tenant: TenantDep, response: Response
+) -> Tool:
     if body.name is not None and body.name != name:
         raise InvalidInputError("name", f"the body names {body.name!r} but the path names {name!r}")
-    return await engine.routing.put_tool(tenant, ToolIn.model_validate(body.model_dump() | {"name": name}))
+    tool, created = await engine.routing.tools.save(tenant, ToolIn.model_validate(body.model_dump() | {"name": name}))
+    response.status_code = 201 if created else 200
+    return tool
 
 
 @router.get("/v1/tools", summary="The tenant's registered tools")

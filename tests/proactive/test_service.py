@@ -625,3 +625,35 @@ async def test_an_llm_message_uses_only_the_signal_it_mentions(make: Callable[..
     assert result.decision == "sent" and result.message == "Car registration renewal is due tomorrow."
     pending = (await proactive.list_signals("t", "ana", pending=True)).items
     assert [s.data["title"] for s in pending] == ["Daycare fee"]
+
+
+async def test_a_repeat_is_judged_by_what_a_message_is_about_then_by_its_words(
+    make: Callable[..., ProactiveModule], clock: FixedClock, channel: RecordingChannel
+) -> None:
+    """Issue 48: "Tax form W-9" was delivered twice 17 minutes apart (a template, then an LLM's
+    rewording); an urgency-9 "Roster preferences…" was dropped as a repeat of another deadline worded
+    alike. The subject decides first: the signals a sent message spoke for."""
+    reworded = ScriptedLLM(
+        lambda request: '{"candidates": [{"message": "Reminder: that IRS form still needs filing before Friday.",'
+        ' "category": "deadline_warning", "relevance": 9, "timing": 8, "urgency": 9,'
+        ' "trigger_signals": ["deadline_approaching"]}]}'
+    )
+    templates, llm = make(cooldown_minutes=0), make(llm=reworded, cooldown_minutes=0)
+    await templates.put_user("t", "ana", DEEP)
+    await templates.add_signals("t", "ana", [deadline(9, "w9-a", title="Tax form W-9")])
+    assert (await templates.run_cycle("t", "ana")).decision == "sent"
+    clock.advance(minutes=17)
+    await templates.add_signals("t", "ana", [deadline(9, "w9-b", title="Tax form W-9")])  # polled again, new key
+    again = await llm.run_cycle("t", "ana")
+    assert (again.decision, again.reason) == ("silent", "duplicate")
+    [w9] = [s for s in (await llm.list_signals("t", "ana")).items if s.dedup_key == "w9-b"]
+    assert w9.outcome == "duplicate" and "Tax form W-9" in (w9.outcome_reason or "")
+
+    clock.advance(minutes=30)
+    await templates.add_signals("t", "ana", [deadline(9, "roster-march", title="Roster preferences for March")])
+    assert (await templates.run_cycle("t", "ana")).decision == "sent"
+    clock.advance(minutes=30)
+    await templates.add_signals("t", "ana", [deadline(9, "roster-april", title="Roster preferences for April")])
+    april = await templates.run_cycle("t", "ana")
+    assert april.decision == "sent" and "April" in (april.message or "")
+    assert len(channel.sent) == 3

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from phronesis.proactive.models import DeferredInsight, FeedbackSummary, Signal, UserProfile
@@ -22,6 +22,9 @@ class CycleContext:
     feedback_days: int
     local_time: datetime
     now: datetime
+    recent_subjects: dict[str, frozenset[str]] = field(default_factory=dict)
+    """What each recent message was about: the titles of the signals it was sent for (issue 48:
+    a repeat is judged by what a message is about before how it is worded)."""
 
     @property
     def timezone(self) -> str:

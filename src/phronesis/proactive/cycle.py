@@ -27,7 +27,7 @@ from phronesis.proactive.candidates import CandidateSource, Proposed
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.controls import TenantControls
-from phronesis.proactive.fates import Fate, fates
+from phronesis.proactive.fates import Fate, fates, named
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.models import BlockReason, CandidatePreview, CycleResult, Preview
@@ -108,6 +108,7 @@ class CycleRunner:
             users = {row.id: p.users.profile(row) for row in await p.users.rows(conn, tenant, ids)}
             since = now - timedelta(hours=s.dedup_window_hours)
             recent = await p.sends.recent_messages(conn, tenant, ids, s.recent_messages, since=since)
+            subjects = await p.signals.subjects_of(conn, tenant, ids, since)
             deferred = await p.insights.fresh(conn, tenant, ids, now, 10)
             feedback = await p.feedback.summaries(conn, tenant, ids, now)
         return {
@@ -115,7 +116,8 @@ class CycleRunner:
                 user=users[one.user_id],
                 trust=one.trust,
                 signals=one.signals,
-                recent_messages=recent.get(one.user_id, []),
+                recent_messages=[text for _, text in recent.get(one.user_id, [])],
+                recent_subjects=_subjects(recent.get(one.user_id, []), subjects),
                 deferred=deferred.get(one.user_id, []),
                 feedback=feedback[one.user_id],
                 feedback_days=s.feedback_days,
@@ -227,7 +229,7 @@ class CycleRunner:
         """Seed 004 §6 on this user's candidates: their trust threshold, recent messages,
         suppressed and opted-out categories (a cycle and a preview score alike)."""
         return score_candidates(
-            proposed.candidates,
+            [named(candidate, context.signals) for candidate in proposed.candidates],
             threshold=screened.trust.policy.score_threshold,
             recent_messages=context.recent_messages,
             suppressed=frozenset(context.feedback.suppressed_categories),
@@ -235,6 +237,7 @@ class CycleRunner:
             rng=rng,
             opted_out=frozenset(context.user.opted_out_categories),
             weights=screened.trust.weights,
+            recent_subjects=context.recent_subjects,
         )
 
     def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:
@@ -572,6 +575,15 @@ def _silence(scored: list[Scored]) -> BlockReason:
     if all(c.verdict in ("duplicate", "suppressed", "opted_out") for c in scored):
         return next(r for r in ("duplicate", "suppressed", "opted_out") if any(c.verdict == r for c in scored))
     return "below_threshold"
+
+
+def _subjects(recent: list[tuple[str, str]], subjects: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+    """Each recent message's subjects, by its text (a text sent twice: both sends' subjects)."""
+    out: dict[str, set[str]] = {}
+    for send_id, text in recent:
+        if send_id in subjects:
+            out.setdefault(text, set()).update(subjects[send_id])
+    return {text: frozenset(titles) for text, titles in out.items()}
 
 
 def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionRecord:

@@ -31,7 +31,7 @@ from phronesis.proactive.models import Candidate, Signal, SignalOutcome
 from phronesis.proactive.scoring import Scored
 from phronesis.proactive.templates import signal_title
 
-__all__ = ["Fate", "SignalOutcome", "SignalState", "covered_signals", "fates", "state_of"]
+__all__ = ["Fate", "SignalOutcome", "SignalState", "covered_signals", "fates", "named", "state_of"]
 
 SignalState = Literal[
     "pending",
@@ -91,6 +91,18 @@ def covered_signals(candidate: Candidate, signals: Sequence[Signal]) -> set[str]
     for same in by_type.values():
         out |= {s.id for s in same} if len(same) == 1 else {s.id for s in same if _mentions(candidate.message, s)}
     return out
+
+
+def named(candidate: Candidate, signals: Sequence[Signal]) -> Candidate:
+    """An LLM candidate that speaks for one signal takes its title as its subject: what it is about,
+    for the repeat check and for which signal it uses (a template candidate has one already)."""
+    if candidate.subject is not None:
+        return candidate
+    covered = covered_signals(candidate, signals)
+    if len(covered) != 1:
+        return candidate
+    [signal] = [s for s in signals if s.id in covered]
+    return candidate.model_copy(update={"subject": signal_title(signal)})
 
 
 def _excerpt(text: str, size: int = 80) -> str:

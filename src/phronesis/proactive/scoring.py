@@ -130,9 +130,23 @@ def repeats(candidate: str, recent: str, overlap: float) -> bool:
     return _identifiers(candidate) <= _identifiers(recent)
 
 
-def _repeated(candidate: Candidate, recent: Sequence[str], overlap: float) -> str | None:
-    """The recent message the candidate says again, if any."""
-    return next((r for r in recent if repeats(candidate.subject or candidate.message, r, overlap)), None)
+def _repeated(
+    candidate: Candidate, recent: Sequence[str], overlap: float, subjects: Mapping[str, frozenset[str]]
+) -> str | None:
+    """The recent message the candidate says again, if any: by what both are about when both are
+    known (the candidate's subject, the titles of the signals a recent message was sent for), else
+    by their words. Issue 48: "Tax form W-9" was sent twice 17 minutes apart (a template, then an
+    LLM's rewording: other words, same subject); an urgency-9 "Roster preferences…" was dropped as
+    a repeat of another deadline worded alike (same words, other subject)."""
+    for message in recent:
+        about = subjects.get(message)
+        if candidate.subject is not None and about:
+            if candidate.subject.casefold() in {title.casefold() for title in about}:
+                return message
+            continue
+        if repeats(candidate.subject or candidate.message, message, overlap):
+            return message
+    return None
 
 
 def score_candidates(
@@ -145,6 +159,7 @@ def score_candidates(
     rng: random.Random,
     opted_out: frozenset[str] = frozenset(),
     weights: Weights | None = None,
+    recent_subjects: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Scored]:
     """Every candidate with its verdict, best score first (sendable ones before the rest);
     ``weights``: the tenant's (None: the configured ones)."""
@@ -157,7 +172,7 @@ def score_candidates(
             out.append(Scored(candidate, score, "opted_out", 1.0))
         elif candidate.category in suppressed:
             out.append(Scored(candidate, score, "suppressed", 1.0))
-        elif (said := _repeated(candidate, recent, settings.dedup_overlap)) is not None:
+        elif (said := _repeated(candidate, recent, settings.dedup_overlap, recent_subjects or {})) is not None:
             out.append(Scored(candidate, score, "duplicate", 1.0, said))
         elif score >= threshold:
             out.append(Scored(candidate, score, "approved", 1.0))

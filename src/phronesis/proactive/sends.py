@@ -62,11 +62,11 @@ class SendRepository:
 
     async def recent_messages(
         self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], limit: int, *, since: datetime
-    ) -> dict[str, list[str]]:
-        """Each user's latest ``limit`` messages sent since ``since``, newest first (for repeats), in
-        one query for a batch of users."""
+    ) -> dict[str, list[tuple[str, str]]]:
+        """Each user's latest ``limit`` messages sent since ``since`` (send id, text), newest first
+        (for repeats), in one query for a batch of users."""
         query = (
-            select(c.user_id, c.message)
+            select(c.user_id, c.id, c.message)
             .where(
                 c.tenant == tenant,
                 member_of(c.user_id, user_ids, self._db.dialect),
@@ -75,10 +75,10 @@ class SendRepository:
             )
             .order_by(c.user_id, c.sent_at.desc())
         )
-        out: dict[str, list[str]] = defaultdict(list)
-        for user_id, message in await conn.execute(query):
+        out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for user_id, send_id, message in await conn.execute(query):
             if len(out[user_id]) < limit:
-                out[user_id].append(message)
+                out[user_id].append((send_id, message))
         return out
 
     async def claimed(self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], cycle_key: str) -> set[str]:

@@ -18,6 +18,7 @@ from phronesis.ids import new_id
 from phronesis.pages import Page
 from phronesis.proactive.fates import Fate
 from phronesis.proactive.models import Signal, SignalIn
+from phronesis.proactive.templates import subject_of
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
 from phronesis.storage.inserts import insert_or_ignore
@@ -233,6 +234,22 @@ class SignalRepository:
             .returning(c.id)
         )
         return set(result.scalars())
+
+    async def subjects_of(
+        self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], since: datetime
+    ) -> dict[str, set[str]]:
+        """The titles of the signals each send since ``since`` spoke for, by send id (the signals'
+        ``outcome_ref``), in one query for a batch of users."""
+        query = select(c.outcome_ref, c.type, c.data).where(
+            c.tenant == tenant,
+            member_of(c.user_id, user_ids, self._db.dialect),
+            c.outcome.in_(("sent", "folded")),
+            c.consumed_at >= since,
+        )
+        out: dict[str, set[str]] = defaultdict(set)
+        for send_id, type_, data in await conn.execute(query):
+            out[send_id].add(subject_of(type_, data))
+        return out
 
     async def settle(self, conn: AsyncConnection, tenant: str, fates: Sequence[Fate]) -> None:
         """Write what each used signal became (``proactive.fates``), in one statement for a batch."""

@@ -9,7 +9,7 @@ Messages follow the seed's self-threat framing rule: they equip, never correct.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from phronesis.proactive.models import Candidate, Signal
@@ -93,7 +93,12 @@ def _humanise(when: datetime | None, raw: object, now: datetime) -> str:
 
 def signal_title(signal: Signal) -> str:
     """What a signal is about, as its template message names it (and its candidate's ``subject``)."""
-    return str(signal.data.get("title") or signal.data.get("summary") or signal.type.replace("_", " "))[:200]
+    return subject_of(signal.type, signal.data)
+
+
+def subject_of(signal_type: str, data: Mapping[str, object]) -> str:
+    """``signal_title`` from a stored signal's type and data."""
+    return str(data.get("title") or data.get("summary") or signal_type.replace("_", " "))[:200]
 
 
 def template_candidates(signals: Sequence[Signal], now: datetime, *, limit: int) -> list[Candidate]:

@@ -614,6 +614,9 @@ class ProactiveSettings(Schema):
     """Deferred insights handed to the agent with a user's message."""
     temperature: float = Field(default=0.7, ge=0.0, le=2.0)
     max_tokens: int = Field(default=800, ge=16, le=8192)
+    calendar_days: bool = True
+    """Seed 004 §9: a user's calendar also gives ``calendar_busy_day`` and ``calendar_empty_day``
+    signals (urgency 5); false: only its events."""
     max_candidates: int = Field(default=3, ge=0, le=10)
     candidates: Literal["auto", "llm", "templates"] = "auto"
     """auto: the LLM when configured, else template candidates built from the signals."""

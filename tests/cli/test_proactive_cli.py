@@ -31,11 +31,14 @@ def test_users_signals_a_calendar_a_cycle_and_feedback(cli: CliRunner, tmp_path:
     calendar = tmp_path / "work.ics"
     calendar.write_text(ics(datetime.now(UTC).replace(microsecond=0) + timedelta(minutes=30)))
     imported = cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)])
-    assert imported.exit_code == 0 and imported.stdout.startswith("stored 4 calendar signals"), imported.output
+    # three stand-ups and the offsite's busy day; tomorrow's empty day too unless a stand-up falls in it
+    stored = int(imported.stdout.split()[1])
+    assert imported.exit_code == 0 and imported.stdout.startswith("stored ") and stored in (4, 5), imported.output
     again = cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)])
-    assert "stored 0 calendar signals, 4 already known" in again.stdout  # re-importing adds nothing
+    assert f"stored 0 calendar signals, {stored} already known" in again.stdout  # re-importing adds nothing
     listed = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)["items"]
-    assert {s["type"] for s in listed} == {"calendar_event_approaching", "calendar_busy_day"}
+    types = {s["type"] for s in listed}
+    assert {"calendar_event_approaching", "calendar_busy_day"} <= types <= {*types, "calendar_empty_day"}
     ran = cli.invoke(app, ["proactive", "run", "--user", "ana", "--json"])
     result = json.loads(ran.stdout)
     assert (result["decision"], result["category"]) == ("sent", "schedule_info") and "stand-up" in result["message"]
@@ -90,7 +93,8 @@ def test_an_ics_import_reads_floating_times_in_the_users_zone(cli: CliRunner, tm
         f"DTSTAMP:20260101T000000Z\r\nDTSTART:{local:%Y%m%dT%H%M%S}\r\nSUMMARY:Lab\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
     )
     assert cli.invoke(app, ["proactive", "signals", "import-ics", "ana", str(calendar)]).exit_code == 0
-    [listed] = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)["items"]
+    items = json.loads(cli.invoke(app, ["proactive", "signals", "list", "ana", "--json"]).stdout)["items"]
+    [listed] = [s for s in items if s["type"] == "calendar_event_approaching"]  # the days' signals aside
     assert listed["urgency_hint"] == 8  # 30 minutes away where Ana is, not 8 hours and a half
     assert datetime.fromisoformat(listed["expires_at"]) == local.replace(microsecond=0)
 

@@ -203,6 +203,7 @@ def signals_import_ics(
             horizon=timedelta(hours=hours),
             zone=ZoneInfo(profile.timezone),
             where=str(path),
+            days=engine.settings.proactive.calendar_days,
         )
         if not signals:
             return [], 0, 0

@@ -4,6 +4,7 @@ LLM answer falls back to templates and says why (seed 004: with no LLM, template
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC
 
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.llm_candidates import CandidateFailure, LLMCandidates
@@ -37,13 +38,17 @@ class CandidateSource:
         self._llm = llm
         self._max = max_candidates
 
+    def _templates(self, context: CycleContext) -> list[Candidate]:
+        zone = context.local_time.tzinfo or UTC  # times in the user's zone and words
+        return template_candidates(context.signals, context.now, limit=self._max, zone=zone)
+
     async def propose(self, context: CycleContext) -> Proposed:
         if self._llm is None:
-            return Proposed(template_candidates(context.signals, context.now, limit=self._max), "templates")
+            return Proposed(self._templates(context), "templates")
         generated = await self._llm.generate(context)
         if isinstance(generated, CandidateFailure):
             return Proposed(
-                template_candidates(context.signals, context.now, limit=self._max),
+                self._templates(context),
                 "fallback",
                 fallback_reason=f"{generated.reason}: {generated.detail}"[:256],
                 prompt=generated.prompt,

@@ -399,6 +399,7 @@ class CycleRunner:
                 },
                 decision_id=decision_id,
                 candidates_full=len(proposed.candidates) >= s.max_candidates,
+                now=now,
             )
         return _Decided(result, rows, claim, record, ended)
 

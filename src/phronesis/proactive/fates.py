@@ -12,7 +12,8 @@ Here a signal is used only when something was decided about *it*:
 - ``suppressed`` / ``opted_out``: its candidate's category is switched off for the user;
 - ``below_threshold``: its candidate scored below the deferred floor (seed 004 §6: dropped);
 - ``no_candidate``: the candidates were not full and none spoke for it (the LLM wrote none);
-- ``context``: a context-only signal, read as background by the cycle's decision.
+- ``context``: a context-only signal, read as background by the cycle's decision;
+- ``expired``: an event whose moment passed before any message told it (never told late).
 
 Everything else waits for the next cycle: a signal an approved candidate speaks for that was not
 sent (one message per cycle), a signal beyond the candidate limit, every signal of a cycle blocked
@@ -29,7 +30,7 @@ from typing import Literal
 
 from phronesis.proactive.models import Candidate, Signal, SignalOutcome
 from phronesis.proactive.scoring import Scored
-from phronesis.proactive.templates import signal_title
+from phronesis.proactive.templates import past_moment, signal_title
 
 __all__ = ["Fate", "SignalOutcome", "SignalState", "covered_signals", "fates", "named", "state_of"]
 
@@ -118,6 +119,7 @@ def fates(
     insights: dict[int, tuple[str, datetime]],
     decision_id: str,
     candidates_full: bool,
+    now: datetime,
 ) -> list[Fate]:
     """Each signal's end in this committed cycle; a signal with none waits for the next cycle.
 
@@ -142,14 +144,27 @@ def fates(
             fate = _judged(one, signal_id, insights.get(position), decision_id)
             if fate is not None:
                 out.setdefault(signal_id, fate)
+    spoken = set().union(*(covered_signals(s.candidate, signals) for s in scored))
     for signal in signals:
-        if signal.id in out or signal.id in waiting:
-            continue
-        if signal.context_only:
-            out[signal.id] = Fate(signal.id, "context", "read as background by the cycle's decision", decision_id)
-        elif not candidates_full and not any(signal.id in covered_signals(s.candidate, signals) for s in scored):
-            out[signal.id] = Fate(signal.id, "no_candidate", "no candidate message spoke for it", decision_id)
+        if signal.id not in out and signal.id not in waiting:
+            fate = _unspoken(signal, spoken, decision_id, candidates_full=candidates_full, now=now)
+            if fate is not None:
+                out[signal.id] = fate
     return list(out.values())
+
+
+def _unspoken(
+    signal: Signal, spoken: set[str], decision_id: str, *, candidates_full: bool, now: datetime
+) -> Fate | None:
+    """A signal no decided candidate ended: background, an event already past, or passed over."""
+    if signal.context_only:
+        return Fate(signal.id, "context", "read as background by the cycle's decision", decision_id)
+    if (moment := past_moment(signal, now)) is not None:  # never told after the event
+        reason = f"its moment ({moment.isoformat()}) passed before a message told it"
+        return Fate(signal.id, "expired", reason, decision_id)
+    if not candidates_full and signal.id not in spoken:
+        return Fate(signal.id, "no_candidate", "no candidate message spoke for it", decision_id)
+    return None
 
 
 def _order(signals: Sequence[Signal], signal_id: str) -> tuple[int, int]:

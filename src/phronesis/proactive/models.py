@@ -237,7 +237,16 @@ class SignalIn(Schema):
 
 
 SignalOutcome = Literal[
-    "sent", "folded", "deferred", "duplicate", "suppressed", "opted_out", "below_threshold", "no_candidate", "context"
+    "sent",
+    "folded",
+    "deferred",
+    "duplicate",
+    "suppressed",
+    "opted_out",
+    "below_threshold",
+    "no_candidate",
+    "context",
+    "expired",
 ]
 """What a signal became when a cycle used it (issue 48, ``proactive.fates``)."""
 

@@ -235,7 +235,13 @@ class ProactiveModule:
         counts = {"users": 0, "stored": 0, "failed": 0}
         for owner, user_id, url, timezone in await self.users.with_calendars(tenant):
             counts["users"] += 1
-            source = ICalendarSource(url, zone=ZoneInfo(timezone), http=self._http, max_bytes=self._max_response_bytes)
+            source = ICalendarSource(
+                url,
+                zone=ZoneInfo(timezone),
+                http=self._http,
+                max_bytes=self._max_response_bytes,
+                days=self.settings.calendar_days,
+            )
             try:
                 stored = (await self.collect(owner, user_id, source)).stored
             except (InvalidInputError, NotFoundError) as exc:

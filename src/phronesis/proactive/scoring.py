@@ -107,7 +107,8 @@ def word_overlap(candidate: str, recent: str) -> float:
 
 _TIME_PHRASE = re.compile(
     r"\b(?:in\s+)?(?:about\s+|around\s+|~)?\d+(?:[.,]\d+)?\s*(?:h|hrs?|hours?|m|mins?|minutes?|d|days?|weeks?)\b"
-    r"|\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b",
+    r"|\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b"
+    r"|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b",
     re.IGNORECASE,
 )
 

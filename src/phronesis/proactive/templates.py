@@ -9,12 +9,24 @@ Messages follow the seed's self-threat framing rule: they equip, never correct.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from phronesis.proactive.models import Candidate, Signal
 
-__all__ = ["category_for", "template_candidates", "timing_score"]
+__all__ = [
+    "category_for",
+    "is_event",
+    "past_moment",
+    "render",
+    "signal_title",
+    "subject_of",
+    "template_candidates",
+    "timing_score",
+    "when_words",
+]
 
 _CATEGORY_WORDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("deadline", "due", "overdue", "assignment"), "deadline_warning"),
@@ -28,21 +40,6 @@ _CATEGORY_WORDS: tuple[tuple[tuple[str, ...], str], ...] = (
     (("friend", "social", "birthday"), "social"),
     (("briefing", "summary", "digest"), "briefing"),
 )
-
-_TEMPLATES = {
-    "deadline_warning": ("{title} is due {when}. Want me to block some time for it?", "button_prompt"),
-    "schedule_info": ("Heads-up: {title} {when}.", "text"),
-    "email_alert": ("An email worth a look: {title}.", "text"),
-    "grade_alert": ("New grade posted: {title}.", "text"),
-    "task_reminder": ("{title} is on your list {when}. Want a reminder closer to it?", "button_prompt"),
-    "habit": ("{title}: there's a window {when} if you want it.", "text"),
-    "memory_recall": ("You mentioned {title} earlier; it might be handy now.", "text"),
-    "wellbeing": ("{title}. A short break could fit {when}.", "text"),
-    "social": ("{title} {when}.", "text"),
-    "briefing": ("Your briefing: {title}.", "text"),
-    "nudge": ("{title} {when}.", "text"),
-}
-
 
 def category_for(signal_type: str) -> str:
     words = signal_type.lower().replace(".", "_").replace("-", "_").split("_")
@@ -64,8 +61,25 @@ def _when(signal: Signal) -> datetime | None:
     return None
 
 
+def _day_timing(signal: Signal, now: datetime) -> float | None:
+    """A busy or empty day is worth hearing the evening before (six hours before it starts) or on
+    its morning (its first twelve hours): 7; at any other time 3. None: not a day signal."""
+    start = signal.data.get("day_start")
+    if _kind(signal) not in ("busy_day", "empty_day") or not isinstance(start, str):
+        return None
+    try:
+        hours = (datetime.fromisoformat(start) - now).total_seconds() / 3600
+    except (ValueError, TypeError):
+        return None
+    return 7.0 if -12 < hours <= 6 else 3.0
+
+
 def timing_score(signal: Signal, now: datetime) -> float:
-    """Sooner is better timed: within an hour 9, six hours 7, a day 5, later 3; unknown 5."""
+    """Sooner is better timed: within an hour 9, six hours 7, a day 5, later 3; unknown 5 (a day
+    signal: ``_day_timing``)."""
+    day = _day_timing(signal, now)
+    if day is not None:
+        return day
     when = _when(signal)
     if when is None:
         return 5.0
@@ -78,17 +92,42 @@ def timing_score(signal: Signal, now: datetime) -> float:
     return 3.0
 
 
-def _humanise(when: datetime | None, raw: object, now: datetime) -> str:
-    if when is None:
-        return str(raw)[:40] if raw else "soon"
-    minutes = int((when - now).total_seconds() // 60)
-    if minutes < 0:
-        return "already"
-    if minutes < 90:
-        return f"in {max(minutes, 1)} min"
-    if minutes < 36 * 60:
-        return f"in about {round(minutes / 60)} h"
-    return f"on {when.date().isoformat()}"
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")  # fmt: skip
+
+
+def _day_words(day: date, today: date) -> str:
+    """A day as a person says it: today, tomorrow, on Friday (within the week), on 12 March."""
+    if day == today:
+        return "today"
+    if day == today + timedelta(days=1):
+        return "tomorrow"
+    if day == today - timedelta(days=1):
+        return "yesterday"
+    if today < day <= today + timedelta(days=6):
+        return f"on {day:%A}"
+    return f"on {day.day} {_MONTHS[day.month - 1]}"
+
+
+def when_words(when: datetime, now: datetime, zone: tzinfo) -> str:
+    """A moment in the user's zone and words (issue 48): "in 45 minutes", "today at 14:30", "tomorrow
+    at 09:00", "on Friday at 09:00", "on 12 March at 09:00". Before: "in about 4 h", "on 2026-03-12",
+    "soon" for no time and "already" for a past one."""
+    minutes = (when - now).total_seconds() / 60
+    if 0 <= minutes < 90:
+        return f"in {max(1, round(minutes))} minute{'s' if round(minutes) != 1 else ''}"
+    local = when.astimezone(zone)
+    return f"{_day_words(local.date(), now.astimezone(zone).date())} at {local:%H:%M}"
+
+
+def _date_of(signal: Signal) -> date | None:
+    value = signal.data.get("date")
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value[:10])
+        except ValueError:
+            return None
+    return None
 
 
 def signal_title(signal: Signal) -> str:
@@ -101,17 +140,140 @@ def subject_of(signal_type: str, data: Mapping[str, object]) -> str:
     return str(data.get("title") or data.get("summary") or signal_type.replace("_", " "))[:200]
 
 
-def template_candidates(signals: Sequence[Signal], now: datetime, *, limit: int) -> list[Candidate]:
+_EVENT_WORDS = ("calendar", "event", "meeting", "class", "lecture", "appointment", "schedule", "call", "pickup")
+_CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b", re.IGNORECASE)
+_BIRTHDAY = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)(?:'s)? birthday$")
+
+
+_KINDS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("busy",), "busy_day"),
+    (("empty", "free"), "empty_day"),
+    (("moved", "changed", "change", "reschedul", "updated"), "moved"),
+    (("bill", "payment", "invoice", "rent", "fee", "subscription"), "bill"),
+    (("delivered",), "delivered"),
+    (("deliver", "package", "parcel", "shipment", "order"), "delivery"),
+    (("birthday", "anniversary"), "birthday"),
+    (("deadline", "due", "assignment", "exam", "task", "todo"), "deadline"),
+    (_EVENT_WORDS, "event"),
+    (("email", "mail", "inbox"), "email"),
+    (("grade",), "grade"),
+)
+
+
+def _kind(signal: Signal) -> str:
+    """Which message a signal reads as, by its type's words (a delivery by its status too)."""
+    words = signal.type.lower().replace(".", "_").replace("-", "_").split("_")
+    for keys, kind in _KINDS:
+        if any(w.startswith(k) for w in words for k in keys):
+            delivered = kind == "delivery" and str(signal.data.get("status", "")).lower() == "delivered"
+            return "delivered" if delivered else kind
+    return "note"
+
+
+def is_event(signal: Signal) -> bool:
+    """A signal about something that happens at a moment (a meeting, a pickup): a message about it
+    after that moment says nothing worth hearing (issue 48: "Heads-up: Dentist appointment already."
+    an hour after the appointment)."""
+    return _kind(signal) in ("event", "moved")
+
+
+def past_moment(signal: Signal, now: datetime) -> datetime | None:
+    """The moment of an event signal, when it has passed; None otherwise."""
+    when = _when(signal)
+    return when if when is not None and when <= now and is_event(signal) else None
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """What a message can say of a signal: its title, its moment in words, its day in words."""
+
+    title: str
+    at: str | None
+    on_day: str | None
+    past: bool
+
+    @property
+    def when(self) -> str | None:
+        return self.at or self.on_day
+
+
+def _moved(said: _Said) -> str:
+    own_time = _CLOCK.search(said.title) is not None  # "…moved to 14:30": not "…in about 4 h" too
+    return f"Change of plan: {said.title}" + ("" if own_time or said.at is None else f", now {said.at}")
+
+
+def _birthday(said: _Said) -> str:
+    match = _BIRTHDAY.match(said.title)
+    who = f"{match.group('who')}'s birthday" if match else said.title
+    return f"{who} is {said.when}" if said.when else who
+
+
+def _event(said: _Said) -> str:
+    return f"Heads-up: {said.title} " + (f"starts {said.at}" if said.at else f"is {said.on_day or 'coming up'}")
+
+
+def _deadline(said: _Said) -> str:
+    if said.past:
+        return f"{said.title} was due {said.at}"
+    return f"{said.title} is due {said.when}" if said.when else f"{said.title} is coming up"
+
+
+_WRITE: dict[str, tuple[Callable[[_Said], str], str]] = {
+    "busy_day": (lambda w: f"{w.on_day or 'The day'} looks busy: {w.title}", "text"),
+    "empty_day": (lambda w: f"{w.on_day or 'The day'} is free: {w.title}", "text"),
+    "moved": (_moved, "text"),
+    "bill": (lambda w: f"{w.title} is due {w.when}" if w.when else f"{w.title} is due", "text"),
+    "delivered": (lambda w: f"{w.title} has been delivered", "text"),
+    "delivery": (lambda w: f"{w.title} should arrive {w.when}" if w.when else f"{w.title} is on its way", "text"),
+    "birthday": (_birthday, "text"),
+    "deadline": (_deadline, "button_prompt"),
+    "event": (_event, "text"),
+    "email": (lambda w: f"An email worth a look: {w.title}", "text"),
+    "grade": (lambda w: f"New grade posted: {w.title}", "text"),
+    "note": (lambda w: w.title + (f", {w.when}" if w.when else ""), "text"),
+}
+
+
+def render(signal: Signal, now: datetime, zone: tzinfo = UTC) -> tuple[str, str]:
+    """The message a person would write for a signal, and its action type (``button_prompt`` asks
+    a yes/no). Times are in the user's zone and words; a title that says its own time is not given
+    another; nothing says "soon" or "already"; only a deadline offers to block time (issue 48:
+    every bill asked "Want me to block some time for it?")."""
+    when, day = _when(signal), _date_of(signal)
+    today = now.astimezone(zone).date()
+    said = _Said(
+        title=signal_title(signal),
+        at=when_words(when, now, zone) if when is not None else None,
+        on_day=_day_words(day, today) if day is not None else None,
+        past=when is not None and when <= now,
+    )
+    write, action = _WRITE[_kind(signal)]
+    text = _sentence(write(said))
+    if action == "button_prompt" and said.past:
+        return text, "text"  # overdue: nothing left to block time for
+    if action == "button_prompt":
+        return f"{text} Want me to block some time for it?", action
+    return text, action
+
+
+def template_candidates(
+    signals: Sequence[Signal], now: datetime, *, limit: int, zone: tzinfo = UTC
+) -> list[Candidate]:
+    """One candidate per concrete signal, the most urgent first, at most ``limit``; an event whose
+    moment has passed has none (``past_moment``: its signal ends expired, not told late)."""
     out = []
     # the most urgent first: what does not fit under ``limit`` waits for the next cycle (issue 48)
     for signal in sorted(signals, key=lambda s: -s.urgency_hint):
-        if signal.context_only:
+        if signal.context_only or past_moment(signal, now) is not None:
             continue
         category = category_for(signal.type)
-        text, action = _TEMPLATES[category]
-        title = signal_title(signal)
-        when = _humanise(_when(signal), signal.data.get("when"), now)
-        message = text.format(title=title[:1].upper() + title[1:], when=when).strip()
+        message, action = render(signal, now, zone)
         out.append(
             Candidate(
                 message=message,
@@ -121,7 +283,7 @@ def template_candidates(signals: Sequence[Signal], now: datetime, *, limit: int)
                 urgency=signal.urgency_hint,
                 trigger_signals=[signal.type],
                 action_type=action,
-                subject=title,
+                subject=signal_title(signal),
             )
         )
         if len(out) >= limit:

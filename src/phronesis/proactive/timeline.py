@@ -51,13 +51,14 @@ def _signal_events(signal: Signal, now: datetime) -> list[TimelineEvent]:
     state = state_of(signal, now)
     if state == "pending":
         return [stored]
-    if state == "expired":  # never used: every cycle that read it was blocked or had a better message
+    if state == "expired":  # unsent: its moment passed first, or every cycle was blocked or had a better message
         expired = TimelineEvent(
-            at=signal.expires_at,
+            at=signal.consumed_at or signal.expires_at,
             kind="signal_expired",
-            summary=f"{signal.type} expired unsent",
+            summary=f"{signal.type} expired unsent" + (f": {signal.outcome_reason}" if signal.outcome_reason else ""),
+            cycle_key=signal.cycle_key,
             ids={"signal_id": signal.id},
-            details={"state": state},
+            details={"state": state, "reason": signal.outcome_reason},
         )
         return [stored, expired]
     assert signal.consumed_at is not None

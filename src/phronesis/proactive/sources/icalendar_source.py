@@ -4,9 +4,12 @@ Every event (recurring ones expanded) starting within ``horizon`` becomes a
 ``calendar_event_approaching`` signal: urgency 8 within the hour (the original's static
 urgency for approaching events), 6 within six hours, 4 later. The dedup key is the
 event's UID and start, so polling the same calendar again adds nothing; the signal
-expires when the event starts. All-day events are about the day, not a moment: they
-become ``calendar_busy_day`` context for the LLM, not a reason to message, until the end of
-that day where the user lives.
+expires when the event starts. All-day events are about the day, not a moment: they make
+the day a ``calendar_busy_day``, until the end of that day where the user lives.
+
+Seed 004 §9 adds the days themselves, at urgency 5: ``calendar_busy_day`` for a day with an
+all-day event or ``BUSY_EVENTS`` timed ones, ``calendar_empty_day`` for a day not yet begun with
+nothing in it (issue 48: the busy day was urgency 3 and context only, the empty day did not exist).
 
 A floating time (no ``TZID``, no ``Z``: "09:00 wherever I am", RFC 5545 §3.3.5) and an
 all-day date are the user's local time: read as UTC, a Singapore user's 09:00 lecture was
@@ -51,46 +54,102 @@ def _text(component: Any, key: str) -> str:
 _FLOATING_SLACK = timedelta(hours=15)
 
 
-def signals_from_ics(
-    data: bytes, now: datetime, *, horizon: timedelta, zone: tzinfo = UTC, where: str = "calendar"
+BUSY_EVENTS = 4
+"""Timed events in one day that make it a busy day (an all-day event does alone)."""
+
+
+def _day_bounds(day: date, zone: tzinfo) -> tuple[datetime, datetime]:
+    begins = datetime.combine(day, time.min, tzinfo=zone)
+    return begins, datetime.combine(day + timedelta(days=1), time.min, tzinfo=zone)
+
+
+def _days(now: datetime, horizon: timedelta, zone: tzinfo) -> list[date]:
+    """The user's local days the horizon reaches: today, and each later day starting within it."""
+    first = now.astimezone(zone).date()
+    days = [first]
+    while _day_bounds(days[-1] + timedelta(days=1), zone)[0] <= now + horizon:
+        days.append(days[-1] + timedelta(days=1))
+    return days
+
+
+def _day_signals(
+    days: list[date], timed: dict[date, list[tuple[datetime, str]]], all_day: dict[date, list[str]],
+    now: datetime, zone: tzinfo,
 ) -> list[SignalIn]:
-    """Signals for the events starting within ``horizon`` of ``now``; floating times and all-day
-    dates are read in ``zone``, the user's time zone."""
+    """Seed 004 §9: CALENDAR_BUSY_DAY and CALENDAR_EMPTY_DAY, both urgency 5. A day is busy with an
+    all-day event or ``BUSY_EVENTS`` timed ones (until it ends); a day not begun with nothing in the
+    calendar is empty (until it ends: a free day is worth knowing the evening before)."""
+    out = []
+    for day in days:
+        starts, ends = _day_bounds(day, zone)
+        events = sorted(timed.get(day, []))
+        whole = all_day.get(day, [])
+        if whole or len(events) >= BUSY_EVENTS:
+            parts = [f"{title} (all day)" for title in whole]
+            if events:
+                parts.append(f"{len(events)} event{'s' if len(events) > 1 else ''} from {events[0][0]:%H:%M}")
+            out.append(
+                SignalIn(
+                    type="calendar_busy_day",
+                    urgency_hint=5,
+                    data={"title": "; ".join(parts), "date": day.isoformat(), "day_start": starts.isoformat(),
+                          "events": len(events) + len(whole)},
+                    dedup_key=f"calendar:busy:{day.isoformat()}",
+                    expires_at=ends,
+                )
+            )  # fmt: skip
+        elif not events and starts > now:
+            out.append(
+                SignalIn(
+                    type="calendar_empty_day",
+                    urgency_hint=5,
+                    data={"title": "nothing in your calendar", "date": day.isoformat(),
+                          "day_start": starts.isoformat()},
+                    dedup_key=f"calendar:empty:{day.isoformat()}",
+                    expires_at=ends,
+                )
+            )  # fmt: skip
+    return out
+
+
+def signals_from_ics(
+    data: bytes,
+    now: datetime,
+    *,
+    horizon: timedelta,
+    zone: tzinfo = UTC,
+    where: str = "calendar",
+    days: bool = True,
+) -> list[SignalIn]:
+    """Signals for the events starting within ``horizon`` of ``now``, and for the days it reaches
+    (busy, empty); floating times and all-day dates are read in ``zone``, the user's time zone."""
     if horizon <= timedelta(0):
         raise InvalidInputError("horizon", "must be positive")
     try:
         calendar = icalendar.Calendar.from_ical(data)
     except ValueError as exc:
         raise InvalidInputError(where, f"not an iCalendar file: {exc}") from None
+    reached = _days(now, horizon, zone) if days else []
+    until = max([now + horizon, *(_day_bounds(d, zone)[1] for d in reached[-1:])])  # the last day whole
     try:
         events = recurring_ical_events.of(calendar, skip_bad_series=True).between(
-            now - _FLOATING_SLACK, now + horizon + _FLOATING_SLACK
+            now - _FLOATING_SLACK, until + _FLOATING_SLACK
         )
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(where, f"cannot expand its events: {exc}") from None
     out = []
+    timed: dict[date, list[tuple[datetime, str]]] = {}
+    all_day: dict[date, list[str]] = {}
     for event in events:
         start = event.get("DTSTART").dt
         uid = _text(event, "UID") or _text(event, "SUMMARY")
         title = _text(event, "SUMMARY") or "(untitled event)"
-        if not isinstance(start, datetime):  # an all-day event: a date
+        if not isinstance(start, datetime):  # an all-day event: a date, about the day
             assert isinstance(start, date)
-            day_ends = datetime.combine(start + timedelta(days=1), time.min, tzinfo=zone)
-            day_starts = datetime.combine(start, time.min, tzinfo=zone)
-            if day_ends <= now or day_starts > now + horizon:
-                continue
-            out.append(
-                SignalIn(
-                    type="calendar_busy_day",
-                    urgency_hint=3,
-                    data={"title": title, "date": start.isoformat()},
-                    context_only=True,
-                    dedup_key=f"calendar:{uid}:{start.isoformat()}"[:256],
-                    expires_at=day_ends,
-                )
-            )
+            all_day.setdefault(start, []).append(title)
             continue
         start = start if start.tzinfo else start.replace(tzinfo=zone)  # a floating time: the user's
+        timed.setdefault(start.astimezone(zone).date(), []).append((start.astimezone(zone), title))
         if not now < start <= now + horizon:
             continue
         out.append(
@@ -102,7 +161,7 @@ def signals_from_ics(
                 expires_at=start,
             )
         )
-    return out
+    return out + _day_signals(reached, timed, all_day, now, zone)
 
 
 def _why(error: httpx.HTTPError) -> str:
@@ -122,7 +181,9 @@ class ICalendarSource:
         zone: tzinfo = UTC,
         http: httpx.AsyncClient | None = None,
         max_bytes: int = MAX_BYTES,
+        days: bool = True,
     ):
+        self._days = days
         self._location = location
         self._zone = zone
         self._horizon = horizon
@@ -152,4 +213,5 @@ class ICalendarSource:
             raise InvalidInputError("calendar", f"cannot read {path}: {exc.strerror}") from None
 
     async def collect(self, now: datetime) -> list[SignalIn]:
-        return signals_from_ics(await self._read(), now, horizon=self._horizon, zone=self._zone, where=self._location)
+        data, horizon, where = await self._read(), self._horizon, self._location
+        return signals_from_ics(data, now, horizon=horizon, zone=self._zone, where=where, days=self._days)

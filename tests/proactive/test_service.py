@@ -469,10 +469,11 @@ async def test_the_purge_deletes_what_is_done_with_after_the_retention(
         "insights": 0,
         "counters": 3,
         "user_events": 1,
+        "cycle_claims": 0,  # every run let its slot go
     }  # the old days' counters and the old reply's timeline event too
     assert [s.data["title"] for s in (await proactive.list_signals("t", "ana")).items] == ["New essay"]
     assert (await proactive.list_feedback("t", user_id="ana")).items == []
-    assert await proactive.purge() == {"signals": 0, "sends": 0, "insights": 0, "counters": 0, "user_events": 0}
+    assert set((await proactive.purge()).values()) == {0}
 
 
 async def test_a_batch_whose_commit_fails_is_committed_user_by_user(
@@ -657,3 +658,23 @@ async def test_a_repeat_is_judged_by_what_a_message_is_about_then_by_its_words(
     april = await templates.run_cycle("t", "ana")
     assert april.decision == "sent" and "April" in (april.message or "")
     assert len(channel.sent) == 3
+
+
+async def test_the_run_that_loses_the_slot_asks_no_llm(
+    make: Callable[..., ProactiveModule], channel: RecordingChannel
+) -> None:
+    """Issue 48: cycles that lost a same-slot race still called the LLM (4 calls for one send). The
+    slot is held before candidates are generated: one run decides, the others stop. A later run of
+    the same slot after a silent one may still decide (the slot was let go)."""
+    llm = ScriptedLLM(
+        lambda request: '{"candidates": [{"message": "CS2103 project is due in 50 minutes.",'
+        ' "category": "deadline_warning", "relevance": 9, "timing": 9, "urgency": 9,'
+        ' "trigger_signals": ["deadline_approaching"]}]}'
+    )
+    workers = [make(llm=llm) for _ in range(4)]
+    await workers[0].put_user("t", "ana", DEEP)
+    await workers[0].add_signals("t", "ana", [deadline()])
+    results = await asyncio.gather(*(w.run_cycle("t", "ana") for w in workers))
+    assert sorted(r.decision for r in results) == ["sent", "silent", "silent", "silent"]
+    assert len(llm.requests) == 1 and len(channel.sent) == 1
+    assert [r.llm_called for r in results if r.decision == "silent"] == [False, False, False]

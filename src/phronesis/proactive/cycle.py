@@ -189,6 +189,22 @@ class CycleRunner:
         user by user, so one bad user costs only their own cycle.
         """
         key = cycle_key(now, self._settings.cycle_minutes)
+        # the slot first: a run that another run of this slot beat (or is ahead of) stops here,
+        # before any candidate is generated (issue 48: 4 LLM calls for one send)
+        held = await self._p.sends.hold(tenant, [one.user_id for one, _ in pairs], key, now)
+        try:
+            mine = [(one, state) for one, state in pairs if one.user_id in held]
+            decided = await self._run_held(tenant, mine, key, now)
+        finally:
+            await self._p.sends.release(tenant, sorted(held), key)
+        return [decided.get(one.user_id) or _lost(one, key) for one, _ in pairs]
+
+    async def _run_held(
+        self, tenant: str, pairs: Sequence[tuple[Screened, UserState]], key: str, now: datetime
+    ) -> dict[str, CycleResult | PhronesisError]:
+        """``run_many`` for the users whose slot this run holds."""
+        if not pairs:
+            return {}
         contexts = await self._contexts(tenant, [one for one, _ in pairs], now)
         limit = asyncio.Semaphore(LLM_CONCURRENCY)
 
@@ -220,10 +236,10 @@ class CycleRunner:
                     log.error("proactive cycle of %s/%s failed: %s", tenant, one.screened.user_id, exc)
                     committed[one.screened.user_id] = exc
         await self._deliver(tenant, ready, committed, now)
-        return [
-            planned_one if isinstance(planned_one, PhronesisError) else committed[planned_one.screened.user_id]
-            for planned_one in planned
-        ]
+        return {
+            one.user_id: planned_one if isinstance(planned_one, PhronesisError) else committed[one.user_id]
+            for (one, _), planned_one in zip(pairs, planned, strict=True)
+        }
 
     def _score(self, screened: Screened, context: CycleContext, proposed: Proposed, rng: random.Random) -> list[Scored]:
         """Seed 004 §6 on this user's candidates: their trust threshold, recent messages,
@@ -585,6 +601,18 @@ def _subjects(recent: list[tuple[str, str]], subjects: dict[str, set[str]]) -> d
         if send_id in subjects:
             out.setdefault(text, set()).update(subjects[send_id])
     return {text: frozenset(titles) for text, titles in out.items()}
+
+
+def _lost(screened: Screened, key: str) -> CycleResult:
+    """Another run holds or has sent this cycle's slot: nothing decided here, no LLM asked."""
+    return CycleResult(
+        user_id=screened.user_id,
+        cycle_key=key,
+        decision="silent",
+        reason="already_sent",
+        trust_level=screened.trust.level,
+        llm_called=False,
+    )
 
 
 def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionRecord:

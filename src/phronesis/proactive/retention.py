@@ -3,7 +3,8 @@
 
 Done with: a signal used by a cycle or expired; a send (the ignore sweep decides every pending
 one within hours); a deferred insight (used or expired); the daily counters of older days; a
-user's or tenant's event (reply, opt-out, mute, pause: the state it set lives on).
+user's or tenant's event (reply, opt-out, mute, pause: the state it set lives on); a cycle's slot
+still held an hour after it was taken (its run died).
 The purge is time-based, in one transaction, whatever the tables' size; nothing younger than
 the 30 days the feedback summary reads can go (the setting's floor is 31).
 """
@@ -17,6 +18,7 @@ from sqlalchemy import delete, or_
 from phronesis.proactive.counters import CounterRepository
 from phronesis.storage.database import Database
 from phronesis.storage.tables import (
+    proactive_cycle_claims,
     proactive_deferred_insights,
     proactive_sends,
     proactive_signals,
@@ -24,6 +26,8 @@ from phronesis.storage.tables import (
 )
 
 __all__ = ["purge"]
+
+_STALE_CLAIM = timedelta(hours=1)
 
 
 async def purge(database: Database, now: datetime, retention: timedelta) -> dict[str, int]:
@@ -40,6 +44,8 @@ async def purge(database: Database, now: datetime, retention: timedelta) -> dict
         ),
         "counters": CounterRepository.purge_statement(cutoff),
         "user_events": delete(proactive_user_events).where(proactive_user_events.c.at < cutoff),
+        # a slot held by a run that died before letting it go (a live run holds one for seconds)
+        "cycle_claims": delete(proactive_cycle_claims).where(proactive_cycle_claims.c.claimed_at < now - _STALE_CLAIM),
     }
     counts: dict[str, int] = {}
     async with database.transaction() as conn:

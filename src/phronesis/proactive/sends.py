@@ -14,15 +14,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, insert, or_, select, text, update
+from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.pages import Page
 from phronesis.proactive.models import FeedbackOutcome, ProactiveFeedback
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
+from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.paging import fetch_page
-from phronesis.storage.tables import decision_records, proactive_sends
+from phronesis.storage.tables import decision_records, proactive_cycle_claims, proactive_sends
 
 __all__ = ["SendRepository"]
 
@@ -87,6 +88,38 @@ class SendRepository:
             c.tenant == tenant, member_of(c.user_id, user_ids, self._db.dialect), c.cycle_key == cycle_key
         )
         return set((await conn.execute(query)).scalars())
+
+    async def hold(self, tenant: str, user_ids: Sequence[str], cycle_key: str, now: datetime) -> set[str]:
+        """Hold this cycle's slot for the users whose slot no other run holds and no send has
+        taken (one transaction); the users held, whose run may now decide (issue 48: the race's
+        losers stop here, before any LLM call)."""
+        if not user_ids:
+            return set()
+        async with self._db.transaction() as conn:
+            taken = await self.claimed(conn, tenant, user_ids, cycle_key)
+            free = [u for u in user_ids if u not in taken]
+            if not free:
+                return set()
+            rows = [{"tenant": tenant, "user_id": u, "cycle_key": cycle_key, "claimed_at": now} for u in free]
+            held = await conn.execute(
+                insert_or_ignore(self._db.dialect, proactive_cycle_claims).values(rows).returning(
+                    proactive_cycle_claims.c.user_id
+                )
+            )
+            return set(held.scalars())
+
+    async def release(self, tenant: str, user_ids: Sequence[str], cycle_key: str) -> None:
+        """Let the slot go (a run that sent keeps it through its send's row)."""
+        if user_ids:
+            async with self._db.transaction() as conn:
+                k = proactive_cycle_claims.c
+                await conn.execute(
+                    delete(proactive_cycle_claims).where(
+                        k.tenant == tenant,
+                        member_of(k.user_id, user_ids, self._db.dialect),
+                        k.cycle_key == cycle_key,
+                    )
+                )
 
     async def claim(self, conn: AsyncConnection, rows: Sequence[dict[str, Any]]) -> None:
         """Insert the claims (one statement for a batch). The caller holds the users' locks and found

@@ -587,6 +587,18 @@ proactive_signals = Table(
     Index("ix_proactive_signals_user", "tenant", "user_id", "consumed_at", "expires_at"),
 )
 
+# a cycle's slot held while it decides (issue 48: a run that lost the same-slot race still asked
+# the LLM; 4 calls for one send): the first run of a (user, slot) holds it, the others stop
+# before any candidate is generated; released when the run ends (a send keeps the slot itself)
+proactive_cycle_claims = Table(
+    "proactive_cycle_claims",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("user_id", String(64), primary_key=True),
+    Column("cycle_key", String(64), primary_key=True),
+    Column("claimed_at", UTCDateTime, nullable=False),
+)
+
 proactive_sends = Table(
     "proactive_sends",
     metadata,

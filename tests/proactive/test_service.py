@@ -678,3 +678,26 @@ async def test_the_run_that_loses_the_slot_asks_no_llm(
     assert sorted(r.decision for r in results) == ["sent", "silent", "silent", "silent"]
     assert len(llm.requests) == 1 and len(channel.sent) == 1
     assert [r.llm_called for r in results if r.decision == "silent"] == [False, False, False]
+
+
+async def test_a_button_press_answers_the_message_that_carried_the_button(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """Issue 48: a press was credited to the newest send, even a plain-text one; the message with the
+    button stayed pending and later counted as ignored."""
+    proactive = make(cooldown_minutes=0)
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [deadline(9, "essay", title="Essay")])  # a deadline: buttons
+    asked = await proactive.run_cycle("t", "ana")
+    assert asked.action_type == "button_prompt"
+    clock.advance(minutes=10)
+    start = (clock.now() + timedelta(minutes=40)).isoformat()
+    event = SignalIn(type="calendar_event_approaching", urgency_hint=9, data={"title": "Lab", "start": start})
+    await proactive.add_signals("t", "ana", [event])
+    told = await proactive.run_cycle("t", "ana")
+    assert told.decision == "sent" and told.action_type == "text"
+    clock.advance(minutes=2)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(button_id="btn_yes"))
+    assert [(f.id, f.outcome) for f in reply.feedback] == [(asked.send_id, "button_click")]
+    [plain] = await proactive.feedback_for("t", "ana", ids=[told.send_id or ""])
+    assert plain.outcome == "pending"  # the plain message is still waiting for its own answer

@@ -105,8 +105,9 @@ class FeedbackLoop:
     ) -> ReplyEffect:
         """Label the user's pending sends by this reply, and do what it asks.
 
-        The reply answers the newest pending send made before it: negative if it pushes back or
-        asks to stop, a button_click if it pressed that prompt's button, engaged otherwise, up to
+        The reply answers the newest pending send made before it (a button press: the newest that
+        carried buttons): negative if it pushes back or asks to stop, a button_click if it pressed
+        that prompt's button, engaged otherwise, up to
         the ignore timeout. A reply after the engagement window used to leave the send pending
         until the sweep called it ignored: a user who answered at 90 minutes was "ignoring" us
         (issue 24); it is engaged, with its latency (``late_replies`` in the summary). Past the
@@ -125,6 +126,8 @@ class FeedbackLoop:
                 continue
             if answered is not None:
                 continue
+            if button_id is not None and row.action_type != "button_prompt":
+                continue  # a press answers the message that carried the button (issue 48), not the newest
             answered = row.category
             seconds = age.total_seconds()
             if intent != "reply":

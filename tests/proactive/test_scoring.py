@@ -24,6 +24,7 @@ def score(
     settings: ProactiveSettings = S,
     seed: int = 1,
     suppressed: frozenset[str] = frozenset(),
+    opted_out: frozenset[str] = frozenset(),
 ):  # type: ignore[no-untyped-def]
     return score_candidates(
         candidates,
@@ -32,6 +33,7 @@ def score(
         suppressed=suppressed,
         settings=settings,
         rng=random.Random(seed),
+        opted_out=opted_out,
     )
 
 
@@ -88,8 +90,11 @@ def test_a_repeat_names_the_same_things(candidate: str, recent: str, repeat: boo
     assert repeats(candidate, recent, ProactiveSettings().dedup_overlap) is repeat
 
 
-def test_suppressed_categories_are_dropped() -> None:
-    assert score(cand(category="briefing"), suppressed=frozenset({"briefing"}))[0].verdict == "suppressed"
+def test_suppressed_categories_are_dropped_unless_urgent() -> None:
+    assert score(cand(category="briefing", u=6), suppressed=frozenset({"briefing"}))[0].verdict == "suppressed"
+    # issue 48: a mute inferred from ignored sends held back "School pickup… in 60 min" at urgency 8
+    assert score(cand(category="briefing", u=8), suppressed=frozenset({"briefing"}))[0].verdict == "approved"
+    assert score(cand(category="briefing", u=8), opted_out=frozenset({"briefing"}))[0].verdict == "opted_out"
 
 
 def test_exploration_band_and_deferral() -> None:

@@ -180,9 +180,14 @@ async def test_a_category_is_suppressed_after_five_ignored_sends(proactive: Proa
         await proactive.tick("t")  # sweeps the last send to ignored
     summary = await proactive.feedback_summary("t", "ana")
     assert summary.suppressed_categories == ["deadline_warning"]
-    await proactive.add_signals("t", "ana", [deadline(9, "d6", title="Task 6")])
+    await proactive.add_signals("t", "ana", [deadline(6, "d6", title="Task 6")])
     assert (await proactive.run_cycle("t", "ana")).reason == "suppressed"
     assert "deadline_approaching" in (await proactive.user("t", "ana")).learned_ignored_types
+    # issue 48: an inferred mute never holds back an urgent message; only the user's opt-out does
+    clock.advance(hours=1)
+    await proactive.add_signals("t", "ana", [deadline(8, "d7", title="School pickup moved")])
+    urgent = await proactive.run_cycle("t", "ana")
+    assert (urgent.decision, urgent.category) == ("sent", "deadline_warning")
 
 
 async def test_a_tick_decides_every_due_user_and_most_without_the_llm(

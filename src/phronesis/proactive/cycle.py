@@ -500,7 +500,8 @@ class CycleRunner:
             category = one.chosen.candidate.category if one.chosen else ""
             if reason is None and category in (controls.opted_out_categories or ()):
                 reason = "opted_out"
-            if reason is None and category in suppressed.get(user_id, ()):
+            urgent = one.chosen is not None and one.chosen.candidate.urgency >= self._settings.urgent_threshold
+            if reason is None and category in suppressed.get(user_id, ()) and not urgent:
                 reason = "suppressed"  # a reply in the meantime switched the category off
             if reason is not None:
                 out[user_id] = reason

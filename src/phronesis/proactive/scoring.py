@@ -171,7 +171,10 @@ def score_candidates(
         score = composite(candidate, weights)
         if candidate.category in opted_out:
             out.append(Scored(candidate, score, "opted_out", 1.0))
-        elif candidate.category in suppressed:
+        elif candidate.category in suppressed and candidate.urgency < settings.urgent_threshold:
+            # an inferred mute (ignored sends) never holds back an urgent message (issue 48: five
+            # ignored weather alerts muted "nudge", then "School pickup… in 60 min" at urgency 8);
+            # only the user's own opt-out does
             out.append(Scored(candidate, score, "suppressed", 1.0))
         elif (said := _repeated(candidate, recent, settings.dedup_overlap, recent_subjects or {})) is not None:
             out.append(Scored(candidate, score, "duplicate", 1.0, said))

@@ -275,9 +275,10 @@ class Signal(Schema):
     cycle_key: str | None = None
     """The cycle that used it."""
     outcome: SignalOutcome | None = None
-    """What it became when a cycle used it (issue 48): ``sent`` or ``folded`` (in message ``outcome_ref``),
-    ``deferred`` (as insight ``outcome_ref``), ``duplicate``, ``suppressed``, ``opted_out``, ``below_threshold``,
-    ``no_candidate`` or ``context``. None: not used (pending, or expired once ``expires_at`` passed)."""
+    """What it became when a cycle used it: ``sent`` or ``folded`` (in message ``outcome_ref``), ``deferred`` (as
+    insight ``outcome_ref``), ``duplicate``, ``suppressed``, ``opted_out``, ``below_threshold``, ``no_candidate``,
+    ``context`` or ``expired`` (an event whose moment passed before a message told it). None: not used (pending, or
+    expired once ``expires_at`` passed)."""
     outcome_reason: str | None = None
     """Why, for a person: which message, which insight until when, which rule."""
     outcome_ref: str | None = None

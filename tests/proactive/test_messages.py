@@ -124,3 +124,18 @@ def test_a_day_is_told_the_evening_before_or_its_morning() -> None:
     timing = {hour: timing_score(day, _at(SINGAPORE, 10, hour)) for hour in (12, 19)}
     assert timing == {12: 3.0, 19: 7.0}
     assert timing_score(day, _at(SINGAPORE, 11, 8)) == 7.0  # its morning
+
+
+@pytest.mark.parametrize(
+    ("type_", "data", "message"),
+    [
+        # a trial of this stop's templates (a new user, the README alone)
+        ("birthday", {"title": "Mum's birthday", "date": "2026-03-11"}, "Mum's birthday is tomorrow."),
+        ("package_delivery", {"title": "Parcel delivered to front door", "status": "delivered"},
+         "Parcel delivered to front door."),
+        ("bill_due", {"title": "Rent transfer", "due": "2026-03-10T13:00:00+00:00"},
+         "Rent transfer was due today at 13:00."),
+    ],
+)  # fmt: skip
+def test_what_a_trial_found_in_the_new_templates(type_: str, data: dict[str, Any], message: str) -> None:
+    assert render(_signal(type_, **data), datetime(2026, 3, 10, 14, 0, tzinfo=ZoneInfo("UTC")))[0] == message

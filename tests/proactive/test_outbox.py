@@ -94,6 +94,9 @@ async def test_a_send_too_old_to_matter_expires_instead_of_arriving_late(
     assert (await proactive.tick("t")).redelivered == {"failed": 1}
     row = await _send_row(proactive, result.send_id or "")
     assert row.delivery_status == "failed" and channel.sent == []
+    # its signal was not told: past its moment it ends expired, saying why (never "sent")
+    [signal] = (await proactive.list_signals("t", "ana")).items
+    assert signal.outcome == "expired" and "never delivered" in (signal.outcome_reason or "")
 
 
 async def test_a_failure_not_worth_retrying_fails_at_once(make: Callable[..., ProactiveModule]) -> None:

@@ -706,3 +706,23 @@ async def test_a_button_press_answers_the_message_that_carried_the_button(
     assert [(f.id, f.outcome) for f in reply.feedback] == [(asked.send_id, "button_click")]
     [plain] = await proactive.feedback_for("t", "ana", ids=[told.send_id or ""])
     assert plain.outcome == "pending"  # the plain message is still waiting for its own answer
+
+
+async def test_a_message_that_was_never_delivered_gives_its_signal_back(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """A trial: two signals stayed "sent" in messages whose delivery failed for good, used up untold.
+    They wait for a cycle again, and the next one that can deliver tells them."""
+    down = RecordingChannel(fail=True)  # not retryable: failed for good at once
+    proactive = make(channel_=down, cooldown_minutes=0)
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [deadline(9, "handover", title="Team handover")])
+    failed = await proactive.run_cycle("t", "ana")
+    assert (failed.decision, failed.reason) == ("silent", "delivery_failed")
+    [signal] = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert signal.outcome is None and signal.consumed_at is None
+    down.fail = False
+    clock.advance(minutes=5)
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    [told] = (await proactive.list_signals("t", "ana")).items
+    assert told.outcome == "sent"

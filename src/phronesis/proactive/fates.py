@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 from phronesis.proactive.models import Candidate, Signal, SignalOutcome
@@ -160,7 +160,7 @@ def _unspoken(
     if signal.context_only:
         return Fate(signal.id, "context", "read as background by the cycle's decision", decision_id)
     if (moment := past_moment(signal, now)) is not None:  # never told after the event
-        reason = f"its moment ({moment.isoformat()}) passed before a message told it"
+        reason = f"its moment ({moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC) passed before a message told it"
         return Fate(signal.id, "expired", reason, decision_id)
     if not candidates_full and signal.id not in spoken:
         return Fate(signal.id, "no_candidate", "no candidate message spoke for it", decision_id)
@@ -181,7 +181,7 @@ def _judged(one: Scored, signal_id: str, insight: tuple[str, datetime] | None, d
         if insight is None:
             return None
         insight_id, until = insight
-        return Fate(signal_id, "deferred", f"kept as a deferred insight until {until.isoformat()}", insight_id)
+        return Fate(signal_id, "deferred", f"kept as a deferred insight until {until:%Y-%m-%d %H:%M} UTC", insight_id)
     if verdict == "duplicate":
         said = f': "{_excerpt(one.repeated)}"' if one.repeated else ""
         return Fate(signal_id, "duplicate", f"repeats a message sent recently{said}", decision_id)

@@ -35,6 +35,7 @@ from phronesis.exceptions import NotFoundError
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
 from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.signals import release_undelivered
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
@@ -183,6 +184,12 @@ class Outbox:
                 for attempt, status, detail, _ in finished
             ],
         )
+        failed: dict[str, list[str]] = {}
+        for attempt, status, _, _ in finished:
+            if status == "failed":
+                failed.setdefault(attempt.tenant, []).append(attempt.send_id)
+        for tenant, send_ids in failed.items():
+            await release_undelivered(conn, tenant, send_ids, self._db.dialect, now)
         by_tenant: dict[str, dict[str, tuple[dict[str, Any], tuple[str, str] | None]]] = {}
         for attempt, status, detail, format in finished:
             if attempt.decision_id is None:

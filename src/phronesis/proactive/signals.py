@@ -18,14 +18,14 @@ from phronesis.ids import new_id
 from phronesis.pages import Page
 from phronesis.proactive.fates import Fate
 from phronesis.proactive.models import Signal, SignalIn
-from phronesis.proactive.templates import subject_of
+from phronesis.proactive.templates import moment_passed, subject_of
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import proactive_signals, proactive_users
 
-__all__ = ["SignalRepository", "SignalsAdded", "dedup_key"]
+__all__ = ["SignalRepository", "SignalsAdded", "dedup_key", "release_undelivered"]
 
 c = proactive_signals.c
 DEFAULT_TTL = timedelta(days=1)
@@ -54,6 +54,35 @@ _SETTLE = (
     .where(c.tenant == bindparam("b_tenant"), c.id == bindparam("b_id"))
     .values(outcome=bindparam("b_outcome"), outcome_reason=bindparam("b_reason"), outcome_ref=bindparam("b_ref"))
 )
+
+
+async def release_undelivered(
+    conn: AsyncConnection, tenant: str, send_ids: Sequence[str], dialect: str, now: datetime
+) -> None:
+    """The signals of sends that failed for good wait again for a cycle while their moment is
+    ahead: a message never delivered told nothing (a trial: two signals stayed "sent" in messages
+    that failed). One whose moment has passed ends expired, never told late."""
+    if not send_ids:
+        return
+    query = select(proactive_signals).where(
+        c.tenant == tenant, member_of(c.outcome_ref, send_ids, dialect), c.outcome.in_(("sent", "folded"))
+    )
+    signals = [_signal(row) for row in await conn.execute(query)]
+    again = [s.id for s in signals if not moment_passed(s, now)]
+    late = [s.id for s in signals if moment_passed(s, now)]
+    if again:
+        await conn.execute(
+            update(proactive_signals)
+            .where(c.tenant == tenant, member_of(c.id, again, dialect))
+            .values(consumed_at=None, cycle_key=None, outcome=None, outcome_reason=None, outcome_ref=None)
+        )
+    if late:
+        reason = "its message was never delivered, and its moment passed before another could be"
+        await conn.execute(
+            update(proactive_signals)
+            .where(c.tenant == tenant, member_of(c.id, late, dialect))
+            .values(outcome="expired", outcome_reason=reason)
+        )
 
 
 class SignalsAdded(NamedTuple):

@@ -19,6 +19,7 @@ from phronesis.proactive.models import Candidate, Signal
 __all__ = [
     "category_for",
     "is_event",
+    "moment_passed",
     "past_moment",
     "render",
     "signal_title",
@@ -142,7 +143,7 @@ def subject_of(signal_type: str, data: Mapping[str, object]) -> str:
 
 _EVENT_WORDS = ("calendar", "event", "meeting", "class", "lecture", "appointment", "schedule", "call", "pickup")
 _CLOCK = re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*(?:am|pm)\b", re.IGNORECASE)
-_BIRTHDAY = re.compile(r"^(?P<who>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)(?:'s)? birthday$")
+_BIRTHDAY = re.compile(r"^(?P<who>[A-Z][\w-]*(?: [A-Z][\w-]*)?)(?:'s|’s)? birthday$")
 
 
 _KINDS: tuple[tuple[tuple[str, ...], str], ...] = (
@@ -175,6 +176,12 @@ def is_event(signal: Signal) -> bool:
     after that moment says nothing worth hearing (issue 48: "Heads-up: Dentist appointment already."
     an hour after the appointment)."""
     return _kind(signal) in ("event", "moved")
+
+
+def moment_passed(signal: Signal, now: datetime) -> bool:
+    """The signal's moment (its start, due time…) is behind ``now``."""
+    when = _when(signal)
+    return when is not None and when <= now
 
 
 def past_moment(signal: Signal, now: datetime) -> datetime | None:
@@ -224,12 +231,16 @@ def _deadline(said: _Said) -> str:
     return f"{said.title} is due {said.when}" if said.when else f"{said.title} is coming up"
 
 
+def _bill(said: _Said) -> str:
+    return f"{said.title} {'was' if said.past else 'is'} due {said.when}" if said.when else f"{said.title} is due"
+
+
 _WRITE: dict[str, tuple[Callable[[_Said], str], str]] = {
     "busy_day": (lambda w: f"{w.on_day or 'The day'} looks busy: {w.title}", "text"),
     "empty_day": (lambda w: f"{w.on_day or 'The day'} is free: {w.title}", "text"),
     "moved": (_moved, "text"),
-    "bill": (lambda w: f"{w.title} is due {w.when}" if w.when else f"{w.title} is due", "text"),
-    "delivered": (lambda w: f"{w.title} has been delivered", "text"),
+    "bill": (_bill, "text"),
+    "delivered": (lambda w: w.title if "deliver" in w.title.lower() else f"{w.title} has been delivered", "text"),
     "delivery": (lambda w: f"{w.title} should arrive {w.when}" if w.when else f"{w.title} is on its way", "text"),
     "birthday": (_birthday, "text"),
     "deadline": (_deadline, "button_prompt"),

@@ -34,20 +34,8 @@ from phronesis.proactive.templates import past_moment, signal_title
 
 __all__ = ["Fate", "SignalOutcome", "SignalState", "covered_signals", "fates", "named", "state_of"]
 
-SignalState = Literal[
-    "pending",
-    "expired",
-    "used",
-    "sent",
-    "folded",
-    "deferred",
-    "duplicate",
-    "suppressed",
-    "opted_out",
-    "below_threshold",
-    "no_candidate",
-    "context",
-]
+SignalState = Literal["pending", "used"] | SignalOutcome
+"""A stored signal's state now (``state_of``): what a cycle made of it, else pending or expired."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,16 +115,18 @@ def fates(
     candidate's position in ``scored``. ``candidates_full``: the candidate limit was reached, so a
     signal no candidate speaks for was not judged (it waits) rather than passed over."""
     out: dict[str, Fate] = {}
+    covers = [covered_signals(one.candidate, signals) for one in scored]  # once per candidate
     if chosen is not None and send_id is not None:
-        covered = sorted(covered_signals(chosen.candidate, signals), key=lambda i: _order(signals, i))
+        mine = next(c for one, c in zip(scored, covers, strict=True) if one is chosen)  # chosen from scored
+        covered = sorted(mine, key=lambda i: _order(signals, i))
         for position, signal_id in enumerate(covered):
             outcome: SignalOutcome = "sent" if position == 0 else "folded"
             out[signal_id] = Fate(signal_id, outcome, f'{outcome} in "{_excerpt(chosen.candidate.message)}"', send_id)
     waiting = set()
-    for position, one in enumerate(scored):
+    for position, (one, covering) in enumerate(zip(scored, covers, strict=True)):
         if one is chosen:
             continue
-        spoken = covered_signals(one.candidate, signals) - set(out)
+        spoken = covering - set(out)
         if one.sendable:  # approved (or explored) but not sent: one message per cycle
             waiting |= spoken
             continue
@@ -144,7 +134,7 @@ def fates(
             fate = _judged(one, signal_id, insights.get(position), decision_id)
             if fate is not None:
                 out.setdefault(signal_id, fate)
-    spoken = set().union(*(covered_signals(s.candidate, signals) for s in scored))
+    spoken = set().union(*covers)
     for signal in signals:
         if signal.id not in out and signal.id not in waiting:
             fate = _unspoken(signal, spoken, decision_id, candidates_full=candidates_full, now=now)

@@ -43,7 +43,7 @@ async def test_unsubscribe_with_nothing_pending_opts_the_user_out_until_they_opt
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
 
 
-async def test_stop_sending_me_these_switches_off_the_answered_category_only(
+async def test_stop_sending_me_these_switches_off_the_answered_signal_type_only(
     proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
 ) -> None:
     await proactive.put_user("t", "ana", DEEP)
@@ -52,9 +52,10 @@ async def test_stop_sending_me_these_switches_off_the_answered_category_only(
     clock.advance(minutes=5)
     reply = await proactive.on_message("t", "ana", UserMessageIn(text="please stop sending me these"))
     assert [f.outcome for f in reply.feedback] == ["negative"]
-    assert reply.opted_out is not None and (reply.opted_out.all, reply.opted_out.categories) == (
+    # the answered message's signal type, not its whole category (issue 48)
+    assert reply.opted_out is not None and (reply.opted_out.all, reply.opted_out.topics) == (
         False,
-        ["deadline_warning"],
+        ["deadline_approaching"],
     )
     clock.advance(minutes=40)
     await proactive.add_signals("t", "ana", [deadline(9, "exam", title="MA1521 exam")])
@@ -226,3 +227,68 @@ async def test_a_preview_sees_what_the_cycle_would(proactive: ProactiveModule, c
     await proactive.set_pause("t", PauseIn(paused=True))
     paused = await proactive.preview("t", PreviewIn(user_id="ana"))
     assert (paused.reason, paused.sends_today) == ("paused", 1)
+
+
+def weather(key: str, urgency: int = 9) -> SignalIn:
+    return SignalIn(type="weather_alert", urgency_hint=urgency, data={"title": f"Storm {key}"}, dedup_key=key)
+
+
+async def test_a_reply_stops_and_restarts_only_what_it_names(
+    proactive: ProactiveModule, channel: RecordingChannel, clock: FixedClock
+) -> None:
+    """Issue 48: "unsubscribe from weather" opted the user out of everything, and "don't stop
+    reminding me about deadlines" did not opt back in. Now the first stops weather alerts (urgent
+    ones too: the user said so) and nothing else; the second turns deadlines back on."""
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [weather("w1")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    clock.advance(minutes=5)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="unsubscribe from weather"))
+    assert reply.intent == "opt_out_topic"
+    assert reply.opted_out is not None and (reply.opted_out.all, reply.opted_out.topics) == (False, ["weather"])
+    profile = await proactive.user("t", "ana")
+    assert not profile.opted_out and profile.opted_out_topics == {"weather": None}
+    clock.advance(minutes=40)
+    await proactive.add_signals("t", "ana", [weather("w2", urgency=10)])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+    await proactive.add_signals("t", "ana", [deadline(9)])
+    clock.advance(minutes=5)
+    assert (await proactive.run_cycle("t", "ana")).category == "deadline_warning"  # deadlines still go out
+    clock.advance(minutes=5)
+    stop = await proactive.on_message("t", "ana", UserMessageIn(text="stop the deadline reminders"))
+    assert stop.opted_out is not None and stop.opted_out.topics == ["deadline"]
+    clock.advance(minutes=40)
+    await proactive.add_signals("t", "ana", [deadline(9, "exam", title="MA1521 exam")])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+    back = await proactive.on_message("t", "ana", UserMessageIn(text="don't stop reminding me about deadlines"))
+    assert back.intent == "opt_in" and back.opted_in is not None and back.opted_in.topics == ["deadline"]
+    assert (await proactive.user("t", "ana")).opted_out_topics == {"weather": None}
+    clock.advance(minutes=5)
+    await proactive.add_signals("t", "ana", [deadline(9, "essay", title="Essay")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    kinds = [e.kind for e in (await proactive.timeline("t", "ana")).events]
+    assert "opt_out" in kinds and "opt_in" in kinds
+
+
+async def test_a_muted_topic_comes_back_when_the_mute_ends(proactive: ProactiveModule, clock: FixedClock) -> None:
+    await proactive.put_user("t", "ana", DEEP)
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="no weather for a week"))
+    assert reply.intent == "mute_topic" and reply.opted_out is not None
+    assert reply.opted_out.until == START + timedelta(days=7)
+    await proactive.add_signals("t", "ana", [weather("w1")])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+    clock.advance(days=7, minutes=1)
+    await proactive.add_signals("t", "ana", [weather("w2")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+
+
+async def test_the_api_stops_a_topic(proactive: ProactiveModule) -> None:
+    await proactive.put_user("t", "ana", DEEP)
+    profile = await proactive.opt_out("t", "ana", OptOutIn(topics=["weather_alert"]))
+    assert profile.opted_out_topics == {"weather_alert": None} and not profile.opted_out
+    await proactive.add_signals("t", "ana", [weather("w1")])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+    profile = await proactive.opt_in("t", "ana", OptOutIn(topics=["weather"]))
+    assert profile.opted_out_topics == {}
+    with pytest.raises(ValidationError):
+        OptOutIn(topics=["Weather!"])

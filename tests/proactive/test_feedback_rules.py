@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from phronesis.proactive.feedback import learned_ignored_types, summarise
-from phronesis.proactive.suppression import categories_to_suppress
+from phronesis.proactive.suppression import topics_of, topics_to_suppress
 from phronesis.proactive.templates import category_for
 from phronesis.settings import ProactiveSettings
 
@@ -23,7 +23,17 @@ def test_suppression_after_five_unanswered_sends_or_three_negatives() -> None:
     s = ProactiveSettings()
     window = [("briefing", "ignored")] * 5 + [("nudge", "negative")] * 3 + [("habit", "ignored")] * 4
     window += [("social", "ignored")] * 6 + [("social", "button_click")] + [("wellbeing", "pending")] * 9
-    assert categories_to_suppress(window, s) == {"briefing": "low_engagement", "nudge": "negative_feedback"}
+    topics = [(topics_of(category, []), outcome) for category, outcome in window]
+    assert topics_to_suppress(topics, s) == {"briefing": "low_engagement", "nudge": "negative_feedback"}
+
+
+def test_an_ignored_signal_type_suppresses_itself_not_its_category() -> None:
+    """Five ignored weather alerts (category ``nudge``) suppress ``weather_alert``, not ``nudge``:
+    the school pickup, a ``nudge`` too, still goes (issue 48)."""
+    s = ProactiveSettings()
+    window = [(topics_of("nudge", ["weather_alert"]), "ignored")] * 5
+    window += [(topics_of("nudge", ["school_pickup_changed"]), "engaged")]
+    assert topics_to_suppress(window, s) == {"type:weather_alert": "low_engagement"}
 
 
 def test_a_signal_type_behind_three_unanswered_sends_is_learned_as_ignored() -> None:

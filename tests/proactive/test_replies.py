@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from phronesis.proactive.replies import classify_reply
+from phronesis.proactive.replies import read_reply
 
 
 @pytest.mark.parametrize(
@@ -37,9 +37,52 @@ from phronesis.proactive.replies import classify_reply
         ("thanks! the bus stop is close", "reply"),
         ("stop by the library?", "reply"),
         ("ok", "reply"),
-        ("don't stop reminding me", "reply"),
-        ("please don't stop, these help", "reply"),
+        # asks for more: an opt-in
+        ("don't stop reminding me", "opt_in"),
+        ("please don't stop, these help", "opt_in"),
     ],
 )
 def test_a_reply_is_read_for_what_it_asks(text: str, intent: str) -> None:
-    assert classify_reply(text) == intent
+    assert read_reply(text).intent == intent
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "topics", "hours"),
+    [
+        ("unsubscribe from weather", "opt_out_topic", ("weather",), None),
+        ("no more weather please", "opt_out_topic", ("weather",), None),
+        ("stop the bill reminders", "opt_out_topic", ("bill",), None),
+        ("don't stop reminding me about deadlines", "opt_in", ("deadline",), None),
+        ("no weather for a week", "mute_topic", ("weather",), 168.0),
+        ("no messages today please", "mute", (), 24.0),
+        ("I have no more questions", "reply", (), None),
+        ("cancel my 3pm meeting?", "reply", (), None),
+    ],
+)
+def test_a_reply_names_what_it_stops_or_starts(
+    text: str, intent: str, topics: tuple[str, ...], hours: float | None
+) -> None:
+    """Issue 48: "unsubscribe from weather" opted a user out of everything, "no more weather please"
+    was an ordinary reply, "don't stop reminding me about deadlines" did not opt back in."""
+    reading = read_reply(text)
+    assert (reading.intent, reading.topics, reading.hours) == (intent, topics, hours)
+
+
+def test_the_labelled_replies_are_read_right_on_both_halves() -> None:
+    """The labelled set (``benchmarks/data/proactive_replies.jsonl``, ≥150 replies): the reader was
+    tuned on dev; the floor on test is what it measured there (92.8 %), so a change that reads
+    fewer replies right fails here."""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).parents[2] / "benchmarks" / "data" / "proactive_replies.jsonl"
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 150
+    for split, floor in (("dev", 0.97), ("test", 0.92)):
+        half = [row for row in rows if row["split"] == split]
+        right = sum(
+            1
+            for row in half
+            if (r := read_reply(row["text"])).intent == row["intent"] and sorted(r.topics) == sorted(row["topics"])
+        )
+        assert right / len(half) >= floor, (split, right, len(half))

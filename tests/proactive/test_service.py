@@ -171,7 +171,7 @@ async def test_a_negative_reply_and_a_button_press(proactive: ProactiveModule, c
     assert reply.feedback[0].outcome == "button_click"
 
 
-async def test_a_category_is_suppressed_after_five_ignored_sends(proactive: ProactiveModule, clock: FixedClock) -> None:
+async def test_a_signal_type_is_suppressed_after_five_ignored_sends(proactive: ProactiveModule, clock: FixedClock) -> None:
     await proactive.put_user("t", "ana", UserIn(created_at=START - timedelta(days=200), interaction_count=500))
     for n in range(5):
         await proactive.add_signals("t", "ana", [deadline(9, f"d{n}", title=f"Task {n}")])
@@ -179,7 +179,7 @@ async def test_a_category_is_suppressed_after_five_ignored_sends(proactive: Proa
         clock.advance(hours=4)
         await proactive.tick("t")  # sweeps the last send to ignored
     summary = await proactive.feedback_summary("t", "ana")
-    assert summary.suppressed_categories == ["deadline_warning"]
+    assert (summary.suppressed_types, summary.suppressed_categories) == (["deadline_approaching"], [])
     await proactive.add_signals("t", "ana", [deadline(6, "d6", title="Task 6")])
     assert (await proactive.run_cycle("t", "ana")).reason == "suppressed"
     assert "deadline_approaching" in (await proactive.user("t", "ana")).learned_ignored_types
@@ -188,6 +188,29 @@ async def test_a_category_is_suppressed_after_five_ignored_sends(proactive: Proa
     await proactive.add_signals("t", "ana", [deadline(8, "d7", title="School pickup moved")])
     urgent = await proactive.run_cycle("t", "ana")
     assert (urgent.decision, urgent.category) == ("sent", "deadline_warning")
+
+
+async def test_ignored_weather_alerts_never_mute_another_type_of_the_same_category(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """Issue 48: five ignored ``weather_alert`` sends switched off the catch-all ``nudge`` for 21
+    days, and with it every other nudge. Now they switch off ``weather_alert`` only: a school
+    pickup change (also a ``nudge``, urgency 7, not urgent) still goes, a sixth weather alert does not."""
+    await proactive.put_user("t", "ana", UserIn(created_at=START - timedelta(days=200), interaction_count=500))
+    for n in range(5):
+        await proactive.add_signals("t", "ana", [SignalIn(type="weather_alert", urgency_hint=9, data={"title": f"Storm {n}"})])
+        sent = await proactive.run_cycle("t", "ana")
+        assert (sent.decision, sent.category) == ("sent", "nudge")
+        clock.advance(hours=4)
+        await proactive.tick("t")
+    assert (await proactive.feedback_summary("t", "ana")).suppressed_types == ["weather_alert"]
+    await proactive.add_signals("t", "ana", [SignalIn(type="weather_alert", urgency_hint=7, data={"title": "Fog"})])
+    assert (await proactive.run_cycle("t", "ana")).reason == "suppressed"
+    clock.advance(hours=1)
+    pickup = SignalIn(type="pickup_changed", urgency_hint=7, data={"title": "Leo's pickup at 15:00"})
+    await proactive.add_signals("t", "ana", [pickup])
+    other = await proactive.run_cycle("t", "ana")
+    assert (other.decision, other.category) == ("sent", "nudge")
 
 
 async def test_a_tick_decides_every_due_user_and_most_without_the_llm(

@@ -30,13 +30,15 @@ from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.fates import Fate, fates, named
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
-from phronesis.proactive.models import BlockReason, CandidatePreview, CycleResult, Preview
+from phronesis.proactive.models import BlockReason, Candidate, CandidatePreview, CycleResult, Preview
 from phronesis.proactive.outbox import Attempt, Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.scoring import Scored, score_candidates
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import CAP_LOOKBACK, zone
+from phronesis.proactive.suppression import suppressed_topics, topics_of
+from phronesis.proactive.topics import active_topics, candidate_stopped
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
@@ -248,10 +250,11 @@ class CycleRunner:
             [named(candidate, context.signals) for candidate in proposed.candidates],
             threshold=screened.trust.policy.score_threshold,
             recent_messages=context.recent_messages,
-            suppressed=frozenset(context.feedback.suppressed_categories),
+            suppressed=suppressed_topics(context.feedback),
             settings=self._settings,
             rng=rng,
             opted_out=frozenset(context.user.opted_out_categories),
+            stopped_topics=active_topics(context.user.opted_out_topics, context.now),
             weights=screened.trust.weights,
             recent_subjects=context.recent_subjects,
         )
@@ -497,15 +500,25 @@ class CycleRunner:
                 paused=paused,
             )
             reason = prefilter(fresh, now, self._settings).reason
-            category = one.chosen.candidate.category if one.chosen else ""
-            if reason is None and category in (controls.opted_out_categories or ()):
-                reason = "opted_out"
-            urgent = one.chosen is not None and one.chosen.candidate.urgency >= self._settings.urgent_threshold
-            if reason is None and category in suppressed.get(user_id, ()) and not urgent:
-                reason = "suppressed"  # a reply in the meantime switched the category off
+            if reason is None and one.chosen is not None:
+                reason = self._switched_off(one.chosen.candidate, controls, suppressed.get(user_id, frozenset()), now)
             if reason is not None:
                 out[user_id] = reason
         return out
+
+    def _switched_off(
+        self, candidate: Candidate, controls: Any, suppressed: frozenset[str], now: datetime
+    ) -> BlockReason | None:
+        """The chosen message's category or topic opted out, or its signal types suppressed, by a
+        reply that landed after the screening (urgent messages are not held by a suppression)."""
+        if candidate.category in (controls.opted_out_categories or ()) or candidate_stopped(
+            active_topics(controls.opted_out_topics, now), candidate.trigger_signals, candidate.category
+        ):
+            return "opted_out"
+        urgent = candidate.urgency >= self._settings.urgent_threshold
+        if topics_of(candidate.category, candidate.trigger_signals) <= suppressed and not urgent:
+            return "suppressed"
+        return None
 
     def _probability(self, scored: list[Scored], chosen: Scored | None) -> float:
         """P(this outcome | these scores): exploration is the only randomness (for IPS later)."""

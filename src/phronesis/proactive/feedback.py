@@ -2,8 +2,10 @@
 
 - a reply within ``engagement_window`` (60 min) of a send → engaged, with its latency;
 - a pressed button on a button prompt → button_click;
-- a reply that pushes back ("not helpful") or asks to stop ("stop", "unsubscribe") → negative,
-  and an opt-out for the latter (``replies``);
+- a reply that pushes back ("not helpful") or asks to stop ("stop", "unsubscribe", "no more
+  weather please") → negative, and for the latter an opt-out or a mute of what it named
+  (``replies``); a reply asking to start again ("don't stop reminding me about deadlines") →
+  engaged, and an opt-in;
 - a later reply, before the timeout → engaged too, with its latency (a late reply);
 - no reply ``ignore_timeout`` (180 min) after a send → ignored (a sweep each tick).
 
@@ -18,14 +20,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.counters import CounterRepository
-from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackOutcome, FeedbackSummary, OptOut
-from phronesis.proactive.replies import ReplyIntent, classify_reply
+from phronesis.proactive.models import CATEGORIES, ENGAGED_OUTCOMES, FeedbackOutcome, FeedbackSummary, OptOut
+from phronesis.proactive.replies import STOPPING, Reading, ReplyIntent, read_reply
 from phronesis.proactive.sends import SendRepository
-from phronesis.proactive.suppression import SuppressionRepository
+from phronesis.proactive.suppression import SuppressionRepository, split_topics, topics_of
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 
@@ -42,7 +45,9 @@ class ReplyEffect:
     """The sends this reply labelled."""
     intent: ReplyIntent
     opted_out: OptOut | None
-    """What the reply opted the user out of, if it asked to stop."""
+    """What the reply switched off (or muted), if it asked to stop."""
+    opted_in: OptOut | None = None
+    """What the reply switched back on, if it asked to start again."""
 
 
 def summarise(
@@ -69,7 +74,8 @@ def summarise(
         engagement_by_category={k: round(v[1] / v[0], 4) for k, v in sorted(by_category.items())},
         avg_response_latency_seconds=round(sum(latencies) / len(latencies), 1) if latencies else None,
         late_replies=sum(1 for latency in latencies if latency > late_after),
-        suppressed_categories=suppressed,
+        suppressed_categories=split_topics(suppressed)[0],
+        suppressed_types=split_topics(suppressed)[1],
     )
 
 
@@ -114,10 +120,35 @@ class FeedbackLoop:
         timeout a send is ignored, whatever the reply says. An opt-out holds with nothing pending.
         """
         timeout = timedelta(minutes=self._settings.ignore_timeout_minutes)
-        intent = classify_reply(text) if text.strip() else "reply"
+        reading = read_reply(text)
+        labelled, answered = self._label(
+            await self._sends.pending(conn, tenant, user_id), reading, button_id, now, timeout
+        )
+        for send_id, outcome, latency in labelled:
+            await self._sends.set_outcome(conn, tenant, [send_id], outcome, now, latency=latency)
+        counts = Counter(f"feedback:{outcome}" for _, outcome, _ in labelled)
+        opted_out, opted_in = await self._act(conn, tenant, user_id, reading, answered, now)
+        if opted_out is not None:
+            scope = "all" if opted_out.all else "topic" if opted_out.topics else "category"
+            counts[f"{'mute' if opted_out.until else 'opt_out'}:{scope}"] += 1
+        if opted_in is not None:
+            counts["opt_in:all" if opted_in.all else "opt_in:topic"] += 1
+        await self._counters.bump(conn, tenant, now, counts)
+        if labelled:
+            await self.refresh(conn, tenant, user_id, now)
+        intent = reading.intent
+        if intent == "opt_out_category" and opted_out is not None and opted_out.all:
+            intent = "opt_out"  # "stop sending me these" with nothing to point at: everything was switched off
+        return ReplyEffect([send_id for send_id, _, _ in labelled], intent, opted_out, opted_in)
+
+    @staticmethod
+    def _label(
+        pending: Sequence[Any], reading: Reading, button_id: str | None, now: datetime, timeout: timedelta
+    ) -> tuple[list[tuple[str, FeedbackOutcome, float | None]], tuple[str, list[str]] | None]:
+        """Each pending send's new outcome, and (category, signal types) of the one this reply answers."""
         labelled: list[tuple[str, FeedbackOutcome, float | None]] = []
-        answered: str | None = None
-        for row in await self._sends.pending(conn, tenant, user_id):  # newest first
+        answered: tuple[str, list[str]] | None = None
+        for row in pending:  # newest first
             age = now - row.sent_at
             if age < timedelta(0):
                 continue  # sent after this reply: not an answer to it
@@ -128,54 +159,70 @@ class FeedbackLoop:
                 continue
             if button_id is not None and row.action_type != "button_prompt":
                 continue  # a press answers the message that carried the button (issue 48), not the newest
-            answered = row.category
+            answered = (row.category, list(row.trigger_signals or []))
             seconds = age.total_seconds()
-            if intent != "reply":
+            if reading.intent in STOPPING or reading.intent == "negative":
                 labelled.append((row.id, "negative", seconds))
-            elif button_id is not None and row.action_type == "button_prompt":
+            elif button_id is not None:
                 labelled.append((row.id, "button_click", seconds))
             else:
                 labelled.append((row.id, "engaged", seconds))
-        for send_id, outcome, latency in labelled:
-            await self._sends.set_outcome(conn, tenant, [send_id], outcome, now, latency=latency)
-        counts = Counter(f"feedback:{outcome}" for _, outcome, _ in labelled)
-        opted_out = await self._opt_out(conn, tenant, user_id, intent, answered, now)
-        if opted_out is not None:
-            counts["opt_out:all" if opted_out.all else "opt_out:category"] += 1
-        await self._counters.bump(conn, tenant, now, counts)
-        if labelled:
-            await self.refresh(conn, tenant, user_id, now)
-        if opted_out is not None and opted_out.all:
-            intent = "opt_out"  # "stop sending me these" with nothing to point at: everything was switched off
-        return ReplyEffect([send_id for send_id, _, _ in labelled], intent, opted_out)
+        return labelled, answered
 
-    async def _latest(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> str | None:
-        """The category of the user's last delivered message in the ignore timeout (what "these" means
-        when nothing is pending any more)."""
+    async def _latest(
+        self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime
+    ) -> tuple[str, list[str]] | None:
+        """The category and signal types of the user's last delivered message in the ignore timeout
+        (what "these" means when nothing is pending any more)."""
         since = now - timedelta(minutes=self._settings.ignore_timeout_minutes)
         window = await self._sends.window_dated(conn, tenant, user_id, since)
-        return max(window, key=lambda row: row[2])[0] if window else None
+        if not window:
+            return None
+        last = max(window, key=lambda row: row[2])
+        return last[0], last[3]
 
-    async def _opt_out(
+    async def _act(
         self,
         conn: AsyncConnection,
         tenant: str,
         user_id: str,
-        intent: ReplyIntent,
-        answered: str | None,
+        reading: Reading,
+        answered: tuple[str, list[str]] | None,
         now: datetime,
-    ) -> OptOut | None:
-        """What the reply opts the user out of: ``answered``'s category (or, nothing pending, the last
-        message's) for "these", everything for a stop; None for any other reply."""
-        if intent == "opt_out_category":
-            category = answered or await self._latest(conn, tenant, user_id, now)
-            if category is not None:
-                await self._users.opt_out(conn, tenant, user_id, [category])
-                return OptOut(all=False, categories=[category])
-        if intent in ("opt_out", "opt_out_category"):  # "these" with nothing to point at: everything
-            await self._users.opt_out(conn, tenant, user_id, [])
-            return OptOut(all=True, categories=[])
-        return None
+    ) -> tuple[OptOut | None, OptOut | None]:
+        """Do what the reply asks: (what was switched off, what was switched back on).
+
+        "These" stops the answered message's signal types (or, nothing pending any more, the last
+        message's), its category only when no signal type stood behind it: stopping its category
+        would also stop every other type sharing it (issue 48). With no message to point at, it is
+        a stop of everything: the user asked to stop, and guessing which kind they meant would send
+        them one more."""
+        users = self._users
+        until = now + timedelta(hours=reading.hours) if reading.hours else None
+        match reading.intent:
+            case "opt_out_topic" | "mute_topic":
+                await users.opt_out(conn, tenant, user_id, [], dict.fromkeys(reading.topics, until))
+                return OptOut(all=False, topics=list(reading.topics), until=until), None
+            case "opt_out_category":
+                category, types = answered or await self._latest(conn, tenant, user_id, now) or ("", [])
+                if types:
+                    await users.opt_out(conn, tenant, user_id, [], dict.fromkeys(types))
+                    return OptOut(all=False, topics=sorted(set(types))), None
+                if category:
+                    await users.opt_out(conn, tenant, user_id, [category])
+                    return OptOut(all=False, categories=[category]), None
+                await users.opt_out(conn, tenant, user_id, [])
+                return OptOut(all=True), None
+            case "opt_out":
+                await users.opt_out(conn, tenant, user_id, [])
+                return OptOut(all=True), None
+            case "mute":
+                await users.update_controls(conn, tenant, user_id, muted_until=until)
+                return OptOut(all=True, until=until), None
+            case "opt_in":
+                await users.opt_in(conn, tenant, user_id, [], CATEGORIES, reading.topics)
+                return None, OptOut(all=not reading.topics, topics=list(reading.topics))
+        return None, None
 
     async def refresh(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> FeedbackSummary:
         """Re-derive suppressions and ignored signal types from the windows; the summary."""
@@ -184,7 +231,10 @@ class FeedbackLoop:
             user_id, []
         )
         recent = now - timedelta(days=s.suppression_days)
-        dated = await self._sends.window_dated(conn, tenant, user_id, recent)
+        dated = [
+            (topics_of(category, types), outcome, sent)
+            for category, outcome, sent, types in await self._sends.window_dated(conn, tenant, user_id, recent)
+        ]
         suppressed = await self.suppressions.refresh(conn, tenant, user_id, dated, now, s)
         await self._users.set_learned_ignored(conn, tenant, user_id, learned_ignored_types(window))
         return summarise(window, suppressed, late_after=s.engagement_window_minutes * 60)

@@ -164,4 +164,6 @@ def _dynamic_sections(context: CycleContext) -> str:
         )
     if summary.suppressed_categories:
         parts.append("\nDo not propose these categories: " + ", ".join(sorted(summary.suppressed_categories)))
+    if summary.suppressed_types:
+        parts.append("\nDo not propose messages about these signal types: " + ", ".join(summary.suppressed_types))
     return "\n".join(parts) + ("\n" if parts else "")

@@ -7,7 +7,7 @@ models); everything the LLM sends is validated into ``Candidate`` before it is s
 from __future__ import annotations
 
 from datetime import datetime, time
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
@@ -195,6 +195,9 @@ class UserProfile(Schema):
     """Categories the user asked not to get (the rest still may be sent)."""
     muted_until: datetime | None = None
     """No proactive message before this time, urgent or not."""
+    opted_out_topics: dict[str, datetime | None] = Field(default_factory=dict)
+    """Topics the user stopped ("weather", ``bill_due``), each with its mute's end (None: until they opt back in).
+    A topic stops every signal type of its kind, urgent ones too, and nothing else."""
 
     def wake(self) -> time:
         return time.fromisoformat(self.wake_time)
@@ -573,7 +576,10 @@ class FeedbackSummary(Schema):
     """Engaged replies that came after the engagement window (still before the ignore timeout)."""
     suppressed_categories: list[str]
     """Categories switched off because the user kept ignoring them or pushed back; one comes back on probation later (21
-    days by default)."""
+    days by default). Only messages no signal type stood behind count for a category."""
+    suppressed_types: list[str] = Field(default_factory=list)
+    """Signal types switched off the same way: ignoring one type never switches off another (urgent messages, urgency 8
+    and up, are never held back by this)."""
 
 
 class UserMessageIn(Schema):
@@ -600,17 +606,32 @@ class UserMessageIn(Schema):
 
 
 class OptOut(Schema):
+    """What a stop (or a start) switched: everything, some categories or some topics, for good or
+    until a time."""
+
     all: bool
-    """True: no proactive message at all any more."""
+    """True: every proactive message (an opt-out, a mute or an opt-in of everything)."""
     categories: list[str] = Field(default_factory=list)
-    """Otherwise the categories switched off."""
+    """Otherwise the categories switched."""
+    topics: list[str] = Field(default_factory=list)
+    """And the topics switched: words the user named ("weather", "bill") or signal types
+    (``weather_alert``); a topic covers every signal type of that kind."""
+    until: datetime | None = None
+    """A mute's end; None: until the user opts back in."""
+
+
+TOPIC_PATTERN = r"^[a-z][a-z0-9_.-]{1,63}$"
 
 
 class OptOutIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
     categories: list[str] = Field(default_factory=list, max_length=len(CATEGORIES))
-    """Empty: everything (an opt-out of all messages; an opt-in back to all of them)."""
+    """Categories to switch. Empty, with no ``topics`` either: everything (an opt-out of all
+    messages; an opt-in back to all of them)."""
+    topics: list[Annotated[str, Field(pattern=TOPIC_PATTERN)]] = Field(default_factory=list, max_length=20)
+    """Topics to switch: a word ("weather", "bill": every signal type of that kind) or a signal
+    type (``weather_alert``), lower case. A topic never covers a signal of another kind."""
 
     @field_validator("categories")
     @classmethod
@@ -618,6 +639,11 @@ class OptOutIn(Schema):
         unknown = [v for v in values if v not in CATEGORIES]
         if unknown:
             raise ValueError(f"unknown categories {unknown[:5]}; known: {', '.join(CATEGORIES)}")
+        return sorted(set(values))
+
+    @field_validator("topics")
+    @classmethod
+    def _distinct(cls, values: list[str]) -> list[str]:
         return sorted(set(values))
 
 
@@ -645,12 +671,18 @@ class UserReply(Schema):
     insights: list[DeferredInsight]
     """Fresh deferred insights to weave into the reply, best first (up to 3 by default), now marked used. Empty for a
     user opted out of everything; never one of a category the user opted out of."""
-    intent: Literal["opt_out", "opt_out_category", "negative", "reply"] = "reply"
-    """How the reply was read: ``opt_out`` (no more proactive messages), ``opt_out_category`` (no
-    more messages like the one answered), ``negative`` (pushback that is not a request to stop) or
-    ``reply`` (anything else)."""
+    intent: Literal[
+        "opt_out", "opt_out_topic", "opt_out_category", "mute", "mute_topic", "opt_in", "negative", "reply"
+    ] = "reply"
+    """How the reply was read: ``opt_out`` (no more proactive messages), ``opt_out_topic`` (none
+    about what it named: "unsubscribe from weather"), ``opt_out_category`` (none like the one
+    answered), ``mute`` / ``mute_topic`` (the same for a while: "no weather for a week"),
+    ``opt_in`` (back on: "don't stop reminding me about deadlines"), ``negative`` (pushback that
+    is not a request to stop) or ``reply`` (anything else)."""
     opted_out: OptOut | None = None
-    """Set when the reply asked to stop: tell the user what they were opted out of."""
+    """Set when the reply asked to stop: tell the user what was switched off, and until when."""
+    opted_in: OptOut | None = None
+    """Set when the reply asked to start again: what was switched back on."""
 
 
 class TickReport(Schema):

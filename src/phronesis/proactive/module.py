@@ -33,6 +33,7 @@ from phronesis.proactive.models import (
     DeferredInsight,
     FeedbackSummary,
     MuteIn,
+    OptOut,
     OptOutIn,
     Preview,
     PreviewIn,
@@ -57,6 +58,7 @@ from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.tick import Ticker
 from phronesis.proactive.timeline import timeline_events
+from phronesis.proactive.topics import active_topics, candidate_stopped
 from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventRepository, opted
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import OutboundSettings, ProactiveSettings
@@ -325,46 +327,63 @@ class ProactiveModule:
             )
             said, details = _reply_summary(body, effect), _reply_details(body, effect)
             await self.events.add(conn, tenant, user_id, "reply", said, now, details)
-            if effect.opted_out is not None:
-                named = effect.opted_out.categories
-                said = opted("out of", named, " by reply")
-                await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": named})
+            switches: tuple[tuple[UserEventKind, OptOut | None], ...] = (
+                ("mute" if effect.opted_out is not None and effect.opted_out.until else "opt_out", effect.opted_out),
+                ("opt_in", effect.opted_in),
+            )
+            for kind, switched in switches:
+                if switched is not None:
+                    said = opted(kind, switched, " by reply")
+                    await self.events.add(conn, tenant, user_id, kind, said, now, switched.model_dump(mode="json"))
             controls = (await self.users.lock(conn, tenant, [user_id])).get(user_id)  # row written above
             insights = []
-            if controls is not None and not controls.opted_out:  # an opted-out user gets none of them
+            muted = controls is not None and controls.muted_until is not None and controls.muted_until > now
+            if controls is not None and not controls.opted_out and not muted:  # an opted-out user gets none
                 off = set(controls.opted_out_categories or ())
+                stopped = active_topics(controls.opted_out_topics, now)
                 taken = await self.insights.take(conn, tenant, user_id, now, self.settings.insights_per_reply)
-                insights = [i for i in taken if i.category not in off]
+                insights = [
+                    i
+                    for i in taken
+                    if i.category not in off and not candidate_stopped(stopped, i.trigger_signals, i.category)
+                ]
         touched = effect.labelled
         feedback = await self.feedback_for(tenant, user_id, ids=touched) if touched else []
         if effect.opted_out is not None:
             log.info("user %s/%s opted out by reply: %s", tenant, user_id, effect.opted_out.model_dump())
-        return UserReply(feedback=feedback, insights=insights, intent=effect.intent, opted_out=effect.opted_out)
+        return UserReply(
+            feedback=feedback,
+            insights=insights,
+            intent=effect.intent,
+            opted_out=effect.opted_out,
+            opted_in=effect.opted_in,
+        )
 
     # controls -----------------------------------------------------------------------------
     async def opt_out(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
-        """No more proactive messages (``categories`` empty), or none of these categories."""
+        """No more proactive messages (``categories`` and ``topics`` empty), or none of these."""
+        switched = OptOut(all=not (body.categories or body.topics), categories=body.categories, topics=body.topics)
         async with self._db.transaction() as conn:
-            if not await self.users.opt_out(conn, tenant, user_id, body.categories):
+            if not await self.users.opt_out(conn, tenant, user_id, body.categories, dict.fromkeys(body.topics)):
                 raise NotFoundError("user", user_id)
             now = self._clock.now()
-            await self.counters.bump(  # counted like a reply's opt-out
-                conn, tenant, now, {"opt_out:category" if body.categories else "opt_out:all": 1}
-            )
-            said = opted("out of", body.categories)
-            await self.events.add(conn, tenant, user_id, "opt_out", said, now, {"categories": body.categories})
+            scope = "all" if switched.all else "topic" if body.topics else "category"
+            await self.counters.bump(conn, tenant, now, {f"opt_out:{scope}": 1})  # counted like a reply's opt-out
+            said = opted("opt_out", switched)
+            await self.events.add(conn, tenant, user_id, "opt_out", said, now, switched.model_dump(mode="json"))
             return await self.users.current(conn, tenant, user_id)
 
     async def opt_in(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
-        """Undo an opt-out: of everything (``categories`` empty, every category back too), or of these.
-        Opting in to some categories while opted out of everything means those only: the rest stay off."""
+        """Undo an opt-out: of everything (``categories`` and ``topics`` empty: every category, topic
+        and mute back too), or of these. Opting in to some while opted out of everything means those
+        only: the rest stay off."""
+        switched = OptOut(all=not (body.categories or body.topics), categories=body.categories, topics=body.topics)
         async with self._db.transaction() as conn:
-            if not await self.users.opt_in(conn, tenant, user_id, body.categories, CATEGORIES):
+            if not await self.users.opt_in(conn, tenant, user_id, body.categories, CATEGORIES, body.topics):
                 raise NotFoundError("user", user_id)
-            said = opted("in to", body.categories)
-            await self.events.add(
-                conn, tenant, user_id, "opt_in", said, self._clock.now(), {"categories": body.categories}
-            )
+            said = opted("opt_in", switched)
+            now = self._clock.now()
+            await self.events.add(conn, tenant, user_id, "opt_in", said, now, switched.model_dump(mode="json"))
             return await self.users.current(conn, tenant, user_id)
 
     async def mute(self, tenant: str, user_id: str, body: MuteIn) -> UserProfile:
@@ -452,7 +471,16 @@ class ProactiveModule:
 
 def _reply_summary(body: UserMessageIn, effect: ReplyEffect) -> str:
     what = f"pressed {body.button_id}" if body.button_id else f"wrote {body.text[:80]!r}"
-    read = {"reply": "a reply", "negative": "pushback", "opt_out": "a stop", "opt_out_category": "a stop for these"}
+    read = {
+        "reply": "a reply",
+        "negative": "pushback",
+        "opt_out": "a stop",
+        "opt_out_category": "a stop for these",
+        "opt_out_topic": "a stop for what it named",
+        "mute": "a mute",
+        "mute_topic": "a mute for what it named",
+        "opt_in": "a start",
+    }
     return f"{what}: read as {read[effect.intent]}" + (
         f", labelled {len(effect.labelled)} send(s)" if effect.labelled else ""
     )
@@ -464,5 +492,6 @@ def _reply_details(body: UserMessageIn, effect: ReplyEffect) -> dict[str, Any]:
         "button_id": body.button_id,
         "intent": effect.intent,
         "send_ids": effect.labelled,
-        "opted_out": effect.opted_out.model_dump() if effect.opted_out is not None else None,
+        "opted_out": effect.opted_out.model_dump(mode="json") if effect.opted_out is not None else None,
+        "opted_in": effect.opted_in.model_dump(mode="json") if effect.opted_in is not None else None,
     }

@@ -2,7 +2,8 @@
 
 - composite = 0.4·relevance + 0.35·timing + 0.25·urgency (weights configurable, relative: a
   weighted mean, so the score stays 0-10 whatever they sum to);
-- categories the user opted out of are dropped (issue 24), and so are suppressed ones;
+- categories and topics the user opted out of are dropped (issue 24), and so are suppressed
+  signal types (urgent ones excepted);
 - a candidate repeating a recent message (word overlap > 0.6 of its own words, or of its
   subject when it names one) is dropped. The original let explored candidates skip this
   check; here nothing does;
@@ -25,6 +26,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from phronesis.proactive.models import Candidate
+from phronesis.proactive.suppression import topics_of
+from phronesis.proactive.topics import candidate_stopped
 from phronesis.settings import ProactiveSettings
 
 __all__ = ["PARTS", "Scored", "Weights", "composite", "repeats", "score_candidates", "weigh", "word_overlap"]
@@ -159,22 +162,29 @@ def score_candidates(
     settings: ProactiveSettings,
     rng: random.Random,
     opted_out: frozenset[str] = frozenset(),
+    stopped_topics: frozenset[str] = frozenset(),
     weights: Weights | None = None,
     recent_subjects: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Scored]:
-    """Every candidate with its verdict, best score first (sendable ones before the rest);
-    ``weights``: the tenant's (None: the configured ones)."""
+    """Every candidate with its verdict, best score first (sendable ones before the rest).
+    ``suppressed``: the topics feedback switched off (``suppression.topics_of``); ``opted_out``:
+    categories and ``stopped_topics``: topics the user stopped (``topics``); ``weights``: the
+    tenant's (None: the configured ones)."""
     recent = list(recent_messages)
     weights = weights or Weights.of(settings)
     out = []
     for candidate in candidates:
         score = composite(candidate, weights)
-        if candidate.category in opted_out:
+        if candidate.category in opted_out or candidate_stopped(
+            stopped_topics, candidate.trigger_signals, candidate.category
+        ):
             out.append(Scored(candidate, score, "opted_out", 1.0))
-        elif candidate.category in suppressed and candidate.urgency < settings.urgent_threshold:
-            # an inferred mute (ignored sends) never holds back an urgent message (issue 48: five
-            # ignored weather alerts muted "nudge", then "School pickup… in 60 min" at urgency 8);
-            # only the user's own opt-out does
+        elif topics_of(candidate.category, candidate.trigger_signals) <= suppressed and (
+            candidate.urgency < settings.urgent_threshold
+        ):
+            # an inferred mute (ignored sends) mutes the signal types ignored, and never holds back
+            # an urgent message (issue 48: five ignored weather alerts muted "nudge", then "School
+            # pickup… in 60 min" at urgency 8); only the user's own opt-out does
             out.append(Scored(candidate, score, "suppressed", 1.0))
         elif (said := _repeated(candidate, recent, settings.dedup_overlap, recent_subjects or {})) is not None:
             out.append(Scored(candidate, score, "duplicate", 1.0, said))

@@ -265,12 +265,13 @@ class SendRepository:
 
     async def window_dated(
         self, conn: AsyncConnection, tenant: str, user_id: str, since: datetime
-    ) -> list[tuple[str, str, datetime]]:
-        """(category, outcome, sent_at) of the user's delivered sends since ``since`` (for suppression)."""
-        query = select(c.category, c.outcome, c.sent_at).where(
+    ) -> list[tuple[str, str, datetime, list[str]]]:
+        """(category, outcome, sent_at, signal types) of the user's delivered sends since ``since``
+        (for suppression)."""
+        query = select(c.category, c.outcome, c.sent_at, c.trigger_signals).where(
             c.tenant == tenant, c.user_id == user_id, c.sent_at >= since, c.delivery_status == "sent"
         )
-        return [(r[0], r[1], r[2]) for r in await conn.execute(query)]
+        return [(r[0], r[1], r[2], list(r[3] or [])) for r in await conn.execute(query)]
 
     async def users_to_expire(self, conn: AsyncConnection, tenant: str, before: datetime) -> list[str]:
         query = (

@@ -1,9 +1,14 @@
-"""Which categories a user's feedback switched off (seed 004 §5; ORIGINS §4's nightly metrics).
+"""What a user's feedback switched off (seed 004 §5; ORIGINS §4's nightly metrics).
 
-A category is suppressed after ``suppress_after_sends`` sends with no engagement, or after
+A *topic* is suppressed after ``suppress_after_sends`` sends with no engagement, or after
 ``suppress_after_negatives`` negative replies, counted over the last ``suppression_days``.
 It comes back on probation after ``probation_days``: if the user engaged with it in the
 window it is lifted, else the probation is extended.
+
+A send's topics are its signal types (``type:weather_alert``); only a send no signal type stood
+behind counts for its category. The original counted categories, so five ignored weather
+alerts switched off the catch-all ``nudge`` and with it an urgent "School pickup… in 60 min"
+(issue 48): an ignored type mutes only itself.
 """
 
 from __future__ import annotations
@@ -15,34 +20,53 @@ from datetime import datetime, timedelta
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.proactive.models import ENGAGED_OUTCOMES
+from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackSummary
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import upsert
 from phronesis.storage.tables import proactive_suppressions
 
-__all__ = ["SuppressionRepository", "categories_to_suppress"]
+__all__ = ["SuppressionRepository", "split_topics", "suppressed_topics", "topics_of", "topics_to_suppress"]
+
+TYPE = "type:"
 
 c = proactive_suppressions.c
 
 
-def categories_to_suppress(window: Sequence[tuple[str, str]], settings: ProactiveSettings) -> dict[str, str]:
-    """category → reason, from (category, outcome) pairs of the suppression window."""
+def topics_of(category: str, signal_types: Sequence[str]) -> frozenset[str]:
+    """What a send (or a candidate) is about, for suppression: its signal types, else its category."""
+    return frozenset(f"{TYPE}{t}" for t in signal_types) if signal_types else frozenset({category})
+
+
+def split_topics(topics: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(categories, signal types) of stored topics, each sorted: what a summary shows."""
+    categories = sorted(t for t in topics if not t.startswith(TYPE))
+    return categories, sorted(t.removeprefix(TYPE) for t in topics if t.startswith(TYPE))
+
+
+def suppressed_topics(summary: FeedbackSummary) -> frozenset[str]:
+    """The topics a summary's suppressed categories and signal types stand for."""
+    return frozenset(summary.suppressed_categories) | {f"{TYPE}{t}" for t in summary.suppressed_types}
+
+
+def topics_to_suppress(window: Sequence[tuple[frozenset[str], str]], settings: ProactiveSettings) -> dict[str, str]:
+    """topic → reason, from (topics, outcome) pairs of the suppression window."""
     sends: Counter[str] = Counter()
     engaged: Counter[str] = Counter()
     negative: Counter[str] = Counter()
-    for category, outcome in window:
+    for topics, outcome in window:
         if outcome == "pending":
             continue  # not decided yet: neither engagement nor its absence
-        sends[category] += 1
-        engaged[category] += outcome in ENGAGED_OUTCOMES
-        negative[category] += outcome == "negative"
+        for topic in topics:
+            sends[topic] += 1
+            engaged[topic] += outcome in ENGAGED_OUTCOMES
+            negative[topic] += outcome == "negative"
     out = {}
-    for category in sends:
-        if negative[category] >= settings.suppress_after_negatives:
-            out[category] = "negative_feedback"
-        elif sends[category] >= settings.suppress_after_sends and engaged[category] == 0:
-            out[category] = "low_engagement"
+    for topic in sends:
+        if negative[topic] >= settings.suppress_after_negatives:
+            out[topic] = "negative_feedback"
+        elif sends[topic] >= settings.suppress_after_sends and engaged[topic] == 0:
+            out[topic] = "low_engagement"
     return out
 
 
@@ -53,11 +77,11 @@ class SuppressionRepository:
     async def active(
         self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], now: datetime
     ) -> dict[str, frozenset[str]]:
-        """Suppressed categories per user, for a whole chunk in one query."""
-        query = select(c.user_id, c.category).where(c.tenant == tenant, c.user_id.in_(user_ids), c.probation_at > now)
+        """Suppressed topics per user, for a whole chunk in one query."""
+        query = select(c.user_id, c.topic).where(c.tenant == tenant, c.user_id.in_(user_ids), c.probation_at > now)
         out: dict[str, set[str]] = {}
-        for user_id, category in await conn.execute(query):
-            out.setdefault(user_id, set()).add(category)
+        for user_id, topic in await conn.execute(query):
+            out.setdefault(user_id, set()).add(topic)
         return {k: frozenset(v) for k, v in out.items()}
 
     async def refresh(
@@ -65,39 +89,35 @@ class SuppressionRepository:
         conn: AsyncConnection,
         tenant: str,
         user_id: str,
-        window: Sequence[tuple[str, str, datetime]],
+        window: Sequence[tuple[frozenset[str], str, datetime]],
         now: datetime,
         settings: ProactiveSettings,
     ) -> list[str]:
-        """Re-derive the user's suppressions from the window's (category, outcome, sent_at)."""
+        """Re-derive the user's suppressions from the window's (topics, outcome, sent_at)."""
         current = {
-            row.category: row
+            row.topic: row
             for row in await conn.execute(
                 select(proactive_suppressions).where(c.tenant == tenant, c.user_id == user_id)
             )
         }
         probation = timedelta(days=settings.probation_days)
-        for category, row in current.items():
+        for topic, row in current.items():
             if row.probation_at > now:
                 continue
             engaged_since = any(
-                cat == category and outcome in ENGAGED_OUTCOMES and sent >= row.suppressed_at
-                for cat, outcome, sent in window
+                topic in topics and outcome in ENGAGED_OUTCOMES and sent >= row.suppressed_at
+                for topics, outcome, sent in window
             )
             if engaged_since:
                 await conn.execute(
-                    delete(proactive_suppressions).where(
-                        c.tenant == tenant, c.user_id == user_id, c.category == category
-                    )
+                    delete(proactive_suppressions).where(c.tenant == tenant, c.user_id == user_id, c.topic == topic)
                 )
             else:
-                await self._put(conn, tenant, user_id, category, row.reason, row.suppressed_at, now + probation)
-        for category, reason in categories_to_suppress([(cat, out) for cat, out, _ in window], settings).items():
-            if category not in current:
-                await self._put(conn, tenant, user_id, category, reason, now, now + probation)
-        rows = await conn.execute(
-            select(c.category).where(c.tenant == tenant, c.user_id == user_id, c.probation_at > now)
-        )
+                await self._put(conn, tenant, user_id, topic, row.reason, row.suppressed_at, now + probation)
+        for topic, reason in topics_to_suppress([(topics, out) for topics, out, _ in window], settings).items():
+            if topic not in current:
+                await self._put(conn, tenant, user_id, topic, reason, now, now + probation)
+        rows = await conn.execute(select(c.topic).where(c.tenant == tenant, c.user_id == user_id, c.probation_at > now))
         return sorted(rows.scalars())
 
     async def _put(
@@ -105,7 +125,7 @@ class SuppressionRepository:
         conn: AsyncConnection,
         tenant: str,
         user_id: str,
-        category: str,
+        topic: str,
         reason: str,
         suppressed_at: datetime,
         probation_at: datetime,
@@ -114,13 +134,13 @@ class SuppressionRepository:
             upsert(
                 self._db.dialect,
                 proactive_suppressions,
-                ["tenant", "user_id", "category"],
+                ["tenant", "user_id", "topic"],
                 ["reason", "suppressed_at", "probation_at"],
             ),
             {
                 "tenant": tenant,
                 "user_id": user_id,
-                "category": category,
+                "topic": topic,
                 "reason": reason,
                 "suppressed_at": suppressed_at,
                 "probation_at": probation_at,

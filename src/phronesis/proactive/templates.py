@@ -19,6 +19,7 @@ from phronesis.proactive.models import Candidate, Signal
 __all__ = [
     "category_for",
     "is_event",
+    "kind_of",
     "moment_passed",
     "past_moment",
     "render",
@@ -26,6 +27,7 @@ __all__ = [
     "subject_of",
     "template_candidates",
     "timing_score",
+    "type_words",
     "when_words",
 ]
 
@@ -43,7 +45,7 @@ _CATEGORY_WORDS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 def category_for(signal_type: str) -> str:
-    words = signal_type.lower().replace(".", "_").replace("-", "_").split("_")
+    words = type_words(signal_type)
     for keys, category in _CATEGORY_WORDS:
         if any(w.startswith(k) for w in words for k in keys):
             return category
@@ -161,14 +163,26 @@ _KINDS: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 
-def _kind(signal: Signal) -> str:
-    """Which message a signal reads as, by its type's words (a delivery by its status too)."""
-    words = signal.type.lower().replace(".", "_").replace("-", "_").split("_")
+def kind_of(words: Sequence[str]) -> str:
+    """Which kind of thing these words (a signal type's, or a reply's) are about: ``bill``,
+    ``deadline``, ``event``…; ``note`` when none is recognised."""
     for keys, kind in _KINDS:
         if any(w.startswith(k) for w in words for k in keys):
-            delivered = kind == "delivery" and str(signal.data.get("status", "")).lower() == "delivered"
-            return "delivered" if delivered else kind
+            return kind
     return "note"
+
+
+def type_words(signal_type: str) -> list[str]:
+    """A signal type's words: ``weather_alert`` → ``weather``, ``alert``."""
+    return signal_type.lower().replace(".", "_").replace("-", "_").split("_")
+
+
+def _kind(signal: Signal) -> str:
+    """Which message a signal reads as, by its type's words (a delivery by its status too)."""
+    kind = kind_of(type_words(signal.type))
+    if kind == "delivery" and str(signal.data.get("status", "")).lower() == "delivered":
+        return "delivered"
+    return kind
 
 
 def is_event(signal: Signal) -> bool:

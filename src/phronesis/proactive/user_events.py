@@ -8,7 +8,6 @@ written in the transaction of what it records, so the story and the state cannot
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +15,7 @@ from sqlalchemy import insert, or_, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.ids import new_id
-from phronesis.proactive.models import TimelineEvent, UserEventKind
+from phronesis.proactive.models import OptOut, TimelineEvent, UserEventKind
 from phronesis.storage.database import Database
 from phronesis.storage.tables import proactive_user_events
 
@@ -28,9 +27,15 @@ REPLY_TEXT_CHARS = 280
 c = proactive_user_events.c
 
 
-def opted(way: str, categories: Sequence[str], how: str = "") -> str:
-    """One line for an opt-out or opt-in event: ``opted out of nudge by reply``, ``opted in to everything``."""
-    return f"opted {way} {', '.join(categories) if categories else 'everything'}{how}"
+def opted(kind: str, switched: OptOut, how: str = "") -> str:
+    """One line for an opt-out, mute or opt-in event: ``opted out of weather by reply``, ``muted bill
+    until 2026-12-06 09:00 UTC``, ``opted in to everything``."""
+    named = [*switched.categories, *switched.topics]
+    what = ", ".join(named) if named and not switched.all else "everything"
+    if kind == "mute":
+        until = f" until {switched.until:%Y-%m-%d %H:%M} UTC" if switched.until is not None else ""
+        return f"muted {what}{until}{how}"
+    return f"opted {'in to' if kind == 'opt_in' else 'out of'} {what}{how}"
 
 
 class UserEventRepository:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -13,6 +13,8 @@ from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.pages import Page
 from phronesis.proactive.models import UserIn, UserProfile
+from phronesis.proactive.templates import category_for
+from phronesis.proactive.topics import topic_covers_category, topic_covers_type
 from phronesis.proactive.trust import trust_for
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
@@ -37,6 +39,7 @@ class UserRepository:
         values.pop("tenant")
         values.pop("updated_at", None)
         values["opted_out_categories"] = values.get("opted_out_categories") or []
+        values["opted_out_topics"] = values.get("opted_out_topics") or {}
         now = self._clock.now()
         values["trust_level"] = trust_for(
             self._settings,
@@ -135,7 +138,7 @@ class UserRepository:
         overlapping batches cannot deadlock (SQLite already has one writer). Each existing user's
         controls as they are under the lock (what they asked since they were screened)."""
         query = (
-            select(c.id, c.opted_out, c.opted_out_categories, c.muted_until)
+            select(c.id, c.opted_out, c.opted_out_categories, c.muted_until, c.opted_out_topics)
             .where(c.tenant == tenant, member_of(c.id, user_ids, self._db.dialect))
             .order_by(c.id)
         )
@@ -168,7 +171,7 @@ class UserRepository:
         return self.profile(row)
 
     async def update_controls(self, conn: AsyncConnection, tenant: str, user_id: str, **values: Any) -> bool:
-        allowed = {"opted_out", "opted_out_categories", "muted_until"}
+        allowed = {"opted_out", "opted_out_categories", "muted_until", "opted_out_topics"}
         assert values and set(values) <= allowed, values
         result = await conn.execute(
             update(proactive_users)
@@ -177,27 +180,68 @@ class UserRepository:
         )
         return result.rowcount > 0
 
-    async def opt_out(self, conn: AsyncConnection, tenant: str, user_id: str, categories: Sequence[str]) -> bool:
-        """The user opts out of everything (no ``categories``) or of these too, merged with what they
-        had under their row's lock (a reply and an API call at once lose neither); False: no such user."""
-        if not categories:
+    async def opt_out(
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        user_id: str,
+        categories: Sequence[str],
+        topics: Mapping[str, datetime | None] | None = None,
+    ) -> bool:
+        """The user opts out of everything (no ``categories``, no ``topics``) or of these too, merged
+        with what they had under their row's lock (a reply and an API call at once lose neither).
+        ``topics``: each with its mute's end (None: until opted back in). False: no such user."""
+        if not categories and not topics:
             return await self.update_controls(conn, tenant, user_id, opted_out=True)
         row = (await self.lock(conn, tenant, [user_id])).get(user_id)
         if row is None:
             return False
-        merged = sorted({*(row.opted_out_categories or ()), *categories})
-        return await self.update_controls(conn, tenant, user_id, opted_out_categories=merged)
+        values: dict[str, Any] = {}
+        if categories:
+            values["opted_out_categories"] = sorted({*(row.opted_out_categories or ()), *categories})
+        if topics:
+            stopped = dict(row.opted_out_topics or {})
+            for topic, until in topics.items():
+                kept = stopped.get(topic, "")
+                if kept is None or (until is not None and kept and kept > until.isoformat()):
+                    continue  # an opt-out for good, or a longer mute, stands
+                stopped[topic] = until.isoformat() if until is not None else None
+            values["opted_out_topics"] = dict(sorted(stopped.items()))
+        return await self.update_controls(conn, tenant, user_id, **values)
 
     async def opt_in(
-        self, conn: AsyncConnection, tenant: str, user_id: str, categories: Sequence[str], every: Sequence[str]
+        self,
+        conn: AsyncConnection,
+        tenant: str,
+        user_id: str,
+        categories: Sequence[str],
+        every: Sequence[str],
+        topics: Sequence[str] = (),
     ) -> bool:
-        """Undo an opt-out: of everything (no ``categories``; category opt-outs too), or of these. Opting
-        in to some categories while opted out of everything (``every`` category) means those only."""
-        if not categories:
-            return await self.update_controls(conn, tenant, user_id, opted_out=False, opted_out_categories=[])
+        """Undo an opt-out: of everything (no ``categories``, no ``topics``: category and topic
+        opt-outs and a mute too), or of these. A topic switches back on what it covers: stopped
+        topics of its kind and the categories it names. Opting in to some while opted out of
+        everything (``every`` category) means those only."""
+        if not categories and not topics:
+            return await self.update_controls(
+                conn, tenant, user_id, opted_out=False, opted_out_categories=[], opted_out_topics={}, muted_until=None
+            )
         row = (await self.lock(conn, tenant, [user_id])).get(user_id)
         if row is None:
             return False
+        back = set(categories) | {c for c in every for t in topics if topic_covers_category(t, c)}
+        back |= {category_for(t) for t in topics}
         off = set(every) if row.opted_out else set(row.opted_out_categories or ())
-        remaining = sorted(off - set(categories))
-        return await self.update_controls(conn, tenant, user_id, opted_out=False, opted_out_categories=remaining)
+        stopped = {
+            kept: until
+            for kept, until in (row.opted_out_topics or {}).items()
+            if not any(t == kept or topic_covers_type(t, kept) for t in topics)
+        }
+        return await self.update_controls(
+            conn,
+            tenant,
+            user_id,
+            opted_out=False,
+            opted_out_categories=sorted(off - back),
+            opted_out_topics=stopped,
+        )

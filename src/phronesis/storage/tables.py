@@ -551,6 +551,7 @@ proactive_users = Table(
     Column("opted_out", Boolean, nullable=False, server_default=false()),
     Column("opted_out_categories", JSON, nullable=True),
     Column("muted_until", UTCDateTime, nullable=True),
+    Column("opted_out_topics", JSON, nullable=True),
 )
 
 
@@ -666,13 +667,14 @@ proactive_suppressions = Table(
     metadata,
     Column("tenant", String(64), primary_key=True),
     Column("user_id", String(64), primary_key=True),
-    Column("category", String(32), primary_key=True),
+    Column("topic", String(80), primary_key=True),
     Column("reason", String(32), nullable=False),
     Column("suppressed_at", UTCDateTime, nullable=False),
     Column("probation_at", UTCDateTime, nullable=False),
     _user_fk(),
 )
-"""Categories a user's feedback switched off, each until its probation date (seed 004 §5, ORIGINS §4)."""
+"""What a user's feedback switched off, each until its probation date (seed 004 §5, ORIGINS §4): a
+signal type (``type:weather_alert``) or, for messages no signal type stood behind, a category."""
 
 proactive_tenants = Table(
     "proactive_tenants",

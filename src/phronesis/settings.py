@@ -591,6 +591,11 @@ class ProactiveSettings(Schema):
     urgency_weight: float = Field(default=0.25, ge=0.0, le=1.0)
     deferred_min_score: float = Field(default=4.0, ge=0.0, le=10.0)
     deferred_ttl_hours: float = Field(default=24.0, gt=0.0, le=24.0 * 30)
+    wake_retry_hours: float = Field(default=2.0, ge=0.0, le=12.0)
+    """A message deferred in the user's quiet hours, or this many hours before they begin, whose
+    signals' moments all come after the user's wake, is not kept as a deferred insight: its signals
+    wait and are considered again at the wake time (a deadline at 09:30 deferred at 23:30 was
+    never told). 0: off."""
     dedup_overlap: Probability = 0.6
     """A candidate whose words overlap a recent message's by more than this is a repeat."""
     recent_messages: int = Field(default=10, ge=0, le=100)

@@ -97,6 +97,9 @@ async def test_a_send_too_old_to_matter_expires_instead_of_arriving_late(
     # its signal was not told: past its moment it ends expired, saying why (never "sent")
     [signal] = (await proactive.list_signals("t", "ana")).items
     assert signal.outcome == "expired" and "never delivered" in (signal.outcome_reason or "")
+    # and counted where operators look (/metrics: phronesis_proactive_events{name=...})
+    [day] = (await proactive.stats("t", days=1)).values()
+    assert day.get("signal:expired_undelivered") == 1
 
 
 async def test_a_failure_not_worth_retrying_fails_at_once(make: Callable[..., ProactiveModule]) -> None:

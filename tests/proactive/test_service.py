@@ -171,7 +171,9 @@ async def test_a_negative_reply_and_a_button_press(proactive: ProactiveModule, c
     assert reply.feedback[0].outcome == "button_click"
 
 
-async def test_a_signal_type_is_suppressed_after_five_ignored_sends(proactive: ProactiveModule, clock: FixedClock) -> None:
+async def test_a_signal_type_is_suppressed_after_five_ignored_sends(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
     await proactive.put_user("t", "ana", UserIn(created_at=START - timedelta(days=200), interaction_count=500))
     for n in range(5):
         await proactive.add_signals("t", "ana", [deadline(9, f"d{n}", title=f"Task {n}")])
@@ -198,7 +200,8 @@ async def test_ignored_weather_alerts_never_mute_another_type_of_the_same_catego
     pickup change (also a ``nudge``, urgency 7, not urgent) still goes, a sixth weather alert does not."""
     await proactive.put_user("t", "ana", UserIn(created_at=START - timedelta(days=200), interaction_count=500))
     for n in range(5):
-        await proactive.add_signals("t", "ana", [SignalIn(type="weather_alert", urgency_hint=9, data={"title": f"Storm {n}"})])
+        storm = SignalIn(type="weather_alert", urgency_hint=9, data={"title": f"Storm {n}"})
+        await proactive.add_signals("t", "ana", [storm])
         sent = await proactive.run_cycle("t", "ana")
         assert (sent.decision, sent.category) == ("sent", "nudge")
         clock.advance(hours=4)
@@ -749,3 +752,25 @@ async def test_a_message_that_was_never_delivered_gives_its_signal_back(
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
     [told] = (await proactive.list_signals("t", "ana")).items
     assert told.outcome == "sent"
+
+
+async def test_a_deadline_deferred_at_night_is_considered_again_at_wake(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """Issue 48, item 6: a new user at 23:30 with a deadline at 09:30 (score 6.95, under 7.0) got a
+    deferred insight and no reminder in the morning. The signal now waits, unused, for the wake
+    (07:00), where its better timing sends it."""
+    await proactive.put_user("t", "ana", UserIn(timezone="UTC", sleep_time="00:30", wake_time="07:00"))
+    clock.advance(hours=11, minutes=30)  # 23:30 UTC
+    due = START.replace(hour=9, minute=30) + timedelta(days=1)
+    await proactive.add_signals("t", "ana", [deadline(8, "rent", title="Rent transfer", due=due.isoformat())])
+    night = await proactive.run_cycle("t", "ana")
+    assert (night.decision, night.deferred) == ("silent", 0)
+    [waiting] = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert waiting.retry_at == START.replace(hour=7) + timedelta(days=1)
+    assert waiting.outcome_reason is not None and "07:00" in waiting.outcome_reason
+    clock.advance(minutes=10)
+    assert (await proactive.run_cycle("t", "ana")).reason == "no_signals"  # not due before the wake
+    clock.advance(hours=7, minutes=20)  # 07:00
+    morning = await proactive.run_cycle("t", "ana")
+    assert morning.decision == "sent" and morning.message is not None and "Rent transfer" in morning.message

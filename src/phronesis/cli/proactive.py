@@ -229,14 +229,19 @@ CategoryOption = Annotated[
     list[str] | None,
     typer.Option("--category", help="One category (repeat for more; default: every proactive message)."),
 ]
+TopicOption = Annotated[
+    list[str] | None,
+    typer.Option("--topic", help="A topic word ('weather', 'bill') or a signal type (repeat for more)."),
+]
 
 
 def _opt_state(profile: UserProfile) -> str:
     if profile.opted_out:
         return "opted out of everything"
-    if profile.opted_out_categories:
-        return "opted out of " + ", ".join(profile.opted_out_categories)
-    return "opted in"
+    named = [*profile.opted_out_categories, *(t for t, until in profile.opted_out_topics.items() if until is None)]
+    muted = [f"{t} (until {until:%Y-%m-%d %H:%M})" for t, until in profile.opted_out_topics.items() if until]
+    parts = (["opted out of " + ", ".join(named)] if named else []) + (["muted " + ", ".join(muted)] if muted else [])
+    return "; ".join(parts) or "opted in"
 
 
 def _controls(profile: UserProfile, as_json: bool) -> None:
@@ -252,28 +257,36 @@ def _mute(profile: UserProfile, as_json: bool) -> None:
     emit(profile, as_json, lambda: f"{profile.id}: {muted}" + (f"; {state}" if state != "opted in" else ""))
 
 
-def _categories(categories: list[str] | None) -> OptOutIn:
+def _categories(categories: list[str] | None, topics: list[str] | None) -> OptOutIn:
     try:
-        return OptOutIn(categories=categories or [])
+        return OptOutIn(categories=categories or [], topics=topics or [])
     except ValidationError as exc:
         raise fail(str(invalid_input(exc))) from None
 
 
 @users_app.command("opt-out")
 def users_opt_out(
-    user_id: str, category: CategoryOption = None, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT
+    user_id: str,
+    category: CategoryOption = None,
+    topic: TopicOption = None,
+    as_json: JsonOption = False,
+    tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """No more proactive messages for the user (or none of these categories)."""
-    body = _categories(category)
+    """No more proactive messages for the user (or none of these categories or topics)."""
+    body = _categories(category, topic)
     _controls(with_engine(lambda engine: engine.proactive.opt_out(tenant, user_id, body)), as_json)
 
 
 @users_app.command("opt-in")
 def users_opt_in(
-    user_id: str, category: CategoryOption = None, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT
+    user_id: str,
+    category: CategoryOption = None,
+    topic: TopicOption = None,
+    as_json: JsonOption = False,
+    tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Undo an opt-out (of everything, or of these categories)."""
-    body = _categories(category)
+    """Undo an opt-out (of everything, or of these categories or topics)."""
+    body = _categories(category, topic)
     _controls(with_engine(lambda engine: engine.proactive.opt_in(tenant, user_id, body)), as_json)
 
 

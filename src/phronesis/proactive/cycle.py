@@ -14,7 +14,7 @@ import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -27,17 +27,19 @@ from phronesis.proactive.candidates import CandidateSource, Proposed
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.controls import TenantControls
-from phronesis.proactive.fates import Fate, fates, named
+from phronesis.proactive.fates import Fate, covered_signals, fates, named
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.models import BlockReason, Candidate, CandidatePreview, CycleResult, Preview
 from phronesis.proactive.outbox import Attempt, Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
+from phronesis.proactive.quiet_hours import is_quiet, next_wake
 from phronesis.proactive.scoring import Scored, score_candidates
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import CAP_LOOKBACK, zone
 from phronesis.proactive.suppression import suppressed_topics, topics_of
+from phronesis.proactive.templates import moment_of
 from phronesis.proactive.topics import active_topics, candidate_stopped
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
@@ -79,6 +81,8 @@ class _Decided:
     claim: dict[str, Any] | None
     record: NewDecisionRecord
     fates: list[Fate]
+    held: dict[str, tuple[datetime, str]]
+    """Signals deferred at night that wait for the user's wake: id → (when, why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +312,7 @@ class CycleRunner:
         await p.sends.claim(conn, claims)
         await p.decisions.add_many(records, connection=conn)
         await p.signals.settle(conn, tenant, settled)
+        await p.signals.hold(conn, tenant, {k: v for _, d in going for k, v in d.held.items()})
         return out
 
     def _decided(self, tenant: str, one: _Plan, blocked: BlockReason | None, key: str) -> _Decided:
@@ -316,6 +321,9 @@ class CycleRunner:
         s, context, now = self._settings, one.context, one.context.now
         user, scored, chosen, deferred = context.user, one.scored, one.chosen, one.deferred
         reason: str
+        held = self._held(one) if blocked is None else {}
+        if held:  # a deferral at night that waits for the wake keeps no insight
+            deferred = [d for d in deferred if not covered_signals(d.candidate, context.signals) <= set(held)]
         insight_ids = [new_id() for _ in deferred]
         if blocked is not None:  # like the pre-filter's blocks: the signals wait for their turn
             chosen, reason, deferred = None, blocked, []
@@ -420,7 +428,32 @@ class CycleRunner:
                 candidates_full=len(proposed.candidates) >= s.max_candidates,
                 now=now,
             )
-        return _Decided(result, rows, claim, record, ended)
+        return _Decided(result, rows, claim, record, [f for f in ended if f.signal_id not in held], held)
+
+    def _held(self, one: _Plan) -> dict[str, tuple[datetime, str]]:
+        """The signals of deferred candidates to consider again at the user's wake (issue 48: a
+        new user at 23:30 with a deadline at 09:30, score 6.95 under 7.0, got a deferred insight
+        and no reminder in the morning). Only at night (quiet hours, or ``wake_retry_hours``
+        before them) and only when every signal's moment comes after the wake: by then its timing
+        is better, and nothing was lost by waiting."""
+        s, state, now = self._settings, one.state, one.context.now
+        if s.wake_retry_hours <= 0 or not one.deferred:
+            return {}
+        soon = now + timedelta(hours=s.wake_retry_hours)
+        if not any(is_quiet(t, state.zone, wake=state.wake, sleep=state.sleep) for t in (now, soon)):
+            return {}
+        wake = next_wake(now, state.zone, wake=state.wake)
+        by_id = {signal.id: signal for signal in one.context.signals}
+        out: dict[str, tuple[datetime, str]] = {}
+        for d in one.deferred:
+            signals = [by_id[i] for i in covered_signals(d.candidate, one.context.signals)]
+            if signals and all((m := moment_of(signal)) is not None and m > wake for signal in signals):
+                why = (
+                    f"deferred at night (score {d.score:.2f}, under {one.screened.trust.policy.score_threshold:.2f});"
+                    f" considered again at the user's wake, {wake:%H:%M} local"
+                )
+                out.update(dict.fromkeys((signal.id for signal in signals), (wake.astimezone(UTC), why)))
+        return out
 
     def _already_done(self, one: _Plan, key: str) -> CycleResult:
         return CycleResult(

@@ -286,6 +286,9 @@ class Signal(Schema):
     """Why, for a person: which message, which insight until when, which rule."""
     outcome_ref: str | None = None
     """The send, the deferred insight or the decision record it ended in."""
+    retry_at: datetime | None = None
+    """A signal deferred at night whose moment comes after the user wakes is not used up: it waits, pending, and is
+    considered again at this time (the user's wake); ``outcome_reason`` says why. None: no wait."""
 
     def describe(self) -> str:
         """One line for prompts and templates: the type and its most telling fields."""

@@ -189,7 +189,8 @@ class Outbox:
             if status == "failed":
                 failed.setdefault(attempt.tenant, []).append(attempt.send_id)
         for tenant, send_ids in failed.items():
-            await release_undelivered(conn, tenant, send_ids, self._db.dialect, now)
+            if late := await release_undelivered(conn, tenant, send_ids, self._db.dialect, now):
+                await self._counters.bump(conn, tenant, now, {"signal:expired_undelivered": late})
         by_tenant: dict[str, dict[str, tuple[dict[str, Any], tuple[str, str] | None]]] = {}
         for attempt, status, detail, format in finished:
             if attempt.decision_id is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -58,12 +58,12 @@ _SETTLE = (
 
 async def release_undelivered(
     conn: AsyncConnection, tenant: str, send_ids: Sequence[str], dialect: str, now: datetime
-) -> None:
+) -> int:
     """The signals of sends that failed for good wait again for a cycle while their moment is
     ahead: a message never delivered told nothing (a trial: two signals stayed "sent" in messages
-    that failed). One whose moment has passed ends expired, never told late."""
+    that failed). One whose moment has passed ends expired, never told late. How many ended so."""
     if not send_ids:
-        return
+        return 0
     query = select(proactive_signals).where(
         c.tenant == tenant, member_of(c.outcome_ref, send_ids, dialect), c.outcome.in_(("sent", "folded"))
     )
@@ -83,6 +83,7 @@ async def release_undelivered(
             .where(c.tenant == tenant, member_of(c.id, late, dialect))
             .values(outcome="expired", outcome_reason=reason)
         )
+    return len(late)
 
 
 class SignalsAdded(NamedTuple):
@@ -223,6 +224,7 @@ class SignalRepository:
                 c.consumed_at.is_(None),
                 c.expires_at > now,
                 c.context_only.is_(False),
+                or_(c.retry_at.is_(None), c.retry_at <= now),
             )
             .distinct()
             .order_by(c.user_id)
@@ -243,6 +245,7 @@ class SignalRepository:
             member_of(c.user_id, user_ids, self._db.dialect),
             c.consumed_at.is_(None),
             c.expires_at > now,
+            or_(c.retry_at.is_(None), c.retry_at <= now),  # one waiting for the user's wake is not due
         )
         out: dict[str, list[Signal]] = defaultdict(list)
         for row in await conn.execute(query):
@@ -291,6 +294,16 @@ class SignalRepository:
                     for f in fates
                 ],
             )  # fmt: skip
+
+    async def hold(self, conn: AsyncConnection, tenant: str, held: Mapping[str, tuple[datetime, str]]) -> None:
+        """Signals that wait, unused, until a time (the user's wake), with why."""
+        if held:
+            await conn.execute(
+                update(proactive_signals)
+                .where(c.tenant == bindparam("b_tenant"), c.id == bindparam("b_id"), c.consumed_at.is_(None))
+                .values(retry_at=bindparam("b_at"), outcome_reason=bindparam("b_reason")),
+                [{"b_tenant": tenant, "b_id": k, "b_at": at, "b_reason": why[:512]} for k, (at, why) in held.items()],
+            )
 
     async def list(self, tenant: str, user_id: str, *, pending: bool | None, limit: int, offset: int) -> Page[Signal]:
         query = where_given(select(proactive_signals).where(c.tenant == tenant), ((c.user_id, user_id),))

@@ -20,6 +20,7 @@ __all__ = [
     "category_for",
     "is_event",
     "kind_of",
+    "moment_of",
     "moment_passed",
     "past_moment",
     "render",
@@ -52,7 +53,8 @@ def category_for(signal_type: str) -> str:
     return "nudge"
 
 
-def _when(signal: Signal) -> datetime | None:
+def moment_of(signal: Signal) -> datetime | None:
+    """The signal's moment (its start, due time…) from its data, when it gives one with its offset."""
     for key in ("start", "due", "when", "at"):
         value = signal.data.get(key)
         if isinstance(value, str):
@@ -83,7 +85,7 @@ def timing_score(signal: Signal, now: datetime) -> float:
     day = _day_timing(signal, now)
     if day is not None:
         return day
-    when = _when(signal)
+    when = moment_of(signal)
     if when is None:
         return 5.0
     hours = (when - now).total_seconds() / 3600
@@ -194,13 +196,13 @@ def is_event(signal: Signal) -> bool:
 
 def moment_passed(signal: Signal, now: datetime) -> bool:
     """The signal's moment (its start, due time…) is behind ``now``."""
-    when = _when(signal)
+    when = moment_of(signal)
     return when is not None and when <= now
 
 
 def past_moment(signal: Signal, now: datetime) -> datetime | None:
     """The moment of an event signal, when it has passed; None otherwise."""
-    when = _when(signal)
+    when = moment_of(signal)
     return when if when is not None and when <= now and is_event(signal) else None
 
 
@@ -270,7 +272,7 @@ def render(signal: Signal, now: datetime, zone: tzinfo = UTC) -> tuple[str, str]
     a yes/no). Times are in the user's zone and words; a title that says its own time is not given
     another; nothing says "soon" or "already"; only a deadline offers to block time (issue 48:
     every bill asked "Want me to block some time for it?")."""
-    when, day = _when(signal), _date_of(signal)
+    when, day = moment_of(signal), _date_of(signal)
     today = now.astimezone(zone).date()
     said = _Said(
         title=signal_title(signal),

@@ -580,6 +580,8 @@ proactive_signals = Table(
     Column("outcome", String(32), nullable=True),
     Column("outcome_reason", String(512), nullable=True),
     Column("outcome_ref", String(64), nullable=True),
+    # deferred at night with its moment after the user's wake: waits, unused, until then (issue 48)
+    Column("retry_at", UTCDateTime, nullable=True),
     _user_fk(),
     CheckConstraint("urgency_hint BETWEEN 1 AND 10", name="urgency"),
     # the same signal twice (a source re-polled) is stored once

@@ -4,7 +4,9 @@
   when it ends (an ISO time for a mute, null for an opt-out);
 - ``proactive_suppressions.category`` becomes ``topic`` (80 characters): what feedback switched
   off is a signal type (``type:weather_alert``) when the ignored messages had one, the category
-  only for messages no signal type stood behind. Rows already there keep their category as topic.
+  only for messages no signal type stood behind. Rows already there keep their category as topic;
+- ``proactive_signals.retry_at``: a signal deferred at night while its moment is after the user's
+  wake waits, unused, until then (the wake-time retry); null: no wait.
 
 Revision ID: 0026
 Revises: 0025
@@ -13,6 +15,8 @@ Create Date: 2026-11-29
 
 import sqlalchemy as sa
 from alembic import op
+
+from phronesis.storage.types import UTCDateTime
 
 revision = "0026"
 down_revision = "0025"
@@ -23,6 +27,8 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("proactive_users") as batch:
         batch.add_column(sa.Column("opted_out_topics", sa.JSON, nullable=True))
+    with op.batch_alter_table("proactive_signals") as batch:
+        batch.add_column(sa.Column("retry_at", UTCDateTime, nullable=True))
     with op.batch_alter_table("proactive_suppressions") as batch:
         batch.alter_column(
             "category",
@@ -43,5 +49,7 @@ def downgrade() -> None:
             type_=sa.String(32),
             existing_nullable=False,
         )
+    with op.batch_alter_table("proactive_signals") as batch:
+        batch.drop_column("retry_at")
     with op.batch_alter_table("proactive_users") as batch:
         batch.drop_column("opted_out_topics")

@@ -92,7 +92,12 @@ async def test_the_timeline_says_what_stopped_the_messages(proactive: ProactiveM
     assert dict(done)["pause"] == "paused for the tenant: incident 42"
     reply = next(e for e in timeline.events if e.kind == "reply")
     assert (reply.details["text"], reply.details["intent"]) == (stop, "opt_out_category")
-    assert reply.details["opted_out"] == {"all": False, "categories": ["deadline_warning"]}
+    assert reply.details["opted_out"] == {
+        "all": False,
+        "categories": [],
+        "topics": ["deadline_approaching"],
+        "until": None,
+    }
 
 
 async def test_counters_say_why_users_were_not_messaged_without_a_record_per_block(

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.channels.types import Delivery, Outbound
-from phronesis.proactive.models import UserMessageIn
+from phronesis.proactive.models import SignalIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock, RecordingChannel
@@ -239,3 +240,27 @@ async def test_a_reply_while_a_send_waits_for_its_retry_does_not_answer_it(
     clock.advance(seconds=30)
     [answered] = (await proactive.on_message("t", "ana", UserMessageIn(text="thanks"))).feedback
     assert (answered.id, answered.outcome, answered.response_latency_seconds) == (result.send_id, "engaged", 30.0)
+
+
+async def test_a_message_about_an_event_is_never_delivered_after_it(
+    make: Callable[..., ProactiveModule], clock: FixedClock
+) -> None:
+    """Issue 48, item 5: the outbox retried "Dentist in 3 minutes" after the appointment (its
+    only limits were attempts and an hour of age). Past the event's moment it fails instead, and
+    the signal ends expired, saying its message was never delivered."""
+    channel = RecordingChannel(failures=2, retryable=True)
+    proactive = make(channel_=channel, **FAST)
+    await proactive.put_user("t", "ana", AWAKE)
+    start = clock.now() + timedelta(minutes=3)
+    data = {"title": "Dentist", "start": start.isoformat()}
+    dentist = SignalIn(type="calendar_event_approaching", urgency_hint=9, data=data)
+    await proactive.add_signals("t", "ana", [dentist])
+    result = await proactive.run_cycle("t", "ana")
+    assert result.delivery == "retrying"
+    clock.advance(minutes=4)  # the channel is back, the appointment has begun
+    assert (await proactive.tick("t")).redelivered == {"failed": 1}
+    assert channel.sent == []
+    row = await _send_row(proactive, result.send_id or "")
+    assert row.delivery_status == "failed" and "passed before it could be delivered" in (row.delivery_detail or "")
+    [signal] = (await proactive.list_signals("t", "ana")).items
+    assert signal.outcome == "expired" and "never delivered" in (signal.outcome_reason or "")

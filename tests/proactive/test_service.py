@@ -774,3 +774,27 @@ async def test_a_deadline_deferred_at_night_is_considered_again_at_wake(
     clock.advance(hours=7, minutes=20)  # 07:00
     morning = await proactive.run_cycle("t", "ana")
     assert morning.decision == "sent" and morning.message is not None and "Rent transfer" in morning.message
+
+
+async def test_a_capped_event_that_passes_says_the_cap_held_it(proactive: ProactiveModule, clock: FixedClock) -> None:
+    """Issue 48, item 5: a message held by the daily cap whose moment passes before the next day
+    expired saying nothing of the cap. The signal now keeps why it waits, and ends with it."""
+    await proactive.put_user("t", "ana", UserIn(timezone="UTC", sleep_time="00:00", wake_time="00:00"))
+    for n in range(2):  # a new user's two a day
+        await proactive.add_signals("t", "ana", [deadline(9, f"d{n}", title=f"Task {n}")])
+        assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+        clock.advance(minutes=35)
+    start = clock.now() + timedelta(minutes=40)
+    call = SignalIn(
+        type="calendar_event_approaching",
+        urgency_hint=9,
+        data={"title": "Call with the landlord", "start": start.isoformat()},
+        expires_at=start,
+    )
+    await proactive.add_signals("t", "ana", [call])
+    assert (await proactive.run_cycle("t", "ana")).reason == "daily_cap"
+    [waiting] = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert waiting.outcome_reason == "waiting: the user's daily cap was reached"
+    clock.advance(minutes=45)
+    [expired] = [e for e in (await proactive.timeline("t", "ana")).events if e.kind == "signal_expired"]
+    assert "daily cap" in expired.summary

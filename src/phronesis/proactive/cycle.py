@@ -27,7 +27,7 @@ from phronesis.proactive.candidates import CandidateSource, Proposed
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.controls import TenantControls
-from phronesis.proactive.fates import Fate, covered_signals, fates, named
+from phronesis.proactive.fates import Fate, covered_signals, fates, named, waiting
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.models import BlockReason, Candidate, CandidatePreview, CycleResult, Preview
@@ -313,6 +313,8 @@ class CycleRunner:
         await p.decisions.add_many(records, connection=conn)
         await p.signals.settle(conn, tenant, settled)
         await p.signals.hold(conn, tenant, {k: v for _, d in going for k, v in d.held.items()})
+        waits = {user_id: why for user_id, reason in blocked.items() if (why := waiting(reason)) is not None}
+        await p.signals.note_waits(conn, tenant, waits)  # blocked at the commit: they wait, and say why
         return out
 
     def _decided(self, tenant: str, one: _Plan, blocked: BlockReason | None, key: str) -> _Decided:

@@ -143,6 +143,25 @@ def fates(
     return list(out.values())
 
 
+_WAITS: dict[str, str] = {
+    "paused": "the tenant paused proactive messages",
+    "opted_out": "the user opted out",
+    "muted": "the user muted messages",
+    "low_urgency": "its urgency is under the minimum for the user's trust level",
+    "quiet_hours": "the user's quiet hours",
+    "daily_cap": "the user's daily cap was reached",
+    "cooldown": "the cooldown after the last message",
+    "already_sent": "a message was sent in this cycle's slot",
+}
+
+
+def waiting(reason: str) -> str | None:
+    """Why a user's pending signals wait, after a cycle blocked with ``reason`` (kept on the signals, so
+    one whose moment passes while it waits says what held it: "capped" rather than nothing)."""
+    why = _WAITS.get(reason)
+    return f"waiting: {why}" if why is not None else None
+
+
 def _unspoken(
     signal: Signal, spoken: set[str], decision_id: str, *, candidates_full: bool, now: datetime
 ) -> Fate | None:
@@ -151,6 +170,8 @@ def _unspoken(
         return Fate(signal.id, "context", "read as background by the cycle's decision", decision_id)
     if (moment := past_moment(signal, now)) is not None:  # never told after the event
         reason = f"its moment ({moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC) passed before a message told it"
+        if signal.outcome_reason:  # what held it meanwhile (the daily cap, quiet hours…)
+            reason += f" ({signal.outcome_reason})"
         return Fate(signal.id, "expired", reason, decision_id)
     if not candidates_full and signal.id not in spoken:
         return Fate(signal.id, "no_candidate", "no candidate message spoke for it", decision_id)

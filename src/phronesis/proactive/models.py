@@ -283,7 +283,8 @@ class Signal(Schema):
     ``context`` or ``expired`` (an event whose moment passed before a message told it). None: not used (pending, or
     expired once ``expires_at`` passed)."""
     outcome_reason: str | None = None
-    """Why, for a person: which message, which insight until when, which rule."""
+    """Why, for a person: which message, which insight until when, which rule. While it is pending: why it waits
+    (the last thing that held it: quiet hours, the daily cap, a wait for the user's wake…)."""
     outcome_ref: str | None = None
     """The send, the deferred insight or the decision record it ended in."""
     retry_at: datetime | None = None

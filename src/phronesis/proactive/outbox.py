@@ -35,7 +35,7 @@ from phronesis.exceptions import NotFoundError
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
 from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.sends import SendRepository
-from phronesis.proactive.signals import release_undelivered
+from phronesis.proactive.signals import moment_passed_for, release_undelivered
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
@@ -224,13 +224,17 @@ class Outbox:
     async def _one(self, row: Any, now: datetime) -> Settled | None:
         s = self._settings
         attempts = int(row.attempts or 0)
-        expired = now - row.sent_at >= timedelta(minutes=s.outbox_max_age_minutes)
-        if expired or attempts >= s.outbox_attempts:
-            reason = (
-                f"expired: not delivered within {s.outbox_max_age_minutes:g} min"
-                if expired
-                else f"gave up after {attempts} attempts"
-            )
+        reason = None
+        if now - row.sent_at >= timedelta(minutes=s.outbox_max_age_minutes):
+            reason = f"expired: not delivered within {s.outbox_max_age_minutes:g} min"
+        elif attempts >= s.outbox_attempts:
+            reason = f"gave up after {attempts} attempts"
+        else:
+            async with self._db.connect() as conn:
+                passed = await moment_passed_for(conn, row.tenant, row.id, now)
+            if passed is not None:  # a message about an event is never delivered after it
+                reason = f"expired: its moment ({passed:%Y-%m-%d %H:%M} UTC) passed before it could be delivered"
+        if reason is not None:
             attempt = Attempt(
                 row.tenant, row.id, row.decision_id, attempts, row.sent_at, _outbound(row, None, now), row.channel
             )

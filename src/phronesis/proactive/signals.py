@@ -18,7 +18,7 @@ from phronesis.ids import new_id
 from phronesis.pages import Page
 from phronesis.proactive.fates import Fate
 from phronesis.proactive.models import Signal, SignalIn
-from phronesis.proactive.templates import moment_passed, subject_of
+from phronesis.proactive.templates import moment_passed, past_moment, subject_of
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
 from phronesis.storage.inserts import insert_or_ignore
@@ -84,6 +84,18 @@ async def release_undelivered(
             .values(outcome="expired", outcome_reason=reason)
         )
     return len(late)
+
+
+async def moment_passed_for(conn: AsyncConnection, tenant: str, send_id: str, now: datetime) -> datetime | None:
+    """The latest moment of a send's event signals when every signal it tells is an event already
+    past (a message "Dentist in 10 minutes" retried after the appointment); None otherwise."""
+    query = select(proactive_signals).where(
+        c.tenant == tenant, c.outcome_ref == send_id, c.outcome.in_(("sent", "folded"))
+    )
+    moments = [past_moment(_signal(row), now) for row in await conn.execute(query)]
+    if not moments or any(m is None for m in moments):
+        return None
+    return max(m for m in moments if m is not None)
 
 
 class SignalsAdded(NamedTuple):
@@ -294,6 +306,25 @@ class SignalRepository:
                     for f in fates
                 ],
             )  # fmt: skip
+
+    async def note_waits(self, conn: AsyncConnection, tenant: str, reasons: Mapping[str, str]) -> None:
+        """Why each user's pending signals wait (``fates.waiting``): one statement per reason, and
+        only rows whose reason changes are written."""
+        by_reason: dict[str, list[str]] = defaultdict(list)
+        for user_id, reason in reasons.items():
+            by_reason[reason].append(user_id)
+        for reason, user_ids in by_reason.items():
+            await conn.execute(
+                update(proactive_signals)
+                .where(
+                    c.tenant == tenant,
+                    member_of(c.user_id, user_ids, self._db.dialect),
+                    c.consumed_at.is_(None),
+                    c.retry_at.is_(None),
+                    c.outcome_reason.is_distinct_from(reason),
+                )
+                .values(outcome_reason=reason)
+            )
 
     async def hold(self, conn: AsyncConnection, tenant: str, held: Mapping[str, tuple[datetime, str]]) -> None:
         """Signals that wait, unused, until a time (the user's wake), with why."""

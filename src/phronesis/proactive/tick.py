@@ -14,12 +14,15 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import PhronesisError
 from phronesis.proactive.candidates import CandidateSource
 from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
+from phronesis.proactive.fates import waiting
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.models import CycleResult, Preview, TickReport
 from phronesis.proactive.outbox import Outbox
@@ -155,11 +158,18 @@ class Ticker:
             signals=[],
         )
 
+    async def _note_waits(self, conn: AsyncConnection, tenant: str, blocked: Sequence[Screened]) -> None:
+        """Keep on each blocked user's pending signals why they wait (``fates.waiting``)."""
+        reasons = {s.user_id: why for s in blocked if (why := waiting(s.reason or "")) is not None}
+        if reasons:
+            await self._signals.note_waits(conn, tenant, reasons)
+
     async def _decide(self, tenant: str, pair: tuple[Screened, UserState], now: datetime, key: str) -> CycleResult:
         screened, state = pair
         if not screened.passed:
-            if self._settings.record_blocked:
-                async with self._db.transaction() as conn:
+            async with self._db.transaction() as conn:
+                await self._note_waits(conn, tenant, [screened])
+                if self._settings.record_blocked:
                     await self._decisions.add_many([blocked_record(tenant, screened, key)], connection=conn)
             return blocked_result(screened, key)
         return await self._runner.run(tenant, screened, state, now)
@@ -215,6 +225,7 @@ class Ticker:
                 for start in range(0, len(passed), CYCLE_BATCH):
                     ran += await self._runner.run_many(t, passed[start : start + CYCLE_BATCH], now)
                 async with self._db.transaction() as conn:  # one statement per name for the chunk
+                    await self._note_waits(conn, t, blocked)
                     chunk = _counts(
                         [blocked_result(s, key) for s in blocked] + [r for r in ran if isinstance(r, CycleResult)]
                     )

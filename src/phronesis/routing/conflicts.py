@@ -28,8 +28,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from phronesis.embeddings.types import Vectors
+from phronesis.routing.lexical import content_words
 from phronesis.routing.retrieval import Conflict, RetrievedSource
-from phronesis.routing.tool_choice import content_words
 
 __all__ = ["figures", "find_conflicts"]
 
@@ -89,7 +89,7 @@ def figures(text: str) -> dict[str, dict[str, str]]:
 
 
 def _subject(statement: str) -> frozenset[str]:
-    """The statement's content words (``tool_choice.content_words``), without its figures and negations."""
+    """The statement's content words (``lexical.content_words``), without its figures and negations."""
     return frozenset(w for w in content_words(_FIGURE.sub(" ", statement)) if not _NEGATION.fullmatch(w))
 
 

@@ -26,6 +26,7 @@ from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.ids import new_id
 from phronesis.json_values import JsonObject
 from phronesis.pages import Page
+from phronesis.routing.lexical import content_words
 from phronesis.routing.passages import (
     PARTITION,
     PassageSource,
@@ -34,7 +35,6 @@ from phronesis.routing.passages import (
     passage_rows,
     split_passages,
 )
-from phronesis.routing.tool_choice import content_words
 from phronesis.schema import Schema
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database

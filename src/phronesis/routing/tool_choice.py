@@ -27,7 +27,6 @@ no registered tool does shares no words with the others, so it still falls below
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,9 +35,10 @@ import numpy as np
 
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.routing.dialogue import action_verbs, opening_verb
+from phronesis.routing.lexical import WORD, content_words
 from phronesis.routing.tools import Tool
 
-__all__ = ["ToolChoice", "ToolChooser", "content_words", "verb_owner", "word_overlap"]
+__all__ = ["ToolChoice", "ToolChooser", "verb_owner", "word_overlap"]
 
 _CACHE_SIZE = 512
 
@@ -67,53 +67,13 @@ def describe(tool: Tool) -> list[str]:
     return [f"{tool.name.replace('_', ' ')}: {tool.description}", *tool.examples]
 
 
-_WORD = re.compile(r"[a-z]+")
-_FUNCTION_WORDS = frozenset(
-    {
-        "the",
-        "and",
-        "you",
-        "your",
-        "our",
-        "for",
-        "with",
-        "can",
-        "could",
-        "would",
-        "will",
-        "please",
-        "this",
-        "that",
-        "from",
-        "into",
-        "about",
-        "are",
-        "was",
-        "were",
-        "have",
-        "has",
-        "had",
-        "not",
-        "but",
-        "all",
-        "any",
-        "some",
-    }
-)
-
-
-def content_words(text: str) -> set[str]:
-    """Lower-case words of three letters or more, function words left out, a trailing "s" dropped."""
-    return {w.removesuffix("s") for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _FUNCTION_WORDS}
-
-
 def _verb_tells(query: str, first: Tool, second: Tool) -> str | None:
     """Two tools match about as well: the one whose own texts use the request's action verb ("Send a
     reminder email for our call": the email tool sends, the calendar books), if only one does."""
     verbs = action_verbs(query)
     if not verbs:
         return None
-    uses = [t.name for t in (first, second) if verbs & set(_WORD.findall(" ".join(describe(t)).lower()))]
+    uses = [t.name for t in (first, second) if verbs & set(WORD.findall(" ".join(describe(t)).lower()))]
     return uses[0] if len(uses) == 1 else None
 
 

@@ -37,9 +37,14 @@ from phronesis.proactive.replies import read_reply
         ("thanks! the bus stop is close", "reply"),
         ("stop by the library?", "reply"),
         ("ok", "reply"),
-        # asks for more: an opt-in
-        ("don't stop reminding me", "opt_in"),
-        ("please don't stop, these help", "opt_in"),
+        # asks for more of nothing named: a plain reply, never an opt-in of everything (a trial:
+        # "don't stop, these are helpful" cleared the user's earlier opt-outs)
+        ("don't stop reminding me", "reply"),
+        ("please don't stop, these help", "reply"),
+        # a stop phrase that is negated, or has an exception, is not a stop
+        ("I don't want to unsubscribe", "reply"),
+        ("Don't unsubscribe me from weather", "reply"),
+        ("stop all notifications except deadlines", "reply"),
     ],
 )
 def test_a_reply_is_read_for_what_it_asks(text: str, intent: str) -> None:
@@ -56,6 +61,9 @@ def test_a_reply_is_read_for_what_it_asks(text: str, intent: str) -> None:
         ("no weather for a week", "mute_topic", ("weather",), 168.0),
         ("no messages today please", "mute", (), 24.0),
         ("I have no more questions", "reply", (), None),
+        ("STOP WEATHER", "opt_out_topic", ("weather",), None),
+        ("weather: stop", "opt_out_topic", ("weather",), None),
+        ("don't message me for the next two hours", "mute", (), 2.0),
         ("cancel my 3pm meeting?", "reply", (), None),
     ],
 )
@@ -70,7 +78,7 @@ def test_a_reply_names_what_it_stops_or_starts(
 
 def test_the_labelled_replies_are_read_right_on_both_halves() -> None:
     """The labelled set (``benchmarks/data/proactive_replies.jsonl``, ≥150 replies): the reader was
-    tuned on dev; the floor on test is what it measured there (92.8 %), so a change that reads
+    tuned on dev; the floor on test is what it measured there (94.8 %), so a change that reads
     fewer replies right fails here."""
     import json
     from pathlib import Path
@@ -78,7 +86,7 @@ def test_the_labelled_replies_are_read_right_on_both_halves() -> None:
     data = Path(__file__).parents[2] / "benchmarks" / "data" / "proactive_replies.jsonl"
     rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(rows) >= 150
-    for split, floor in (("dev", 0.97), ("test", 0.92)):
+    for split, floor in (("dev", 0.98), ("test", 0.94)):
         half = [row for row in rows if row["split"] == split]
         right = sum(
             1

@@ -292,3 +292,51 @@ async def test_the_api_stops_a_topic(proactive: ProactiveModule) -> None:
     assert profile.opted_out_topics == {}
     with pytest.raises(ValidationError):
         OptOutIn(topics=["Weather!"])
+
+
+async def test_asking_for_one_topic_again_after_stop_lets_only_that_through(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """A trial: after "STOP", "start sending me weather again" switched the whole ``nudge``
+    category back on, and a parcel notice was sent. Weather is now an exception to the stop."""
+    await proactive.put_user("t", "ana", DEEP)
+    assert (await proactive.on_message("t", "ana", UserMessageIn(text="STOP"))).intent == "opt_out"
+    back = await proactive.on_message("t", "ana", UserMessageIn(text="start sending me weather again"))
+    assert back.opted_in is not None and back.opted_in.topics == ["weather"]
+    profile = await proactive.user("t", "ana")
+    assert profile.opted_out and profile.opted_in_topics == ["weather"]
+    parcel = SignalIn(type="parcel_delivered", urgency_hint=9, data={"title": "Parcel from Amazon"})
+    await proactive.add_signals("t", "ana", [parcel])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+    await proactive.add_signals("t", "ana", [weather("w1")])
+    clock.advance(minutes=5)
+    sent = await proactive.run_cycle("t", "ana")
+    assert sent.decision == "sent" and sent.message is not None and "Storm w1" in sent.message
+    everything = await proactive.on_message("t", "ana", UserMessageIn(text="opt me back in"))
+    assert everything.opted_in is not None and everything.opted_in.all
+    assert (await proactive.user("t", "ana")).opted_in_topics == []
+
+
+async def test_a_word_from_the_answered_message_stops_its_signal_type(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """A trial: "no more storm warnings" after a weather alert about a storm stored "storm", which
+    no signal type answers to, and the next storm alert was sent. It now stops the answered type."""
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [weather("w1")])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="no more storm warnings"))
+    assert reply.opted_out is not None and reply.opted_out.topics == ["weather_alert"]
+    clock.advance(minutes=5)
+    await proactive.add_signals("t", "ana", [weather("w2")])
+    assert (await proactive.run_cycle("t", "ana")).reason == "opted_out"
+
+
+async def test_no_messages_today_lasts_until_the_users_midnight(proactive: ProactiveModule) -> None:
+    """A trial: "no messages today" at 15:35 muted for 24 hours, into the next day."""
+    await proactive.put_user("t", "ana", DEEP.model_copy(update={"timezone": "Asia/Singapore"}))
+    reply = await proactive.on_message("t", "ana", UserMessageIn(text="no messages today please"))
+    assert reply.intent == "mute" and reply.opted_out is not None
+    # START is 12:00 UTC, 20:00 in Singapore: the mute ends at midnight there, 16:00 UTC
+    assert reply.opted_out.until == START.replace(hour=16)
+    assert (await proactive.user("t", "ana")).muted_until == START.replace(hour=16)

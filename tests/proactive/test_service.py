@@ -214,6 +214,13 @@ async def test_ignored_weather_alerts_never_mute_another_type_of_the_same_catego
     await proactive.add_signals("t", "ana", [pickup])
     other = await proactive.run_cycle("t", "ana")
     assert (other.decision, other.category) == ("sent", "nudge")
+    # the user's own word wins over what their silence suggested (a trial: it stayed suppressed)
+    back = await proactive.on_message("t", "ana", UserMessageIn(text="start sending me weather again"))
+    assert back.intent == "opt_in"
+    assert (await proactive.feedback_summary("t", "ana")).suppressed_types == []
+    clock.advance(minutes=40)
+    await proactive.add_signals("t", "ana", [SignalIn(type="weather_alert", urgency_hint=7, data={"title": "Hail"})])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
 
 
 async def test_a_tick_decides_every_due_user_and_most_without_the_llm(

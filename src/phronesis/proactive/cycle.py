@@ -259,6 +259,8 @@ class CycleRunner:
             rng=rng,
             opted_out=frozenset(context.user.opted_out_categories),
             stopped_topics=active_topics(context.user.opted_out_topics, context.now),
+            allowed_topics=frozenset(context.user.opted_in_topics),
+            everything_off=context.user.opted_out,
             weights=screened.trust.weights,
             recent_subjects=context.recent_subjects,
         )
@@ -531,6 +533,7 @@ class CycleRunner:
                 signals=one.context.signals,
                 recent_sends=recent.get(user_id, []),
                 opted_out=bool(controls.opted_out),
+                allowed_topics=frozenset(controls.opted_in_topics or ()),
                 muted_until=controls.muted_until,
                 paused=paused,
             )
@@ -546,7 +549,9 @@ class CycleRunner:
     ) -> BlockReason | None:
         """The chosen message's category or topic opted out, or its signal types suppressed, by a
         reply that landed after the screening (urgent messages are not held by a suppression)."""
-        if candidate.category in (controls.opted_out_categories or ()) or candidate_stopped(
+        allowed = candidate_stopped(controls.opted_in_topics or (), candidate.trigger_signals, candidate.category)
+        off = controls.opted_out or candidate.category in (controls.opted_out_categories or ())
+        if off and not allowed or candidate_stopped(
             active_topics(controls.opted_out_topics, now), candidate.trigger_signals, candidate.category
         ):
             return "opted_out"

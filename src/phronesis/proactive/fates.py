@@ -197,8 +197,10 @@ def _judged(one: Scored, signal_id: str, insight: tuple[str, datetime] | None, d
         said = f': "{_excerpt(one.repeated)}"' if one.repeated else ""
         return Fate(signal_id, "duplicate", f"repeats a message sent recently{said}", decision_id)
     if verdict in ("suppressed", "opted_out"):
-        why = "switched off after ignored messages" if verdict == "suppressed" else "opted out by the user"
-        return Fate(signal_id, verdict, f"category {one.candidate.category} {why}", decision_id)
+        types = sorted(set(one.candidate.trigger_signals))
+        what = f"{', '.join(types)} messages" if types else f"category {one.candidate.category}"
+        why = "switched off after ignored messages" if verdict == "suppressed" else "stopped by the user"
+        return Fate(signal_id, verdict, f"{what} {why}", decision_id)
     if verdict == "below_threshold":
         return Fate(signal_id, "below_threshold", f"score {one.score:.2f} below the deferred floor", decision_id)
     return None

@@ -16,19 +16,23 @@ signal types they ignore are re-derived from the window.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.models import CATEGORIES, ENGAGED_OUTCOMES, FeedbackOutcome, FeedbackSummary, OptOut
+from phronesis.proactive.quiet_hours import local_day_start
 from phronesis.proactive.replies import STOPPING, Reading, ReplyIntent, read_reply
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.suppression import SuppressionRepository, split_topics, topics_of
+from phronesis.proactive.topics import topic_covers_type
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 
@@ -37,6 +41,15 @@ __all__ = ["FeedbackLoop", "ReplyEffect", "summarise"]
 
 LEARN_IGNORED_AFTER = 3
 """A signal type behind this many decided sends, none engaged, counts as one the user ignores."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """The message a reply answers: what "these" and a word from it point at."""
+
+    category: str
+    types: list[str]
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +90,20 @@ def summarise(
         suppressed_categories=split_topics(suppressed)[0],
         suppressed_types=split_topics(suppressed)[1],
     )
+
+
+def _meant(topics: Sequence[str], answered: Answered | None) -> tuple[str, ...]:
+    """The topics a stop meant: each word as said, or the answered message's signal types for a
+    word no type answers to that the message itself used ("storm" in "Storm warning tonight")."""
+    if answered is None or not answered.types:
+        return tuple(topics)
+    words = set(re.findall(r"[a-z]+", answered.text.casefold()))
+    out: list[str] = []
+    for topic in topics:
+        covers = any(topic_covers_type(topic, t) for t in answered.types)
+        meant = answered.types if not covers and (topic in words or f"{topic}s" in words) else [topic]
+        out += [t for t in meant if t not in out]
+    return tuple(out)
 
 
 def learned_ignored_types(window: list[tuple[str, str, float | None, list[str]]]) -> list[str]:
@@ -144,10 +171,10 @@ class FeedbackLoop:
     @staticmethod
     def _label(
         pending: Sequence[Any], reading: Reading, button_id: str | None, now: datetime, timeout: timedelta
-    ) -> tuple[list[tuple[str, FeedbackOutcome, float | None]], tuple[str, list[str]] | None]:
-        """Each pending send's new outcome, and (category, signal types) of the one this reply answers."""
+    ) -> tuple[list[tuple[str, FeedbackOutcome, float | None]], Answered | None]:
+        """Each pending send's new outcome, and the message this reply answers."""
         labelled: list[tuple[str, FeedbackOutcome, float | None]] = []
-        answered: tuple[str, list[str]] | None = None
+        answered: Answered | None = None
         for row in pending:  # newest first
             age = now - row.sent_at
             if age < timedelta(0):
@@ -159,7 +186,7 @@ class FeedbackLoop:
                 continue
             if button_id is not None and row.action_type != "button_prompt":
                 continue  # a press answers the message that carried the button (issue 48), not the newest
-            answered = (row.category, list(row.trigger_signals or []))
+            answered = Answered(row.category, list(row.trigger_signals or []), row.message or "")
             seconds = age.total_seconds()
             if reading.intent in STOPPING or reading.intent == "negative":
                 labelled.append((row.id, "negative", seconds))
@@ -169,17 +196,24 @@ class FeedbackLoop:
                 labelled.append((row.id, "engaged", seconds))
         return labelled, answered
 
-    async def _latest(
-        self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime
-    ) -> tuple[str, list[str]] | None:
-        """The category and signal types of the user's last delivered message in the ignore timeout
-        (what "these" means when nothing is pending any more)."""
+    async def _latest(self, conn: AsyncConnection, tenant: str, user_id: str, now: datetime) -> Answered | None:
+        """The user's last delivered message in the ignore timeout (what "these" means when nothing
+        is pending any more)."""
         since = now - timedelta(minutes=self._settings.ignore_timeout_minutes)
         window = await self._sends.window_dated(conn, tenant, user_id, since)
         if not window:
             return None
         last = max(window, key=lambda row: row[2])
-        return last[0], last[3]
+        return Answered(last[0], last[3])
+
+    async def _until(
+        self, conn: AsyncConnection, tenant: str, user_id: str, reading: Reading, now: datetime
+    ) -> datetime | None:
+        """When a mute ends: the end of the user's own day for "today" and "tonight", else its span."""
+        if reading.day_end:
+            zone = ZoneInfo((await self._users.get(tenant, user_id, connection=conn)).timezone)
+            return local_day_start(now, zone) + timedelta(days=1)
+        return now + timedelta(hours=reading.hours) if reading.hours else None
 
     async def _act(
         self,
@@ -187,7 +221,7 @@ class FeedbackLoop:
         tenant: str,
         user_id: str,
         reading: Reading,
-        answered: tuple[str, list[str]] | None,
+        answered: Answered | None,
         now: datetime,
     ) -> tuple[OptOut | None, OptOut | None]:
         """Do what the reply asks: (what was switched off, what was switched back on).
@@ -196,21 +230,26 @@ class FeedbackLoop:
         message's), its category only when no signal type stood behind it: stopping its category
         would also stop every other type sharing it (issue 48). With no message to point at, it is
         a stop of everything: the user asked to stop, and guessing which kind they meant would send
-        them one more."""
+        them one more.
+
+        A word no signal type answers to ("no more storm warnings" after a ``weather_alert`` about a
+        storm) means the answered message's types when that message used the word: stored as a
+        word, it would stop nothing (a trial)."""
         users = self._users
-        until = now + timedelta(hours=reading.hours) if reading.hours else None
+        until = await self._until(conn, tenant, user_id, reading, now)
         match reading.intent:
             case "opt_out_topic" | "mute_topic":
-                await users.opt_out(conn, tenant, user_id, [], dict.fromkeys(reading.topics, until))
-                return OptOut(all=False, topics=list(reading.topics), until=until), None
+                topics = _meant(reading.topics, answered)
+                await users.opt_out(conn, tenant, user_id, [], dict.fromkeys(topics, until))
+                return OptOut(all=False, topics=list(topics), until=until), None
             case "opt_out_category":
-                category, types = answered or await self._latest(conn, tenant, user_id, now) or ("", [])
-                if types:
-                    await users.opt_out(conn, tenant, user_id, [], dict.fromkeys(types))
-                    return OptOut(all=False, topics=sorted(set(types))), None
-                if category:
-                    await users.opt_out(conn, tenant, user_id, [category])
-                    return OptOut(all=False, categories=[category]), None
+                last = answered or await self._latest(conn, tenant, user_id, now) or Answered("", [])
+                if last.types:
+                    await users.opt_out(conn, tenant, user_id, [], dict.fromkeys(last.types))
+                    return OptOut(all=False, topics=sorted(set(last.types))), None
+                if last.category:
+                    await users.opt_out(conn, tenant, user_id, [last.category])
+                    return OptOut(all=False, categories=[last.category]), None
                 await users.opt_out(conn, tenant, user_id, [])
                 return OptOut(all=True), None
             case "opt_out":
@@ -221,6 +260,7 @@ class FeedbackLoop:
                 return OptOut(all=True, until=until), None
             case "opt_in":
                 await users.opt_in(conn, tenant, user_id, [], CATEGORIES, reading.topics)
+                await self.suppressions.lift(conn, tenant, user_id, reading.topics, now)  # the user's word wins
                 return None, OptOut(all=not reading.topics, topics=list(reading.topics))
         return None, None
 

@@ -198,6 +198,9 @@ class UserProfile(Schema):
     opted_out_topics: dict[str, datetime | None] = Field(default_factory=dict)
     """Topics the user stopped ("weather", ``bill_due``), each with its mute's end (None: until they opt back in).
     A topic stops every signal type of its kind, urgent ones too, and nothing else."""
+    opted_in_topics: list[str] = Field(default_factory=list)
+    """Topics the user asked for again while everything else (``opted_out``) or their category stays off: "start
+    sending me weather again" after "stop" lets weather alerts through, and nothing else."""
 
     def wake(self) -> time:
         return time.fromisoformat(self.wake_time)

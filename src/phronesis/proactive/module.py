@@ -338,15 +338,9 @@ class ProactiveModule:
             controls = (await self.users.lock(conn, tenant, [user_id])).get(user_id)  # row written above
             insights = []
             muted = controls is not None and controls.muted_until is not None and controls.muted_until > now
-            if controls is not None and not controls.opted_out and not muted:  # an opted-out user gets none
-                off = set(controls.opted_out_categories or ())
-                stopped = active_topics(controls.opted_out_topics, now)
+            if controls is not None and not muted:
                 taken = await self.insights.take(conn, tenant, user_id, now, self.settings.insights_per_reply)
-                insights = [
-                    i
-                    for i in taken
-                    if i.category not in off and not candidate_stopped(stopped, i.trigger_signals, i.category)
-                ]
+                insights = [i for i in taken if not _switched_off(i, controls, now)]
         touched = effect.labelled
         feedback = await self.feedback_for(tenant, user_id, ids=touched) if touched else []
         if effect.opted_out is not None:
@@ -383,6 +377,7 @@ class ProactiveModule:
                 raise NotFoundError("user", user_id)
             said = opted("opt_in", switched)
             now = self._clock.now()
+            await self.feedback.suppressions.lift(conn, tenant, user_id, [*body.categories, *body.topics], now)
             await self.events.add(conn, tenant, user_id, "opt_in", said, now, switched.model_dump(mode="json"))
             return await self.users.current(conn, tenant, user_id)
 
@@ -467,6 +462,16 @@ class ProactiveModule:
         return await self.insights.list(
             tenant, user_id, fresh_only=fresh_only, now=self._clock.now(), limit=limit, offset=offset
         )
+
+
+def _switched_off(insight: DeferredInsight, controls: Any, now: datetime) -> bool:
+    """An insight the user opted out of: everything or its category (unless its topic is an
+    exception the user asked for again), or a stopped topic."""
+    types, category = insight.trigger_signals, insight.category
+    off = controls.opted_out or category in (controls.opted_out_categories or ())
+    if off and not candidate_stopped(controls.opted_in_topics or (), types, category):
+        return True
+    return candidate_stopped(active_topics(controls.opted_out_topics, now), types, category)
 
 
 def _reply_summary(body: UserMessageIn, effect: ReplyEffect) -> str:

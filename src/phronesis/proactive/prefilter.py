@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 
 from phronesis.proactive.models import BlockReason, Signal
 from phronesis.proactive.quiet_hours import is_quiet, local_day_start
+from phronesis.proactive.topics import candidate_stopped
 from phronesis.proactive.trust import Trust
 from phronesis.settings import ProactiveSettings
 
@@ -50,6 +51,8 @@ class UserState:
     """Proactive sends of the last 24 hours (or more), any order."""
     ignored_types: frozenset[str] = frozenset()
     opted_out: bool = False
+    allowed_topics: frozenset[str] = frozenset()
+    """Topics that pass an opt-out of everything (``UserProfile.opted_in_topics``)."""
     muted_until: datetime | None = None
     paused: bool = False
     """The user's tenant paused every proactive message (the kill switch)."""
@@ -82,7 +85,7 @@ def controlled(state: UserState, now: datetime) -> BlockReason | None:
     """What a person set that silences this user now, whatever their signals say."""
     if state.paused:
         return "paused"
-    if state.opted_out:
+    if state.opted_out and not state.allowed_topics:
         return "opted_out"
     if state.muted_until is not None and state.muted_until > now:
         return "muted"
@@ -95,6 +98,10 @@ def prefilter(state: UserState, now: datetime, settings: ProactiveSettings) -> S
     if control is not None:
         return Screened(state.user_id, state.trust, control)
     live = [s for s in state.signals if s.expires_at > now]
+    if state.opted_out:  # opted out of everything but some topics: those only
+        live = [s for s in live if s.context_only or candidate_stopped(state.allowed_topics, [s.type], "")]
+        if not any(not s.context_only for s in live):
+            return Screened(state.user_id, state.trust, "opted_out")
     context = [s for s in live if s.context_only]
     concrete = [s for s in live if not s.context_only]
     if not concrete:

@@ -163,19 +163,23 @@ def score_candidates(
     rng: random.Random,
     opted_out: frozenset[str] = frozenset(),
     stopped_topics: frozenset[str] = frozenset(),
+    allowed_topics: frozenset[str] = frozenset(),
+    everything_off: bool = False,
     weights: Weights | None = None,
     recent_subjects: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Scored]:
     """Every candidate with its verdict, best score first (sendable ones before the rest).
     ``suppressed``: the topics feedback switched off (``suppression.topics_of``); ``opted_out``:
-    categories and ``stopped_topics``: topics the user stopped (``topics``); ``weights``: the
-    tenant's (None: the configured ones)."""
+    categories and ``stopped_topics``: topics the user stopped (``topics``), ``everything_off``: the
+    user opted out of everything, except ``allowed_topics``, which pass a category's opt-out too;
+    ``weights``: the tenant's (None: the configured ones)."""
     recent = list(recent_messages)
     weights = weights or Weights.of(settings)
     out = []
     for candidate in candidates:
         score = composite(candidate, weights)
-        if candidate.category in opted_out or candidate_stopped(
+        allowed = candidate_stopped(allowed_topics, candidate.trigger_signals, candidate.category)
+        if (everything_off or candidate.category in opted_out) and not allowed or candidate_stopped(
             stopped_topics, candidate.trigger_signals, candidate.category
         ):
             out.append(Scored(candidate, score, "opted_out", 1.0))

@@ -91,6 +91,7 @@ class StateLoader:
                     ignored_types=frozenset(row.ignored_signal_types or ())
                     | frozenset(row.learned_ignored_types or ()),
                     opted_out=row.opted_out,
+                    allowed_topics=frozenset(row.opted_in_topics or ()),
                     muted_until=row.muted_until,
                     paused=paused,
                 )

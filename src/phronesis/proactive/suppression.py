@@ -3,7 +3,9 @@
 A *topic* is suppressed after ``suppress_after_sends`` sends with no engagement, or after
 ``suppress_after_negatives`` negative replies, counted over the last ``suppression_days``.
 It comes back on probation after ``probation_days``: if the user engaged with it in the
-window it is lifted, else the probation is extended.
+window it is lifted, else the probation is extended. A user who asks for it again ("start
+sending me weather again") lifts it at once (reason ``opted_in``): only sends after that count
+toward suppressing it again.
 
 A send's topics are its signal types (``type:weather_alert``); only a send no signal type stood
 behind counts for its category. The original counted categories, so five ignored weather
@@ -21,6 +23,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackSummary
+from phronesis.proactive.topics import topic_covers_category, topic_covers_type
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import upsert
@@ -29,6 +32,8 @@ from phronesis.storage.tables import proactive_suppressions
 __all__ = ["SuppressionRepository", "split_topics", "suppressed_topics", "topics_of", "topics_to_suppress"]
 
 TYPE = "type:"
+LIFTED = "opted_in"
+"""The reason of a suppression the user lifted by asking for it again."""
 
 c = proactive_suppressions.c
 
@@ -101,7 +106,15 @@ class SuppressionRepository:
             )
         }
         probation = timedelta(days=settings.probation_days)
+        lifted = {topic: row.suppressed_at for topic, row in current.items() if row.reason == LIFTED}
+        window = [  # a topic the user asked for again counts from then
+            (topics, outcome, sent)
+            for topics, outcome, sent in window
+            if not any(topic in lifted and sent < lifted[topic] for topic in topics)
+        ]
         for topic, row in current.items():
+            if row.reason == LIFTED:
+                continue
             if row.probation_at > now:
                 continue
             engaged_since = any(
@@ -115,10 +128,26 @@ class SuppressionRepository:
             else:
                 await self._put(conn, tenant, user_id, topic, row.reason, row.suppressed_at, now + probation)
         for topic, reason in topics_to_suppress([(topics, out) for topics, out, _ in window], settings).items():
-            if topic not in current:
+            if topic not in current or topic in lifted:
                 await self._put(conn, tenant, user_id, topic, reason, now, now + probation)
         rows = await conn.execute(select(c.topic).where(c.tenant == tenant, c.user_id == user_id, c.probation_at > now))
         return sorted(rows.scalars())
+
+    async def lift(self, conn: AsyncConnection, tenant: str, user_id: str, words: Sequence[str], now: datetime) -> None:
+        """The user asked for these again (every one, with no ``words``): their suppressions end now,
+        and only later sends count toward suppressing them again."""
+        rows = await conn.execute(
+            select(c.topic).where(c.tenant == tenant, c.user_id == user_id, c.probation_at > now)
+        )
+        for topic in rows.scalars():
+            kind = topic.removeprefix(TYPE)
+            named = (
+                any(topic_covers_type(w, kind) for w in words)
+                if topic.startswith(TYPE)
+                else any(topic_covers_category(w, kind) for w in words)
+            )
+            if named or not words:
+                await self._put(conn, tenant, user_id, topic, LIFTED, now, now)
 
     async def _put(
         self,

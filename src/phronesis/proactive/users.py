@@ -13,8 +13,7 @@ from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.pages import Page
 from phronesis.proactive.models import UserIn, UserProfile
-from phronesis.proactive.templates import category_for
-from phronesis.proactive.topics import topic_covers_category, topic_covers_type
+from phronesis.proactive.topics import topic_covers_type
 from phronesis.proactive.trust import trust_for
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
@@ -40,6 +39,7 @@ class UserRepository:
         values.pop("updated_at", None)
         values["opted_out_categories"] = values.get("opted_out_categories") or []
         values["opted_out_topics"] = values.get("opted_out_topics") or {}
+        values["opted_in_topics"] = values.get("opted_in_topics") or []
         now = self._clock.now()
         values["trust_level"] = trust_for(
             self._settings,
@@ -138,7 +138,7 @@ class UserRepository:
         overlapping batches cannot deadlock (SQLite already has one writer). Each existing user's
         controls as they are under the lock (what they asked since they were screened)."""
         query = (
-            select(c.id, c.opted_out, c.opted_out_categories, c.muted_until, c.opted_out_topics)
+            select(c.id, c.opted_out, c.opted_out_categories, c.muted_until, c.opted_out_topics, c.opted_in_topics)
             .where(c.tenant == tenant, member_of(c.id, user_ids, self._db.dialect))
             .order_by(c.id)
         )
@@ -171,7 +171,7 @@ class UserRepository:
         return self.profile(row)
 
     async def update_controls(self, conn: AsyncConnection, tenant: str, user_id: str, **values: Any) -> bool:
-        allowed = {"opted_out", "opted_out_categories", "muted_until", "opted_out_topics"}
+        allowed = {"opted_out", "opted_out_categories", "muted_until", "opted_out_topics", "opted_in_topics"}
         assert values and set(values) <= allowed, values
         result = await conn.execute(
             update(proactive_users)
@@ -191,12 +191,14 @@ class UserRepository:
         """The user opts out of everything (no ``categories``, no ``topics``) or of these too, merged
         with what they had under their row's lock (a reply and an API call at once lose neither).
         ``topics``: each with its mute's end (None: until opted back in). False: no such user."""
-        if not categories and not topics:
-            return await self.update_controls(conn, tenant, user_id, opted_out=True)
+        if not categories and not topics:  # everything, the exceptions asked for before too
+            return await self.update_controls(conn, tenant, user_id, opted_out=True, opted_in_topics=[])
         row = (await self.lock(conn, tenant, [user_id])).get(user_id)
         if row is None:
             return False
         values: dict[str, Any] = {}
+        if topics and row.opted_in_topics:
+            values["opted_in_topics"] = [t for t in row.opted_in_topics if t not in topics]
         if categories:
             values["opted_out_categories"] = sorted({*(row.opted_out_categories or ()), *categories})
         if topics:
@@ -219,29 +221,39 @@ class UserRepository:
         topics: Sequence[str] = (),
     ) -> bool:
         """Undo an opt-out: of everything (no ``categories``, no ``topics``: category and topic
-        opt-outs and a mute too), or of these. A topic switches back on what it covers: stopped
-        topics of its kind and the categories it names. Opting in to some while opted out of
-        everything (``every`` category) means those only."""
+        opt-outs and a mute too), or of these. Categories named come back (opted out of everything
+        (``every`` category): those only). A topic named undoes the stopped topics of its kind and,
+        while everything or some category is off, passes as an exception (``opted_in_topics``)."""
         if not categories and not topics:
             return await self.update_controls(
-                conn, tenant, user_id, opted_out=False, opted_out_categories=[], opted_out_topics={}, muted_until=None
+                conn,
+                tenant,
+                user_id,
+                opted_out=False,
+                opted_out_categories=[],
+                opted_out_topics={},
+                opted_in_topics=[],
+                muted_until=None,
             )
         row = (await self.lock(conn, tenant, [user_id])).get(user_id)
         if row is None:
             return False
-        back = set(categories) | {c for c in every for t in topics if topic_covers_category(t, c)}
-        back |= {category_for(t) for t in topics}
         off = set(every) if row.opted_out else set(row.opted_out_categories or ())
         stopped = {
             kept: until
             for kept, until in (row.opted_out_topics or {}).items()
             if not any(t == kept or topic_covers_type(t, kept) for t in topics)
         }
-        return await self.update_controls(
-            conn,
-            tenant,
-            user_id,
-            opted_out=False,
-            opted_out_categories=sorted(off - back),
-            opted_out_topics=stopped,
-        )
+        if categories:  # categories named back on: of everything, those only
+            return await self.update_controls(
+                conn,
+                tenant,
+                user_id,
+                opted_out=False,
+                opted_out_categories=sorted(off - set(categories)),
+                opted_out_topics=stopped,
+            )
+        # topics named back on: the rest stays as it was, these pass (an exception when their
+        # category or everything is off; a trial: "weather" turned every nudge back on)
+        allowed = sorted({*(row.opted_in_topics or ()), *topics}) if off else list(row.opted_in_topics or ())
+        return await self.update_controls(conn, tenant, user_id, opted_out_topics=stopped, opted_in_topics=allowed)

@@ -552,6 +552,7 @@ proactive_users = Table(
     Column("opted_out_categories", JSON, nullable=True),
     Column("muted_until", UTCDateTime, nullable=True),
     Column("opted_out_topics", JSON, nullable=True),
+    Column("opted_in_topics", JSON, nullable=True),
 )
 
 

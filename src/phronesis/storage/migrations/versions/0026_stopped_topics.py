@@ -5,6 +5,9 @@
 - ``proactive_suppressions.category`` becomes ``topic`` (80 characters): what feedback switched
   off is a signal type (``type:weather_alert``) when the ignored messages had one, the category
   only for messages no signal type stood behind. Rows already there keep their category as topic;
+- ``proactive_users.opted_in_topics``: topics the user asked for again while the rest stays off
+  ("start sending me weather again" after "stop"): an exception to an opt-out of everything or
+  of a category;
 - ``proactive_signals.retry_at``: a signal deferred at night while its moment is after the user's
   wake waits, unused, until then (the wake-time retry); null: no wait.
 
@@ -27,6 +30,7 @@ depends_on = None
 def upgrade() -> None:
     with op.batch_alter_table("proactive_users") as batch:
         batch.add_column(sa.Column("opted_out_topics", sa.JSON, nullable=True))
+        batch.add_column(sa.Column("opted_in_topics", sa.JSON, nullable=True))
     with op.batch_alter_table("proactive_signals") as batch:
         batch.add_column(sa.Column("retry_at", UTCDateTime, nullable=True))
     with op.batch_alter_table("proactive_suppressions") as batch:
@@ -52,4 +56,5 @@ def downgrade() -> None:
     with op.batch_alter_table("proactive_signals") as batch:
         batch.drop_column("retry_at")
     with op.batch_alter_table("proactive_users") as batch:
+        batch.drop_column("opted_in_topics")
         batch.drop_column("opted_out_topics")

@@ -141,7 +141,8 @@ def test_users_opt_out_mute_and_the_tenant_pauses_over_http(live_server: LiveSer
     with live_server.client() as client:
         client.put(f"/v1/users/{user}", json=OLD_FRIEND)
         reply = client.post(f"/v1/users/{user}/messages", json={"text": "unsubscribe"}).json()
-        assert (reply["intent"], reply["opted_out"]) == ("opt_out", {"all": True, "categories": []})
+        everything = {"all": True, "categories": [], "topics": [], "until": None}
+        assert (reply["intent"], reply["opted_out"]) == ("opt_out", everything)
         client.post(f"/v1/users/{user}/signals", json={"signals": [signal("o")]})
         cycle = client.post("/v1/proactive/cycles", json={"user_id": user}).json()
         assert (cycle["decision"], cycle["reason"]) == ("silent", "opted_out")

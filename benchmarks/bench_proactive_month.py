@@ -32,6 +32,7 @@ import argparse
 import asyncio
 import contextlib
 import random
+import re
 import tempfile
 import time
 from collections import Counter
@@ -44,6 +45,7 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.fates import state_of
 from phronesis.proactive.models import SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
+from phronesis.proactive.templates import identity
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
@@ -160,6 +162,8 @@ async def _account(
     """What became of every signal, and of every message, at the month's end."""
     delivered = {m.send_id: m for m in channel.sent}
     states: Counter[str] = Counter()
+    missed: Counter[str] = Counter()
+    about: dict[tuple[str, str], set[datetime]] = {}
     lost = urgent = urgent_told = 0
     for user_id in users:
         for signal in (await proactive.list_signals(T, user_id, limit=10_000)).items:
@@ -168,18 +172,31 @@ async def _account(
             told = state in ("sent", "folded") and signal.outcome_ref in delivered
             if signal.consumed_at is not None and signal.outcome is None or state in ("sent", "folded") and not told:
                 lost += 1
+            if told and signal.outcome_ref:  # what each delivered message was about: its signals' titles
+                about.setdefault((user_id, identity(signal.type, signal.data)), set()).add(
+                    delivered[signal.outcome_ref].now
+                )
             if signal.urgency_hint >= 8 and user_id not in opted_out:
                 urgent += 1
                 at = delivered[signal.outcome_ref].now if told and signal.outcome_ref else None
-                urgent_told += at is not None and at <= signal.expires_at
-    about: dict[tuple[str, str], list[datetime]] = {}
-    for message in channel.sent:
-        subject = message.text.split(" is due")[0].split(" starts")[0].removeprefix("Heads-up: ")
-        about.setdefault((message.user_id, subject), []).append(message.now)
+                in_time = at is not None and at <= signal.expires_at
+                urgent_told += in_time
+                if not in_time:
+                    missed[f"{state}: {_gist(signal.outcome_reason)}"] += 1
     window = timedelta(hours=settings.dedup_window_hours)
-    duplicates = sum(1 for times in about.values() for a, b in zip(times, times[1:], strict=False) if b - a < window)
+    duplicates = 0
+    for times in about.values():
+        ordered = sorted(times)
+        duplicates += sum(1 for a, b in zip(ordered, ordered[1:], strict=False) if b - a < window)
     return {"lost": lost, "pending": states["pending"], "urgent": urgent, "urgent_told": urgent_told,
-            "duplicates": duplicates, "states": dict(states)}  # fmt: skip
+            "duplicates": duplicates, "states": dict(states), "missed": dict(missed.most_common(8))}  # fmt: skip
+
+
+def _gist(reason: str | None) -> str:
+    """A reason without its particulars (times, titles), to count alike ones together."""
+    if not reason:
+        return "(no reason)"
+    return re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d|\d+(\.\d+)?|\"[^\"]*\"", "…", reason)[:90]
 
 
 def _report(name: str, m: dict[str, Any]) -> None:
@@ -188,6 +205,7 @@ def _report(name: str, m: dict[str, Any]) -> None:
     print(f"| {name} | {m['signals']:.0f} | {m['lost']:.0f} | {m['pending']:.0f} | {told} "
           f"| {m['messages_per_user_day']:.2f} | {m['duplicates']:.0f} | 0 | {m['cycles_per_s']:.0f} |")
     print(f"  outcomes: {m['states']}")
+    print(f"  urgent not told in time, by what became of them: {m['missed']}")
 
 
 async def main_async(args: argparse.Namespace) -> None:

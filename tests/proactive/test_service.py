@@ -805,3 +805,27 @@ async def test_a_capped_event_that_passes_says_the_cap_held_it(proactive: Proact
     clock.advance(minutes=45)
     [expired] = [e for e in (await proactive.timeline("t", "ana")).events if e.kind == "signal_expired"]
     assert "daily cap" in expired.summary
+
+
+async def test_an_urgent_deadline_too_far_off_waits_for_better_timing(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """An urgent deadline 30 hours away scores under a new user's threshold (6.25 < 7.0): kept as a
+    deferred insight it was never told (the month bench). It waits for the hour its timing improves
+    (a day before: 6.95, still under; six hours before: 7.65) and is sent then."""
+    await proactive.put_user("t", "ana", UserIn(timezone="UTC", sleep_time="00:00", wake_time="00:00"))
+    due = START + timedelta(hours=30)
+    visa = deadline(8, "visa", title="Visa appointment form", due=due.isoformat()).model_copy(update={"expires_at": due})
+    await proactive.add_signals("t", "ana", [visa])
+    first = await proactive.run_cycle("t", "ana")
+    assert (first.decision, first.deferred) == ("silent", 0)
+    [waiting] = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert waiting.retry_at == due - timedelta(hours=24) and "urgent" in (waiting.outcome_reason or "")
+    clock.advance(hours=6)
+    assert (await proactive.run_cycle("t", "ana")).decision == "silent"  # a day before: 6.95, still under
+    [waiting] = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert waiting.retry_at == due - timedelta(hours=6)
+    clock.advance(hours=18)
+    sent = await proactive.run_cycle("t", "ana")
+    assert (sent.decision, sent.reason) == ("sent", "sent")
+    assert sent.message is not None and "Visa appointment form" in sent.message

@@ -39,7 +39,7 @@ from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import CAP_LOOKBACK, zone
 from phronesis.proactive.suppression import suppressed_topics, topics_of
-from phronesis.proactive.templates import moment_of
+from phronesis.proactive.templates import better_timed_at, moment_of
 from phronesis.proactive.topics import active_topics, candidate_stopped
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
@@ -435,28 +435,44 @@ class CycleRunner:
         return _Decided(result, rows, claim, record, [f for f in ended if f.signal_id not in held], held)
 
     def _held(self, one: _Plan) -> dict[str, tuple[datetime, str]]:
-        """The signals of deferred candidates to consider again at the user's wake (issue 48: a
-        new user at 23:30 with a deadline at 09:30, score 6.95 under 7.0, got a deferred insight
-        and no reminder in the morning). Only at night (quiet hours, or ``wake_retry_hours``
-        before them) and only when every signal's moment comes after the wake: by then its timing
-        is better, and nothing was lost by waiting."""
+        """The signals of deferred candidates to consider again later instead of keeping them as a
+        deferred insight, with when and why:
+
+        - at night (quiet hours, or ``wake_retry_hours`` before them), when every signal's moment
+          comes after the wake: at the wake (issue 48: a new user at 23:30 with a deadline at
+          09:30, score 6.95 under 7.0, got a deferred insight and no reminder in the morning);
+        - urgent ones (``urgent_threshold``) at any hour: when their timing next improves (a day,
+          six hours, an hour before the moment), if that is before the moment. An urgent deadline
+          36 hours away scores under a new user's threshold; kept as an insight it was never told
+          (the month bench: 20 of the urgent signals missed).
+        """
         s, state, now = self._settings, one.state, one.context.now
-        if s.wake_retry_hours <= 0 or not one.deferred:
+        if not one.deferred:
             return {}
         soon = now + timedelta(hours=s.wake_retry_hours)
-        if not any(is_quiet(t, state.zone, wake=state.wake, sleep=state.sleep) for t in (now, soon)):
-            return {}
+        night = s.wake_retry_hours > 0 and any(
+            is_quiet(t, state.zone, wake=state.wake, sleep=state.sleep) for t in (now, soon)
+        )
         wake = next_wake(now, state.zone, wake=state.wake)
         by_id = {signal.id: signal for signal in one.context.signals}
+        threshold = one.screened.trust.policy.score_threshold
         out: dict[str, tuple[datetime, str]] = {}
         for d in one.deferred:
             signals = [by_id[i] for i in covered_signals(d.candidate, one.context.signals)]
-            if signals and all((m := moment_of(signal)) is not None and m > wake for signal in signals):
-                why = (
-                    f"deferred at night (score {d.score:.2f}, under {one.screened.trust.policy.score_threshold:.2f});"
-                    f" considered again at the user's wake, {wake:%H:%M} local"
-                )
-                out.update(dict.fromkeys((signal.id for signal in signals), (wake.astimezone(UTC), why)))
+            moments = [moment_of(signal) for signal in signals]
+            if not signals or any(m is None for m in moments):
+                continue
+            first = min(m for m in moments if m is not None)
+            retry, why = None, f"deferred (score {d.score:.2f}, under {threshold:.2f})"
+            if night and first > wake:
+                retry, why = wake, f"{why} at night; considered again at the user's wake, {wake:%H:%M} local"
+            elif all(signal.urgency_hint >= s.urgent_threshold for signal in signals):
+                steps = [step for signal in signals if (step := better_timed_at(signal, now)) is not None]
+                if steps and min(steps) < first:
+                    retry = min(steps)
+                    why = f"{why}; urgent, considered again when its timing improves ({retry:%H:%M} UTC)"
+            if retry is not None:
+                out.update(dict.fromkeys((signal.id for signal in signals), (retry.astimezone(UTC), why)))
         return out
 
     def _already_done(self, one: _Plan, key: str) -> CycleResult:

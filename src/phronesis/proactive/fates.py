@@ -30,7 +30,7 @@ from typing import Literal
 
 from phronesis.proactive.models import Candidate, Signal, SignalOutcome
 from phronesis.proactive.scoring import Scored
-from phronesis.proactive.templates import past_moment, signal_title
+from phronesis.proactive.templates import identity_of, past_moment, signal_title
 
 __all__ = ["Fate", "SignalOutcome", "SignalState", "covered_signals", "fates", "named", "state_of"]
 
@@ -71,8 +71,8 @@ def covered_signals(candidate: Candidate, signals: Sequence[Signal]) -> set[str]
     registration, daycare fee), one message sent, both used, because coverage was by type alone."""
     types = set(candidate.trigger_signals)
     of_type = [s for s in signals if s.type in types and not s.context_only]
-    if candidate.subject is not None:
-        return {s.id for s in of_type if signal_title(s) == candidate.subject}
+    if candidate.subject is not None:  # a template's (title and moment), or the LLM's (a title)
+        return {s.id for s in of_type if candidate.subject in (identity_of(s), signal_title(s))}
     by_type: dict[str, list[Signal]] = {}
     for signal in of_type:
         by_type.setdefault(signal.type, []).append(signal)
@@ -91,7 +91,7 @@ def named(candidate: Candidate, signals: Sequence[Signal]) -> Candidate:
     if len(covered) != 1:
         return candidate
     [signal] = [s for s in signals if s.id in covered]
-    return candidate.model_copy(update={"subject": signal_title(signal)})
+    return candidate.model_copy(update={"subject": identity_of(signal)})
 
 
 def _excerpt(text: str, size: int = 80) -> str:

@@ -18,7 +18,7 @@ from phronesis.ids import new_id
 from phronesis.pages import Page
 from phronesis.proactive.fates import Fate
 from phronesis.proactive.models import Signal, SignalIn
-from phronesis.proactive.templates import moment_passed, past_moment, subject_of
+from phronesis.proactive.templates import identity, moment_passed, past_moment
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of, where_given
 from phronesis.storage.inserts import insert_or_ignore
@@ -292,7 +292,7 @@ class SignalRepository:
         )
         out: dict[str, set[str]] = defaultdict(set)
         for send_id, type_, data in await conn.execute(query):
-            out[send_id].add(subject_of(type_, data))
+            out[send_id].add(identity(type_, data))
         return out
 
     async def settle(self, conn: AsyncConnection, tenant: str, fates: Sequence[Fate]) -> None:

@@ -17,7 +17,10 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from phronesis.proactive.models import Candidate, Signal
 
 __all__ = [
+    "better_timed_at",
     "category_for",
+    "identity",
+    "identity_of",
     "is_event",
     "kind_of",
     "moment_of",
@@ -55,8 +58,12 @@ def category_for(signal_type: str) -> str:
 
 def moment_of(signal: Signal) -> datetime | None:
     """The signal's moment (its start, due time…) from its data, when it gives one with its offset."""
+    return moment_in(signal.data)
+
+
+def moment_in(data: Mapping[str, object]) -> datetime | None:
     for key in ("start", "due", "when", "at"):
-        value = signal.data.get(key)
+        value = data.get(key)
         if isinstance(value, str):
             try:
                 parsed = datetime.fromisoformat(value)
@@ -91,10 +98,24 @@ def timing_score(signal: Signal, now: datetime) -> float:
     hours = (when - now).total_seconds() / 3600
     if hours < -1:
         return 6.0  # already past: still worth saying (overdue), not urgent timing
-    for limit, score in ((1, 9.0), (6, 7.0), (24, 5.0)):
+    for limit, score in _TIMING_STEPS:
         if hours <= limit:
             return score
     return 3.0
+
+
+_TIMING_STEPS = ((1, 9.0), (6, 7.0), (24, 5.0))
+"""Hours before its moment from which a signal's timing scores 9, 7 and 5 (3 before)."""
+
+
+def better_timed_at(signal: Signal, now: datetime) -> datetime | None:
+    """When the signal's timing next improves (a day, six hours, an hour before its moment): a
+    deferral now may be approved then. None: no moment, or no step left."""
+    when = moment_of(signal)
+    if when is None or _day_timing(signal, now) is not None:
+        return None
+    steps = [when - timedelta(hours=limit) for limit, _ in _TIMING_STEPS]
+    return min((step for step in steps if step > now), default=None)
 
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -143,6 +164,22 @@ def signal_title(signal: Signal) -> str:
 def subject_of(signal_type: str, data: Mapping[str, object]) -> str:
     """``signal_title`` from a stored signal's type and data."""
     return str(data.get("title") or data.get("summary") or signal_type.replace("_", " "))[:200]
+
+
+def identity(signal_type: str, data: Mapping[str, object]) -> str:
+    """What a signal is about, for repeats and for which signal a message tells: its title and, when
+    it has one, its moment. Two "Team meeting" signals at 10:00 and 15:00 are two subjects: by title
+    alone the second was dropped as a repeat of the first (the month bench: 58 urgent signals)."""
+    moment = moment_in(data)
+    title = subject_of(signal_type, data)
+    if moment is not None:
+        return f"{title} @ {moment.astimezone(UTC):%Y-%m-%dT%H:%MZ}"
+    day = data.get("date")  # a birthday's, an anniversary's
+    return f"{title} @ {day}" if isinstance(day, str) else title
+
+
+def identity_of(signal: Signal) -> str:
+    return identity(signal.type, signal.data)
 
 
 _EVENT_WORDS = ("calendar", "event", "meeting", "class", "lecture", "appointment", "schedule", "call", "pickup")
@@ -310,7 +347,7 @@ def template_candidates(
                 urgency=signal.urgency_hint,
                 trigger_signals=[signal.type],
                 action_type=action,
-                subject=signal_title(signal),
+                subject=identity_of(signal),
             )
         )
         if len(out) >= limit:

@@ -19,7 +19,8 @@ the LLM-calls column is 0 by construction). Measured at the end of the month:
 - **signals lost**: used without an outcome, or "sent" in a message that was never delivered (goal 0);
 - **pending at the end**: signals not yet due (not lost);
 - **urgent told in time**: signals at urgency ≥ 8 of users who had not opted out, told (sent or folded,
-  delivered) before they were due (goal ≥ 99 %); the rest say why (their outcome counts);
+  delivered; a repeat by the message about the same subject: title and moment) before they were due
+  (goal ≥ 99 %); the rest are counted by what became of them, with why;
 - messages per user per day; **duplicates delivered** (two delivered messages about one subject
   within the dedup window; goal 0); whole cycles per second (the tick's wall time).
 
@@ -165,21 +166,26 @@ async def _account(
     missed: Counter[str] = Counter()
     about: dict[tuple[str, str], set[datetime]] = {}
     lost = urgent = urgent_told = 0
-    for user_id in users:
-        for signal in (await proactive.list_signals(T, user_id, limit=10_000)).items:
+    stored = {user_id: (await proactive.list_signals(T, user_id, limit=10_000)).items for user_id in users}
+    for user_id, signals in stored.items():
+        for signal in signals:
+            if signal.outcome in ("sent", "folded") and signal.outcome_ref in delivered:
+                # what each delivered message was about: its signals' identities
+                about.setdefault((user_id, identity(signal.type, signal.data)), set()).add(
+                    delivered[signal.outcome_ref].now
+                )
+    for user_id, signals in stored.items():
+        for signal in signals:
             state = state_of(signal, now)
             states[state] += 1
             told = state in ("sent", "folded") and signal.outcome_ref in delivered
             if signal.consumed_at is not None and signal.outcome is None or state in ("sent", "folded") and not told:
                 lost += 1
-            if told and signal.outcome_ref:  # what each delivered message was about: its signals' titles
-                about.setdefault((user_id, identity(signal.type, signal.data)), set()).add(
-                    delivered[signal.outcome_ref].now
-                )
             if signal.urgency_hint >= 8 and user_id not in opted_out:
                 urgent += 1
-                at = delivered[signal.outcome_ref].now if told and signal.outcome_ref else None
-                in_time = at is not None and at <= signal.expires_at
+                # told by its own message, or (a repeat) by the message about the same subject
+                times = about.get((user_id, identity(signal.type, signal.data)), set())
+                in_time = any(at <= signal.expires_at for at in times)
                 urgent_told += in_time
                 if not in_time:
                     missed[f"{state}: {_gist(signal.outcome_reason)}"] += 1

@@ -815,7 +815,8 @@ async def test_an_urgent_deadline_too_far_off_waits_for_better_timing(
     (a day before: 6.95, still under; six hours before: 7.65) and is sent then."""
     await proactive.put_user("t", "ana", UserIn(timezone="UTC", sleep_time="00:00", wake_time="00:00"))
     due = START + timedelta(hours=30)
-    visa = deadline(8, "visa", title="Visa appointment form", due=due.isoformat()).model_copy(update={"expires_at": due})
+    visa = deadline(8, "visa", title="Visa appointment form", due=due.isoformat())
+    visa = visa.model_copy(update={"expires_at": due})
     await proactive.add_signals("t", "ana", [visa])
     first = await proactive.run_cycle("t", "ana")
     assert (first.decision, first.deferred) == ("silent", 0)

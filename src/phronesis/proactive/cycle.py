@@ -40,8 +40,8 @@ from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import CAP_LOOKBACK, zone
 from phronesis.proactive.suppression import suppressed_topics, topics_of
 from phronesis.proactive.templates import better_timed_at, moment_of
-from phronesis.proactive.topics import active_topics, candidate_stopped
-from phronesis.proactive.users import UserRepository
+from phronesis.proactive.topics import active_topics
+from phronesis.proactive.users import UserRepository, opted_out_by
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 
@@ -565,11 +565,7 @@ class CycleRunner:
     ) -> BlockReason | None:
         """The chosen message's category or topic opted out, or its signal types suppressed, by a
         reply that landed after the screening (urgent messages are not held by a suppression)."""
-        allowed = candidate_stopped(controls.opted_in_topics or (), candidate.trigger_signals, candidate.category)
-        off = controls.opted_out or candidate.category in (controls.opted_out_categories or ())
-        if off and not allowed or candidate_stopped(
-            active_topics(controls.opted_out_topics, now), candidate.trigger_signals, candidate.category
-        ):
+        if opted_out_by(controls, candidate.trigger_signals, candidate.category, now):
             return "opted_out"
         urgent = candidate.urgency >= self._settings.urgent_threshold
         if topics_of(candidate.category, candidate.trigger_signals) <= suppressed and not urgent:

@@ -77,6 +77,7 @@ def summarise(
         counts[0] += 1
         counts[1] += outcome in ENGAGED_OUTCOMES
     latencies = [lat for _, outcome, lat, _ in window if lat is not None and outcome in ENGAGED_OUTCOMES]
+    categories, types = split_topics(suppressed)
     return FeedbackSummary(
         total_sent=total,
         engaged=engaged,
@@ -87,8 +88,8 @@ def summarise(
         engagement_by_category={k: round(v[1] / v[0], 4) for k, v in sorted(by_category.items())},
         avg_response_latency_seconds=round(sum(latencies) / len(latencies), 1) if latencies else None,
         late_replies=sum(1 for latency in latencies if latency > late_after),
-        suppressed_categories=split_topics(suppressed)[0],
-        suppressed_types=split_topics(suppressed)[1],
+        suppressed_categories=categories,
+        suppressed_types=types,
     )
 
 

@@ -58,9 +58,8 @@ from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
 from phronesis.proactive.tick import Ticker
 from phronesis.proactive.timeline import timeline_events
-from phronesis.proactive.topics import active_topics, candidate_stopped
 from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventRepository, opted
-from phronesis.proactive.users import UserRepository
+from phronesis.proactive.users import UserRepository, opted_out_by
 from phronesis.settings import OutboundSettings, ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.tenant_settings import TenantSettings
@@ -340,7 +339,7 @@ class ProactiveModule:
             muted = controls is not None and controls.muted_until is not None and controls.muted_until > now
             if controls is not None and not muted:
                 taken = await self.insights.take(conn, tenant, user_id, now, self.settings.insights_per_reply)
-                insights = [i for i in taken if not _switched_off(i, controls, now)]
+                insights = [i for i in taken if not opted_out_by(controls, i.trigger_signals, i.category, now)]
         touched = effect.labelled
         feedback = await self.feedback_for(tenant, user_id, ids=touched) if touched else []
         if effect.opted_out is not None:
@@ -462,16 +461,6 @@ class ProactiveModule:
         return await self.insights.list(
             tenant, user_id, fresh_only=fresh_only, now=self._clock.now(), limit=limit, offset=offset
         )
-
-
-def _switched_off(insight: DeferredInsight, controls: Any, now: datetime) -> bool:
-    """An insight the user opted out of: everything or its category (unless its topic is an
-    exception the user asked for again), or a stopped topic."""
-    types, category = insight.trigger_signals, insight.category
-    off = controls.opted_out or category in (controls.opted_out_categories or ())
-    if off and not candidate_stopped(controls.opted_in_topics or (), types, category):
-        return True
-    return candidate_stopped(active_topics(controls.opted_out_topics, now), types, category)
 
 
 def _reply_summary(body: UserMessageIn, effect: ReplyEffect) -> str:

@@ -27,7 +27,7 @@ from typing import Literal
 
 from phronesis.proactive.models import Candidate
 from phronesis.proactive.suppression import topics_of
-from phronesis.proactive.topics import candidate_stopped
+from phronesis.proactive.topics import opted_out_of
 from phronesis.settings import ProactiveSettings
 
 __all__ = ["PARTS", "Scored", "Weights", "composite", "repeats", "score_candidates", "weigh", "word_overlap"]
@@ -178,9 +178,13 @@ def score_candidates(
     out = []
     for candidate in candidates:
         score = composite(candidate, weights)
-        allowed = candidate_stopped(allowed_topics, candidate.trigger_signals, candidate.category)
-        if (everything_off or candidate.category in opted_out) and not allowed or candidate_stopped(
-            stopped_topics, candidate.trigger_signals, candidate.category
+        if opted_out_of(
+            candidate.trigger_signals,
+            candidate.category,
+            everything=everything_off,
+            categories=opted_out,
+            stopped=stopped_topics,
+            allowed=allowed_topics,
         ):
             out.append(Scored(candidate, score, "opted_out", 1.0))
         elif topics_of(candidate.category, candidate.trigger_signals) <= suppressed and (

@@ -14,7 +14,7 @@ mute ("no weather for a week").
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 
 from phronesis.proactive.templates import category_for, kind_of, type_words
@@ -22,6 +22,7 @@ from phronesis.proactive.templates import category_for, kind_of, type_words
 __all__ = [
     "active_topics",
     "candidate_stopped",
+    "opted_out_of",
     "known_topic",
     "singular",
     "topic_covers_category",
@@ -99,3 +100,20 @@ def candidate_stopped(topics: Iterable[str], signal_types: Sequence[str], catego
     if signal_types:
         return all(any(topic_covers_type(t, signal_type) for t in stopped) for signal_type in signal_types)
     return any(topic_covers_category(t, category) for t in stopped)
+
+
+def opted_out_of(
+    signal_types: Sequence[str],
+    category: str,
+    *,
+    everything: bool,
+    categories: Collection[str],
+    stopped: Iterable[str],
+    allowed: Iterable[str],
+) -> bool:
+    """The user's own controls switch this message off: everything or its category is off and it
+    is no exception they asked for again (``allowed``), or a topic they stopped covers it. One rule
+    for scoring, for the commit's re-check and for the insights a reply hands back."""
+    if (everything or category in categories) and not candidate_stopped(allowed, signal_types, category):
+        return True
+    return candidate_stopped(stopped, signal_types, category)

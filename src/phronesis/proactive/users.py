@@ -13,7 +13,7 @@ from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.pages import Page
 from phronesis.proactive.models import UserIn, UserProfile
-from phronesis.proactive.topics import topic_covers_type
+from phronesis.proactive.topics import active_topics, opted_out_of, topic_covers_type
 from phronesis.proactive.trust import trust_for
 from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
@@ -22,9 +22,21 @@ from phronesis.storage.inserts import upsert
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import proactive_users
 
-__all__ = ["UserRepository"]
+__all__ = ["UserRepository", "opted_out_by"]
 
 c = proactive_users.c
+
+
+def opted_out_by(controls: Any, signal_types: Sequence[str], category: str, now: datetime) -> bool:
+    """``topics.opted_out_of`` with a user's controls as ``UserRepository.lock`` reads them."""
+    return opted_out_of(
+        signal_types,
+        category,
+        everything=bool(controls.opted_out),
+        categories=controls.opted_out_categories or (),
+        stopped=active_topics(controls.opted_out_topics, now),
+        allowed=controls.opted_in_topics or (),
+    )
 
 
 class UserRepository:

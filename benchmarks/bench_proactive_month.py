@@ -34,9 +34,10 @@ import asyncio
 import contextlib
 import random
 import re
+import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -117,21 +118,27 @@ async def _month(database: Database, args: argparse.Namespace) -> dict[str, Any]
     for user_id, profile in users.items():
         await proactive.put_user(T, user_id, profile)
     end = START + timedelta(days=args.days)
-    arrivals = sorted(
+    arrivals = deque(sorted(
         (START + timedelta(seconds=rng.uniform(0, args.days * 86400)), user_id)
         for user_id in users
         for _ in range(rng.randint(2 * args.days, 4 * args.days))
-    )
+    ))
     n, seen, cycles, tick_seconds, opted_out = 0, 0, 0, 0.0, set()
+    day, day_seconds = START.date(), 0.0
     while clock.now() < end:
+        if clock.now().date() != day:  # progress, so a slow day shows where time goes
+            print(f"  {database.url.split(':')[0]} day {(day - START.date()).days + 1}: {day_seconds:.1f} s of ticks",
+                  file=sys.stderr, flush=True)  # fmt: skip
+            day, day_seconds = clock.now().date(), 0.0
         while arrivals and arrivals[0][0] <= clock.now():
-            _, user_id = arrivals.pop(0)
+            _, user_id = arrivals.popleft()
             n += 1
             await proactive.add_signals(T, user_id, [_signal(rng, clock.now(), n)])
         started = time.perf_counter()
         report = await proactive.tick(T)
         await proactive.redeliver(T)
         tick_seconds += time.perf_counter() - started
+        day_seconds += time.perf_counter() - started
         cycles += sum(report.reasons.values())
         for message in channel.sent[seen:]:
             roll = rng.random()

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, or_, select, text, update
+from sqlalchemy import ColumnElement, TextClause, and_, bindparam, delete, insert, or_, select, text, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.pages import Page
@@ -31,6 +31,9 @@ c = proactive_sends.c
 SENDING = text("proactive_sends.delivery_status = 'sending'")
 """The outbox's partial index's own predicate, as a literal: a bound parameter in its place may
 keep a prepared statement's generic plan from using the index."""
+PENDING = text("proactive_sends.outcome = 'pending'")
+"""Sends waiting for their feedback: the predicate of the partial index that finds them (a few a
+user) without walking a tenant's whole history, as a literal for the same reason."""
 COUNTED = ("sending", "sent")
 """A failed delivery does not use up the cap; a claimed or delivered one does."""
 
@@ -193,7 +196,7 @@ class SendRepository:
         return bool(result.rowcount)
 
     async def tenants_with_pending(self, conn: AsyncConnection) -> list[str]:
-        query = select(c.tenant).where(c.outcome == "pending", c.delivery_status == "sent").distinct()
+        query = select(c.tenant).where(PENDING, c.delivery_status == "sent").distinct()
         return list((await conn.execute(query)).scalars())
 
     async def tenants_sending(self, conn: AsyncConnection) -> list[str]:
@@ -211,7 +214,7 @@ class SendRepository:
             .where(
                 c.tenant == tenant,
                 c.user_id == user_id,
-                c.outcome == "pending",
+                PENDING,
                 or_(c.delivery_status == "sent", in_flight),
             )
             .order_by(c.sent_at.desc())
@@ -242,7 +245,7 @@ class SendRepository:
         Only a delivered send can be ignored: one that never reached the user (failed, or still
         being delivered) was counted ignored, and that taught the scores a reply it never had a
         chance to get."""
-        expired = (c.tenant == tenant, c.outcome == "pending", c.delivery_status == "sent", c.sent_at < before)
+        expired = (c.tenant == tenant, PENDING, c.delivery_status == "sent", c.sent_at < before)
         await _record_outcome(conn, tenant, expired, "ignored", at)
         result = await conn.execute(update(proactive_sends).where(*expired).values(outcome="ignored", outcome_at=at))
         return int(result.rowcount)
@@ -276,7 +279,7 @@ class SendRepository:
     async def users_to_expire(self, conn: AsyncConnection, tenant: str, before: datetime) -> list[str]:
         query = (
             select(c.user_id)
-            .where(c.tenant == tenant, c.outcome == "pending", c.delivery_status == "sent", c.sent_at < before)
+            .where(c.tenant == tenant, PENDING, c.delivery_status == "sent", c.sent_at < before)
             .distinct()
         )
         return list((await conn.execute(query)).scalars())
@@ -309,13 +312,19 @@ class SendRepository:
 
 
 async def _record_outcome(
-    conn: AsyncConnection, tenant: str, sends: tuple[ColumnElement[bool], ...], outcome: str, at: datetime
+    conn: AsyncConnection, tenant: str, sends: tuple[ColumnElement[bool] | TextClause, ...], outcome: str, at: datetime
 ) -> None:
     """The cycle's decision record gets its send's feedback as its outcome, in the same
     transaction: a decision's page, the calibration of scores against engagement and the
     decision list read it there (a fresh-clone trial found "Outcome none yet" on an answered send)."""
-    decided = select(c.decision_id).where(*sends, c.decision_id.is_not(None))
+    decided = [row[0] for row in await conn.execute(select(c.decision_id).where(*sends, c.decision_id.is_not(None)))]
+    if not decided:
+        return
+    # by primary key: with the ids as a subquery SQLite walked every decision of the tenant (the month
+    # bench's slowest statement, growing with the table)
     d = decision_records.c
-    await conn.execute(
-        update(decision_records).where(d.tenant == tenant, d.id.in_(decided)).values(outcome=outcome, outcome_at=at)
-    )
+    for start in range(0, len(decided), 500):
+        ids = decided[start : start + 500]
+        await conn.execute(
+            update(decision_records).where(d.id.in_(ids), d.tenant == tenant).values(outcome=outcome, outcome_at=at)
+        )

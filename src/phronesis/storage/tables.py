@@ -643,6 +643,24 @@ proactive_sends = Table(
         postgresql_where=text("delivery_status = 'sending'"),
         sqlite_where=text("delivery_status = 'sending'"),
     ),
+    # (0027) per tenant, the same few: the outbox's tick reads them oldest first
+    Index(
+        "ix_proactive_sends_sending",
+        "tenant",
+        "sent_at",
+        postgresql_where=text("delivery_status = 'sending'"),
+        sqlite_where=text("delivery_status = 'sending'"),
+    ),
+    # (0027) sends waiting for feedback (a few a user): the sweep, a reply's lookup and the tick's
+    # list of tenants walked every send a tenant ever made
+    Index(
+        "ix_proactive_sends_pending",
+        "tenant",
+        "user_id",
+        "sent_at",
+        postgresql_where=text("outcome = 'pending'"),
+        sqlite_where=text("outcome = 'pending'"),
+    ),
 )
 """Proactive messages and their feedback (seed 004's ProactiveFeedback is one row per send)."""
 

@@ -186,6 +186,7 @@ class Engine:
             clock=self.clock,
             outbound=self.settings.outbound,
             tenant_settings=self.tenant_settings,
+            embedder=self.embedder,
         )
         self.started = False
         self.index_backend = self.settings.index.backend

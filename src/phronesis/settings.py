@@ -597,7 +597,12 @@ class ProactiveSettings(Schema):
     wait and are considered again at the wake time (a deadline at 09:30 deferred at 23:30 was
     never told). 0: off."""
     dedup_overlap: Probability = 0.6
-    """A candidate whose words overlap a recent message's by more than this is a repeat."""
+    """Without a sentence model: a candidate whose words overlap a recent message's by more than
+    this is a repeat (when what either is about is unknown)."""
+    repeat_similarity: Probability = 0.75
+    """With the sentence model: a candidate whose cosine to a recent message is at least this is a
+    repeat (when what either is about is unknown; tuned on the dev half of
+    ``benchmarks/data/proactive_repeats.jsonl``)."""
     recent_messages: int = Field(default=10, ge=0, le=100)
     """How many of the user's latest messages a candidate is checked against for repeats…"""
     dedup_window_hours: float = Field(default=24.0, gt=0.0, le=24.0 * 30)

@@ -448,6 +448,28 @@ async def test_a_second_urgent_deadline_waits_for_the_next_cycle_instead_of_vani
     assert (await proactive.list_signals("t", "ana", pending=True)).items == []
 
 
+async def test_a_signal_another_message_went_before_says_why_when_its_moment_passes(
+    proactive: ProactiveModule, clock: FixedClock
+) -> None:
+    """A signal a cycle passed over for another message (one a cycle) kept no reason: when its
+    moment passed it ended "expired" with none (the month bench's "(no reason)")."""
+    await proactive.put_user("t", "ana", AWAKE)
+    soon = clock.now() + timedelta(minutes=20)
+    call = SignalIn(
+        type="calendar_event_approaching",
+        urgency_hint=5,
+        data={"title": "Call with the landlord", "start": soon.isoformat()},
+        expires_at=soon,
+    )
+    await proactive.add_signals("t", "ana", [deadline(9, "rent", title="Rent transfer"), call])
+    assert (await proactive.run_cycle("t", "ana")).decision == "sent"
+    [waiting] = (await proactive.list_signals("t", "ana", pending=True)).items
+    assert waiting.outcome_reason == "waiting: one message a cycle, and another of the user's signals went first"
+    clock.advance(minutes=25)
+    [expired] = [e for e in (await proactive.timeline("t", "ana")).events if e.kind == "signal_expired"]
+    assert "another of the user's signals went first" in expired.summary
+
+
 async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: ProactiveModule) -> None:
     """Issue 24: a calendar event first seen 20 h ahead has urgency 4; polled 30 min before it
     starts, 8. The duplicate was dropped and the reminder never went out."""

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import NotFoundError, PhronesisError
 from phronesis.ids import new_id
 from phronesis.proactive.candidates import CandidateSource, Proposed
@@ -30,11 +31,12 @@ from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.fates import Fate, covered_signals, fates, named, waiting
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.insights import InsightRepository
+from phronesis.proactive.meaning import meanings_of
 from phronesis.proactive.models import BlockReason, Candidate, CandidatePreview, CycleResult, Preview
 from phronesis.proactive.outbox import Attempt, Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.quiet_hours import is_quiet, next_wake
-from phronesis.proactive.scoring import Scored, score_candidates
+from phronesis.proactive.scoring import Scored, by_wording, score_candidates
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import CAP_LOOKBACK, zone
@@ -97,6 +99,8 @@ class CycleParts:
     decisions: DecisionRecordRepository
     controls: TenantControls
     outbox: Outbox
+    embedder: Embedder | None = None
+    """The sentence model, for repeats whose subject is unknown (``meaning``); None: by words."""
 
 
 class CycleRunner:
@@ -148,7 +152,7 @@ class CycleRunner:
         not drawn: a candidate in the band shows the chance it had."""
         context = await self._context(tenant, screened, now)
         proposed = await (candidates or self._p.candidates).propose(context)
-        scored = self._score(screened, context, proposed, _NeverExplore())
+        scored = await self._score(screened, context, proposed, _NeverExplore())
         chosen = next((c for c in scored if c.sendable), None)
         return Preview(
             user_id=screened.user_id,
@@ -223,7 +227,7 @@ class CycleRunner:
                     proposed = await self._p.candidates.propose(context)
             except PhronesisError as exc:
                 return exc
-            return self._plan(screened, state, context, proposed)
+            return await self._plan(screened, state, context, proposed)
 
         planned = await asyncio.gather(*(plan(one, state) for one, state in pairs))
         ready = [one for one in planned if isinstance(one, _Plan)]
@@ -247,11 +251,16 @@ class CycleRunner:
             for (one, _), planned_one in zip(pairs, planned, strict=True)
         }
 
-    def _score(self, screened: Screened, context: CycleContext, proposed: Proposed, rng: random.Random) -> list[Scored]:
+    async def _score(
+        self, screened: Screened, context: CycleContext, proposed: Proposed, rng: random.Random
+    ) -> list[Scored]:
         """Seed 004 §6 on this user's candidates: their trust threshold, recent messages,
-        suppressed and opted-out categories (a cycle and a preview score alike)."""
+        suppressed and opted-out categories (a cycle and a preview score alike). Repeats: by
+        subject, else by meaning when an embedder is configured (``meaning``), else by words."""
+        candidates = [named(candidate, context.signals) for candidate in proposed.candidates]
+        compared = by_wording(candidates, context.recent_messages, context.recent_subjects)
         return score_candidates(
-            [named(candidate, context.signals) for candidate in proposed.candidates],
+            candidates,
             threshold=screened.trust.policy.score_threshold,
             recent_messages=context.recent_messages,
             suppressed=suppressed_topics(context.feedback),
@@ -263,10 +272,11 @@ class CycleRunner:
             everything_off=context.user.opted_out,
             weights=screened.trust.weights,
             recent_subjects=context.recent_subjects,
+            meanings=await meanings_of(self._p.embedder, compared),
         )
 
-    def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:
-        scored = self._score(screened, context, proposed, self._rng)
+    async def _plan(self, screened: Screened, state: UserState, context: CycleContext, proposed: Proposed) -> _Plan:
+        scored = await self._score(screened, context, proposed, self._rng)
         chosen = next((c for c in scored if c.sendable), None)
         return _Plan(screened, state, context, proposed, scored, chosen, [c for c in scored if c.verdict == "deferred"])
 
@@ -315,8 +325,13 @@ class CycleRunner:
         await p.decisions.add_many(records, connection=conn)
         await p.signals.settle(conn, tenant, settled)
         await p.signals.hold(conn, tenant, {k: v for _, d in going for k, v in d.held.items()})
-        waits = {user_id: why for user_id, reason in blocked.items() if (why := waiting(reason)) is not None}
-        await p.signals.note_waits(conn, tenant, waits)  # blocked at the commit: they wait, and say why
+        # what a cycle left unused waits, and says why: blocked at the commit, or passed over by this
+        # cycle's message (one a cycle), or beyond the candidates it considered; a signal whose moment then
+        # passed said "expired" with no reason
+        waits = {user_id: why for user_id, done in out.items() if isinstance(done, CycleResult)
+                 and done.reason != "already_sent" and (why := waiting(done.decision)) is not None}  # fmt: skip
+        waits |= {user_id: why for user_id, reason in blocked.items() if (why := waiting(reason)) is not None}
+        await p.signals.note_waits(conn, tenant, waits)
         return out
 
     def _decided(self, tenant: str, one: _Plan, blocked: BlockReason | None, key: str) -> _Decided:

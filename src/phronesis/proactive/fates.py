@@ -152,6 +152,8 @@ _WAITS: dict[str, str] = {
     "daily_cap": "the user's daily cap was reached",
     "cooldown": "the cooldown after the last message",
     "already_sent": "a message was sent in this cycle's slot",
+    "sent": "one message a cycle, and another of the user's signals went first",
+    "silent": "more signals than a cycle considers at once",
 }
 
 

@@ -14,6 +14,7 @@ import httpx
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
+from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import ConfigurationError, InvalidInputError, NotFoundError
 from phronesis.llm.types import LLMProvider
 from phronesis.outbound import GuardedTransport, OutboundPolicy
@@ -86,6 +87,7 @@ class ProactiveModule:
         http: httpx.AsyncClient | None = None,
         outbound: OutboundSettings | None = None,
         tenant_settings: TenantSettings | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         if settings.candidates == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_PROACTIVE__CANDIDATES=llm needs an LLM (PHRONESIS_LLM__SPEC)")
@@ -144,6 +146,7 @@ class ProactiveModule:
                 decisions=decisions,
                 controls=self.controls,
                 outbox=self.outbox,
+                embedder=embedder,
             ),
             random.Random(settings.seed),
         )

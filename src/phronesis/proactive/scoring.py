@@ -4,9 +4,9 @@
   weighted mean, so the score stays 0-10 whatever they sum to);
 - categories and topics the user opted out of are dropped (issue 24), and so are suppressed
   signal types (urgent ones excepted);
-- a candidate repeating a recent message (word overlap > 0.6 of its own words, or of its
-  subject when it names one) is dropped. The original let explored candidates skip this
-  check; here nothing does;
+- a candidate repeating a recent message (the same subject; when a subject is unknown, a
+  sentence the local model reads alike, or without a model word overlap > 0.6) is dropped. The
+  original let explored candidates skip this check; here nothing does;
 - at or above the trust threshold: approved;
 - within ``exploration_band`` below it (and ≥ ``deferred_min_score``): explored with
   probability ``exploration_rate`` from a seeded RNG, else deferred;
@@ -25,12 +25,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from phronesis.proactive.meaning import NO_MEANINGS, Meanings
 from phronesis.proactive.models import Candidate
 from phronesis.proactive.suppression import topics_of
 from phronesis.proactive.topics import opted_out_of
 from phronesis.settings import ProactiveSettings
 
-__all__ = ["PARTS", "Scored", "Weights", "composite", "repeats", "score_candidates", "weigh", "word_overlap"]
+__all__ = [
+    "PARTS",
+    "Scored",
+    "Weights",
+    "by_wording",
+    "composite",
+    "repeats",
+    "score_candidates",
+    "weigh",
+    "word_overlap",
+]
 
 _WORD = re.compile(r"[a-z0-9']+")
 
@@ -116,39 +127,91 @@ _TIME_PHRASE = re.compile(
 )
 
 
+_AMOUNT = re.compile(
+    r"[$€£¥]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:usd|eur|gbp|dollars|euros|pounds)\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)\b|-?\d+(?:[.,]\d+)?\s?°[cf]?",
+    re.IGNORECASE,
+)
+"""Numbers that name no thing: amounts, ordinal dates ("the 15th"), temperatures."""
+
+_NEWS = re.compile(
+    r"\b(?:moved|rescheduled|cancell?ed|delayed|postponed|delivered|arrived|failed|overdue|changed|updated"
+    r"|declined|approved|missed|back online)\b",
+    re.IGNORECASE,
+)
+"""Words that report a change: a message saying one its predecessor did not is news, not a repeat."""
+
+
 def _identifiers(text: str) -> frozenset[str]:
     """The words with a digit that name something (a course code, a set number), the numbers of
-    time phrases left out: the "4" of "due in about 4 h" names no problem set (issue 48)."""
-    return frozenset(w for w in _words(_TIME_PHRASE.sub(" ", text)) if any(ch.isdigit() for ch in w))
+    time phrases, amounts and ordinal dates left out: the "4" of "due in about 4 h" names no
+    problem set (issue 48), the "$42" of "the water bill of $42" no other bill."""
+    plain = _TIME_PHRASE.sub(" ", _AMOUNT.sub(" ", text))
+    return frozenset(w for w in _words(plain) if any(ch.isdigit() for ch in w))
 
 
-def repeats(candidate: str, recent: str, overlap: float) -> bool:
-    """Whether a candidate says again what a recent message said: its words overlap by more than
-    ``overlap``, and every identifier it names (a word with a digit: a course code, a set number)
-    is one the recent message names too. "MA1521 lab report" shares two words of three with
-    "CS2103 lab report is due" and was dropped as its repeat (issue 24); different identifiers,
-    different things. A time phrase's number is no identifier: "Problem set 4" is not a repeat of
-    "Problem set 3 is due in about 4 h" (issue 48)."""
-    if word_overlap(candidate, recent) <= overlap:
+def _news(candidate: str, recent: str) -> bool:
+    """The candidate reports a change the recent message did not ("moved", "delivered")."""
+    return bool({w.lower() for w in _NEWS.findall(candidate)} - {w.lower() for w in _NEWS.findall(recent)})
+
+
+def repeats(
+    candidate: str, recent: str, overlap: float, *, likeness: float | None = None, similar: float = 0.75
+) -> bool:
+    """Whether a candidate says again what a recent message said. Both ways, every identifier it
+    names (a word with a digit: a course code, a set number) is one the recent message names too:
+    "MA1521 lab report" shares two words of three with "CS2103 lab report is due" and was dropped
+    as its repeat (issue 24); different identifiers, different things. A time phrase's number is no
+    identifier: "Problem set 4" is not a repeat of "Problem set 3 is due in about 4 h" (issue 48).
+    And a change reported ("moved to 15:00", "delivered") is news. Then: by meaning when the
+    sentences' ``likeness`` is known (cosine at least ``similar``: ``meaning``), else by words
+    (more than ``overlap`` of the candidate's words)."""
+    if not _identifiers(candidate) <= _identifiers(recent) or _news(candidate, recent):
         return False
-    return _identifiers(candidate) <= _identifiers(recent)
+    if likeness is not None:
+        return likeness >= similar
+    return word_overlap(candidate, recent) > overlap
+
+
+def by_wording(
+    candidates: Sequence[Candidate], recent: Sequence[str], subjects: Mapping[str, frozenset[str]]
+) -> set[str]:
+    """The texts the repeat check compares by their words or meaning, not by what they are about:
+    each pair where the candidate's subject or the recent message's is unknown (``meaning``
+    embeds these, and only these)."""
+    unknown = [message for message in recent if not subjects.get(message)]
+    out: set[str] = set()
+    for candidate in candidates:
+        compared = recent if candidate.subject is None else unknown
+        if compared:
+            out.add(candidate.message)
+            out.update(compared)
+    return out
 
 
 def _repeated(
-    candidate: Candidate, recent: Sequence[str], overlap: float, subjects: Mapping[str, frozenset[str]]
+    candidate: Candidate,
+    recent: Sequence[str],
+    overlap: float,
+    subjects: Mapping[str, frozenset[str]],
+    meanings: Meanings,
+    similar: float,
 ) -> str | None:
     """The recent message the candidate says again, if any: by what both are about when both are
     known (the candidate's subject, the titles of the signals a recent message was sent for), else
-    by their words. Issue 48: "Tax form W-9" was sent twice 17 minutes apart (a template, then an
-    LLM's rewording: other words, same subject); an urgency-9 "Roster preferences…" was dropped as
-    a repeat of another deadline worded alike (same words, other subject)."""
+    by meaning (the local model), else by their words. Issue 48: "Tax form W-9" was sent twice 17
+    minutes apart (a template, then an LLM's rewording: other words, same subject); an urgency-9
+    "Roster preferences…" was dropped as a repeat of another deadline worded alike (same words,
+    other subject)."""
     for message in recent:
         about = subjects.get(message)
         if candidate.subject is not None and about:
             if candidate.subject.casefold() in {title.casefold() for title in about}:
                 return message
             continue
-        if repeats(candidate.subject or candidate.message, message, overlap):
+        likeness = meanings.likeness(candidate.message, message)
+        text = candidate.message if likeness is not None else candidate.subject or candidate.message
+        if repeats(text, message, overlap, likeness=likeness, similar=similar):
             return message
     return None
 
@@ -167,6 +230,7 @@ def score_candidates(
     everything_off: bool = False,
     weights: Weights | None = None,
     recent_subjects: Mapping[str, frozenset[str]] | None = None,
+    meanings: Meanings = NO_MEANINGS,
 ) -> list[Scored]:
     """Every candidate with its verdict, best score first (sendable ones before the rest).
     ``suppressed``: the topics feedback switched off (``suppression.topics_of``); ``opted_out``:
@@ -194,7 +258,8 @@ def score_candidates(
             # an urgent message (issue 48: five ignored weather alerts muted "nudge", then "School
             # pickup… in 60 min" at urgency 8); only the user's own opt-out does
             out.append(Scored(candidate, score, "suppressed", 1.0))
-        elif (said := _repeated(candidate, recent, settings.dedup_overlap, recent_subjects or {})) is not None:
+        elif (said := _repeated(candidate, recent, settings.dedup_overlap, recent_subjects or {}, meanings,
+                                settings.repeat_similarity)) is not None:  # fmt: skip
             out.append(Scored(candidate, score, "duplicate", 1.0, said))
         elif score >= threshold:
             out.append(Scored(candidate, score, "approved", 1.0))

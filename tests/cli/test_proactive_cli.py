@@ -163,3 +163,25 @@ def test_preview_why_and_stats_from_the_cli(cli: CliRunner) -> None:
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, (args, result.output)
+
+
+def test_errors_name_the_options_and_times_are_the_users_own(cli: CliRunner) -> None:
+    """Trials read the API's field names in CLI errors ("interaction_count", "(input): give exactly
+    one of until and minutes"), a nonsense topic accepted silently, and every time in UTC unlabelled
+    for a user in Singapore."""
+    for args, said in (
+        (["proactive", "users", "mute", "ana"], "error: give exactly one of --until and --minutes\n"),
+        (["proactive", "users", "put", "ana", "--interactions", "-1"], "error: --interactions: "),
+        (["proactive", "users", "opt-out", "ana", "--topic", "Weather!"], "error: --topic: "),
+        (["proactive", "signals", "add", "ana", "--type", "x", "--urgency", "11"], "error: --urgency: "),
+    ):
+        result = cli.invoke(app, args)
+        assert result.exit_code == 2 and result.output.startswith(said), (args, result.output)
+    assert cli.invoke(app, ["proactive", "users", "put", "ana", "--timezone", "Asia/Singapore"]).exit_code == 0
+    nonsense = cli.invoke(app, ["proactive", "users", "opt-out", "ana", "--topic", "xyzzy"])
+    assert nonsense.exit_code == 2 and nonsense.output.startswith("error: --topic: 'xyzzy' names no kind of message")
+    muted = cli.invoke(app, ["proactive", "users", "mute", "ana", "--until", "2030-01-01T00:00:00Z"])
+    assert "muted until 2030-01-01 08:00 +08" in muted.output
+    cli.invoke(app, ["proactive", "signals", "add", "ana", "--type", "bill_due", "--urgency", "6", "--title", "Rent"])
+    [line] = cli.invoke(app, ["proactive", "signals", "list", "ana"]).output.splitlines()
+    assert line[17:20] == "+08", line

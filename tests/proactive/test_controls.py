@@ -294,6 +294,20 @@ async def test_the_api_stops_a_topic(proactive: ProactiveModule) -> None:
         OptOutIn(topics=["Weather!"])
 
 
+async def test_a_topic_that_names_nothing_is_refused_and_nothing_changes(proactive: ProactiveModule) -> None:
+    """A trial's opt-out of "xyzzy" was accepted and stopped nothing, silently. A topic names a kind
+    of message, or a signal type the user has had (or one of its words), or it is refused."""
+    await proactive.put_user("t", "ana", DEEP)
+    with pytest.raises(InvalidInputError) as refused:
+        await proactive.opt_out("t", "ana", OptOutIn(topics=["weather", "xyzzy"]))
+    assert refused.value.field == "topics.1" and "xyzzy" in refused.value.message
+    assert (await proactive.user("t", "ana")).opted_out_topics == {}  # nothing half-written
+    standup = SignalIn(type="standup_reminder", urgency_hint=5, data={"title": "Stand-up"})
+    await proactive.add_signals("t", "ana", [standup])
+    profile = await proactive.opt_out("t", "ana", OptOutIn(topics=["standup"]))
+    assert profile.opted_out_topics == {"standup": None}
+
+
 async def test_asking_for_one_topic_again_after_stop_lets_only_that_through(
     proactive: ProactiveModule, clock: FixedClock
 ) -> None:

@@ -101,6 +101,8 @@ AT_18_30 = "2026-03-10T18:30:00+00:00"
          "School pickup for Leo moved to 14:30.", "in about"),
         ("device_offline", {"title": "Front door camera offline"}, "Front door camera offline.", "soon"),
         ("package_delivery", {"title": "Nimbus thermostat", "status": "delivered"}, "has been delivered", "already"),
+        ("package_delivery", {"title": "Parcel was left at the door", "status": "delivered"},
+         "Parcel was left at the door.", "has been delivered"),
         ("birthday", {"title": "Sam birthday", "date": "2026-03-11"}, "Sam's birthday is tomorrow.", "Sam birthday"),
         ("bill_due", {"title": "Water bill", "due": "2026-03-11T09:00:00+00:00"},
          "Water bill is due tomorrow at 09:00.", "block some time"),

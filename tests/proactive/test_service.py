@@ -470,6 +470,24 @@ async def test_a_signal_another_message_went_before_says_why_when_its_moment_pas
     assert "another of the user's signals went first" in expired.summary
 
 
+@pytest.mark.parametrize(("until", "told"), [(None, False), (timedelta(hours=3), True)])
+async def test_a_warning_whose_moment_has_begun_is_told_only_while_it_lasts(
+    proactive: ProactiveModule, clock: FixedClock, until: timedelta | None, told: bool
+) -> None:
+    """A trial sent "Storm warning, yesterday at 23:00." an hour after the storm began: a warning
+    about something already under way, with no end given, is late; with an end still ahead it is not."""
+    await proactive.put_user("t", "ana", AWAKE)
+    data = {"title": "Storm warning", "when": (clock.now() - timedelta(hours=1)).isoformat()}
+    if until is not None:
+        data["until"] = (clock.now() + until).isoformat()
+    await proactive.add_signals("t", "ana", [SignalIn(type="weather_alert", urgency_hint=8, data=data)])
+    result = await proactive.run_cycle("t", "ana")
+    assert (result.decision == "sent") is told
+    [signal] = (await proactive.list_signals("t", "ana")).items
+    if not told:
+        assert signal.outcome == "expired" and "passed before a message told it" in (signal.outcome_reason or "")
+
+
 async def test_a_signal_polled_again_takes_what_the_source_says_now(proactive: ProactiveModule) -> None:
     """Issue 24: a calendar event first seen 20 h ahead has urgency 4; polled 30 min before it
     starts, 8. The duplicate was dropped and the reminder never went out."""

@@ -6,15 +6,16 @@ import asyncio
 import json
 import logging
 import os
+import re
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from pydantic import ValidationError
 
-from phronesis.exceptions import PhronesisError, validation_message
+from phronesis.exceptions import InvalidInputError, PhronesisError, validation_message
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -93,26 +94,42 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def invalid(exc: ValidationError, *, option: str | None = None) -> typer.Exit:
-    """A validation error as the CLI's one line: the option (or field) and what is wrong with it."""
+def invalid(
+    exc: ValidationError, *, option: str | None = None, flags: Mapping[str, str] | None = None
+) -> typer.Exit:
+    """A validation error as the CLI's one line: the option (or field) and what is wrong with it.
+    ``flags`` maps the model's field names to the command's options: the line names ``--interactions``,
+    not ``interaction_count``, and "give exactly one of --until and --minutes" (trials read the API's
+    field names, and "(input)", in a CLI error)."""
     error = exc.errors()[0]
-    where = option or ".".join(str(part) for part in error["loc"])
-    return fail(f"{where}: {validation_message(error)}" if where else validation_message(error))
+    flags = flags or {}
+    loc = [str(part) for part in error["loc"]]
+    message = validation_message(error)
+    for field, flag in flags.items():
+        message = re.sub(rf"(?<![\w-]){re.escape(field)}\b", flag, message)
+    where = option or (flags.get(loc[0], ".".join(loc)) if loc else "")
+    return fail(f"{where}: {message}" if where else message)
 
 
-def run(coroutine_factory: Callable[[], Awaitable[T]]) -> T:
-    """Run an async command; a phronesis error becomes one line and exit code 2."""
+def run(coroutine_factory: Callable[[], Awaitable[T]], *, flags: Mapping[str, str] | None = None) -> T:
+    """Run an async command; a phronesis error becomes one line and exit code 2 (input refused by
+    the engine names the command's option, where ``flags`` maps its field to one)."""
 
     async def main() -> T:
         return await coroutine_factory()
 
     try:
         return asyncio.run(main())
+    except InvalidInputError as exc:
+        option = (flags or {}).get(exc.field.split(".")[0])
+        raise fail(f"{option}: {exc.message}" if option else str(exc)) from None
     except PhronesisError as exc:
         raise fail(str(exc)) from None
 
 
-def with_engine(work: Callable[[Engine], Awaitable[T]], *, load_index: bool = False) -> T:
+def with_engine(
+    work: Callable[[Engine], Awaitable[T]], *, load_index: bool = False, flags: Mapping[str, str] | None = None
+) -> T:
     """Open an engine (migrated; the vector index loaded only when asked), run ``work``, close it.
 
     Building the engine is cheap: the sentence model loads only when a command embeds.
@@ -134,7 +151,7 @@ def with_engine(work: Callable[[Engine], Awaitable[T]], *, load_index: bool = Fa
         finally:
             await engine.close()
 
-    return run(go)
+    return run(go, flags=flags)
 
 
 def _print_version(value: bool) -> None:

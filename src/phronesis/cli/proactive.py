@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from zoneinfo import ZoneInfo
 
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, proactive_app, with_engine
-from phronesis.exceptions import PhronesisError, invalid_input
+from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, invalid, proactive_app, with_engine
+from phronesis.exceptions import NotFoundError, PhronesisError
 from phronesis.proactive.controls import PauseIn
 from phronesis.proactive.fates import state_of
 from phronesis.proactive.models import (
@@ -83,7 +84,7 @@ def users_list(tenant: TenantOption = DEFAULT_TENANT, limit: int = 100, as_json:
         f"{u.id:<16} {u.trust_level:<11} {u.timezone:<20} {u.sleep_time}-{u.wake_time}  {u.channel:<9}"
         + ("  opted out" if u.opted_out else "")
         + (f"  off: {','.join(u.opted_out_categories)}" if u.opted_out_categories else "")
-        + (f"  muted until {u.muted_until.isoformat()}" if u.muted_until else "")
+        + (f"  muted until {_local(u.muted_until, u.timezone)}" if u.muted_until else "")
         for u in users
     ]
     _print(page, as_json, "\n".join(lines) or "(no users)")
@@ -117,9 +118,40 @@ def users_put(
             interaction_count=interactions,
         )
     except ValidationError as exc:
-        raise fail(str(invalid_input(exc))) from None
+        raise invalid(exc, flags=_PUT_FLAGS) from None
     profile, created = with_engine(lambda engine: engine.proactive.put_user(tenant, user_id, body))
     emit(profile, as_json, lambda: f"{'created' if created else 'updated'} {profile.id} ({profile.trust_level})")
+
+
+T = TypeVar("T")
+
+
+def _local(at: datetime, timezone: str) -> str:
+    """A time as the user lives it: in their zone, with the zone's abbreviation (a trial read every
+    CLI time in UTC, unlabelled, for a user in Singapore)."""
+    local = at.astimezone(ZoneInfo(timezone))
+    return f"{local:%Y-%m-%d %H:%M} {local:%Z}"
+
+
+async def _with_zone(engine: Engine, tenant: str, user_id: str, work: Awaitable[T]) -> tuple[T, str]:
+    """``work``'s result with the user's timezone (UTC when the user is gone)."""
+    result = await work
+    try:
+        return result, (await engine.proactive.user(tenant, user_id)).timezone
+    except NotFoundError:
+        return result, "UTC"
+
+
+_PUT_FLAGS = {
+    "timezone": "--timezone",
+    "wake_time": "--wake",
+    "sleep_time": "--sleep",
+    "channel": "--channel",
+    "address": "--address",
+    "calendar_url": "--calendar",
+    "interaction_count": "--interactions",
+}
+"""``users put``'s options by the profile field each sets (its errors name the option)."""
 
 
 @users_app.command("delete")
@@ -155,7 +187,7 @@ def signals_add(
     try:
         signal = SignalIn(type=type_, urgency_hint=urgency, data=data, context_only=context_only, dedup_key=key)
     except ValidationError as exc:
-        raise fail(str(invalid_input(exc))) from None
+        raise invalid(exc, flags={"type": "--type", "urgency_hint": "--urgency", "dedup_key": "--key"}) from None
     added = with_engine(lambda engine: engine.proactive.add_signals(tenant, user_id, [signal]))
     emit(added._asdict(), as_json, lambda: _added(added.stored, added.duplicates, added.updated, ""))
 
@@ -165,11 +197,15 @@ def signals_list(
     user_id: str, tenant: TenantOption = DEFAULT_TENANT, pending: bool = False, as_json: JsonOption = False
 ) -> None:
     """A user's signals, newest first."""
-    page = with_engine(lambda engine: engine.proactive.list_signals(tenant, user_id, pending=pending or None))
+    page, timezone = with_engine(
+        lambda engine: _with_zone(
+            engine, tenant, user_id, engine.proactive.list_signals(tenant, user_id, pending=pending or None)
+        )
+    )
     signals = page.items
     now = datetime.now(UTC)
     lines = [
-        f"{s.created_at:%Y-%m-%d %H:%M}  {s.type:<28} urgency {s.urgency_hint:>2}  "
+        f"{_local(s.created_at, timezone)}  {s.type:<28} urgency {s.urgency_hint:>2}  "
         f"{state_of(s, now):<15}  {s.data.get('title', '')}" + (f"  ({s.outcome_reason})" if s.outcome_reason else "")
         for s in signals
     ]
@@ -239,29 +275,32 @@ def _opt_state(profile: UserProfile) -> str:
     if profile.opted_out:
         return "opted out of everything"
     named = [*profile.opted_out_categories, *(t for t, until in profile.opted_out_topics.items() if until is None)]
-    muted = [f"{t} (until {until:%Y-%m-%d %H:%M})" for t, until in profile.opted_out_topics.items() if until]
+    muted = [f"{t} (until {_local(until, profile.timezone)})" for t, until in profile.opted_out_topics.items() if until]
     parts = (["opted out of " + ", ".join(named)] if named else []) + (["muted " + ", ".join(muted)] if muted else [])
     return "; ".join(parts) or "opted in"
 
 
 def _controls(profile: UserProfile, as_json: bool) -> None:
     """After an opt-out or opt-in: what the user now gets (and a mute, if one is on)."""
-    muted = f"; muted until {profile.muted_until.isoformat()}" if profile.muted_until else ""
+    muted = f"; muted until {_local(profile.muted_until, profile.timezone)}" if profile.muted_until else ""
     emit(profile, as_json, lambda: f"{profile.id}: {_opt_state(profile)}{muted}")
 
 
 def _mute(profile: UserProfile, as_json: bool) -> None:
     """After a mute or unmute: the mute first (a trial read "opted in" after a mute as an opt-in)."""
-    muted = f"muted until {profile.muted_until.isoformat()}" if profile.muted_until else "not muted"
+    muted = f"muted until {_local(profile.muted_until, profile.timezone)}" if profile.muted_until else "not muted"
     state = _opt_state(profile)
     emit(profile, as_json, lambda: f"{profile.id}: {muted}" + (f"; {state}" if state != "opted in" else ""))
+
+
+_OPT_FLAGS = {"categories": "--category", "topics": "--topic"}
 
 
 def _categories(categories: list[str] | None, topics: list[str] | None) -> OptOutIn:
     try:
         return OptOutIn(categories=categories or [], topics=topics or [])
     except ValidationError as exc:
-        raise fail(str(invalid_input(exc))) from None
+        raise invalid(exc, flags=_OPT_FLAGS) from None
 
 
 @users_app.command("opt-out")
@@ -274,7 +313,7 @@ def users_opt_out(
 ) -> None:
     """No more proactive messages for the user (or none of these categories or topics)."""
     body = _categories(category, topic)
-    _controls(with_engine(lambda engine: engine.proactive.opt_out(tenant, user_id, body)), as_json)
+    _controls(with_engine(lambda engine: engine.proactive.opt_out(tenant, user_id, body), flags=_OPT_FLAGS), as_json)
 
 
 @users_app.command("opt-in")
@@ -287,7 +326,7 @@ def users_opt_in(
 ) -> None:
     """Undo an opt-out (of everything, or of these categories or topics)."""
     body = _categories(category, topic)
-    _controls(with_engine(lambda engine: engine.proactive.opt_in(tenant, user_id, body)), as_json)
+    _controls(with_engine(lambda engine: engine.proactive.opt_in(tenant, user_id, body), flags=_OPT_FLAGS), as_json)
 
 
 @users_app.command("mute")
@@ -302,7 +341,7 @@ def users_mute(
     try:
         body = MuteIn(minutes=minutes, until=until)
     except ValidationError as exc:
-        raise fail(str(invalid_input(exc))) from None
+        raise invalid(exc, flags={"until": "--until", "minutes": "--minutes"}) from None
     _mute(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body)), as_json)
 
 
@@ -343,7 +382,7 @@ def preview(
     try:
         body = PreviewIn(user_id=user_id, at=at, llm=llm)
     except ValidationError as exc:
-        raise fail(str(invalid_input(exc))) from None
+        raise invalid(exc, flags={"at": "--at", "user_id": "USER_ID"}) from None
     result = with_engine(lambda engine: engine.proactive.preview(tenant, body))
     _print(result.model_dump(mode="json"), as_json, "\n".join(_preview_lines(result)))
 
@@ -373,10 +412,12 @@ def why(
 ) -> None:
     """Why the user got a message, or did not: a cycle's verdict now with the candidates it scored,
     then their story, newest first."""
-    result = with_engine(lambda engine: engine.proactive.timeline(tenant, user_id, days=days))
+    result, timezone = with_engine(
+        lambda engine: _with_zone(engine, tenant, user_id, engine.proactive.timeline(tenant, user_id, days=days))
+    )
     lines = [f"now: {_verdict(result.now)}", *_preview_lines(result.now)[1:]]
     lines += [
-        f"{e.at:%Y-%m-%d %H:%M}  {e.kind:<11} {e.summary}" + (f"  [{e.cycle_key}]" if e.cycle_key else "")
+        f"{_local(e.at, timezone)}  {e.kind:<11} {e.summary}" + (f"  [{e.cycle_key}]" if e.cycle_key else "")
         for e in result.events
     ]
     _print(result.model_dump(mode="json"), as_json, "\n".join(lines))

@@ -11,6 +11,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import httpx
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
@@ -57,8 +58,10 @@ from phronesis.proactive.sources.icalendar_source import ICalendarSource
 from phronesis.proactive.sources.types import SignalSource
 from phronesis.proactive.state import StateLoader
 from phronesis.proactive.suppression import SuppressionRepository
+from phronesis.proactive.templates import type_words
 from phronesis.proactive.tick import Ticker
 from phronesis.proactive.timeline import timeline_events
+from phronesis.proactive.topics import known_topic, topic_covers_type
 from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventRepository, opted
 from phronesis.proactive.users import UserRepository, opted_out_by
 from phronesis.settings import OutboundSettings, ProactiveSettings
@@ -356,10 +359,29 @@ class ProactiveModule:
         )
 
     # controls -----------------------------------------------------------------------------
+    async def _check_topics(self, conn: AsyncConnection, tenant: str, user_id: str, topics: Sequence[str]) -> None:
+        """A topic must name something: a word ``topics`` knows (weather, bill, deadline…) or a signal
+        type the user has had, or one of its words. A trial's "xyzzy" was accepted and stopped nothing,
+        silently."""
+        unknown = [
+            (i, topic) for i, topic in enumerate(topics) if not any(map(known_topic, [topic, *type_words(topic)]))
+        ]
+        if not unknown:
+            return
+        types = await self.signals.types_of(conn, tenant, user_id)
+        for index, topic in unknown:
+            if not any(topic_covers_type(topic, type_) for type_ in types):
+                raise InvalidInputError(
+                    f"topics.{index}",
+                    f"{topic!r} names no kind of message: give a topic word (weather, bill, deadline, delivery,"
+                    " event…) or a signal type this user has had",
+                )
+
     async def opt_out(self, tenant: str, user_id: str, body: OptOutIn) -> UserProfile:
         """No more proactive messages (``categories`` and ``topics`` empty), or none of these."""
         switched = OptOut(all=not (body.categories or body.topics), categories=body.categories, topics=body.topics)
         async with self._db.transaction() as conn:
+            await self._check_topics(conn, tenant, user_id, body.topics)
             if not await self.users.opt_out(conn, tenant, user_id, body.categories, dict.fromkeys(body.topics)):
                 raise NotFoundError("user", user_id)
             now = self._clock.now()
@@ -375,6 +397,7 @@ class ProactiveModule:
         only: the rest stay off."""
         switched = OptOut(all=not (body.categories or body.topics), categories=body.categories, topics=body.topics)
         async with self._db.transaction() as conn:
+            await self._check_topics(conn, tenant, user_id, body.topics)
             if not await self.users.opt_in(conn, tenant, user_id, body.categories, CATEGORIES, body.topics):
                 raise NotFoundError("user", user_id)
             said = opted("opt_in", switched)

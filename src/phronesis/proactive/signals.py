@@ -279,6 +279,12 @@ class SignalRepository:
         )
         return set(result.scalars())
 
+    async def types_of(self, conn: AsyncConnection, tenant: str, user_id: str) -> set[str]:
+        """The signal types the user has had (a topic a reply or a control names must match one of
+        them, or be a word ``topics`` knows)."""
+        query = select(c.type).where(c.tenant == tenant, c.user_id == user_id).distinct()
+        return set((await conn.execute(query)).scalars())
+
     async def subjects_of(
         self, conn: AsyncConnection, tenant: str, user_ids: Sequence[str], since: datetime
     ) -> dict[str, set[str]]:

@@ -61,8 +61,8 @@ def moment_of(signal: Signal) -> datetime | None:
     return moment_in(signal.data)
 
 
-def moment_in(data: Mapping[str, object]) -> datetime | None:
-    for key in ("start", "due", "when", "at"):
+def moment_in(data: Mapping[str, object], keys: Sequence[str] = ("start", "due", "when", "at")) -> datetime | None:
+    for key in keys:
         value = data.get(key)
         if isinstance(value, str):
             try:
@@ -228,7 +228,17 @@ def is_event(signal: Signal) -> bool:
     """A signal about something that happens at a moment (a meeting, a pickup): a message about it
     after that moment says nothing worth hearing (issue 48: "Heads-up: Dentist appointment already."
     an hour after the appointment)."""
-    return _kind(signal) in ("event", "moved")
+    return _kind(signal) in ("event", "moved") or not _FORECAST.isdisjoint(type_words(signal.type))
+
+
+_FORECAST = frozenset({"alert", "warning", "forecast", "watch"})
+"""Types that announce something to come (``weather_alert``): once it has begun with no end given,
+the warning is late (a trial got "Storm warning, yesterday at 23:00.")."""
+
+
+def _end_of(signal: Signal) -> datetime | None:
+    """When the thing ends, where the signal says (``until``, ``end``, ``ends``)."""
+    return moment_in(signal.data, keys=("until", "end", "ends"))
 
 
 def moment_passed(signal: Signal, now: datetime) -> bool:
@@ -238,8 +248,8 @@ def moment_passed(signal: Signal, now: datetime) -> bool:
 
 
 def past_moment(signal: Signal, now: datetime) -> datetime | None:
-    """The moment of an event signal, when it has passed; None otherwise."""
-    when = moment_of(signal)
+    """The moment of an event signal, when it has passed (its end, when it gives one); None otherwise."""
+    when = _end_of(signal) or moment_of(signal)
     return when if when is not None and when <= now and is_event(signal) else None
 
 
@@ -278,6 +288,13 @@ def _event(said: _Said) -> str:
     return f"Heads-up: {said.title} " + (f"starts {said.at}" if said.at else f"is {said.on_day or 'coming up'}")
 
 
+_SAYS_ARRIVED = re.compile(
+    r"\b(?:deliver\w*|left|dropped off|arrived|handed|collected|signed for|at (?:the|your) door)\b", re.IGNORECASE
+)
+"""A delivery's title that already says it arrived ("Parcel left at the door") is said as it is: a
+trial read "Parcel was left at the door has been delivered"."""
+
+
 def _deadline(said: _Said) -> str:
     if said.past:
         return f"{said.title} was due {said.at}"
@@ -293,7 +310,7 @@ _WRITE: dict[str, tuple[Callable[[_Said], str], str]] = {
     "empty_day": (lambda w: f"{w.on_day or 'The day'} is free: {w.title}", "text"),
     "moved": (_moved, "text"),
     "bill": (_bill, "text"),
-    "delivered": (lambda w: w.title if "deliver" in w.title.lower() else f"{w.title} has been delivered", "text"),
+    "delivered": (lambda w: w.title if _SAYS_ARRIVED.search(w.title) else f"{w.title} has been delivered", "text"),
     "delivery": (lambda w: f"{w.title} should arrive {w.when}" if w.when else f"{w.title} is on its way", "text"),
     "birthday": (_birthday, "text"),
     "deadline": (_deadline, "button_prompt"),

@@ -24,7 +24,7 @@ the LLM-calls column is 0 by construction). Measured at the end of the month:
 - messages per user per day; **duplicates delivered** (two delivered messages about one subject
   within the dedup window; goal 0); whole cycles per second (the tick's wall time).
 
-    python benchmarks/bench_proactive_month.py [--users 200] [--days 30] [--postgres URL]
+    python benchmarks/bench_proactive_month.py [--users 200] [--days 30] [--postgres URL [--postgres-only]]
 """
 
 from __future__ import annotations
@@ -227,7 +227,8 @@ async def main_async(args: argparse.Namespace) -> None:
           "| LLM calls/send | cycles/s |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     urls = []
     with tempfile.TemporaryDirectory() as tmp:
-        urls.append(("SQLite", f"sqlite+aiosqlite:///{Path(tmp) / 'month.db'}"))
+        if not args.postgres_only:
+            urls.append(("SQLite", f"sqlite+aiosqlite:///{Path(tmp) / 'month.db'}"))
         async with contextlib.AsyncExitStack() as stack:
             if args.postgres:  # a database of its own on that server, dropped after
                 urls.append(("PostgreSQL", await stack.enter_async_context(own_database(args.postgres))))
@@ -247,6 +248,7 @@ def main() -> None:
     parser.add_argument("--tick-minutes", type=float, default=15.0)
     parser.add_argument("--seed", type=int, default=48)
     parser.add_argument("--postgres", help="also on PostgreSQL (a database of its own on this server)")
+    parser.add_argument("--postgres-only", action="store_true", help="with --postgres: PostgreSQL alone")
     asyncio.run(main_async(parser.parse_args()))
 
 

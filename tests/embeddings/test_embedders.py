@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from phronesis.embeddings import CachedEmbedder, HashingEmbedder, MicroBatchingEmbedder, Vectors
+from phronesis.embeddings.cache import cache_scope
 from phronesis.embeddings.local import LocalSentenceEmbedder
 from phronesis.embeddings.registry import build_base_embedder, build_embedder
 from phronesis.exceptions import ConfigurationError, EmbeddingError
@@ -58,6 +59,22 @@ async def test_cache_embeds_each_distinct_text_once() -> None:
     await cache.embed(["c"])  # evicts the least recently used ("b")
     await cache.embed(["b"])
     assert inner.batches[-1] == ["b"] and len(cache) == 2
+
+
+async def test_each_tenant_has_cache_entries_of_its_own() -> None:
+    """A hit's speed must not tell one tenant what another sent (the scope is the request's)."""
+    inner = CountingEmbedder()
+    cache = CachedEmbedder(inner)
+
+    async def as_tenant(tenant: str) -> None:
+        cache_scope(tenant)
+        await cache.embed(["the acquisition"])
+
+    await asyncio.create_task(as_tenant("acme"))
+    await asyncio.create_task(as_tenant("globex"))
+    await asyncio.create_task(as_tenant("acme"))
+    assert inner.batches == [["the acquisition"], ["the acquisition"]]
+    assert (cache.hits, cache.misses) == (1, 2)
 
 
 async def test_batcher_coalesces_concurrent_calls_and_keeps_order() -> None:

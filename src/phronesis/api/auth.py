@@ -7,6 +7,7 @@ import ipaddress
 
 from fastapi import HTTPException, Request
 
+from phronesis.embeddings.cache import cache_scope
 from phronesis.settings import ApiSettings
 
 __all__ = [
@@ -79,6 +80,6 @@ async def resolve_tenant(request: Request) -> str:
     """
     settings: ApiSettings = request.app.state.engine.settings.api
     try:
-        return tenant_of_request(request, settings)
+        return cache_scope(tenant_of_request(request, settings))  # the tenant's own embedding cache
     except Unauthorized as exc:
         raise HTTPException(401, str(exc), headers=CHALLENGE) from None

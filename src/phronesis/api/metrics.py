@@ -51,6 +51,13 @@ class Metrics:
             ["name"],
             registry=self.registry,
         )
+        self.embedding_cache = Gauge(
+            "phronesis_embedding_cache_lookups",
+            "Texts looked up in this worker's embedding cache since it started, by result (hit or miss); "
+            "each tenant has entries of its own",
+            ["result"],
+            registry=self.registry,
+        )
         self.loop_failures = Counter(
             "phronesis_background_loop_failures",
             "Failed steps of the server's background loops (each retried with backoff)",

@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from phronesis.api.auth import CHALLENGE, Unauthorized, tenant_of_request
 from phronesis.api.problems import problem_response
+from phronesis.embeddings.cache import cache_scope
 from phronesis.engine import Engine
 from phronesis.mcp.tools import TenantOf, build_server
 from phronesis.settings import ApiSettings
@@ -60,7 +61,7 @@ def http_tenant(settings: ApiSettings) -> TenantOf:
         if not isinstance(request, Request):
             raise ToolError("this tool call came without its HTTP request: no tenant to act for")
         try:
-            return tenant_of_request(request, settings)
+            return cache_scope(tenant_of_request(request, settings))  # the tenant's own embedding cache
         except Unauthorized as exc:  # KeyGuard refused it already; kept for a server mounted without it
             raise ToolError(str(exc)) from None
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fastapi import Request, Response
 
 from phronesis.api.auth import dev_tenant, tenant_for_key
+from phronesis.embeddings.cache import cache_scope
 from phronesis.settings import ApiSettings
 
 __all__ = [
@@ -53,9 +54,9 @@ def viewer(request: Request, settings: ApiSettings) -> Viewer | None:
     if key:
         tenant = tenant_for_key(settings, key)
         if tenant is not None:
-            return Viewer(tenant, signed_in=True)
+            return Viewer(cache_scope(tenant), signed_in=True)
     tenant = dev_tenant(request, settings)
-    return None if tenant is None else Viewer(tenant, signed_in=False)
+    return None if tenant is None else Viewer(cache_scope(tenant), signed_in=False)
 
 
 def _secure(request: Request) -> bool:

@@ -11,6 +11,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from phronesis.api.deps import EngineDep
 from phronesis.api.metrics import Metrics
 from phronesis.api.readiness import Readiness, ReadinessReport
+from phronesis.embeddings.cache import CachedEmbedder
 
 router = APIRouter(tags=["operations"])
 
@@ -48,6 +49,9 @@ async def metrics(request: Request, engine: EngineDep) -> Response:
     registry: Metrics = request.app.state.metrics
     registry.heuristics_indexed.set(len(engine.heuristics.vectors))
     registry.runs_indexed.set(len(engine.admission.index))
+    if isinstance(engine.embedder, CachedEmbedder):
+        registry.embedding_cache.labels("hit").set(engine.embedder.hits)
+        registry.embedding_cache.labels("miss").set(engine.embedder.misses)
     for reason, count in (await engine.admission.memory_decisions.fallbacks()).items():
         registry.admission_fallbacks.labels(reason).set(count)
     for name, value in (await engine.proactive.counters.totals()).items():

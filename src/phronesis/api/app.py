@@ -17,6 +17,7 @@ from fastapi.staticfiles import StaticFiles
 from phronesis import __version__, ui
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
+from phronesis.api.nul_guard import NulGuardMiddleware
 from phronesis.api.openapi import document
 from phronesis.api.problems import install_problem_handlers
 from phronesis.api.readiness import Readiness
@@ -187,6 +188,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     document(app)
     # the last one added runs first: the body limit refuses before anything else reads
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
+    app.add_middleware(NulGuardMiddleware)  # inside the body limit: what it reads is bounded
     app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
     app.include_router(health.router)

@@ -86,11 +86,32 @@ async def test_an_allowlisted_network_and_a_public_address_pass() -> None:
         await policy.check("calendar_url", "https://" + "0" * 300 + "/x.ics")
 
 
-def test_the_operators_own_urls_are_allowed() -> None:
+def test_the_operators_own_urls_are_allowed_and_nothing_else_on_their_host() -> None:
+    """Issue 49, item 4: the operator's webhook receiver exempted its whole host, on any port: a
+    tenant's calendar on another port of it was fetched. Exactly the operator's URL (and below its
+    path, e.g. the WhatsApp API's ``/<phone id>/messages``) is exempt now."""
     policy = OutboundPolicy.of(["calendar.intranet"], "http://127.0.0.1:9000/hook", None)
-    assert policy.refusal("127.0.0.1", ipaddress.ip_address("127.0.0.1")) is None
+    loopback = ipaddress.ip_address("127.0.0.1")
+    assert policy.refusal("127.0.0.1", loopback, "http://127.0.0.1:9000/hook") is None
+    assert policy.refusal("127.0.0.1", loopback, "http://127.0.0.1:9000/hook/123/messages") is None
+    assert policy.refusal("127.0.0.1", loopback, "http://127.0.0.1:9001/hook") is not None
+    assert policy.refusal("127.0.0.1", loopback, "http://127.0.0.1:9000/calendar.ics") is not None
+    assert policy.refusal("127.0.0.1", loopback, "http://127.0.0.1:9000/hooks") is not None
+    assert policy.refusal("127.0.0.1", loopback) is not None
     assert policy.refusal("calendar.intranet", ipaddress.ip_address("10.0.0.5")) is None
     assert policy.refusal("other.intranet", ipaddress.ip_address("10.0.0.5")) is not None
+
+
+@pytest.mark.parametrize("literal", ["::127.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::", "64:ff9b::a9fe:a9fe",
+                                     "::ffff:10.0.0.1", "2001:0:4136:e378:8000:63bf:80ff:fffe"])  # fmt: skip
+def test_ipv6_forms_that_carry_a_private_ipv4_are_refused(literal: str) -> None:
+    """Issue 49, item 10: IPv4-compatible, NAT64 and 6to4 forms of loopback passed the check (the
+    last is Teredo, whose client 127.0.0.1 is stored inverted)."""
+    assert OutboundPolicy().refusal(literal, ipaddress.ip_address(literal)) is not None
+
+
+def test_a_global_ipv6_address_passes() -> None:
+    assert OutboundPolicy().refusal("2606:4700:4700::1111", ipaddress.ip_address("2606:4700:4700::1111")) is None
 
 
 class _Redirecting(ThreadingHTTPServer):

@@ -41,6 +41,10 @@ class BlockedAddress(httpx.TransportError):
 class OutboundPolicy:
     allow: frozenset[str] = frozenset()
     """Host names (exact, case-insensitive) and networks (CIDR) that may be reached anyway."""
+    operator_urls: tuple[str, ...] = ()
+    """URLs the operator configured (their webhook receiver, the WhatsApp API): these exactly (scheme,
+    host, port and the path under theirs) may be reached, not their host on any port (issue 49: a
+    tenant's ``calendar_url`` on another port of the webhook receiver's host was fetched)."""
     networks: tuple[Network, ...] = field(default=(), init=False)
     hosts: frozenset[str] = field(default=frozenset(), init=False)
 
@@ -56,18 +60,24 @@ class OutboundPolicy:
 
     @classmethod
     def of(cls, allow: Iterable[str], *operator_urls: str | None) -> OutboundPolicy:
-        """The settings' allowlist plus the hosts of URLs the operator configured (their own
-        webhook receiver, the WhatsApp API): the operator named those, a user did not."""
-        hosts = {urlsplit(url).hostname or "" for url in operator_urls if url}
-        return cls(frozenset(allow) | {h for h in hosts if h})
+        """The settings' allowlist plus the URLs the operator configured (their own webhook
+        receiver, the WhatsApp API): the operator named those, a user did not."""
+        return cls(frozenset(allow), tuple(_origin_and_path(url) for url in operator_urls if url))
 
-    def refusal(self, host: str, address: IPAddress) -> str | None:
-        """Why ``address`` (which ``host`` resolved to) may not be reached; None if it may."""
-        if host.lower() in self.hosts or any(address in network for network in self.networks):
+    def _operators(self, url: str | None) -> bool:
+        """``url`` is one the operator configured, or under one's path."""
+        if url is None:
+            return False
+        wanted = _origin_and_path(url)
+        return any(wanted == known or wanted.startswith(known.rstrip("/") + "/") for known in self.operator_urls)
+
+    def refusal(self, host: str, address: IPAddress, url: str | None = None) -> str | None:
+        """Why ``address`` (which ``host`` resolved to, for ``url``) may not be reached; None if it may."""
+        if host.lower() in self.hosts or any(address in network for network in self.networks) or self._operators(url):
             return None
-        mapped = getattr(address, "ipv4_mapped", None)
-        effective = mapped or address
-        if effective.is_global and not effective.is_multicast:
+        inside = [a for a in _embedded(address) if not (a.is_global and not a.is_multicast)]
+        effective = inside[0] if inside else getattr(address, "ipv4_mapped", None) or address
+        if not inside and effective.is_global and not effective.is_multicast:
             return None
         kind = (
             "loopback"
@@ -80,8 +90,8 @@ class OutboundPolicy:
         )
         return f"{host} resolves to {effective}, a {kind} address; allow it with PHRONESIS_OUTBOUND__ALLOW"
 
-    async def resolve(self, host: str, port: int) -> IPAddress:
-        """The first address ``host`` resolves to, every one of them checked."""
+    async def resolve(self, host: str, port: int, url: str | None = None) -> IPAddress:
+        """The first address ``host`` resolves to (for ``url``), every one of them checked."""
         try:
             literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
         except ValueError:
@@ -97,7 +107,7 @@ class OutboundPolicy:
                 raise BlockedAddress(f"cannot resolve {host[:80]}: not a valid host name") from None
             addresses = [ipaddress.ip_address(info[4][0]) for info in found]
         for address in addresses:
-            reason = self.refusal(host, address)
+            reason = self.refusal(host, address, url)
             if reason is not None:
                 raise BlockedAddress(reason)
         return addresses[0]
@@ -113,9 +123,40 @@ class OutboundPolicy:
         if url != url.strip() or parts.scheme not in ("http", "https") or not parts.hostname:
             raise InvalidInputError(field_name, expected)
         try:
-            await self.resolve(parts.hostname, port or (443 if parts.scheme == "https" else 80))
+            await self.resolve(parts.hostname, port or (443 if parts.scheme == "https" else 80), url)
         except BlockedAddress as exc:
             raise InvalidInputError(field_name, str(exc)) from None
+
+
+def _origin_and_path(url: str) -> str:
+    """``scheme://host:port/path`` with the default port written out, no query (a URL compared
+    with the operator's)."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = 0
+    return f"{parts.scheme.lower()}://{(parts.hostname or '').lower()}:{port}{parts.path or '/'}"
+
+
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded(address: IPAddress) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries, where a network would route it to them:
+    IPv4-mapped (``::ffff:127.0.0.1``), IPv4-compatible (``::127.0.0.1``), NAT64 (``64:ff9b::7f00:1``),
+    6to4 (``2002:7f00:1::``) and Teredo's client. Each is checked like the address itself (issue 49:
+    the three middle forms of loopback passed)."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    out = [a for a in (address.ipv4_mapped, address.sixtofour) if a is not None]
+    if any(address in network for network in _NAT64) or (address in _COMPATIBLE and int(address) > 1):
+        out.append(low)
+    if address.teredo is not None:
+        out.extend(address.teredo)
+    return out
 
 
 class GuardedTransport(httpx.AsyncBaseTransport):
@@ -128,7 +169,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         host = request.url.host
         port = request.url.port or (443 if request.url.scheme == "https" else 80)
-        address = await self.policy.resolve(host, port)
+        address = await self.policy.resolve(host, port, str(request.url))
         if str(address) == host.strip("[]"):
             return await self._inner.handle_async_request(request)
         # a copy (the client keeps the original for redirects) aimed at the checked address: its

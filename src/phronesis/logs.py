@@ -11,16 +11,19 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 import sys
 import time
 from typing import Any, Literal
 
 __all__ = [
     "JsonFormatter",
+    "RedactQueryFilter",
     "RequestIdFilter",
     "TextFormatter",
     "configure_logging",
     "current_request_id",
+    "redact_query",
     "request_id",
     "uvicorn_log_config",
 ]
@@ -40,6 +43,27 @@ class RequestIdFilter(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         record.request_id = request_id.get()
+        return True
+
+
+_SECRET_PARAM = re.compile(r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|password|secret)=)[^&#\s]*")
+
+
+def redact_query(text: str) -> str:
+    """``text`` with the values of secret-looking query parameters replaced by ``***``."""
+    return _SECRET_PARAM.sub(r"\1***", text)
+
+
+class RedactQueryFilter(logging.Filter):
+    """Hides secrets a client put in a URL's query (``?api_key=…``) on access-log lines: phronesis
+    reads keys only from the Authorization header, but the access log wrote the whole URL, key
+    included (issue 49)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
+            args = list(record.args)
+            args[2] = redact_query(args[2])
+            record.args = tuple(args)
         return True
 
 
@@ -106,7 +130,10 @@ def uvicorn_log_config(level: str, log_format: LogFormat = "text") -> dict[str, 
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"request_id": {"()": "phronesis.logs.RequestIdFilter"}},
+        "filters": {
+            "request_id": {"()": "phronesis.logs.RequestIdFilter"},
+            "redact_query": {"()": "phronesis.logs.RedactQueryFilter"},
+        },
         "formatters": {"phronesis": {"()": formatter}},
         "handlers": {
             "phronesis": {
@@ -119,6 +146,11 @@ def uvicorn_log_config(level: str, log_format: LogFormat = "text") -> dict[str, 
         "loggers": {
             "uvicorn": {"handlers": ["phronesis"], "level": level.upper(), "propagate": False},
             "uvicorn.error": {"level": level.upper()},
-            "uvicorn.access": {"handlers": ["phronesis"], "level": level.upper(), "propagate": False},
+            "uvicorn.access": {
+                "handlers": ["phronesis"],
+                "filters": ["redact_query"],
+                "level": level.upper(),
+                "propagate": False,
+            },
         },
     }

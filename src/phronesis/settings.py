@@ -12,6 +12,7 @@ An invalid value fails here, at start-up, with a message naming the variable
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import logging
 import os
@@ -841,7 +842,11 @@ class Settings(BaseSettings):
 
 
 def _mask(secret: str) -> str:
-    return secret[:3] + "…" + "*" * 6 if len(secret) > 6 else "******"
+    """A key as ``config show`` prints it: its first characters and a fingerprint (six hex digits of
+    its SHA-256), so two keys never print alike (the masks of ``sk-acme…`` and ``sk-bolt…`` collided
+    and one tenant's key vanished from the listing) and the key itself cannot be read back."""
+    fingerprint = hashlib.sha256(secret.encode()).hexdigest()[:6]
+    return f"{secret[:3]}…{fingerprint}" if len(secret) > 12 else f"…{fingerprint}"
 
 
 def mask_url(url: str) -> str:

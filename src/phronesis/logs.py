@@ -60,10 +60,10 @@ class RedactQueryFilter(logging.Filter):
     included (issue 49)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and len(record.args) >= 3 and isinstance(record.args[2], str):
-            args = list(record.args)
-            args[2] = redact_query(args[2])
-            record.args = tuple(args)
+        if isinstance(record.args, tuple) and len(record.args) >= 3:
+            path = record.args[2]
+            if isinstance(path, str):
+                record.args = (*record.args[:2], redact_query(path), *record.args[3:])
         return True
 
 

@@ -180,6 +180,10 @@ def test_errors_name_the_options_and_times_are_the_users_own(cli: CliRunner) -> 
     assert cli.invoke(app, ["proactive", "users", "put", "ana", "--timezone", "Asia/Singapore"]).exit_code == 0
     nonsense = cli.invoke(app, ["proactive", "users", "opt-out", "ana", "--topic", "xyzzy"])
     assert nonsense.exit_code == 2 and nonsense.output.startswith("error: --topic: 'xyzzy' names no kind of message")
+    past = cli.invoke(app, ["proactive", "users", "mute", "ana", "--until", "2020-01-01T00:00:00Z"])
+    assert past.exit_code == 2 and past.output.startswith("error: --until: must be in the future"), past.output
+    category = cli.invoke(app, ["proactive", "users", "opt-out", "ana", "--category", "xyzzy"])
+    assert category.output.startswith("error: --category: no such category: xyzzy (known: "), category.output
     muted = cli.invoke(app, ["proactive", "users", "mute", "ana", "--until", "2030-01-01T00:00:00Z"])
     assert "muted until 2030-01-01 08:00 +08" in muted.output
     cli.invoke(app, ["proactive", "signals", "add", "ana", "--type", "bill_due", "--urgency", "6", "--title", "Rent"])

@@ -199,6 +199,11 @@ async def test_what_a_users_trial_found(proactive: ProactiveModule, clock: Fixed
         "opt_out:all": 1,
         "opt_out:category": 1,
     }
+    # a later trial: opt-ins and mutes by hand were not counted either
+    await proactive.opt_in("t", "ana", OptOutIn())
+    await proactive.mute("t", "ana", MuteIn(minutes=30))
+    counted = (await proactive.stats("t"))[day]
+    assert (counted["opt_in:category"], counted["opt_in:all"], counted["mute:all"]) == (1, 1, 1)
     with pytest.raises(ValidationError):
         UserMessageIn()  # neither text nor a button: not a reply
     with pytest.raises(ValidationError):
@@ -354,3 +359,27 @@ async def test_no_messages_today_lasts_until_the_users_midnight(proactive: Proac
     # START is 12:00 UTC, 20:00 in Singapore: the mute ends at midnight there, 16:00 UTC
     assert reply.opted_out.until == START.replace(hour=16)
     assert (await proactive.user("t", "ana")).muted_until == START.replace(hour=16)
+
+
+@pytest.mark.parametrize(
+    ("text", "about_weather", "label"),
+    [
+        ("unsubscribe from weather", False, "pending"),
+        ("unsubscribe from weather", True, "negative"),
+        ("start sending me weather again", False, "pending"),
+    ],
+)
+async def test_a_reply_about_a_topic_is_feedback_only_on_a_message_of_that_topic(
+    proactive: ProactiveModule, clock: FixedClock, text: str, about_weather: bool, label: str
+) -> None:
+    """A trial: "unsubscribe from weather" marked the deadline reminder it answered ``negative``
+    (three negatives suppress deadlines for 21 days), "start sending me weather again" marked it
+    ``engaged``. A reply about a topic labels the answered message only when it is of that topic."""
+    await proactive.put_user("t", "ana", DEEP)
+    await proactive.add_signals("t", "ana", [weather("w1") if about_weather else deadline(9)])
+    sent = await proactive.run_cycle("t", "ana")
+    assert sent.decision == "sent" and sent.send_id is not None
+    clock.advance(minutes=2)
+    await proactive.on_message("t", "ana", UserMessageIn(text=text))
+    [feedback] = await proactive.feedback_for("t", "ana", ids=[sent.send_id])
+    assert feedback.outcome == label

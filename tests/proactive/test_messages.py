@@ -106,6 +106,12 @@ AT_18_30 = "2026-03-10T18:30:00+00:00"
         ("birthday", {"title": "Sam birthday", "date": "2026-03-11"}, "Sam's birthday is tomorrow.", "Sam birthday"),
         ("bill_due", {"title": "Water bill", "due": "2026-03-11T09:00:00+00:00"},
          "Water bill is due tomorrow at 09:00.", "block some time"),
+        # a trial: an alert under way read as the hour it began ("Thunderstorm warning, today at 02:04.")
+        ("weather_alert", {"title": "Thunderstorm warning", "start": "2026-03-10T13:00:00+00:00",
+                           "until": "2026-03-10T17:00:00+00:00"}, "Thunderstorm warning until 17:00.", "13:00"),
+        ("weather_alert", {"title": "Heat warning", "start": "2026-03-11T10:00:00+00:00",
+                           "until": "2026-03-11T18:00:00+00:00"},
+         "Heat warning from 10:00 tomorrow until 18:00 tomorrow.", "in about"),
     ],
 )  # fmt: skip
 def test_the_messages_issue_48_found_wrong(type_: str, data: dict[str, Any], words: str, not_words: str) -> None:

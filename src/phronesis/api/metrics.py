@@ -47,7 +47,7 @@ class Metrics:
             "Proactive counters summed over tenants, counted in the database (the same on every worker): "
             "cycle:<outcome> (sent and every block reason), llm_calls, prompt_tokens, completion_tokens, "
             "delivery:<status>, feedback:<outcome>, opt_out:<all|category|topic>, mute:<all|topic>, "
-            "opt_in:<all|topic>, signal:expired_undelivered (a failed message's signals whose moment passed)",
+            "opt_in:<all|category|topic>, signal:expired_undelivered (a failed message's signals whose moment passed)",
             ["name"],
             registry=self.registry,
         )

@@ -294,6 +294,7 @@ def _mute(profile: UserProfile, as_json: bool) -> None:
 
 
 _OPT_FLAGS = {"categories": "--category", "topics": "--topic"}
+_MUTE_FLAGS = {"until": "--until", "minutes": "--minutes"}
 
 
 def _categories(categories: list[str] | None, topics: list[str] | None) -> OptOutIn:
@@ -341,8 +342,8 @@ def users_mute(
     try:
         body = MuteIn(minutes=minutes, until=until)
     except ValidationError as exc:
-        raise invalid(exc, flags={"until": "--until", "minutes": "--minutes"}) from None
-    _mute(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body)), as_json)
+        raise invalid(exc, flags=_MUTE_FLAGS) from None
+    _mute(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body), flags=_MUTE_FLAGS), as_json)
 
 
 @users_app.command("unmute")

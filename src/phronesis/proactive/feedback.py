@@ -32,7 +32,7 @@ from phronesis.proactive.quiet_hours import local_day_start
 from phronesis.proactive.replies import STOPPING, Reading, ReplyIntent, read_reply
 from phronesis.proactive.sends import SendRepository
 from phronesis.proactive.suppression import SuppressionRepository, split_topics, topics_of
-from phronesis.proactive.topics import topic_covers_type
+from phronesis.proactive.topics import known_topic, topic_covers_category, topic_covers_type
 from phronesis.proactive.users import UserRepository
 from phronesis.settings import ProactiveSettings
 
@@ -119,6 +119,22 @@ def learned_ignored_types(window: list[tuple[str, str, float | None, list[str]]]
     return sorted(t for t, n in decided.items() if n >= LEARN_IGNORED_AFTER and engaged[t] == 0)
 
 
+def _about(reading: Reading, answered: Answered) -> bool:
+    """Whether a reply is feedback on the message it answers. One that stops or asks back named
+    topics is about those: a trial's "unsubscribe from weather" marked the deadline reminder it
+    answered ``negative`` (three of those suppress deadlines), and "start sending me weather again"
+    marked it ``engaged``. A word no topic knows stands for the answered message's own types
+    (``_meant``), so it is about it."""
+    if reading.intent not in ("opt_out_topic", "mute_topic", "opt_in") or not reading.topics:
+        return True
+    return any(
+        not known_topic(topic)
+        or any(topic_covers_type(topic, type_) for type_ in answered.types)
+        or topic_covers_category(topic, answered.category)
+        for topic in reading.topics
+    )
+
+
 class FeedbackLoop:
     def __init__(
         self,
@@ -189,6 +205,8 @@ class FeedbackLoop:
                 continue  # a press answers the message that carried the button (issue 48), not the newest
             answered = Answered(row.category, list(row.trigger_signals or []), row.message or "")
             seconds = age.total_seconds()
+            if not _about(reading, answered):
+                continue  # "unsubscribe from weather" after a deadline reminder says nothing of the reminder
             if reading.intent in STOPPING or reading.intent == "negative":
                 labelled.append((row.id, "negative", seconds))
             elif button_id is not None:

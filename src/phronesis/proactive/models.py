@@ -645,7 +645,7 @@ class OptOutIn(Schema):
     def _known(cls, values: list[str]) -> list[str]:
         unknown = [v for v in values if v not in CATEGORIES]
         if unknown:
-            raise ValueError(f"unknown categories {unknown[:5]}; known: {', '.join(CATEGORIES)}")
+            raise ValueError(f"no such category: {', '.join(unknown[:5])} (known: {', '.join(CATEGORIES)})")
         return sorted(set(values))
 
     @field_validator("topics")

@@ -402,6 +402,8 @@ class ProactiveModule:
                 raise NotFoundError("user", user_id)
             said = opted("opt_in", switched)
             now = self._clock.now()
+            scope = "all" if switched.all else "topic" if body.topics else "category"
+            await self.counters.bump(conn, tenant, now, {f"opt_in:{scope}": 1})  # counted like a reply's opt-in
             await self.feedback.suppressions.lift(conn, tenant, user_id, [*body.categories, *body.topics], now)
             await self.events.add(conn, tenant, user_id, "opt_in", said, now, switched.model_dump(mode="json"))
             return await self.users.current(conn, tenant, user_id)
@@ -430,7 +432,10 @@ class ProactiveModule:
         async with self._db.transaction() as conn:
             if not await self.users.update_controls(conn, tenant, user_id, muted_until=until):
                 raise NotFoundError("user", user_id)
-            await self.events.add(conn, tenant, user_id, kind, said, self._clock.now(), details)
+            now = self._clock.now()
+            if kind == "mute":  # counted like a reply's mute (a trial: the API's and CLI's were not)
+                await self.counters.bump(conn, tenant, now, {"mute:all": 1})
+            await self.events.add(conn, tenant, user_id, kind, said, now, details)
             return await self.users.current(conn, tenant, user_id)
 
     async def pause(self, tenant: str) -> PauseState:

@@ -321,6 +321,19 @@ _WRITE: dict[str, tuple[Callable[[_Said], str], str]] = {
 }
 
 
+def _clock_words(at: datetime, now: datetime, zone: tzinfo) -> str:
+    """A moment as a clock time in the user's zone, with its day when not today: "06:04",
+    "01:00 tomorrow", "06:00 on Thursday", "06:00 on 3 Apr" (for "from … until …")."""
+    local = at.astimezone(zone)
+    days = (local.date() - now.astimezone(zone).date()).days
+    clock = f"{local:%H:%M}"
+    if days == 0:
+        return clock
+    if days == 1:
+        return f"{clock} tomorrow"
+    return f"{clock} on {local:%A}" if 1 < days < 7 else f"{clock} on {local.day} {local:%b}"
+
+
 def render(signal: Signal, now: datetime, zone: tzinfo = UTC) -> tuple[str, str]:
     """The message a person would write for a signal, and its action type (``button_prompt`` asks
     a yes/no). Times are in the user's zone and words; a title that says its own time is not given
@@ -335,7 +348,15 @@ def render(signal: Signal, now: datetime, zone: tzinfo = UTC) -> tuple[str, str]
         past=when is not None and when <= now,
     )
     write, action = _WRITE[_kind(signal)]
-    text = _sentence(write(said))
+    end = _end_of(signal)
+    if end is not None and end > now and is_event(signal) and _CLOCK.search(said.title) is None:
+        # a warning that lasts: "Thunderstorm warning until 06:04", not the hour it began
+        # ("Thunderstorm warning, today at 02:04." a trial read at 03:05)
+        until = _clock_words(end, now, zone)
+        text = _sentence(f"{said.title} until {until}" if said.past or when is None
+                         else f"{said.title} from {_clock_words(when, now, zone)} until {until}")  # fmt: skip
+    else:
+        text = _sentence(write(said))
     if action == "button_prompt" and said.past:
         return text, "text"  # overdue: nothing left to block time for
     if action == "button_prompt":

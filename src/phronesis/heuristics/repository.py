@@ -492,6 +492,17 @@ class HeuristicRepository:
         if result.rowcount == 0:
             raise NotFoundError("heuristic", heuristic_id)
 
+    async def lock(self, tenant: str, heuristic_ids: Sequence[str], *, connection: AsyncConnection) -> None:
+        """Take the rows' write locks now, in id order (the order ``evidence_writer`` takes them in):
+        what a caller reads next about them (a fire's standing rating) cannot change until it commits.
+        On SQLite the writer's transaction holds the whole database already."""
+        ids = sorted(set(heuristic_ids))
+        if ids:
+            h = heuristics.c
+            await connection.execute(
+                select(h.id).where(h.tenant == tenant, h.id.in_(ids)).order_by(h.id).with_for_update()
+            )
+
     async def evidence_for_key(self, tenant: str, key: str, *, connection: AsyncConnection) -> Retraction | None:
         """The evidence a signal with this key added, as what would take it back; None if none was."""
         e = confidence_events.c

@@ -467,7 +467,14 @@ class LearningModule:
         self, conn: AsyncConnection, tenant: str, fire: StoredFire, feedback: Feedback, signed: float
     ) -> ConfidenceUpdate | None:
         """An explicit rating of a fire: binary through the strategy (seed: 0.8), scores by the F-23 mapping;
-        a neutral score (magnitude 0) takes the standing rating back (``withdraw``)."""
+        a neutral score (magnitude 0) takes the standing rating back (``withdraw``).
+
+        Last click wins under concurrency too: the heuristic's row is locked first (where every rating
+        of it queues, in the order ``evidence_writer`` locks) and the fire's standing rating read again
+        under it. Read before the lock, two opposite ratings sent at once on PostgreSQL each found none
+        standing and both counted (issue 49)."""
+        await self.heuristics.lock(tenant, [fire.heuristic_id], connection=conn)
+        fire = await self.fires.get(conn, tenant, fire.id) or fire
         if signed == 0:
             return await self.withdraw(conn, tenant, fire, key=f"explicit:{feedback.key}")
         positive = signed > 0

@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from phronesis import __version__, ui
 from phronesis.api.body_limit import BodyLimitMiddleware
+from phronesis.api.loopback_guard import LoopbackGuardMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.nul_guard import NulGuardMiddleware
 from phronesis.api.openapi import document
@@ -191,6 +192,8 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.add_middleware(NulGuardMiddleware)  # inside the body limit: what it reads is bounded
     app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
+    if the_engine.settings.api.dev_mode:  # keyless: only requests addressed to loopback (DNS rebinding)
+        app.add_middleware(LoopbackGuardMiddleware)
     app.include_router(health.router)
     app.include_router(heuristics.router)
     app.include_router(decisions.router)

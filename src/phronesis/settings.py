@@ -185,6 +185,9 @@ class ApiSettings(Schema):
     ready_requires_llm: bool = False
     """``/readyz`` answers 503 while the LLM is down. Off by default: without the LLM decisions
     still run on heuristics and the local router, and say they are degraded."""
+    metrics_token: SecretStr | None = None
+    """When set, ``/metrics`` answers only ``Authorization: Bearer <token>`` (401 otherwise): its
+    counts are summed over tenants, for the operator's scraper, not for a tenant's key."""
 
 
 class OutboundSettings(Schema):
@@ -193,7 +196,8 @@ class OutboundSettings(Schema):
     allow: Annotated[list[str], NoDecode, _split_on(",")] = Field(default_factory=list)
     """Hosts or networks (CIDR) a user's URL may reach although they are loopback, private or
     link-local, e.g. ``calendar.intranet,10.1.0.0/16``. The hosts of the operator's own
-    ``webhook_url`` and ``whatsapp_api_url`` are always allowed."""
+    ``webhook_url`` and ``whatsapp_api_url`` themselves are always allowed (exactly those URLs, not
+    their hosts' other ports or paths)."""
     max_response_bytes: int = Field(default=5_000_000, ge=1024, le=100_000_000)
 
 

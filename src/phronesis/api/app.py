@@ -36,6 +36,7 @@ from phronesis.api.routers import (
     routing,
 )
 from phronesis.api.routers import settings as settings_router
+from phronesis.api.security_headers import SecurityHeadersMiddleware
 from phronesis.audit.rollups import MARGIN, DecisionRollups
 from phronesis.engine import Engine
 from phronesis.logs import configure_logging
@@ -192,6 +193,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.add_middleware(NulGuardMiddleware)  # inside the body limit: what it reads is bounded
     app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
     if the_engine.settings.api.dev_mode:  # keyless: only requests addressed to loopback (DNS rebinding)
         app.add_middleware(LoopbackGuardMiddleware)
     app.include_router(health.router)

@@ -1,10 +1,12 @@
-"""Liveness (``/healthz``), readiness (``/readyz``) and Prometheus metrics (no API key needed)."""
+"""Liveness (``/healthz``), readiness (``/readyz``) and Prometheus metrics (no API key needed; the
+metrics token, when one is set)."""
 
 from __future__ import annotations
 
+import hmac
 import os
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
@@ -46,6 +48,13 @@ async def readyz(request: Request) -> JSONResponse:
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response)
 async def metrics(request: Request, engine: EngineDep) -> Response:
+    token = engine.settings.api.metrics_token
+    if token is not None:
+        scheme, _, presented = request.headers.get("authorization", "").partition(" ")
+        expected = token.get_secret_value().encode()
+        if scheme.lower() != "bearer" or not hmac.compare_digest(presented.strip().encode(), expected):
+            raise HTTPException(401, "/metrics needs its token: Authorization: Bearer <PHRONESIS_API__METRICS_TOKEN>",
+                                headers={"WWW-Authenticate": 'Bearer realm="phronesis metrics"'})  # fmt: skip
     registry: Metrics = request.app.state.metrics
     registry.heuristics_indexed.set(len(engine.heuristics.vectors))
     registry.runs_indexed.set(len(engine.admission.index))

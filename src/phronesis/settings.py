@@ -170,6 +170,24 @@ class IndexSettings(Schema):
     (pgvector's iterative scan)."""
 
 
+class RateLimitSettings(Schema):
+    """Requests a client may make (``limits`` syntax: ``30/minute``, ``10/second;600/hour``; empty: no
+    limit). Over a limit: 429 problem+json with ``Retry-After``."""
+
+    auth_failures: str = "30/minute"
+    """Answers of 401 (an unknown API key, a failed dashboard sign-in) per client address: more are
+    refused before they are checked, so keys cannot be guessed at speed."""
+    per_key: str = ""
+    """Requests per API key (the dev tenant counts as one key). Off by default: set it to what one
+    agent may send (e.g. ``50/second;20000/hour``)."""
+    per_address: str = ""
+    """Requests per client address, with or without a key. Off by default; behind a proxy every
+    client has the proxy's address (rate-limit there, or per key)."""
+    storage: str = "memory://"
+    """Where counts are kept: ``memory://`` (each worker its own) or ``redis://host:6379`` (every
+    worker shares them)."""
+
+
 class ApiSettings(Schema):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
@@ -185,6 +203,8 @@ class ApiSettings(Schema):
     ready_requires_llm: bool = False
     """``/readyz`` answers 503 while the LLM is down. Off by default: without the LLM decisions
     still run on heuristics and the local router, and say they are degraded."""
+    rate_limits: RateLimitSettings = Field(default_factory=RateLimitSettings)
+    """``PHRONESIS_API__RATE_LIMITS__AUTH_FAILURES`` and the others."""
     metrics_token: SecretStr | None = None
     """When set, ``/metrics`` answers only ``Authorization: Bearer <token>`` (401 otherwise): its
     counts are summed over tenants, for the operator's scraper, not for a tenant's key."""

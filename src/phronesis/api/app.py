@@ -21,6 +21,7 @@ from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.nul_guard import NulGuardMiddleware
 from phronesis.api.openapi import document
 from phronesis.api.problems import install_problem_handlers
+from phronesis.api.rate_limit import RateLimitMiddleware
 from phronesis.api.readiness import Readiness
 from phronesis.api.request_ids import RequestIdMiddleware
 from phronesis.api.routers import (
@@ -193,6 +194,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.add_middleware(NulGuardMiddleware)  # inside the body limit: what it reads is bounded
     app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
     app.add_middleware(RequestIdMiddleware)
+    app.add_middleware(RateLimitMiddleware, settings=the_engine.settings.api.rate_limits)
     app.add_middleware(SecurityHeadersMiddleware)
     if the_engine.settings.api.dev_mode:  # keyless: only requests addressed to loopback (DNS rebinding)
         app.add_middleware(LoopbackGuardMiddleware)

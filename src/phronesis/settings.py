@@ -197,6 +197,8 @@ class ApiSettings(Schema):
     """Allow requests without a key, from 127.0.0.1 only, as ``dev_tenant``. Said loudly at start-up."""
     dev_tenant: str = "default"
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    body_timeout_s: float = Field(default=30.0, gt=0.0, le=3600.0)
+    """A request's body must arrive within this many seconds of its first read (408 after)."""
     warm_up: bool = True
     """Load the embedding model, and fit or read the bundled router, at start-up: the first request
     pays for neither."""

@@ -192,7 +192,11 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     # the last one added runs first: the body limit refuses before anything else reads
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)
     app.add_middleware(NulGuardMiddleware)  # inside the body limit: what it reads is bounded
-    app.add_middleware(BodyLimitMiddleware, max_bytes=the_engine.settings.api.max_body_bytes)
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_bytes=the_engine.settings.api.max_body_bytes,
+        body_timeout_s=the_engine.settings.api.body_timeout_s,
+    )
     app.add_middleware(RequestIdMiddleware)
     app.add_middleware(RateLimitMiddleware, settings=the_engine.settings.api.rate_limits)
     app.add_middleware(SecurityHeadersMiddleware)

@@ -197,6 +197,9 @@ class ApiSettings(Schema):
     """Allow requests without a key, from 127.0.0.1 only, as ``dev_tenant``. Said loudly at start-up."""
     dev_tenant: str = "default"
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    max_passages_per_request: int = Field(default=2000, ge=1)
+    """Passages (a document's whole text and its sentences) one request may have embedded; more is
+    refused (422) before any is: the work a request can cause is bounded."""
     body_timeout_s: float = Field(default=30.0, gt=0.0, le=3600.0)
     """A request's body must arrive within this many seconds of its first read (408 after)."""
     warm_up: bool = True

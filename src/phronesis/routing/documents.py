@@ -198,21 +198,11 @@ class DocumentRepository:
         ids = [d.id or new_id() for d in documents]
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
+        async with self._db.connect() as conn:  # refused before the embedding, not after (409 after 29 s)
+            await _none_taken(conn, tenant, ids)
         rows, passages = await self._rows(tenant, documents, ids)
         async with self._db.transaction() as conn:
-            taken = (
-                (
-                    await conn.execute(
-                        select(routing_documents.c.id).where(
-                            routing_documents.c.tenant == tenant, routing_documents.c.id.in_(ids)
-                        )
-                    )
-                )
-                .scalars()
-                .all()
-            )
-            if taken:
-                raise ConflictError("id", f"document {taken[0]!r} already exists")
+            await _none_taken(conn, tenant, ids)  # again: another request may have taken one meanwhile
             await conn.execute(routing_documents.insert(), rows)
             await self._write_passages(conn, tenant, passages)
         self._applied(tenant, passages)
@@ -340,3 +330,11 @@ class DocumentRepository:
     def use_pgvector(self) -> None:
         """Search passages with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
         self.vectors = PgVectorCollection(self._db, PgVectorColumn.of("routing_passages"), partition=None)
+
+
+async def _none_taken(conn: AsyncConnection, tenant: str, ids: Sequence[str]) -> None:
+    """A ``ConflictError`` naming the first of ``ids`` the tenant has already."""
+    query = select(routing_documents.c.id).where(routing_documents.c.tenant == tenant, routing_documents.c.id.in_(ids))
+    taken = (await conn.execute(query)).scalars().first()
+    if taken is not None:
+        raise ConflictError("id", f"document {taken!r} already exists")

@@ -96,10 +96,11 @@ def test_signing_in_needs_a_known_key_and_signing_out_forgets_it(watched: Watche
     assert "not known" in page.inner_text("[role=alert]")
     watched.shot("sign-in")
     cookies = {c["name"]: c for c in page.context.cookies()}
-    assert "phronesis_key" not in cookies
+    assert "phronesis_session" not in cookies
     sign_in(watched)
-    key = {c["name"]: c for c in page.context.cookies()}["phronesis_key"]
-    assert (key["httpOnly"], key["sameSite"], key["path"]) == (True, "Strict", "/ui")
+    session = {c["name"]: c for c in page.context.cookies()}["phronesis_session"]
+    assert (session["httpOnly"], session["sameSite"], session["path"]) == (True, "Strict", "/ui")
+    assert not any(c["value"].startswith("sk-") or "sk-" in c["value"] for c in page.context.cookies())  # no key
     assert page.evaluate("document.cookie") == ""  # httpOnly: no script on the page can read it
     page.click("header button[type=submit]")
     page.wait_for_url("**/ui/sign-in")

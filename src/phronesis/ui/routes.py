@@ -38,7 +38,7 @@ from phronesis.tenant_settings import BOUNDS, CHOICES, WHOLE, ApplyIn, GivenValu
 from phronesis.ui.charts import BarChart, bar_chart, line_chart, share_bars
 from phronesis.ui.graphs import run_graph
 from phronesis.ui.queries import KINDS, DashboardQueries, DecisionFilter, Overview, funnel
-from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_key_cookie, viewer
+from phronesis.ui.session import CSRF_FIELD, Viewer, csrf_token, csrf_valid, keep_csrf, set_session, viewer
 
 __all__ = ["router"]
 
@@ -200,7 +200,7 @@ async def sign_in(request: Request) -> Response:
     if not key or tenant_for_key(_engine(request).settings.api, key) is None:
         return _render(request, "sign_in.html", 401, error="That API key is not known to this server.")
     response = RedirectResponse("/ui", status_code=303, headers=SECURITY_HEADERS)
-    set_key_cookie(request, response, key)
+    set_session(request, response, key)
     return response
 
 
@@ -210,7 +210,7 @@ async def sign_out(request: Request) -> Response:
     if not csrf_valid(request, form.get(CSRF_FIELD)):
         return _refused(request, None)
     response = RedirectResponse("/ui/sign-in", status_code=303, headers=SECURITY_HEADERS)
-    set_key_cookie(request, response, None)
+    set_session(request, response, None)
     return response
 
 

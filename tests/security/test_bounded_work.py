@@ -36,7 +36,7 @@ def test_a_request_too_big_to_embed_or_with_a_taken_id_is_refused_before_any_wor
         before = _embedded(http)
         big = http.post("/v1/documents", json={"documents": [_document("a", 1000), _document("b", 1000)]})
         assert big.status_code == 422 and big.json()["field"] == "documents", big.text
-        assert "split into 2002 passages" in big.json()["detail"]
+        assert "split into more than 500 passages to embed (the first 1 into 1001)" in big.json()["detail"]
         replaced = http.put("/v1/documents/c", json=_document("c", 900))
         assert replaced.status_code == 422, replaced.text
         taken = http.post("/v1/documents", json={"documents": [_document("new", 300), _document("pricing", 100)]})

@@ -17,18 +17,17 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from phronesis.api.auth import is_loopback_host
 from phronesis.api.problems import problem_response
 
 __all__ = ["LoopbackGuardMiddleware", "is_loopback_name"]
 
-_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "testserver"})
-"""Loopback host names (and Starlette's test client's, which never leaves the process)."""
-
-
 def is_loopback_name(host: str) -> bool:
-    """``host`` (a Host header's name, without its port) names this machine's loopback."""
+    """``host`` (a Host header's name, without its port) names this machine's loopback: what
+    ``api.auth`` takes for a loopback client, a ``.localhost`` name, or Starlette's test client's
+    ``testserver`` (which never leaves the process)."""
     name = host.strip().lower().strip("[]")
-    return name in _NAMES or name.endswith(".localhost") or name.startswith("127.")
+    return name == "testserver" or name.endswith(".localhost") or is_loopback_host(name)
 
 
 def _host_name(value: str) -> str:

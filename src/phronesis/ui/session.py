@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass
+from typing import cast
 
 from fastapi import Request, Response
 
@@ -87,8 +88,19 @@ def _mac(settings: ApiSettings, payload: str) -> str:
     return hmac.new(_secret(settings), payload.encode(), hashlib.sha256).hexdigest()
 
 
+_UNVERIFIED = object()
+
+
 def _session(request: Request, settings: ApiSettings) -> tuple[str, str] | None:
-    """The (tenant, CSRF token) of the request's session, or None: no cookie, a forged or stale one."""
+    """The (tenant, CSRF token) of the request's session, or None: no cookie, a forged or stale one.
+    Verified once a request (a page asks for its viewer, its token and whether to keep the cookie)."""
+    session = getattr(request.state, "phronesis_session", _UNVERIFIED)
+    if session is _UNVERIFIED:
+        session = request.state.phronesis_session = _verified(request, settings)
+    return cast("tuple[str, str] | None", session)
+
+
+def _verified(request: Request, settings: ApiSettings) -> tuple[str, str] | None:
     value = request.cookies.get(_name(request, SESSION))
     if not value or not settings.keys:
         return None

@@ -68,7 +68,6 @@ async def fit_router(db_path: Path, data_dir: Path) -> None:
 
 
 def start_server(db_path: Path, workers: int, runtime: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
     env = {
         **os.environ,
         "PHRONESIS_DATABASE__URL": f"sqlite+aiosqlite:///{db_path}",
@@ -77,10 +76,16 @@ def start_server(db_path: Path, workers: int, runtime: str, log: Path) -> tuple[
         "PHRONESIS_LLM__SPEC": "none",
         "PHRONESIS_LOG_LEVEL": "warning",
     }
+    return serve(env, workers, log, timeout_s=600)
+
+
+def serve(env: dict[str, str], workers: int, log: Path, *, timeout_s: float) -> tuple[subprocess.Popen[bytes], str]:
+    """``phronesis serve --workers N`` with ``env`` on a free port, once ``/healthz`` answers."""
+    port = free_port()
     command = [sys.executable, "-m", "phronesis", "serve", "--port", str(port), "--workers", str(workers)]
     process = subprocess.Popen(command, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 600
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server exited during start-up (see {log})")
@@ -90,7 +95,7 @@ def start_server(db_path: Path, workers: int, runtime: str, log: Path) -> tuple[
         except httpx.HTTPError:
             time.sleep(0.25)
     process.kill()
-    raise RuntimeError("server did not start within 10 minutes")
+    raise RuntimeError(f"server did not start within {timeout_s:g} s")
 
 
 def stop(process: subprocess.Popen[bytes]) -> float:

@@ -22,8 +22,6 @@ import asyncio
 import json
 import os
 import random
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -32,37 +30,11 @@ from pathlib import Path
 
 import httpx
 
-from bench_executive import free_port
 from bench_heuristics import percentile
+from bench_http import serve, stop
 from bench_proactive import own_database
 
 KEY = "sk-bench-security"
-
-
-def _serve(env: dict[str, str], workers: int, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    command = [sys.executable, "-m", "phronesis", "serve", "--port", str(port), "--workers", str(workers)]
-    process = subprocess.Popen(command, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited during start-up (see {log})")
-        try:
-            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                return process, base
-        except httpx.HTTPError:
-            time.sleep(0.25)
-    process.kill()
-    raise RuntimeError("server did not start")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        process.kill()
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
@@ -90,8 +62,8 @@ def _fired(http: httpx.Client, n: int) -> list[tuple[str, str]]:
 
 
 def ratings(args: argparse.Namespace, url: str, scratch: Path) -> str:
-    process, base = _serve(_env(scratch / "ratings", PHRONESIS_DATABASE__URL=url, PHRONESIS_INDEX__BACKEND="exact"),
-                           4, scratch / "ratings.log")  # fmt: skip
+    env = _env(scratch / "ratings", PHRONESIS_DATABASE__URL=url, PHRONESIS_INDEX__BACKEND="exact")
+    process, base = serve(env, 4, scratch / "ratings.log", timeout_s=300)
     headers = {"authorization": f"Bearer {KEY}"}
     try:
         with httpx.Client(base_url=base, headers=headers, timeout=60) as http:
@@ -125,14 +97,14 @@ def ratings(args: argparse.Namespace, url: str, scratch: Path) -> str:
                 expected = (1, 0) if outcome == "positive" else (0, 1)
                 disagree += (h["success_count"], h["failure_count"]) != expected
     finally:
-        _stop(process)
+        stop(process)
     return (f"| ratings at once, PostgreSQL, 4 workers | {args.clients} clients × {args.seconds:g} s on "
             f"{args.decisions} decisions | {sent[0]} ratings ({sent[0] / args.seconds:.0f}/s, {errors[0]} refused) "
             f"| {disagree} decisions whose counters disagree (goal 0) |")  # fmt: skip
 
 
 def upload(args: argparse.Namespace, scratch: Path) -> str:
-    process, base = _serve(_env(scratch / "upload"), 1, scratch / "upload.log")
+    process, base = serve(_env(scratch / "upload"), 1, scratch / "upload.log", timeout_s=300)
     headers = {"authorization": f"Bearer {KEY}"}
     text = " ".join(f"Fact {n} holds." for n in range(1200))  # ~19 kB, ~1,200 sentences
     batch = json.dumps({"documents": [{"text": text} for _ in range(480)]}).encode()  # ~9.5 MB
@@ -164,7 +136,7 @@ def upload(args: argparse.Namespace, scratch: Path) -> str:
             done.set()
             thread.join()
     finally:
-        _stop(process)
+        stop(process)
     return (f"| 9.5 MB uploads beside decisions, SQLite, 1 worker | decide p99 idle {idle:.1f} ms | "
             f"with uploads {loaded:.1f} ms ({loaded / idle:.2f}×, goal ≤ 2×) | {len(statuses)} uploads, answers "
             f"{sorted(set(statuses))} |")  # fmt: skip

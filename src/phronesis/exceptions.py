@@ -8,7 +8,8 @@ The tree, so a caller can catch at the depth it cares about::
     ├── NotFoundError             no such row for this tenant
     ├── ConflictError             the row exists already / a uniqueness rule was broken
     ├── StorageError              the database failed (not the caller's fault)
-    │   └── StorageUnavailable    it could not be reached or timed out: retry later (HTTP 503)
+    │   ├── StorageUnavailable    it could not be reached or timed out: retry later (HTTP 503)
+    │   └── StorageContention     it rolled the call back to break a deadlock: retry now (HTTP 503)
     ├── EmbeddingError            the embedding model failed
     └── LLMError                  the LLM failed; decision points turn it into their fallback
         ├── LLMCallForbiddenError a real LLM call was attempted where none is allowed (tests)
@@ -46,6 +47,7 @@ __all__ = [
     "LLMTimeoutError",
     "NotFoundError",
     "PhronesisError",
+    "StorageContention",
     "StorageError",
     "StorageUnavailable",
     "invalid_input",
@@ -101,6 +103,13 @@ class StorageError(PhronesisError):
 class StorageUnavailable(StorageError):
     """The database could not be reached, dropped the connection or timed out: nothing was
     committed by the failed call, and the same call may succeed once it is back."""
+
+
+class StorageContention(StorageError):
+    """PostgreSQL rolled the call's transaction back to break a deadlock or a serialization conflict
+    with another transaction (SQLSTATE class 40): nothing was committed, the database is fine, and
+    the same call may succeed at once. Writers take their locks in one order so that this is rare;
+    a client that retries a 503 recovers from what remains."""
 
 
 class EmbeddingError(PhronesisError):

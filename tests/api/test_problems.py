@@ -4,7 +4,11 @@ where, a body that is not sent as JSON a 415 naming the header, an outage a 503 
 from __future__ import annotations
 
 import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
+from phronesis.api.problems import install_problem_handlers
+from phronesis.exceptions import StorageContention
 from tests.api.conftest import LiveServer
 
 ROUTES = ["/v1/heuristics", "/v1/events/decide", "/v1/heuristics/match"]
@@ -87,3 +91,20 @@ def test_a_time_utc_cannot_hold_is_422_naming_the_field(
     assert response.headers["content-type"] == "application/problem+json"
     assert field in response.text and "out of range once converted to UTC" in response.text
     assert "Value error" not in response.text  # pydantic's prefix is not for people
+
+
+def test_a_transaction_rolled_back_by_the_database_is_a_503_to_retry_now() -> None:
+    """A deadlock victim (``StorageContention``) stored nothing and may succeed at once: a 503 with
+    ``Retry-After: 1``, not a 500 with an error id."""
+    app = FastAPI()
+    install_problem_handlers(app)
+
+    @app.post("/rate")
+    async def rate() -> None:
+        raise StorageContention("database rolled the call back: DeadlockDetectedError: deadlock detected")
+
+    answer = TestClient(app).post("/rate")
+    assert answer.status_code == 503
+    assert answer.headers["retry-after"] == "1"
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert "retry" in answer.json()["detail"] and "error_id" not in answer.json()

@@ -1,10 +1,12 @@
 """One error boundary for storage (issue 20): every database access goes through ``Database``,
 which turns driver errors into ``StorageUnavailable`` (503), ``ConflictError`` (409) or
-``StorageError`` (500)."""
+``StorageError`` (500); a transaction PostgreSQL rolls back to break a deadlock is
+``StorageContention`` (503, retry now)."""
 
 from __future__ import annotations
 
 import ast
+import asyncio
 import socket
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-from phronesis.exceptions import ConflictError, StorageError, StorageUnavailable
+from phronesis.exceptions import ConflictError, StorageContention, StorageError, StorageUnavailable
 from phronesis.storage.database import Database
 from phronesis.storage.tables import heuristics
 
@@ -111,3 +113,23 @@ def _complete(row: Mapping[str, object]) -> dict[str, object]:
         "success_count": 0, "failure_count": 0, "created_at": now, "updated_at": now, "attributes": {},
     }  # fmt: skip
     return defaults | dict(row)
+
+
+async def test_a_deadlock_victim_is_contention_not_an_outage(database: Database) -> None:
+    """Two transactions each hold a lock the other waits for: PostgreSQL rolls one back (40P01).
+    That is a call to retry at once, not a bug (500) and not an outage (no Fault, no readiness)."""
+    if database.dialect != "postgresql":
+        pytest.skip("SQLite's writer holds the whole file: two writers cannot deadlock")
+    holding = asyncio.Barrier(2)
+
+    async def lock_both(first: int, second: int) -> None:
+        async with database.transaction() as conn:
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": first})
+            await holding.wait()
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": second})
+
+    results = await asyncio.gather(lock_both(1, 2), lock_both(2, 1), return_exceptions=True)
+    errors = [r for r in results if isinstance(r, BaseException)]
+    assert len(errors) == 1 and isinstance(errors[0], StorageContention), results
+    assert not isinstance(errors[0], StorageUnavailable)
+    assert "deadlock" in str(errors[0])

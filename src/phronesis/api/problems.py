@@ -22,6 +22,7 @@ from phronesis.exceptions import (
     InvalidInputError,
     NotFoundError,
     PhronesisError,
+    StorageContention,
     StorageUnavailable,
     validation_message,
 )
@@ -141,6 +142,14 @@ async def _phronesis_error(request: Request, exc: Exception) -> JSONResponse:
             "Storage unavailable",
             f"the database is unavailable; retry in {RETRY_AFTER_S} s",
             headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    if isinstance(exc, StorageContention):
+        log.warning("transaction rolled back, answered 503: %s", exc)
+        return problem_response(
+            503,
+            "Storage contention",
+            "the database rolled this request back to let a concurrent one finish; nothing was stored: retry now",
+            headers={"Retry-After": "1"},
         )
     if isinstance(exc, ConfigurationError):
         return _internal(exc, "Server misconfigured", "the server is misconfigured")

@@ -25,6 +25,7 @@ is counted as a timeout unless undone.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,11 +131,19 @@ def read_counts(conn: Connection, tenant: str) -> list[tuple[str, bool, float]]:
 
 
 async def count_observation(conn: AsyncConnection, tenant: str, changes: Iterable[tuple[str, bool, float]]) -> None:
-    """Add ``(outcome, helped, ±1)`` observations in the caller's transaction."""
+    """Add ``(outcome, helped, ±1)`` observations in the caller's transaction.
+
+    One row per key, in key order: two transactions that move one outcome's counts in opposite
+    directions (a rating from 👎 to 👍 beside one from 👍 to 👎) take the rows' locks in the same
+    order, where in the order given PostgreSQL found a deadlock and rolled one back."""
+    summed: dict[tuple[str, bool], float] = defaultdict(float)
+    for outcome, helped, delta in changes:
+        if outcome in OUTCOMES:
+            summed[(outcome, helped)] += delta
     rows = [
         {"tenant": tenant, "outcome": outcome, "helped": helped, "count": delta}
-        for outcome, helped, delta in changes
-        if outcome in OUTCOMES and delta != 0
+        for (outcome, helped), delta in sorted(summed.items())
+        if delta != 0
     ]
     if rows:
         statement = increment(conn.dialect.name, learning_channel, ["tenant", "outcome", "helped"], "count")

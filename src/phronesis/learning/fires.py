@@ -163,17 +163,20 @@ class FireRepository:
         )
         return [StoredFire.from_row(row) for row in await conn.execute(query)]
 
-    async def close(self, conn: AsyncConnection, fire_ids: Sequence[str], source: str, at: datetime) -> set[str]:
-        """Give these fires their implicit signal; returns the ids that were still open (a racing closer loses)."""
+    async def close(
+        self, conn: AsyncConnection, fire_ids: Sequence[str], source: str, at: datetime
+    ) -> dict[str, StoredFire]:
+        """Give these fires their implicit signal; returns those that were still open (a racing closer
+        loses), as they are now: a rating that committed since the caller read them is in them."""
         if not fire_ids:
-            return set()
+            return {}
         result = await conn.execute(
             update(heuristic_fires)
             .where(_f.id.in_(list(fire_ids)), _f.implicit_source.is_(None))
             .values(implicit_source=source, implicit_at=at)
-            .returning(_f.id)
+            .returning(*heuristic_fires.c)
         )
-        return {fire_id for (fire_id,) in result}
+        return {fire.id: fire for fire in map(StoredFire.from_row, result)}
 
     async def set_explicit(
         self, conn: AsyncConnection, fire_id: str, *, source: str, positive: bool, weight: float, at: datetime

@@ -331,25 +331,31 @@ class LearningModule:
 
     async def _close(
         self, conn: AsyncConnection, tenant: str, fires: Sequence[StoredFire], source: str, at: datetime
-    ) -> set[str]:
+    ) -> dict[str, StoredFire]:
         """Give ``fires`` their implicit outcome; those already rated are one observation each for the
-        channel (``heuristics.channel``), whether the outcome is applied or closes them as NEUTRAL."""
+        channel (``heuristics.channel``), whether the outcome is applied or closes them as NEUTRAL.
+        Their heuristics are locked first: one order (heuristic, fire, channel) for every writer."""
+        await self.heuristics.lock(tenant, [fire.heuristic_id for fire in fires], connection=conn)
         closed = await self.fires.close(conn, [fire.id for fire in fires], source, at)
-        await count_observation(conn, tenant, _observed([fire for fire in fires if fire.id in closed], source))
+        await count_observation(conn, tenant, _observed(list(closed.values()), source))
         return closed
 
     async def sweep(self, now: datetime | None = None, *, limit: int = 1000) -> int:
-        """Timeout positives for fires older than the undo window; returns how many were applied."""
+        """Timeout positives for fires older than the undo window; returns how many were applied.
+
+        Tenant by tenant in name order, each through ``_close``: a fire's heuristic is locked before
+        the fire, as a rating locks them, or a sweep and a rating each held what the other waited for."""
         now = now or self.clock.now()
+        applied = 0
         async with self.database.transaction() as conn:
             due = await self.fires.due(conn, now - self.window, limit)
-            closed = await self.fires.close(conn, [fire.id for fire in due], "implicit_timeout", now)
             by_tenant: dict[str, list[StoredFire]] = defaultdict(list)
             for fire in due:
-                if fire.id in closed:
-                    by_tenant[fire.tenant].append(fire)
-            for tenant, fires in by_tenant.items():
-                await count_observation(conn, tenant, _observed(fires, "implicit_timeout"))
+                by_tenant[fire.tenant].append(fire)
+            for tenant in sorted(by_tenant):
+                closed = await self._close(conn, tenant, by_tenant[tenant], "implicit_timeout", now)
+                fires = [closed[fire.id] for fire in by_tenant[tenant] if fire.id in closed]  # oldest first
+                applied += len(fires)
                 signals = [
                     self.strategy.interpret_timeout(
                         fire.heuristic_id, fire.event_id, (now - fire.fired_at).total_seconds()
@@ -359,7 +365,7 @@ class LearningModule:
                 await self._apply(conn, tenant, signals, fires)
                 # a fire that was not ignored breaks the run of consecutive ignores
                 await self.fires.reset_ignore_streak(conn, tenant, sorted({fire.heuristic_id for fire in fires}))
-        return len(closed)
+        return applied
 
     # ------------------------------------------------------------------ explicit
 
@@ -603,7 +609,7 @@ class LearningModule:
         return Page[HistoryEntry].model_construct(items=entries, limit=limit, offset=offset, total=page.total)
 
 
-def _latest_per_heuristic(fires: Sequence[StoredFire], closed: set[str]) -> dict[str, StoredFire]:
+def _latest_per_heuristic(fires: Sequence[StoredFire], closed: Collection[str]) -> dict[str, StoredFire]:
     """Each heuristic's latest fire among those just closed (``fires`` are oldest first)."""
     latest: dict[str, StoredFire] = {}
     for fire in fires:

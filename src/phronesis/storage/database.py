@@ -25,7 +25,13 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql import Executable
 
-from phronesis.exceptions import ConfigurationError, ConflictError, StorageError, StorageUnavailable
+from phronesis.exceptions import (
+    ConfigurationError,
+    ConflictError,
+    StorageContention,
+    StorageError,
+    StorageUnavailable,
+)
 from phronesis.faults import Fault
 from phronesis.storage.point_transaction import PointTransaction, execute, on_connection
 from phronesis.storage.sqlite_lanes import BUSY_TIMEOUT_S, Lanes, configure_sqlite, sqlite_connect_args
@@ -67,6 +73,8 @@ def _translated() -> Iterator[None]:
     except exc.DBAPIError as error:
         if error.connection_invalidated or _postgresql_unavailable(error):
             raise StorageUnavailable(f"database unavailable: {_cause(error)}") from error
+        if _sqlstate(error).startswith(_PG_ROLLED_BACK_CLASS):
+            raise StorageContention(f"database rolled the call back: {_cause(error)}") from error
         raise StorageError(f"database error: {_cause(error)}") from error
 
 
@@ -88,9 +96,18 @@ insufficient resources such as too many connections (53), and shutting down, cra
 accepting connections yet (57P01-57P03)."""
 
 
-def _postgresql_unavailable(error: exc.DBAPIError) -> bool:
+_PG_ROLLED_BACK_CLASS = "40"
+"""SQLSTATE class 40, transaction rollback: a deadlock (40P01) or a serialization failure (40001)
+broken by rolling this transaction back. Nothing committed; the same call may succeed at once."""
+
+
+def _sqlstate(error: exc.DBAPIError) -> str:
     state = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
-    return isinstance(state, str) and state.startswith(_PG_UNAVAILABLE_CLASSES)
+    return state if isinstance(state, str) else ""
+
+
+def _postgresql_unavailable(error: exc.DBAPIError) -> bool:
+    return _sqlstate(error).startswith(_PG_UNAVAILABLE_CLASSES)
 
 
 def _sqlite_file(database: str) -> str:

@@ -514,6 +514,25 @@ class RoutingSettings(Schema):
     retrieval_failure_penalty: Probability = 0.7
     """Seed 002: retrieval failed on a non-critical query → REASON_ONLY with confidence × 0.7."""
     max_tool_retries: int = Field(default=3, ge=0, le=3)
+    document_jobs_per_tenant: int = Field(default=4, ge=1, le=1000)
+    """Document jobs (``POST /v1/documents/jobs``) a tenant may have waiting or running at once;
+    one more is refused (409) until one ends."""
+    document_job_chunk_passages: int = Field(default=64, ge=1, le=10_000)
+    """A job stores its documents a chunk at a time, each of about this many passages (at least one
+    document), committed with the job's progress: a killed worker's job resumes after the last."""
+    document_job_busy_share: float = Field(default=0.25, gt=0.0, le=1.0)
+    """The share of its time a job works: after each piece it rests for the piece's time ×
+    (1/share − 1), and requests meanwhile find the database and the CPU free. A 2 MB job beside a
+    decide loop (SQLite, one worker, 2 cores): decide p99 2.5× its idle at 0.5, 2.0× at 0.2."""
+    document_job_lease_s: float = Field(default=60.0, ge=1.0, le=3600.0)
+    """A running job not heard from in this long (its worker died) is taken over by another worker."""
+    document_job_poll_s: float = Field(default=1.0, gt=0.0, le=3600.0)
+    """How often each server process looks for a waiting job."""
+    document_jobs_in: Literal["process", "server"] = "process"
+    """``process``: a server starts a process of its own for waiting jobs, niced, its model on one
+    thread (requests keep their speed); ``server``: jobs run in the server's own event loop."""
+    document_job_nice: int = Field(default=19, ge=0, le=19)
+    """How much lower the job process's priority is than the server's (``nice``)."""
 
     @model_validator(mode="after")
     def _consistent(self) -> RoutingSettings:

@@ -43,6 +43,7 @@ from phronesis.engine import Engine
 from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
 from phronesis.mcp import http as mcp_http
+from phronesis.routing.job_process import JobProcess
 
 __all__ = ["create_app", "create_worker_app"]
 
@@ -116,7 +117,7 @@ async def _proactive_tick(engine: Engine) -> None:
         )
 
 
-def _loops(engine: Engine, metrics: Metrics) -> list[PeriodicLoop]:
+def _loops(engine: Engine, metrics: Metrics, jobs: JobProcess | None) -> list[PeriodicLoop]:
     """The server's work on a clock, each loop outliving its failures (see ``phronesis.loops``)."""
     count = metrics.loop_failures_counter()
     loops = [
@@ -126,6 +127,9 @@ def _loops(engine: Engine, metrics: Metrics) -> list[PeriodicLoop]:
             "learning-sweep", engine.learning.sweep, engine.settings.learning.sweep_interval_sec, on_failure=count
         ),
     ]
+    # documents too many for one request, stored in the background (routing.job_process)
+    step = jobs.step if jobs is not None else engine.routing.document_jobs.run_pending
+    loops.append(PeriodicLoop("document-jobs", step, engine.settings.routing.document_job_poll_s, on_failure=count))
     rollup_every = engine.settings.audit.rollup_interval_s
     if rollup_every > 0:
         loops.append(PeriodicLoop("decision-rollups", lambda: _rollups(engine), rollup_every, on_failure=count))
@@ -164,7 +168,15 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
                 the_engine.settings.api.dev_tenant,
             )
         loop = asyncio.get_running_loop()
-        periodic = [loop.create_task(each.run(), name=each.name) for each in _loops(the_engine, app.state.metrics)]
+        routing = the_engine.settings.routing
+        jobs = (
+            JobProcess(the_engine.routing.document_jobs, nice=routing.document_job_nice)
+            if routing.document_jobs_in == "process"
+            else None
+        )
+        periodic = [
+            loop.create_task(each.run(), name=each.name) for each in _loops(the_engine, app.state.metrics, jobs)
+        ]
         try:
             async with app.state.mcp.session_manager.run():  # /mcp's transports live in the server's loop
                 yield
@@ -173,6 +185,8 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            if jobs is not None:
+                await jobs.close()
             if owns_engine:
                 await the_engine.close()
 

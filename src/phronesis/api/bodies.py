@@ -13,6 +13,7 @@ from phronesis.heuristics.models import Heuristic, HeuristicMatch
 from phronesis.learning.models import HistoryEntry
 from phronesis.pages import Page
 from phronesis.proactive.models import ID_PATTERN, DeferredInsight, ProactiveFeedback, Signal, SignalIn, UserProfile
+from phronesis.routing.document_jobs import DocumentJob
 from phronesis.routing.documents import Document, DocumentIn
 from phronesis.routing.tools import Tool
 from phronesis.schema import Schema
@@ -21,6 +22,7 @@ from phronesis.tenant_settings import AppliedSetting
 __all__ = [
     "BatchResult",
     "DocumentBatch",
+    "DocumentJobPage",
     "DocumentPage",
     "DocumentsStored",
     "ExecutiveReport",
@@ -55,6 +57,7 @@ InsightPage = Page[DeferredInsight]
 FeedbackPage = Page[ProactiveFeedback]
 ToolPage = Page[Tool]
 DocumentPage = Page[Document]
+DocumentJobPage = Page[DocumentJob]
 
 
 class MatchRequest(Schema):
@@ -166,7 +169,8 @@ class DocumentBatch(Schema):
     model_config = ConfigDict(extra="forbid")
 
     documents: list[DocumentIn] = Field(min_length=1, max_length=10_000)
-    """The documents to add; each is split into passages and embedded before the answer."""
+    """The documents to add; each is split into passages and embedded before the answer (a job:
+    in the background, the job polled for progress)."""
 
 
 class DocumentsStored(Schema):

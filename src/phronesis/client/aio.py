@@ -33,6 +33,8 @@ from phronesis.client.models import (
     DecisionPage,
     DecisionRecord,
     DocumentIn,
+    DocumentJob,
+    DocumentJobPage,
     DocumentPage,
     DocumentsStored,
     EventDecision,
@@ -309,6 +311,18 @@ class _Routing:
     async def add_documents(self, documents: Sequence[DocumentIn | Json]) -> DocumentsStored:
         """Add documents to the knowledge base."""
         return await self._c.send(calls.add_documents(documents))
+
+    async def submit_document_job(self, documents: Sequence[DocumentIn | Json]) -> DocumentJob:
+        """Add documents in the background: a batch too large for one request. Poll ``document_job``."""
+        return await self._c.send(calls.submit_document_job(documents))
+
+    async def document_job(self, job_id: str) -> DocumentJob:
+        """A document job: ``queued``, ``running``, ``done`` or ``failed`` (with why), and how far it got."""
+        return await self._c.send(calls.document_job(job_id))
+
+    async def document_jobs(self, *, limit: int = 100, offset: int = 0) -> DocumentJobPage:
+        """The tenant's document jobs, newest first."""
+        return await self._c.send(calls.list_document_jobs(limit=limit, offset=offset))
 
     async def documents(self, *, limit: int = 100, offset: int = 0) -> DocumentPage:
         """The tenant's documents, oldest first."""

@@ -34,6 +34,8 @@ from phronesis.client.models import (
     DecisionRecord,
     DocumentBatch,
     DocumentIn,
+    DocumentJob,
+    DocumentJobPage,
     DocumentPage,
     DocumentsStored,
     EventDecision,
@@ -331,6 +333,19 @@ def delete_tool(name: str) -> Call[None]:
 def add_documents(documents: Sequence[DocumentIn | Json]) -> Call[DocumentsStored]:
     body = _body(DocumentBatch, {"documents": [_body(DocumentIn, document) for document in documents]})
     return Call("POST", "/v1/documents", _reader(DocumentsStored), body)
+
+
+def submit_document_job(documents: Sequence[DocumentIn | Json]) -> Call[DocumentJob]:
+    body = _body(DocumentBatch, {"documents": [_body(DocumentIn, document) for document in documents]})
+    return Call("POST", "/v1/documents/jobs", _reader(DocumentJob), body)
+
+
+def document_job(job_id: str) -> Call[DocumentJob]:
+    return Call("GET", f"/v1/documents/jobs/{_seg(job_id)}", _reader(DocumentJob))
+
+
+def list_document_jobs(*, limit: int = 100, offset: int = 0) -> Call[DocumentJobPage]:
+    return Call("GET", "/v1/documents/jobs", _reader(DocumentJobPage), params=_query(limit=limit, offset=offset))
 
 
 def list_documents(*, limit: int = 100, offset: int = 0) -> Call[DocumentPage]:

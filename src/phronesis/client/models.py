@@ -9,6 +9,7 @@ from phronesis.api.bodies import (
     CycleRequest,
     DecisionPage,
     DocumentBatch,
+    DocumentJobPage,
     DocumentPage,
     DocumentsStored,
     ExecutiveReport,
@@ -58,6 +59,7 @@ from phronesis.proactive.models import (
 )
 from phronesis.replay.models import ReplayIn, ReplayReport
 from phronesis.replay.tune import TuneIn, TuneReport
+from phronesis.routing.document_jobs import DocumentJob
 from phronesis.routing.documents import Document, DocumentIn
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
@@ -83,6 +85,8 @@ __all__ = [
     "Document",
     "DocumentBatch",
     "DocumentIn",
+    "DocumentJob",
+    "DocumentJobPage",
     "DocumentPage",
     "DocumentsStored",
     "EventDecision",

@@ -32,6 +32,8 @@ from phronesis.client.models import (
     DecisionPage,
     DecisionRecord,
     DocumentIn,
+    DocumentJob,
+    DocumentJobPage,
     DocumentPage,
     DocumentsStored,
     EventDecision,
@@ -308,6 +310,18 @@ class _Routing:
     def add_documents(self, documents: Sequence[DocumentIn | Json]) -> DocumentsStored:
         """Add documents to the knowledge base."""
         return self._c.send(calls.add_documents(documents))
+
+    def submit_document_job(self, documents: Sequence[DocumentIn | Json]) -> DocumentJob:
+        """Add documents in the background: a batch too large for one request. Poll ``document_job``."""
+        return self._c.send(calls.submit_document_job(documents))
+
+    def document_job(self, job_id: str) -> DocumentJob:
+        """A document job: ``queued``, ``running``, ``done`` or ``failed`` (with why), and how far it got."""
+        return self._c.send(calls.document_job(job_id))
+
+    def document_jobs(self, *, limit: int = 100, offset: int = 0) -> DocumentJobPage:
+        """The tenant's document jobs, newest first."""
+        return self._c.send(calls.list_document_jobs(limit=limit, offset=offset))
 
     def documents(self, *, limit: int = 100, offset: int = 0) -> DocumentPage:
         """The tenant's documents, oldest first."""

@@ -154,24 +154,32 @@ class DocumentRepository:
     def vector_column(self, column: PgVectorColumn | None) -> None:
         self.passages.vector_column = column
 
-    async def _rows(
-        self, tenant: str, documents: Sequence[DocumentIn], ids: Sequence[str]
+    async def rows(
+        self,
+        tenant: str,
+        documents: Sequence[DocumentIn],
+        ids: Sequence[str],
+        texts: Sequence[Sequence[str]] | None = None,
+        vectors: Vectors | None = None,
     ) -> tuple[builtins.list[dict[str, Any]], builtins.list[dict[str, Any]]]:
         """The document rows and their passages' rows, embedded (before any transaction opens:
-        embedding is the slow part and holds no lock)."""
-        texts = [split_passages(d.title, d.text) for d in documents]
-        flat = await embed_in_chunks(self._embedder, [t for passages in texts for t in passages])
+        embedding is the slow part and holds no lock). ``texts``: each document's passages, and
+        ``vectors`` theirs in order, where the caller has split or embedded them already."""
+        texts = texts if texts is not None else [split_passages(d.title, d.text) for d in documents]
+        flat = vectors
+        if flat is None:
+            flat = await embed_in_chunks(self._embedder, [t for passages in texts for t in passages])
         model = self._embedder.model_name
         now = self._clock.now()
         rows, passages, at = [], [], 0
         for d, doc_id, own in zip(documents, ids, texts, strict=True):
-            vectors = builtins.list(flat[at : at + len(own)])
+            mine = builtins.list(flat[at : at + len(own)])
             at += len(own)
             rows.append(
                 d.model_dump(exclude={"id"})
-                | {"tenant": tenant, "id": doc_id, "embedding": vectors[0], "embedding_model": model, "created_at": now}
+                | {"tenant": tenant, "id": doc_id, "embedding": mine[0], "embedding_model": model, "created_at": now}
             )
-            passages += passage_rows(tenant, doc_id, own, vectors, model)
+            passages += passage_rows(tenant, doc_id, own, mine, model)
         return rows, passages
 
     async def _write_passages(
@@ -184,7 +192,7 @@ class DocumentRepository:
         if self.vector_column is not None:
             await self.vector_column.write(conn, tenant, [(p["id"], p["embedding"]) for p in passages])
 
-    def _applied(self, tenant: str, passages: Sequence[dict[str, Any]]) -> None:
+    def applied(self, tenant: str, passages: Sequence[dict[str, Any]]) -> None:
         """This process's index takes the passages just committed (others follow the feed)."""
         self.vectors.applied(
             tenant, PARTITION, [p["id"] for p in passages], np.stack([p["embedding"] for p in passages])
@@ -199,14 +207,21 @@ class DocumentRepository:
         if len(set(ids)) != len(ids):
             raise ConflictError("id", "the same id appears twice in one request")
         async with self._db.connect() as conn:  # refused before the embedding, not after (409 after 29 s)
-            await _none_taken(conn, tenant, ids)
-        rows, passages = await self._rows(tenant, documents, ids)
+            await none_taken(conn, tenant, ids)
+        rows, passages = await self.rows(tenant, documents, ids)
         async with self._db.transaction() as conn:
-            await _none_taken(conn, tenant, ids)  # again: another request may have taken one meanwhile
-            await conn.execute(routing_documents.insert(), rows)
-            await self._write_passages(conn, tenant, passages)
-        self._applied(tenant, passages)
+            await self.insert(conn, tenant, rows, passages)
+        self.applied(tenant, passages)
         return [_document(r) for r in rows]
+
+    async def insert(
+        self, conn: AsyncConnection, tenant: str, rows: Sequence[dict[str, Any]], passages: Sequence[dict[str, Any]]
+    ) -> None:
+        """Store embedded documents and their passages in the caller's transaction; an id taken since it was
+        checked (by another request) is a conflict, and the transaction stores nothing."""
+        await none_taken(conn, tenant, [row["id"] for row in rows])
+        await conn.execute(routing_documents.insert(), builtins.list(rows))
+        await self._write_passages(conn, tenant, passages)
 
     async def put(self, tenant: str, document_id: str, document: DocumentIn) -> tuple[Document, bool]:
         """Store ``document`` under ``document_id``, replacing the one there in one transaction
@@ -218,7 +233,7 @@ class DocumentRepository:
         passages are never mixed with the loser's (on SQLite the write lock does the same)."""
         if document.id is not None and document.id != document_id:
             raise InvalidInputError("id", f"the body names {document.id!r} but the path names {document_id!r}")
-        rows, passages = await self._rows(tenant, [document], [document_id])
+        rows, passages = await self.rows(tenant, [document], [document_id])
         p = routing_passages.c
         columns = [name for name in rows[0] if name not in ("tenant", "id")]
         async with self._db.transaction() as conn:
@@ -232,7 +247,7 @@ class DocumentRepository:
             await self._write_passages(conn, tenant, passages, removed=old)
         for key in set(old) - {q["id"] for q in passages}:
             self.vectors.removed(tenant, key)
-        self._applied(tenant, passages)
+        self.applied(tenant, passages)
         return _document(rows[0]), not old  # every stored document has a passage
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> Page[Document]:
@@ -332,7 +347,7 @@ class DocumentRepository:
         self.vectors = PgVectorCollection(self._db, PgVectorColumn.of("routing_passages"), partition=None)
 
 
-async def _none_taken(conn: AsyncConnection, tenant: str, ids: Sequence[str]) -> None:
+async def none_taken(conn: AsyncConnection, tenant: str, ids: Sequence[str]) -> None:
     """A ``ConflictError`` naming the first of ``ids`` the tenant has already."""
     query = select(routing_documents.c.id).where(routing_documents.c.tenant == tenant, routing_documents.c.id.in_(ids))
     taken = (await conn.execute(query)).scalars().first()

@@ -13,6 +13,7 @@ from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import NotFoundError
 from phronesis.llm.types import LLMProvider
 from phronesis.routing import arguments
+from phronesis.routing.document_jobs import DocumentJobs
 from phronesis.routing.documents import Document, DocumentIn, DocumentRepository
 from phronesis.routing.evaluation import evaluate_router
 from phronesis.routing.exemplars import Exemplar
@@ -61,6 +62,7 @@ class RoutingModule:
         self.documents = DocumentRepository(
             database, embedder, clock, index=document_index, follow_interval_s=follow_interval_s, snapshot=snapshot
         )
+        self.document_jobs = DocumentJobs(database, self.documents, embedder, clock, settings)
         self.store = RouterStore(database, clock)
         self.routers = RouterResolver(
             self.store, embedder, settings.router_name, FittedRouters(settings.router_cache_dir or default_router_dir())

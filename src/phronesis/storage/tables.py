@@ -50,6 +50,7 @@ __all__ = [
     "proactive_suppressions",
     "proactive_tenants",
     "proactive_users",
+    "document_jobs",
     "routing_documents",
     "routing_passages",
     "routing_messages",
@@ -392,6 +393,29 @@ routing_documents = Table(
     Column("attributes", JSON, nullable=False),
     Column("status", String(16), nullable=False, server_default="current"),  # (0023) or superseded
     Index("ix_routing_documents_tenant_created", "tenant", "created_at"),
+)
+
+document_jobs = Table(
+    # (0028) documents added in the background, a chunk at a time: what a job still has to store
+    # (``documents``, emptied when it ends), how far it got (committed with each chunk, so a job a
+    # killed worker left resumes where it stopped), and which worker holds it until when
+    "document_jobs",
+    metadata,
+    Column("tenant", String(64), primary_key=True),
+    Column("id", String(64), primary_key=True),
+    Column("status", String(12), nullable=False),
+    Column("documents", JSON, nullable=False),
+    Column("document_ids", JSON, nullable=False),
+    Column("documents_done", Integer, nullable=False, server_default="0"),
+    Column("passages_done", Integer, nullable=False, server_default="0"),
+    Column("error", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("lease_until", UTCDateTime, nullable=True),
+    CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    Index("ix_document_jobs_tenant_created", "tenant", "created_at"),
+    Index(None, "status", "created_at", sqlite_where=text("status IN ('queued', 'running')"),
+          postgresql_where=text("status IN ('queued', 'running')")),  # fmt: skip
 )
 
 routing_passages = Table(

@@ -7,10 +7,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from phronesis.api.bodies import DocumentBatch, DocumentPage, DocumentsStored, ToolPage
+from phronesis.api.bodies import DocumentBatch, DocumentJobPage, DocumentPage, DocumentsStored, ToolPage
 from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.pages import page_of
+from phronesis.routing.document_jobs import DocumentJob
 from phronesis.routing.documents import Document, DocumentIn
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.passages import split_passages
@@ -116,8 +117,8 @@ def _bounded(documents: Sequence[DocumentIn], limit: int) -> None:
             raise InvalidInputError(
                 "documents",
                 f"these documents split into more than {limit} passages to embed (the first {index + 1} into "
-                f"{count}); a request may add at most {limit}: send fewer documents, or fewer and longer "
-                "sentences, per request",
+                f"{count}); a request may add at most {limit}: submit them as a job (POST /v1/documents/jobs, "
+                "stored in the background) or send fewer per request",
             )
 
 
@@ -125,6 +126,34 @@ def _bounded(documents: Sequence[DocumentIn], limit: int) -> None:
 async def add_documents(body: DocumentBatch, engine: EngineDep, tenant: TenantDep) -> DocumentsStored:
     _bounded(body.documents, engine.settings.api.max_passages_per_request)
     return DocumentsStored(stored=await engine.routing.add_documents(tenant, body.documents))
+
+
+@router.post(
+    "/v1/documents/jobs",
+    status_code=202,
+    summary="Add documents in the background: a batch too large for one request (poll the job for progress)",
+)
+async def submit_document_job(
+    body: DocumentBatch, engine: EngineDep, tenant: TenantDep, response: Response
+) -> DocumentJob:
+    job = await engine.routing.document_jobs.submit(tenant, body.documents)
+    response.headers["Location"] = f"/v1/documents/jobs/{job.id}"
+    return job
+
+
+@router.get("/v1/documents/jobs", summary="The tenant's document jobs, newest first")
+async def list_document_jobs(
+    engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0
+) -> DocumentJobPage:
+    return await engine.routing.document_jobs.list(tenant, limit=limit, offset=offset)
+
+
+@router.get("/v1/documents/jobs/{job_id}", summary="A document job: its status and how far it got")
+async def get_document_job(job_id: NamePath, engine: EngineDep, tenant: TenantDep) -> DocumentJob:
+    job = await engine.routing.document_jobs.get(tenant, job_id)
+    if job is None:
+        raise NotFoundError("document job", job_id)
+    return job
 
 
 @router.put(

@@ -1,0 +1,102 @@
+"""Document jobs run in a process of their own, below the requests' priority.
+
+Run inside a server's event loop, a job's splitting, embedding and writing shared the loop and the
+CPU with the requests the server answers: a decision beside a 7 MB job waited up to 78 ms (9×
+its idle p99). Here a server only watches for waiting jobs (``routing.document_job_poll_s``) and,
+when one waits and no child of its own is running, starts ``python -m phronesis.routing.job_process``
+with its own environment: niced (``routing.document_job_nice``), one thread for the model's
+arithmetic, it runs every waiting job to its end and exits. The job's state is the database's, so
+a child that is killed leaves its job under a lease that any server's next child takes over.
+
+``routing.document_jobs_in = "server"`` runs them in the server's loop instead (no child process:
+where processes cannot be started).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+
+from phronesis.routing.document_jobs import DocumentJobs
+
+__all__ = ["JobProcess", "main"]
+
+log = logging.getLogger("phronesis.routing.job_process")
+
+_ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+"""The child's model runs on one core: the other stays the requests'."""
+
+
+class JobProcess:
+    """A server's watch over its job child: ``step`` starts one when a job waits and none runs."""
+
+    def __init__(self, jobs: DocumentJobs, *, nice: int) -> None:
+        self._jobs = jobs
+        self._nice = nice
+        self._child: asyncio.subprocess.Process | None = None
+        self.started = 0
+
+    @property
+    def running(self) -> bool:
+        return self._child is not None and self._child.returncode is None
+
+    async def step(self) -> None:
+        if self.running:
+            return
+        if self._child is not None:
+            if self._child.returncode:
+                log.warning(
+                    "the document job process exited with %s; its job resumes after its lease", self._child.returncode
+                )
+            self._child = None
+        if not await self._jobs.waiting():
+            return
+        env = {**os.environ, **_ONE_THREAD, "PHRONESIS_JOB_PROCESS_NICE": str(self._nice)}
+        self._child = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "phronesis.routing.job_process", env=env
+        )
+        self.started += 1
+        log.info("document job process %d started", self._child.pid)
+
+    async def close(self) -> None:
+        """Stop the child at shutdown: its job stays ``running`` under its lease, and resumes from
+        its last stored chunk in the next server's child."""
+        child, self._child = self._child, None
+        if child is None or child.returncode is not None:
+            return
+        child.terminate()
+        try:
+            await asyncio.wait_for(child.wait(), timeout=10)
+        except TimeoutError:
+            child.kill()
+            await child.wait()
+
+
+async def _run() -> int:
+    from phronesis.engine import Engine
+    from phronesis.logs import configure_logging
+
+    engine = Engine()
+    configure_logging(engine.settings.log_level, engine.settings.log_format)
+    await engine.start(migrate=False, load_index=False)  # the server migrated; its index follows the feed
+    try:
+        return await engine.routing.document_jobs.run_pending()
+    finally:
+        await engine.close()
+
+
+def main() -> None:
+    """The child: every waiting job run to its end, then exit."""
+    nice = int(os.environ.get("PHRONESIS_JOB_PROCESS_NICE", "0"))
+    if nice:
+        with contextlib.suppress(OSError):  # a lower priority where the system allows it
+            os.nice(nice)
+    ran = asyncio.run(_run())
+    log.info("document job process done: %d jobs", ran)
+
+
+if __name__ == "__main__":
+    main()

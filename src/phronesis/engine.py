@@ -45,6 +45,7 @@ from phronesis.llm.registry import build_llm
 from phronesis.llm.types import LLMProvider
 from phronesis.proactive.models import CycleResult, TickReport
 from phronesis.proactive.module import ProactiveModule
+from phronesis.quotas import TenantQuotas
 from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.module import RoutingModule
 from phronesis.settings import Settings, load_settings
@@ -121,6 +122,7 @@ class Engine:
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock, tracing=self.tracing)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
         self.tenant_settings = TenantSettings(self.settings, self.database, self.decisions, self.clock)
+        self.quotas = TenantQuotas(self.database, self.settings.quotas)
         self.background = BackgroundTasks()
         self.learning = LearningModule(
             self.database,

@@ -7,6 +7,7 @@ The tree, so a caller can catch at the depth it cares about::
     ├── InvalidInputError         a caller handed us bad data; carries the field name
     ├── NotFoundError             no such row for this tenant
     ├── ConflictError             the row exists already / a uniqueness rule was broken
+    ├── QuotaExceededError        the tenant stores as many rows of a kind as its quota allows (403)
     ├── StorageError              the database failed (not the caller's fault)
     │   ├── StorageUnavailable    it could not be reached or timed out: retry later (HTTP 503)
     │   └── StorageContention     it rolled the call back to break a deadlock: retry now (HTTP 503)
@@ -47,6 +48,7 @@ __all__ = [
     "LLMTimeoutError",
     "NotFoundError",
     "PhronesisError",
+    "QuotaExceededError",
     "StorageContention",
     "StorageError",
     "StorageUnavailable",
@@ -94,6 +96,18 @@ class ConflictError(PhronesisError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class QuotaExceededError(PhronesisError):
+    """A tenant would store more rows of ``kind`` than ``quotas.<kind>`` allows: nothing was stored."""
+
+    def __init__(self, kind: str, limit: int, used: int, adding: int) -> None:
+        self.kind = kind
+        self.field = kind
+        super().__init__(
+            f"this tenant stores {used} {kind} and its quota is {limit} (PHRONESIS_QUOTAS__{kind.upper()}): "
+            f"{adding} more would pass it; delete some, or ask for a larger quota"
+        )
 
 
 class StorageError(PhronesisError):

@@ -215,6 +215,24 @@ class ApiSettings(Schema):
     counts are summed over tenants, for the operator's scraper, not for a tenant's key."""
 
 
+class QuotaSettings(Schema):
+    """What one tenant may store, counted in rows (None: no limit). A row's size is capped already
+    (a document's text at 20,000 characters, free-form JSON at 64 KiB), so rows bound bytes too.
+    Counts are read from the database at most every ``refresh_s`` in each process, and a process
+    counts its own additions between reads: across processes a tenant can pass its quota by what
+    they add within one ``refresh_s``. Decision records are not counted: ``audit.retention_days``
+    bounds them."""
+
+    heuristics: int | None = Field(default=None, ge=0)
+    documents: int | None = Field(default=None, ge=0)
+    runs: int | None = Field(default=None, ge=0)
+    sessions: int | None = Field(default=None, ge=0)
+    users: int | None = Field(default=None, ge=0)
+    signals: int | None = Field(default=None, ge=0)
+    tools: int | None = Field(default=None, ge=0)
+    refresh_s: float = Field(default=10.0, ge=0.0, le=3600.0)
+
+
 class OutboundSettings(Schema):
     """Requests to URLs users give (calendar feeds, webhook addresses): see ``phronesis.outbound``."""
 
@@ -847,6 +865,7 @@ class Settings(BaseSettings):
     audit: AuditSettings = Field(default_factory=AuditSettings)
     otel: OtelSettings = Field(default_factory=OtelSettings)
     outbound: OutboundSettings = Field(default_factory=OutboundSettings)
+    quotas: QuotaSettings = Field(default_factory=QuotaSettings)
     executive: ExecutiveSettings = Field(default_factory=ExecutiveSettings)
     learning: LearningSettings = Field(default_factory=LearningSettings)
     routing: RoutingSettings = Field(default_factory=RoutingSettings)

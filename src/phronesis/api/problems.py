@@ -22,6 +22,7 @@ from phronesis.exceptions import (
     InvalidInputError,
     NotFoundError,
     PhronesisError,
+    QuotaExceededError,
     StorageContention,
     StorageUnavailable,
     validation_message,
@@ -143,6 +144,9 @@ async def _phronesis_error(request: Request, exc: Exception) -> JSONResponse:
             f"the database is unavailable; retry in {RETRY_AFTER_S} s",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
+    if isinstance(exc, QuotaExceededError):
+        errors = [{"field": exc.field, "in": "body", "message": str(exc)}]
+        return problem_response(403, "Quota exceeded", str(exc), errors=errors)
     if isinstance(exc, StorageContention):
         log.warning("transaction rolled back, answered 503: %s", exc)
         return problem_response(

@@ -271,6 +271,7 @@ def _decision_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> N
         request = _parsed(RouteRequest, fields)
         if session_id is None:
             new = _parsed(NewSession, {"lead_context": lead_context})
+            await _answer(engine.quotas.reserve(tenant, "sessions", 1))
             session_id = (await _answer(engine.routing.create_session(tenant, new))).id
         elif lead_context is not None:
             raise ToolError("lead_context: only a new session takes a lead context (omit session_id)")
@@ -351,6 +352,7 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
                 "attributes": attributes,
             },
         )
+        await _answer(engine.quotas.reserve(tenant_of(ctx), "runs", 1))
         return await _answer(engine.admission.admit(tenant_of(ctx), run))
 
     @_tool(server, READS)

@@ -31,11 +31,13 @@ OptionalId = Annotated[str | None, Query(min_length=1, max_length=64, pattern=ID
 
 @router.post("/v1/runs", summary="Admit a finished agent run: ADD, NOT, REPLACE or MERGE, and why")
 async def admit(body: RunIn, engine: EngineDep, tenant: TenantDep) -> AdmissionResult:
+    await engine.quotas.reserve(tenant, "runs", 1)
     return await engine.admission.admit(tenant, body)
 
 
 @router.post("/v1/runs/batch", summary="Admit many runs in one transaction, deduplicating within the batch too")
 async def admit_batch(body: RunBatch, engine: EngineDep, tenant: TenantDep) -> BatchResult:
+    await engine.quotas.reserve(tenant, "runs", len(body.runs))
     results = await engine.admission.admit_many(tenant, body.runs)
     counts = {decision: 0 for decision in ("ADD", "NOT", "REPLACE", "MERGE")}
     for result in results:

@@ -29,6 +29,7 @@ EXPORT_PAGE = 1000
 
 @router.post("", status_code=201, summary="Create a heuristic")
 async def create_heuristic(body: HeuristicCreate, engine: EngineDep, tenant: TenantDep) -> Heuristic:
+    await engine.quotas.reserve(tenant, "heuristics", 1)
     return await engine.heuristics.add(tenant, body)
 
 
@@ -73,6 +74,7 @@ async def import_heuristics(
     """``upsert=true``: a heuristic whose id exists is replaced (its history kept), not a 409."""
     raw = await request.body()  # BodyLimitMiddleware bounds it, chunked or not
     items = parse_jsonl(raw)
+    await engine.quotas.reserve(tenant, "heuristics", len(items))
     created = await engine.heuristics.add_many(tenant, items, upsert=upsert)
     return ImportResult(imported=len(created), ids=[h.id for h in created])
 

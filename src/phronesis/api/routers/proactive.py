@@ -47,6 +47,7 @@ async def put_user(
     """Replaces the profile: a field left out takes its default again, so send the whole profile.
     Counters (``created_at``, ``interaction_count``, ``last_active_at``) are kept unless given;
     opt-outs, a mute and learned ignored types are always kept. 201 when the user is new."""
+    await engine.quotas.reserve_new(tenant, "users", user_id)
     profile, created = await engine.proactive.put_user(tenant, user_id, body)
     response.status_code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
     return profile
@@ -69,6 +70,7 @@ async def delete_user(user_id: UserPath, engine: EngineDep, tenant: TenantDep) -
 
 @router.post("/v1/users/{user_id}/signals", status_code=201, summary="Signals for the user's next cycle")
 async def add_signals(user_id: UserPath, body: SignalBatch, engine: EngineDep, tenant: TenantDep) -> SignalsStored:
+    await engine.quotas.reserve(tenant, "signals", len(body.signals))
     added = await engine.proactive.add_signals(tenant, user_id, body.signals)
     return SignalsStored(stored=added.stored, duplicates=added.duplicates, updated=added.updated)
 

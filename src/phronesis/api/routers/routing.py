@@ -28,6 +28,7 @@ ToolNamePath = Annotated[str, Path(min_length=1, max_length=64, pattern=TOOL_NAM
 
 @router.post("/v1/sessions", status_code=201, summary="Start a conversation (optionally with CRM context and turns)")
 async def create_session(body: NewSession, engine: EngineDep, tenant: TenantDep) -> Session:
+    await engine.quotas.reserve(tenant, "sessions", 1)
     return await engine.routing.create_session(tenant, body)
 
 
@@ -89,6 +90,7 @@ async def put_tool(
 ) -> Tool:
     if body.name is not None and body.name != name:
         raise InvalidInputError("name", f"the body names {body.name!r} but the path names {name!r}")
+    await engine.quotas.reserve_new(tenant, "tools", name)
     tool, created = await engine.routing.tools.save(tenant, ToolIn.model_validate(body.model_dump() | {"name": name}))
     response.status_code = 201 if created else 200
     return tool
@@ -125,6 +127,7 @@ def _bounded(documents: Sequence[DocumentIn], limit: int) -> None:
 @router.post("/v1/documents", status_code=201, summary="Add documents to the knowledge base (embedded on write)")
 async def add_documents(body: DocumentBatch, engine: EngineDep, tenant: TenantDep) -> DocumentsStored:
     _bounded(body.documents, engine.settings.api.max_passages_per_request)
+    await engine.quotas.reserve(tenant, "documents", len(body.documents))
     return DocumentsStored(stored=await engine.routing.add_documents(tenant, body.documents))
 
 
@@ -136,6 +139,7 @@ async def add_documents(body: DocumentBatch, engine: EngineDep, tenant: TenantDe
 async def submit_document_job(
     body: DocumentBatch, engine: EngineDep, tenant: TenantDep, response: Response
 ) -> DocumentJob:
+    await engine.quotas.reserve(tenant, "documents", len(body.documents))
     job = await engine.routing.document_jobs.submit(tenant, body.documents)
     response.headers["Location"] = f"/v1/documents/jobs/{job.id}"
     return job
@@ -165,6 +169,7 @@ async def put_document(
     document_id: NamePath, body: DocumentIn, engine: EngineDep, tenant: TenantDep, response: Response
 ) -> Document:
     _bounded([body], engine.settings.api.max_passages_per_request)
+    await engine.quotas.reserve_new(tenant, "documents", document_id)
     document, created = await engine.routing.documents.put(tenant, document_id, body)
     response.status_code = 201 if created else 200
     return document

@@ -100,6 +100,7 @@ PARAMETERS: dict[str, str] = {
     "response_id": "The decision's id (the ``response_id`` or ``decision_id`` an answer carried).",
     "session_id": "The conversation's id.",
     "document_id": "The document's id.",
+    "job_id": "The job's id (as ``POST /v1/documents/jobs`` answered it).",
     "run_id": "The run's id.",
     "decision_id": "The memory decision's id (an admission answer's ``decision_id``).",
     "user_id": "The user's id.",

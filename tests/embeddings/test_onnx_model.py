@@ -128,3 +128,33 @@ def test_without_onnxruntime_auto_runs_pytorch_and_says_why(
     assert len(warnings) == 1 and "onnxruntime" in warnings[0]
     with pytest.raises(EmbeddingError, match="cannot run under ONNX Runtime"):
         LocalSentenceEmbedder(runtime="onnx", onnx_dir=tmp_path).embed_sync(["hello"])
+
+
+class _Recording:
+    """An inference session that notes the shape of every batch it runs."""
+
+    def __init__(self, session: object) -> None:
+        self._session = session
+        self.shapes: list[tuple[int, int]] = []
+
+    def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+        self.shapes.append(feeds["input_ids"].shape)
+        return self._session.run(names, feeds)  # type: ignore[attr-defined]
+
+
+def test_short_texts_are_not_padded_to_a_long_one_in_their_batch(exported: Path) -> None:
+    """A document's passages are its whole text (256 word pieces) and its short sentences: padded to
+    the longest, 64 of them cost 4.3 s instead of 0.24 s. Grouped by length, the long text runs
+    apart and the vectors are the same as one by one."""
+    embedder = LocalSentenceEmbedder(runtime="onnx")
+    embedder.embed_sync(["warm"])
+    model = embedder._load().__self__  # type: ignore[attr-defined]
+    recording = _Recording(model._session)
+    model._session = recording
+    sentences = [f"Entry {n}: the team reviewed invoice {n} against the signed order." for n in range(40)]
+    texts = [" ".join(sentences)] + sentences  # the whole document first, as its passages come
+    vectors = embedder.embed_sync(texts)
+    assert max(width for rows, width in recording.shapes if rows > 1) < 64, recording.shapes
+    assert sum(rows for rows, _ in recording.shapes) == len(texts)
+    one_by_one = np.concatenate([embedder.embed_sync([text]) for text in texts[:3]])
+    assert float(np.min(np.sum(vectors[:3] * one_by_one, axis=1))) >= 0.9999

@@ -50,6 +50,24 @@ PROBES = (
 """Short and long texts in one batch (padding), one past the 256-token limit (truncation)."""
 
 
+GROUP = 32
+"""Texts run together at most (of like length): larger groups gain little on a CPU."""
+GROUP_TOKENS = 2048
+"""Word pieces a group may hold, padding included: a long text joins only texts nearly as long."""
+
+
+def _groups(lengths: Sequence[int], order: Sequence[int]) -> list[list[int]]:
+    """``order`` (indices sorted by their ``lengths``, shortest first) cut into groups of at most
+    ``GROUP`` texts and ``GROUP_TOKENS`` word pieces once padded to the group's longest."""
+    groups: list[list[int]] = []
+    for length, index in zip(lengths, order, strict=True):
+        if groups and len(groups[-1]) < GROUP and (len(groups[-1]) + 1) * length <= GROUP_TOKENS:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups
+
+
 def weights_digest(model_dir: Path) -> str:
     digest = hashlib.sha256()
     with (model_dir / "model.safetensors").open("rb") as weights:
@@ -71,7 +89,7 @@ class OnnxModel:
 
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tokenizer.enable_truncation(max_seq_length(model_dir))
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest text
+        tokenizer.no_padding()  # the file's own pads every text to 128: ``encode`` pads each group
         self._tokenizer = tokenizer
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -87,13 +105,28 @@ class OnnxModel:
             raise EmbeddingError(f"ONNX Runtime cannot load {onnx_path}: {exc}") from exc
 
     def encode(self, texts: Sequence[str]) -> Vectors:
+        """The texts' vectors, in order, run in groups of like length (``GROUP`` texts at most).
+
+        Padded to the batch's longest text, a document's passages (its whole text, 256 word pieces,
+        beside its sentences of 20) made 64 texts cost 4.3 s instead of 0.24 s without the long
+        one: every sentence paid the long text's attention. Sorted by length, each group is padded
+        to its own longest only; padding does not change a text's vector (the mask keeps it out)."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        (vectors,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask})
-        return l2_normalize(vectors)
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        out = np.empty((len(encodings), DIMENSION), dtype=np.float32)
+        for group in _groups([len(encodings[i].ids) for i in order], order):
+            width = len(encodings[group[-1]].ids)
+            ids = np.zeros((len(group), width), dtype=np.int64)
+            mask = np.zeros((len(group), width), dtype=np.int64)
+            for row, index in enumerate(group):
+                own = encodings[index].ids
+                ids[row, : len(own)] = own
+                mask[row, : len(own)] = 1
+            (vectors,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask})
+            out[group] = vectors
+        return l2_normalize(out)
 
 
 def load_onnx_model(model_dir: Path, cache_dir: Path, torch_encode: Encode) -> OnnxModel:

@@ -72,17 +72,19 @@ class TenantQuotas:
                 raise QuotaExceededError(kind, limit, used, adding)
             self._counted[(tenant, kind)] = (used + adding, self._counted[(tenant, kind)][1])
 
-    async def reserve_new(self, tenant: str, kind: QuotaKind, key: str) -> None:
-        """``reserve`` one row for a create-or-replace (``PUT``): nothing when ``key`` exists (a
-        replacement adds no row, and is allowed at the quota)."""
+    async def reserve_new(self, tenant: str, kind: QuotaKind, *keys: str | None) -> None:
+        """``reserve`` a row for each of ``keys`` that does not exist (a create-or-replace: ``PUT``,
+        an import with ``upsert``): a replacement adds no row, and is allowed at the quota. A key
+        of None is a new row (an id to be chosen)."""
         if self.limit(kind) is None:
             return
         table = _TABLES[kind]
         column = table.c.name if kind == "tools" else table.c.id
+        named = {key for key in keys if key is not None}
         async with self._db.connect() as conn:
-            exists = (await conn.execute(select(column).where(table.c.tenant == tenant, column == key))).first()
-        if exists is None:
-            await self.reserve(tenant, kind, 1)
+            query = select(column).where(table.c.tenant == tenant, column.in_(named))
+            existing = set((await conn.execute(query)).scalars()) if named else set()
+        await self.reserve(tenant, kind, sum(1 for key in keys if key is None) + len(named - existing))
 
     async def _used(self, tenant: str, kind: str) -> int:
         now = self._monotonic()

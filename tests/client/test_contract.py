@@ -14,6 +14,7 @@ from phronesis.client import (
     InvalidInput,
     InvalidRequest,
     NotFound,
+    QuotaExceeded,
     RetryPolicy,
     ServerError,
     TransportFailed,
@@ -96,6 +97,18 @@ async def test_problem_json_becomes_a_typed_error_naming_the_field(harness: Harn
     error = raised.value
     assert (error.status, error.field, error.detail) == (status, "query", "it went wrong")
     assert error.errors == [{"field": "query", "in": "body", "message": "is required"}]
+
+
+async def test_a_403_past_a_quota_is_quota_exceeded_not_unauthorized(harness: Harness) -> None:
+    """A tenant past its quota is told so, not that its key is wrong; other 403s stay Unauthorized."""
+    body = {"type": "about:blank", "title": "Quota exceeded", "status": 403, "detail": "stores 5 documents",
+            "field": "documents"}  # fmt: skip
+    quota = httpx.Response(403, json=body, headers={"content-type": "application/problem+json"})
+    with pytest.raises(QuotaExceeded) as raised:
+        await harness.run(lambda _: quota, lambda c: c.routing.add_documents([{"text": "hello"}]))
+    assert raised.value.field == "documents" and not isinstance(raised.value, Unauthorized)
+    with pytest.raises(Unauthorized):
+        await harness.run(lambda _: _problem(403), lambda c: c.routing.add_documents([{"text": "hello"}]))
 
 
 async def test_a_503_is_retried_and_the_next_answer_stands(harness: Harness) -> None:

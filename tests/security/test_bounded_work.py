@@ -124,3 +124,33 @@ def test_a_job_whose_process_is_killed_resumes_and_stores_each_document_once(tmp
         assert (job["status"], job["documents_done"], job["passages_done"]) == ("done", 40, 40 * 21), job
         stored = http.get("/v1/documents", params={"limit": 100}).json()
         assert stored["total"] == 40 and sorted(d["id"] for d in stored["items"]) == sorted(f"d{n}" for n in range(40))
+
+
+@pytest.mark.process
+def test_a_job_holds_its_ids_until_it_ends_and_can_be_cancelled(tmp_path: Path) -> None:
+    """A trial's 43-minute job failed at its last document: a ``PUT`` of that id was accepted while
+    the job held it. Now a job's ids are refused to ``PUT`` and ``POST`` until it ends, and a job
+    can be cancelled, keeping what it stored."""
+    env = phronesis_env(tmp_path, PHRONESIS_ROUTING__DOCUMENT_JOB_CHUNK_PASSAGES="8",
+                        PHRONESIS_ROUTING__DOCUMENT_JOB_BUSY_SHARE="0.02")  # fmt: skip
+    output: list[str] = []
+    with server(env, output=output) as base, httpx.Client(base_url=base, timeout=60) as http:
+        submitted = http.post("/v1/documents/jobs", json={"documents": [_document(f"d{n}", 20) for n in range(40)]})
+        location = submitted.headers["location"]
+        put = http.put("/v1/documents/d39", json={"text": "Stored meanwhile."})
+        assert put.status_code == 409 and "is in job" in put.json()["detail"], put.text
+        posted = http.post("/v1/documents", json={"documents": [_document("d38", 2)]})
+        assert posted.status_code == 409 and "is in job" in posted.json()["detail"], posted.text
+
+        cancelled = http.delete(location)
+        assert cancelled.status_code == 200 and cancelled.json()["status"] == "cancelled", cancelled.text
+        time.sleep(2)  # the job's process finds it cancelled at its next chunk and stores nothing more
+        job = http.get(location).json()
+        assert job["status"] == "cancelled" and job["error"] == "cancelled by the caller"
+        stored = http.get("/v1/documents", params={"limit": 100}).json()["total"]
+        assert stored == job["documents_done"] < 40
+        time.sleep(1)
+        assert http.get("/v1/documents", params={"limit": 100}).json()["total"] == stored
+        assert http.put("/v1/documents/d39", json={"text": "Now it may be stored."}).status_code == 201
+        assert http.delete("/v1/documents/jobs/nope").status_code == 404
+    assert "is not a phronesis setting" not in output[0]  # the job process is started without one

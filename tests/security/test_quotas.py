@@ -49,6 +49,15 @@ def test_a_tenant_past_its_quota_is_refused_and_stores_nothing(tmp_path: Path) -
             made = acme.post("/v1/heuristics", json={"condition_text": f"sensor {n} is hot", "action_text": "cool"})
             assert made.status_code == 201
         assert acme.post("/v1/heuristics", json={"condition_text": "x is hot", "action_text": "y"}).status_code == 403
+        stored = acme.get("/v1/heuristics").json()["items"][0]
+        line = json.dumps({"id": stored["id"], "condition_text": "sensor 0 is very hot", "action_text": "cool it"})
+        ndjson = {"content-type": "application/x-ndjson"}
+        replaced = acme.post("/v1/heuristics/import", params={"upsert": "true"}, content=line, headers=ndjson)
+        assert replaced.status_code == 201, replaced.text  # a replacement adds no row: allowed at the quota
+        added = json.dumps({"id": "h-new", "condition_text": "z is hot", "action_text": "y"})
+        over_import = acme.post("/v1/heuristics/import", params={"upsert": "true"}, content=line + "\n" + added,
+                                headers=ndjson)  # fmt: skip
+        assert over_import.status_code == 403, over_import.text
         assert acme.post("/v1/sessions", json={}).status_code == 201
         assert acme.post("/v1/sessions", json={}).status_code == 403
         tool = {"description": "Book a meeting", "parameters": {"type": "object", "properties": {}}}

@@ -320,6 +320,10 @@ class _Routing:
         """A document job: ``queued``, ``running``, ``done`` or ``failed`` (with why), and how far it got."""
         return await self._c.send(calls.document_job(job_id))
 
+    async def cancel_document_job(self, job_id: str) -> DocumentJob:
+        """Cancel a document job that is waiting or running; what it stored stays."""
+        return await self._c.send(calls.cancel_document_job(job_id))
+
     async def document_jobs(self, *, limit: int = 100, offset: int = 0) -> DocumentJobPage:
         """The tenant's document jobs, newest first."""
         return await self._c.send(calls.list_document_jobs(limit=limit, offset=offset))

@@ -344,6 +344,10 @@ def document_job(job_id: str) -> Call[DocumentJob]:
     return Call("GET", f"/v1/documents/jobs/{_seg(job_id)}", _reader(DocumentJob))
 
 
+def cancel_document_job(job_id: str) -> Call[DocumentJob]:
+    return Call("DELETE", f"/v1/documents/jobs/{_seg(job_id)}", _reader(DocumentJob))
+
+
 def list_document_jobs(*, limit: int = 100, offset: int = 0) -> Call[DocumentJobPage]:
     return Call("GET", "/v1/documents/jobs", _reader(DocumentJobPage), params=_query(limit=limit, offset=offset))
 

@@ -23,6 +23,7 @@ __all__ = [
     "RateLimited",
     "ServerError",
     "TransportFailed",
+    "QuotaExceeded",
     "Unauthorized",
     "Unavailable",
     "UnexpectedAnswer",
@@ -95,6 +96,11 @@ class Unauthorized(APIError):
     """401, 403: no API key, or one that does not open this."""
 
 
+class QuotaExceeded(APIError):
+    """403 ``Quota exceeded``: the tenant stores as many rows of a kind (``field``) as its quota
+    allows; nothing of the request was stored."""
+
+
 class NotFound(APIError):
     """404."""
 
@@ -131,6 +137,8 @@ _BY_STATUS: dict[int, type[APIError]] = {
 def error_for(response: httpx.Response) -> APIError:
     """The exception for an error response."""
     kind = _BY_STATUS.get(response.status_code)
+    if response.status_code == 403 and _problem(response).get("title") == "Quota exceeded":
+        kind = QuotaExceeded
     if kind is None:
         kind = ServerError if response.status_code >= 500 else APIError
     return kind(response)

@@ -14,8 +14,9 @@ last chunk committed, storing each document exactly once. Between chunks the job
 (``routing.document_job_busy_share``): a decision asked of the same worker waits for one chunk at
 most, never for the whole batch.
 
-Every job ends in a state its caller can read, with its reason: ``done`` (every document stored)
-or ``failed`` (``error`` says why, and ``documents_done`` how many were stored before).
+Every job ends in a state its caller can read, with its reason: ``done`` (every document stored),
+``failed`` (``error`` says why, and ``documents_done`` how many were stored before) or
+``cancelled`` (by its caller; ``documents_done`` likewise). A tenant's jobs run oldest first.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ __all__ = ["DocumentJob", "DocumentJobs", "JobStatus"]
 
 log = logging.getLogger("phronesis.routing.document_jobs")
 
-JobStatus = Literal["queued", "running", "done", "failed"]
+JobStatus = Literal["queued", "running", "done", "failed", "cancelled"]
 _OPEN = ("queued", "running")
 _j = document_jobs.c
 
@@ -66,8 +67,9 @@ class DocumentJob(Schema):
     id: str
     """The job's id: poll ``GET /v1/documents/jobs/{id}``."""
     status: JobStatus
-    """``queued`` (waiting for a worker), ``running``, ``done`` (every document stored) or
-    ``failed`` (``error`` says why; the first ``documents_done`` documents were stored)."""
+    """``queued`` (waiting for a worker), ``running``, ``done`` (every document stored),
+    ``failed`` (``error`` says why) or ``cancelled``. Failed or cancelled, the first
+    ``documents_done`` documents were stored: submit the rest (``document_ids[documents_done:]``)."""
     documents_total: int
     """How many documents the job holds."""
     documents_done: int
@@ -134,9 +136,7 @@ class DocumentJobs:
         now = self._clock.now()
         async with self._db.transaction() as conn:
             await none_taken(conn, tenant, ids)
-            open_jobs = (
-                await conn.execute(select(_j.id, _j.document_ids).where(_j.tenant == tenant, _j.status.in_(_OPEN)))
-            ).all()
+            open_jobs = await _open_jobs(conn, tenant)
             limit = self._settings.document_jobs_per_tenant
             if len(open_jobs) >= limit:
                 raise ConflictError(
@@ -144,10 +144,7 @@ class DocumentJobs:
                     f"this tenant has {len(open_jobs)} document jobs waiting or running (at most {limit}): "
                     "poll them (GET /v1/documents/jobs) and submit this one when one has ended",
                 )
-            for other in open_jobs:
-                taken = set(ids) & set(other.document_ids)
-                if taken:
-                    raise ConflictError("id", f"document {min(taken)!r} is in job {other.id!r}, not stored yet")
+            _not_held(open_jobs, ids)
             row = {
                 "tenant": tenant,
                 "id": new_id(),
@@ -164,6 +161,26 @@ class DocumentJobs:
             await conn.execute(document_jobs.insert(), [row])
         log.info("document job %s queued: %d documents (tenant %s)", row["id"], len(ids), tenant)
         return _job(SimpleNamespace(**row))
+
+    async def refuse_held(self, tenant: str, ids: Sequence[str]) -> None:
+        """A ``ConflictError`` when one of ``ids`` is in one of the tenant's open jobs: a document
+        stored meanwhile under its id (``POST``, ``PUT``) would fail the job at that document."""
+        async with self._db.connect() as conn:
+            _not_held(await _open_jobs(conn, tenant), ids)
+
+    async def cancel(self, tenant: str, job_id: str) -> DocumentJob | None:
+        """Stop a job that is waiting or running: its process stores nothing more (its next chunk
+        finds the job no longer running), and what it stored stays. None when there is no such job;
+        a job that has ended is answered as it is."""
+        now = self._clock.now()
+        async with self._db.transaction() as conn:
+            await conn.execute(
+                update(document_jobs)
+                .where(_j.tenant == tenant, _j.id == job_id, _j.status.in_(_OPEN))
+                .values(status="cancelled", error="cancelled by the caller", documents=[], lease_until=None,
+                        updated_at=now)  # fmt: skip
+            )
+        return await self.get(tenant, job_id)
 
     async def get(self, tenant: str, job_id: str) -> DocumentJob | None:
         async with self._db.connect() as conn:
@@ -245,7 +262,7 @@ class DocumentJobs:
                 rows, passages = await self._documents.rows(tenant, chunk, [d.id or "" for d in chunk], texts, vectors)
                 async with self._db.transaction() as conn:
                     if not await self._advance(conn, tenant, job_id, done, len(chunk), len(passages)):
-                        log.warning("document job %s was taken over by another worker; stopping here", job_id)
+                        log.warning("document job %s is no longer this process's (cancelled, or taken over)", job_id)
                         return
                     await self._documents.insert(conn, tenant, rows, passages)
             except (ConflictError, InvalidInputError) as error:
@@ -324,3 +341,16 @@ class DocumentJobs:
             )
         if status == "failed":
             log.warning("document job %s failed: %s", job_id, error)
+
+
+async def _open_jobs(conn: AsyncConnection, tenant: str) -> Sequence[Any]:
+    """The tenant's waiting and running jobs: their ids and their documents' ids."""
+    query = select(_j.id, _j.document_ids).where(_j.tenant == tenant, _j.status.in_(_OPEN))
+    return (await conn.execute(query)).all()
+
+
+def _not_held(open_jobs: Sequence[Any], ids: Sequence[str]) -> None:
+    for other in open_jobs:
+        taken = set(ids) & set(other.document_ids)
+        if taken:
+            raise ConflictError("id", f"document {min(taken)!r} is in job {other.id!r}, not stored yet")

@@ -54,9 +54,9 @@ class JobProcess:
             self._child = None
         if not await self._jobs.waiting():
             return
-        env = {**os.environ, **_ONE_THREAD, "PHRONESIS_JOB_PROCESS_NICE": str(self._nice)}
+        env = {**os.environ, **_ONE_THREAD}
         self._child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "phronesis.routing.job_process", env=env
+            sys.executable, "-m", "phronesis.routing.job_process", str(self._nice), env=env
         )
         self.started += 1
         log.info("document job process %d started", self._child.pid)
@@ -90,7 +90,7 @@ async def _run() -> int:
 
 def main() -> None:
     """The child: every waiting job run to its end, then exit."""
-    nice = int(os.environ.get("PHRONESIS_JOB_PROCESS_NICE", "0"))
+    nice = int(sys.argv[1]) if len(sys.argv) > 1 else 0  # not a PHRONESIS_ variable: not a setting
     if nice:
         with contextlib.suppress(OSError):  # a lower priority where the system allows it
             os.nice(nice)

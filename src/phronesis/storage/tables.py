@@ -412,7 +412,7 @@ document_jobs = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     Column("lease_until", UTCDateTime, nullable=True),
-    CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="status"),
+    CheckConstraint("status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="status"),
     Index("ix_document_jobs_tenant_created", "tenant", "created_at"),
     Index(None, "status", "created_at", sqlite_where=text("status IN ('queued', 'running')"),
           postgresql_where=text("status IN ('queued', 'running')")),  # fmt: skip

@@ -74,7 +74,10 @@ async def import_heuristics(
     """``upsert=true``: a heuristic whose id exists is replaced (its history kept), not a 409."""
     raw = await request.body()  # BodyLimitMiddleware bounds it, chunked or not
     items = parse_jsonl(raw)
-    await engine.quotas.reserve(tenant, "heuristics", len(items))
+    if upsert:  # a heuristic replaced adds no row
+        await engine.quotas.reserve_new(tenant, "heuristics", *(item.id for item in items))
+    else:
+        await engine.quotas.reserve(tenant, "heuristics", len(items))
     created = await engine.heuristics.add_many(tenant, items, upsert=upsert)
     return ImportResult(imported=len(created), ids=[h.id for h in created])
 

@@ -127,6 +127,7 @@ def _bounded(documents: Sequence[DocumentIn], limit: int) -> None:
 @router.post("/v1/documents", status_code=201, summary="Add documents to the knowledge base (embedded on write)")
 async def add_documents(body: DocumentBatch, engine: EngineDep, tenant: TenantDep) -> DocumentsStored:
     _bounded(body.documents, engine.settings.api.max_passages_per_request)
+    await engine.routing.document_jobs.refuse_held(tenant, [d.id for d in body.documents if d.id is not None])
     await engine.quotas.reserve(tenant, "documents", len(body.documents))
     return DocumentsStored(stored=await engine.routing.add_documents(tenant, body.documents))
 
@@ -160,6 +161,17 @@ async def get_document_job(job_id: NamePath, engine: EngineDep, tenant: TenantDe
     return job
 
 
+@router.delete(
+    "/v1/documents/jobs/{job_id}",
+    summary="Cancel a document job that is waiting or running (what it stored stays); the job as it ends",
+)
+async def cancel_document_job(job_id: NamePath, engine: EngineDep, tenant: TenantDep) -> DocumentJob:
+    job = await engine.routing.document_jobs.cancel(tenant, job_id)
+    if job is None:
+        raise NotFoundError("document job", job_id)
+    return job
+
+
 @router.put(
     "/v1/documents/{document_id}",
     summary="Add or replace one document in one step (201 when new, 200 when it replaced one)",
@@ -169,6 +181,7 @@ async def put_document(
     document_id: NamePath, body: DocumentIn, engine: EngineDep, tenant: TenantDep, response: Response
 ) -> Document:
     _bounded([body], engine.settings.api.max_passages_per_request)
+    await engine.routing.document_jobs.refuse_held(tenant, [document_id])
     await engine.quotas.reserve_new(tenant, "documents", document_id)
     document, created = await engine.routing.documents.put(tenant, document_id, body)
     response.status_code = 201 if created else 200

@@ -35,7 +35,9 @@ def upgrade() -> None:
         sa.Column("created_at", UTCDateTime, nullable=False),
         sa.Column("updated_at", UTCDateTime, nullable=False),
         sa.Column("lease_until", UTCDateTime, nullable=True),
-        sa.CheckConstraint("status IN ('queued', 'running', 'done', 'failed')", name="ck_document_jobs_status"),
+        sa.CheckConstraint(
+            "status IN ('queued', 'running', 'done', 'failed', 'cancelled')", name="ck_document_jobs_status"
+        ),
     )
     op.create_index("ix_document_jobs_tenant_created", "document_jobs", ["tenant", "created_at"])
     open_jobs = sa.text("status IN ('queued', 'running')")

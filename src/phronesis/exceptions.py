@@ -102,7 +102,6 @@ class QuotaExceededError(PhronesisError):
     """A tenant would store more rows of ``kind`` than ``quotas.<kind>`` allows: nothing was stored."""
 
     def __init__(self, kind: str, limit: int, used: int, adding: int) -> None:
-        self.kind = kind
         self.field = kind
         super().__init__(
             f"this tenant stores {used} {kind} and its quota is {limit} (PHRONESIS_QUOTAS__{kind.upper()}): "

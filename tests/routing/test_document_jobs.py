@@ -76,7 +76,7 @@ async def test_a_job_a_dead_worker_left_resumes_after_its_lease_storing_each_doc
     # a worker took the job, stored the first chunk (two documents) and was killed
     claimed = await jobs._claim()
     assert claimed == ("default", job.id)
-    chunk, texts = jobs._chunk([d.model_dump(mode="json") for d in _documents(6)], 0)
+    chunk, texts = next(jobs._chunks([d.model_dump(mode="json") for d in _documents(6)], 0))
     rows, passages = await engine.routing.documents.rows("default", chunk, [d.id or "" for d in chunk], texts)
     async with engine.database.transaction() as conn:
         assert await jobs._advance(conn, "default", job.id, 0, len(chunk), len(passages))

@@ -24,13 +24,13 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any, Literal
 
 import numpy as np
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import Select, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.clock import Clock
@@ -172,14 +172,7 @@ class DocumentJobs:
         """Stop a job that is waiting or running: its process stores nothing more (its next chunk
         finds the job no longer running), and what it stored stays. None when there is no such job;
         a job that has ended is answered as it is."""
-        now = self._clock.now()
-        async with self._db.transaction() as conn:
-            await conn.execute(
-                update(document_jobs)
-                .where(_j.tenant == tenant, _j.id == job_id, _j.status.in_(_OPEN))
-                .values(status="cancelled", error="cancelled by the caller", documents=[], lease_until=None,
-                        updated_at=now)  # fmt: skip
-            )
+        await self._end(tenant, job_id, "cancelled", "cancelled by the caller", only_open=True)
         return await self.get(tenant, job_id)
 
     async def get(self, tenant: str, job_id: str) -> DocumentJob | None:
@@ -206,27 +199,22 @@ class DocumentJobs:
 
     async def waiting(self) -> bool:
         """Whether a job waits for a worker: queued, or left by one whose lease ran out."""
-        now = self._clock.now()
         async with self._db.connect() as conn:
-            query = select(_j.id).where(_j.status.in_(_OPEN), self._claimable(now)).limit(1)
-            return (await conn.execute(query)).first() is not None
+            return (await conn.execute(self._candidates(self._clock.now()).limit(1))).first() is not None
 
     def _claimable(self, now: datetime) -> Any:
         return or_(_j.status == "queued", and_(_j.status == "running", _j.lease_until < now))
+
+    def _candidates(self, now: datetime) -> Select[Any]:
+        """Claimable jobs, oldest first."""
+        return select(_j.tenant, _j.id).where(_j.status.in_(_OPEN), self._claimable(now)).order_by(_j.created_at, _j.id)
 
     async def _claim(self) -> tuple[str, str] | None:
         """The oldest open job nobody holds, now held by this process (a conditional update: two
         workers that read the same job cannot both take it)."""
         now = self._clock.now()
         async with self._db.connect() as conn:
-            candidates = (
-                await conn.execute(
-                    select(_j.tenant, _j.id)
-                    .where(_j.status.in_(_OPEN), self._claimable(now))
-                    .order_by(_j.created_at, _j.id)
-                    .limit(8)
-                )
-            ).all()
+            candidates = (await conn.execute(self._candidates(now).limit(8))).all()
         for tenant, job_id in candidates:
             async with self._db.transaction() as conn:
                 taken = await conn.execute(
@@ -253,10 +241,9 @@ class DocumentJobs:
         pending = list(row.documents)
         done, passages_done = int(row.documents_done), int(row.passages_done)
         log.info("document job %s running from document %d of %d", job_id, done, len(pending))
-        while done < len(pending):
+        started = self._now()
+        for chunk, texts in self._chunks(pending, done):
             try:
-                started = self._now()
-                chunk, texts = self._chunk(pending, done)
                 vectors = await self._embed([text for own in texts for text in own], started)
                 started = self._now()
                 rows, passages = await self._documents.rows(tenant, chunk, [d.id or "" for d in chunk], texts, vectors)
@@ -276,6 +263,7 @@ class DocumentJobs:
             self._documents.applied(tenant, passages)
             done, passages_done = done + len(chunk), passages_done + len(passages)
             await self._rest(started)
+            started = self._now()  # splitting the next chunk counts as its work
         await self._end(tenant, job_id, "done", None)
         log.info("document job %s done: %d documents, %d passages", job_id, done, passages_done)
 
@@ -297,21 +285,26 @@ class DocumentJobs:
             started = self._now()
         return np.concatenate(parts)
 
-    def _chunk(
+    def _chunks(
         self, pending: Sequence[dict[str, Any]], start: int
-    ) -> tuple[builtins.list[DocumentIn], builtins.list[builtins.list[str]]]:
-        """The documents from ``start`` whose passages fit one chunk (at least one document)."""
+    ) -> Iterator[tuple[builtins.list[DocumentIn], builtins.list[builtins.list[str]]]]:
+        """The documents from ``start`` in chunks whose passages fit ``document_job_chunk_passages``
+        (at least one document a chunk), each document read and split once."""
         budget = self._settings.document_job_chunk_passages
         chunk: builtins.list[DocumentIn] = []
         texts: builtins.list[builtins.list[str]] = []
+        size = 0
         for raw in pending[start:]:
             document = DocumentIn.model_validate(raw)  # stored as validated; read back the same
             own = split_passages(document.title, document.text)
-            if chunk and sum(map(len, texts)) + len(own) > budget:
-                break
+            if chunk and size + len(own) > budget:
+                yield chunk, texts
+                chunk, texts, size = [], [], 0
             chunk.append(document)
             texts.append(own)
-        return chunk, texts
+            size += len(own)
+        if chunk:
+            yield chunk, texts
 
     async def _advance(
         self, conn: AsyncConnection, tenant: str, job_id: str, done: int, documents: int, passages: int
@@ -331,13 +324,17 @@ class DocumentJobs:
         )
         return bool(moved.rowcount == 1)
 
-    async def _end(self, tenant: str, job_id: str, status: JobStatus, error: str | None) -> None:
-        """The job's last state; its documents are dropped (the stored ones are in the knowledge base)."""
+    async def _end(
+        self, tenant: str, job_id: str, status: JobStatus, error: str | None, *, only_open: bool = False
+    ) -> None:
+        """The job's last state; its documents are dropped (the stored ones are in the knowledge base).
+        ``only_open``: unless it has ended already (a cancellation)."""
+        ending = update(document_jobs).where(_j.tenant == tenant, _j.id == job_id)
+        if only_open:
+            ending = ending.where(_j.status.in_(_OPEN))
         async with self._db.transaction() as conn:
             await conn.execute(
-                update(document_jobs)
-                .where(_j.tenant == tenant, _j.id == job_id)
-                .values(status=status, error=error, documents=[], lease_until=None, updated_at=self._clock.now())
+                ending.values(status=status, error=error, documents=[], lease_until=None, updated_at=self._clock.now())
             )
         if status == "failed":
             log.warning("document job %s failed: %s", job_id, error)

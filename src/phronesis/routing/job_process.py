@@ -37,7 +37,6 @@ class JobProcess:
         self._jobs = jobs
         self._nice = nice
         self._child: asyncio.subprocess.Process | None = None
-        self.started = 0
 
     @property
     def running(self) -> bool:
@@ -58,7 +57,6 @@ class JobProcess:
         self._child = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "phronesis.routing.job_process", str(self._nice), env=env
         )
-        self.started += 1
         log.info("document job process %d started", self._child.pid)
 
     async def close(self) -> None:

@@ -33,7 +33,7 @@ from sqlalchemy import insert, text
 
 from bench_heuristics import percentile
 from bench_proactive import admin, own_database
-from phronesis.api.app import create_app
+from phronesis.server import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.executive.types import HeuristicCandidate

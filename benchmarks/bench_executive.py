@@ -81,7 +81,7 @@ def scripted_llm(latency_s: float) -> object:
 def serve(db_path: Path, port: int, max_concurrent_llm: int, *, observe: bool = True) -> None:
     import uvicorn
 
-    from phronesis.api.app import create_app
+    from phronesis.server import create_app
     from phronesis.engine import Engine
 
     settings = settings_for(db_path, max_concurrent_llm, observe=observe)

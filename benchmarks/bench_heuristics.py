@@ -34,9 +34,10 @@ import numpy as np
 import psutil
 
 from phronesis.embeddings.batcher import MicroBatchingEmbedder
+from phronesis.embeddings.settings import EmbeddingSettings
 from phronesis.embeddings.types import Embedder, Vectors, l2_normalize
-from phronesis.settings import EmbeddingSettings, IndexSettings
 from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.settings import IndexSettings
 from phronesis.storage.vector_index import ExactVectorIndex, VectorIndex
 
 DIM = 384

@@ -50,7 +50,7 @@ from bench_heuristics import percentile, rss_mb
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.llm.types import LLMRequest
 from phronesis.proactive.module import ProactiveModule
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.tables import proactive_sends, proactive_signals, proactive_users

@@ -31,7 +31,7 @@ import redis
 from sqlalchemy import func, select
 
 from bench_proactive import TENANT, admin, fill, own_database, reset
-from phronesis.proactive.celery_app import OUTBOX_TASK, TICK_TASK, create_celery
+from phronesis.processes.celery_app import OUTBOX_TASK, TICK_TASK, create_celery
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade

@@ -47,8 +47,8 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.fates import state_of
 from phronesis.proactive.models import SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.templates import identity
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.migrate import upgrade
 from phronesis.testing import FixedClock, RecordingChannel

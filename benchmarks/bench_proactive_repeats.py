@@ -29,7 +29,7 @@ from phronesis.embeddings.local import LocalSentenceEmbedder
 from phronesis.embeddings.types import Embedder
 from phronesis.proactive.meaning import meanings_of
 from phronesis.proactive.scoring import repeats
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 
 DATA = Path(__file__).with_name("data") / "proactive_repeats.jsonl"
 

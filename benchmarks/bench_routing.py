@@ -196,7 +196,7 @@ async def in_process(db_path: Path, router: LocalRouter, texts: list[str]) -> No
 def serve(db_path: Path, port: int) -> None:
     import uvicorn
 
-    from phronesis.api.app import create_app
+    from phronesis.server import create_app
     from phronesis.engine import Engine
 
     uvicorn.run(

@@ -30,7 +30,7 @@ from typing import Any
 from bench_routing_sales import T, _engine
 from phronesis.routing.sensitive import TopicMatcher
 from phronesis.routing.sessions import NewSession
-from phronesis.settings import RoutingSettings
+from phronesis.routing.settings import RoutingSettings
 
 DATA = Path(__file__).with_name("data") / "sensitive_queries.jsonl"
 

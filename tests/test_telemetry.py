@@ -15,10 +15,10 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from phronesis.api.app import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
-from phronesis.proactive.celery_app import create_celery
+from phronesis.processes.celery_app import create_celery
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from tests.engines import EngineFactory, add_heuristic
 from tests.executive.conftest import answering

@@ -17,8 +17,7 @@ really replaced.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Literal, get_args
 
@@ -26,20 +25,21 @@ from pydantic import ConfigDict, Field, PlainValidator, WithJsonSchema, field_se
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from phronesis.admission import tunables as admission_tunables
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError
-from phronesis.executive.config import THRESHOLD_BOUNDS
-from phronesis.executive.factory import STRATEGY_NAMES
-from phronesis.executive.urgency_tiered import CUTOFFS
+from phronesis.executive import tunables as executive_tunables
 from phronesis.ids import new_id
-from phronesis.proactive.scoring import PARTS
+from phronesis.proactive import tunables as proactive_tunables
+from phronesis.routing import tunables as routing_tunables
 from phronesis.schema import Schema
-from phronesis.settings import Settings, TrustLevelName
+from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import insert_or_ignore
 from phronesis.storage.tables import tenant_settings
+from phronesis.tuning import Applied, SettingValue, Tunable
 
 __all__ = [
     "BOUNDS",
@@ -57,10 +57,6 @@ __all__ = [
     "out_of_range",
     "shown",
 ]
-
-SettingValue = float | str
-"""A number, or a choice's name (``CHOICES``)."""
-
 
 def _given(value: Any) -> SettingValue:
     """A value as given: a finite number (``true`` is not 1), or a name of at most 64 characters.
@@ -109,27 +105,20 @@ SettingName = Literal[
     "proactive.daily_cap.established",
     "proactive.daily_cap.deep",
 ]
-BOUNDS: dict[str, tuple[float, float]] = {
-    # seed 000 F-24 clamps the executive's threshold to this range: a value outside it would be
-    # listed as applied while decisions used the bound
-    "executive.heuristic_threshold": THRESHOLD_BOUNDS,
-    # past ±0.5 every threshold is clamped (F-24's safe range): nothing more would change
-    "executive.personality_bias": (-0.5, 0.5),
-    **{f"executive.urgency.{name}": (0.0, 1.0) for name in CUTOFFS},
-    "routing.cascade_threshold": (0.0, 1.0),
-    "routing.high_threshold": (0.0, 1.0),
-    "routing.low_threshold": (0.0, 1.0),
-    "admission.low_similarity": (0.0, 1.0),
-    "admission.duplicate_threshold": (0.0, 1.0),
-    # seed 004's composite score is 0-10
-    **{f"proactive.score_threshold.{level}": (0.0, 10.0) for level in get_args(TrustLevelName)},
-    **{f"proactive.weight.{part}": (0.0, 1.0) for part in PARTS},
-    # messages a day: a whole number (``WHOLE``)
-    **{f"proactive.daily_cap.{level}": (0.0, 50.0) for level in get_args(TrustLevelName)},
+TUNABLE: dict[str, Tunable] = {
+    tunable.name: tunable
+    for tunables in (executive_tunables, routing_tunables, admission_tunables, proactive_tunables)
+    for tunable in tunables.TUNABLES
 }
-WHOLE = frozenset(f"proactive.daily_cap.{level}" for level in get_args(TrustLevelName))
+"""The settings a tenant may tune, each declared by its decision point (its ``tunables`` module):
+the ones a replay can evaluate (``replay``)."""
+assert list(TUNABLE) == list(get_args(SettingName)), "SettingName lists every decision point's tunables, in order"
+BOUNDS: dict[str, tuple[float, float]] = {
+    name: tunable.bounds for name, tunable in TUNABLE.items() if not tunable.choices
+}
+WHOLE = frozenset(name for name, tunable in TUNABLE.items() if tunable.whole)
 """Settings that count something: a whole number."""
-CHOICES: dict[str, tuple[str, ...]] = {"executive.strategy": STRATEGY_NAMES}
+CHOICES: dict[str, tuple[str, ...]] = {name: tunable.choices for name, tunable in TUNABLE.items() if tunable.choices}
 """Settings that take one of a few names, not a number: the executive's decision strategy (seed
 000's heuristic_first, its urgency-tiered design, or its always-LLM baseline)."""
 
@@ -139,11 +128,11 @@ def shown(value: SettingValue) -> str:
     return value if isinstance(value, str) else f"{value:g}"
 
 
-ORDERED: tuple[tuple[SettingName, SettingName], ...] = (
-    ("admission.low_similarity", "admission.duplicate_threshold"),
-    ("routing.low_threshold", "routing.high_threshold"),
-    ("executive.urgency.soon_min", "executive.urgency.immediate_min"),
-    ("executive.urgency.reasonable_similarity", "executive.urgency.high_similarity"),
+ORDERED: tuple[tuple[str, str], ...] = (
+    *admission_tunables.ORDERED,
+    *routing_tunables.ORDERED,
+    *executive_tunables.ORDERED,
+    *proactive_tunables.ORDERED,
 )
 """Pairs a tenant's values must keep in order, lower first, as the configuration does (a trial
 applied a duplicate threshold below the pre-filter's and a soon tier above the immediate one)."""
@@ -185,38 +174,6 @@ def out_of_range(name: str, value: SettingValue) -> str | None:
     return None
 
 
-def _score_threshold(level: TrustLevelName) -> Callable[[Settings], float]:
-    return lambda s: s.proactive.trust_levels[level].score_threshold
-
-
-def _daily_cap(level: TrustLevelName) -> Callable[[Settings], float]:
-    return lambda s: s.proactive.trust_levels[level].daily_cap
-
-
-TUNABLE: dict[str, Callable[[Settings], SettingValue]] = {
-    # without an A/B experiment, the strategy every event not asking for its own is decided by
-    "executive.strategy": lambda s: s.executive.decision_strategy,
-    "executive.heuristic_threshold": lambda s: s.executive.heuristic_threshold,
-    "executive.personality_bias": lambda s: s.executive.personality_bias,
-    "executive.urgency.threshold_reduction": lambda s: s.executive.urgency_threshold_reduction,
-    "executive.urgency.immediate_min": lambda s: s.executive.urgency_immediate_min,
-    "executive.urgency.soon_min": lambda s: s.executive.urgency_soon_min,
-    "executive.urgency.reasonable_similarity": lambda s: s.executive.urgency_reasonable_similarity,
-    "executive.urgency.high_similarity": lambda s: s.executive.urgency_high_similarity,
-    "routing.cascade_threshold": lambda s: s.routing.cascade_threshold,
-    "routing.high_threshold": lambda s: s.routing.high_threshold,
-    "routing.low_threshold": lambda s: s.routing.low_threshold,
-    "admission.low_similarity": lambda s: s.admission.low_similarity,
-    # a calibrated tenant's own threshold stands until one is applied (``AdmissionService``)
-    "admission.duplicate_threshold": lambda s: s.admission.duplicate_threshold,
-    **{f"proactive.score_threshold.{level}": _score_threshold(level) for level in get_args(TrustLevelName)},
-    "proactive.weight.relevance": lambda s: s.proactive.relevance_weight,
-    "proactive.weight.timing": lambda s: s.proactive.timing_weight,
-    "proactive.weight.urgency": lambda s: s.proactive.urgency_weight,
-    **{f"proactive.daily_cap.{level}": _daily_cap(level) for level in get_args(TrustLevelName)},
-}
-"""The settings a tenant may tune: the ones a replay can evaluate (``replay``)."""
-assert set(TUNABLE) == set(get_args(SettingName))
 
 t = tenant_settings.c
 # built once: it runs at every executive decision, and building a statement cost more Python
@@ -242,14 +199,6 @@ class ApplyIn(Schema):
     ``urgency_tiered``. Null puts the server's configured value back."""
     note: str | None = Field(default=None, max_length=1000)
     """Why: kept on the setting's decision record (e.g. the replay or tuning behind it)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Applied:
-    """A tenant's own values, read at once: numbers, and choices' names (``CHOICES``)."""
-
-    numbers: dict[str, float]
-    choices: dict[str, str]
 
 
 class AppliedSetting(Schema):
@@ -283,10 +232,10 @@ class TenantSettings:
         self._decisions = decisions
         self._clock = clock
 
-    def configured(self, name: SettingName) -> SettingValue:
-        return TUNABLE[name](self._settings)
+    def configured(self, name: str) -> SettingValue:
+        return TUNABLE[name].of(self._settings)
 
-    async def current(self, tenant: str, name: SettingName) -> SettingValue:
+    async def current(self, tenant: str, name: str) -> SettingValue:
         """The value a decision uses now: one point read by primary key (``Database.read``: on a
         SQLite file the reader lane, elsewhere the read pool), on every decision's path."""
         query = select(t.value, t.choice).where(t.tenant == tenant, t.name == name)
@@ -294,7 +243,7 @@ class TenantSettings:
         applied = _applied(*rows[0]) if rows else None
         return self.configured(name) if applied is None else applied
 
-    async def value(self, tenant: str, name: SettingName) -> float:
+    async def value(self, tenant: str, name: str) -> float:
         """A number's current value (``current``)."""
         value = await self.current(tenant, name)
         assert not isinstance(value, str), name

@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from phronesis.api.app import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from tests.loopback import serving_app
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import httpx
 
-from phronesis.api.app import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from phronesis.testing import ScriptedLLM
 from tests.api.conftest import OTHER_KEY, LiveServer

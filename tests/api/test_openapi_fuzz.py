@@ -12,9 +12,9 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from phronesis.api.app import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from tests.api.conftest import API_KEY, LiveServer
 

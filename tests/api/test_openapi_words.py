@@ -15,9 +15,9 @@ NAMES = re.compile(r"ORIGINS|``(?!(?:GET|PUT|POST|PATCH|DELETE)``|PHRONESIS_)[A-
 
 
 def _spec() -> dict[str, Any]:
-    from phronesis.api.app import create_app
     from phronesis.embeddings.hashing import HashingEmbedder
     from phronesis.engine import Engine
+    from phronesis.server import create_app
     from phronesis.settings import Settings
 
     settings = Settings(database={"url": "sqlite+aiosqlite:///:memory:"}, embeddings={"spec": "hashing:384"})

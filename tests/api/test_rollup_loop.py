@@ -9,12 +9,12 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from phronesis.api.app import create_app
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.audit.rollups import MARGIN, DecisionRollups, hour_of
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock

@@ -8,7 +8,7 @@ from pathlib import Path
 import networkx as nx
 from typer.testing import CliRunner
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 
 PAIRS = (
     "label\tid1\tid2\tsentence1\tsentence2\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 from phronesis.storage.migrate import head_revision
 from tests.conftest import MainRunner
 from tests.processes import console

@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 
 CONDITION = "the front door was left unlocked at night"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 
 
 def test_fire_observe_rate_history_sweep(cli: CliRunner) -> None:

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from typer.testing import CliRunner
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 
 
 def ics(start: datetime) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 from tests.routing.conftest import exemplars, out_of_scope
 
 

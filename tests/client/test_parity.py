@@ -43,9 +43,9 @@ def test_both_clients_have_the_same_methods_sending_the_same_operations() -> Non
 
 
 def _v1_operations() -> list[tuple[str, str]]:
-    from phronesis.api.app import create_app
     from phronesis.embeddings.hashing import HashingEmbedder
     from phronesis.engine import Engine
+    from phronesis.server import create_app
     from phronesis.settings import Settings
 
     settings = Settings(database={"url": "sqlite+aiosqlite:///:memory:"}, embeddings={"spec": "hashing:384"})

@@ -12,8 +12,8 @@ from phronesis.embeddings import CachedEmbedder, HashingEmbedder, MicroBatchingE
 from phronesis.embeddings.cache import cache_scope
 from phronesis.embeddings.local import LocalSentenceEmbedder
 from phronesis.embeddings.registry import build_base_embedder, build_embedder
+from phronesis.embeddings.settings import EmbeddingSettings
 from phronesis.exceptions import ConfigurationError, EmbeddingError
-from phronesis.settings import EmbeddingSettings
 
 
 class CountingEmbedder:

@@ -123,7 +123,7 @@ async def test_concurrent_observations_are_all_counted(database: Database) -> No
 def test_a_bad_channel_prior_is_a_settings_error() -> None:
     from pydantic import ValidationError
 
-    from phronesis.settings import LearningSettings
+    from phronesis.learning.settings import LearningSettings
 
     with pytest.raises(ValidationError, match="unknown outcome"):
         LearningSettings(channel_prior={"implicit_lol": (0.5, 0.5)})

@@ -17,7 +17,7 @@ from phronesis.learning import (
     SignalType,
     create_learning_strategy,
 )
-from phronesis.settings import LearningSettings
+from phronesis.learning.settings import LearningSettings
 
 NOW = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
 FIRES = [

@@ -13,7 +13,7 @@ from phronesis.backoff import Backoff
 from phronesis.exceptions import ConfigurationError, LLMServerError
 from phronesis.llm import LLMRequest, ResilientLLM, RetryPolicy, StructuredFailure, delimit, parse_structured
 from phronesis.llm.registry import build_llm
-from phronesis.settings import LLMSettings
+from phronesis.llm.settings import LLMSettings
 from phronesis.testing import ScriptedLLM
 
 

@@ -18,7 +18,7 @@ from phronesis.exceptions import (
 from phronesis.llm import LLMRequest, ResilientLLM, RetryPolicy, StructuredFailure, generate_structured
 from phronesis.llm.openai_compatible import OpenAICompatibleProvider
 from phronesis.llm.registry import build_llm
-from phronesis.settings import LLMSettings
+from phronesis.llm.settings import LLMSettings
 from tests.llm.chat_server import ChatServer, running_chat_server
 
 

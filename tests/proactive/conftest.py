@@ -13,8 +13,8 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.models import Signal, SignalIn, UserIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.proactive.prefilter import UserState
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.trust import trust_for
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock, RecordingChannel
 

@@ -30,8 +30,8 @@ from typing import Any
 import pytest
 import redis
 
-from phronesis.proactive.celery_app import CYCLES_TASK, OUTBOX_TASK, TICK_TASK, create_celery, cycle_time
 from phronesis.proactive.models import SignalIn, UserIn
+from phronesis.processes.celery_app import CYCLES_TASK, OUTBOX_TASK, TICK_TASK, create_celery, cycle_time
 from phronesis.settings import Settings
 from tests.conftest import POSTGRES_URL, admin, worker_number
 from tests.loopback import free_port

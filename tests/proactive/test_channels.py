@@ -16,7 +16,7 @@ from phronesis.proactive.channels.registry import build_channels
 from phronesis.proactive.channels.types import Outbound
 from phronesis.proactive.channels.webhook import WebhookChannel
 from phronesis.proactive.channels.whatsapp import WhatsAppChannel
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 from tests.proactive.receiver import receiver
 
 NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from phronesis.proactive.feedback import learned_ignored_types, summarise
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.suppression import topics_of, topics_to_suppress
 from phronesis.proactive.templates import category_for
-from phronesis.settings import ProactiveSettings
 
 
 def test_the_seeds_summary_example() -> None:

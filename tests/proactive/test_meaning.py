@@ -19,7 +19,7 @@ from phronesis.proactive.meaning import meanings_of
 from phronesis.proactive.models import Candidate, SignalIn
 from phronesis.proactive.module import ProactiveModule
 from phronesis.proactive.scoring import by_wording, repeats, score_candidates
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.testing import FixedClock, RecordingChannel, ScriptedLLM
 from tests.proactive.conftest import AWAKE

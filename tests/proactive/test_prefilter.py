@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from phronesis.proactive.prefilter import prefilter
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 from tests.proactive.conftest import NOON, signal, state
 
 S = ProactiveSettings()

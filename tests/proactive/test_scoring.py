@@ -8,7 +8,7 @@ import pytest
 
 from phronesis.proactive.models import Candidate
 from phronesis.proactive.scoring import Weights, composite, repeats, score_candidates, word_overlap
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 
 S = ProactiveSettings()
 

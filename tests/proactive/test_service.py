@@ -13,8 +13,9 @@ from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import InvalidInputError, NotFoundError, StorageError
 from phronesis.proactive.models import SignalIn, UserIn, UserMessageIn
 from phronesis.proactive.module import ProactiveModule
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.replay.proactive_cap import load_counted, replay_cap_rows
-from phronesis.settings import ProactiveSettings, Settings
+from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.tenant_settings import ApplyIn, TenantSettings
 from phronesis.testing import FixedClock, RecordingChannel, ScriptedLLM

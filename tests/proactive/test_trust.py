@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.trust import trust_for
-from phronesis.settings import ProactiveSettings
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 

@@ -12,8 +12,8 @@ from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.proactive.models import Candidate
 from phronesis.proactive.scoring import Weights, score_candidates, weigh
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.replay import ReplayIn, ReplayReport, replay_proactive
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.tables import decision_records, proactive_sends, proactive_users
 from phronesis.testing import FixedClock

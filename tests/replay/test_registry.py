@@ -17,7 +17,7 @@ def test_each_parameter_has_a_replay_a_setting_and_a_grid_in_its_range() -> None
         for parameter in parameters:
             name = setting_of(point, parameter)
             assert replay_for(point, parameter) is not None
-            configured = TUNABLE[name](settings)
+            configured = TUNABLE[name].of(settings)
             assert out_of_range(name, configured) is None, name  # the configured value is applicable
             values = grid(name)
             assert all(out_of_range(name, v) is None for v in values), name

@@ -150,8 +150,8 @@ async def test_a_fresh_server_fits_the_bundled_router_before_it_answers(
     it answered anything, /readyz included) and kept it; a second server reads what the first kept."""
     import httpx
 
-    from phronesis.api.app import create_app
     from phronesis.engine import Engine
+    from phronesis.server import create_app
     from phronesis.settings import Settings
     from tests.loopback import serving_app
 

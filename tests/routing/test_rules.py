@@ -21,7 +21,7 @@ from phronesis.routing.decisions import Decision, DecisionOutput, EscalationReas
 from phronesis.routing.retrieval import RetrievedSource
 from phronesis.routing.sensitive import TopicMatcher
 from phronesis.routing.sessions import Session
-from phronesis.settings import RoutingSettings
+from phronesis.routing.settings import RoutingSettings
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

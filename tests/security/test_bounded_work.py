@@ -88,7 +88,7 @@ def test_a_batch_too_big_for_a_request_is_stored_in_the_background_as_a_job(tmp_
 
 def _job_process(data_dir: Path) -> int | None:
     """The job process of the server using ``data_dir`` (tests beside this one may run their own)."""
-    found = subprocess.run(["pgrep", "-f", "phronesis.routing.job_process"], capture_output=True, text=True)
+    found = subprocess.run(["pgrep", "-f", "phronesis.processes.document_jobs"], capture_output=True, text=True)
     mine = f"PHRONESIS_DATA_DIR={data_dir}".encode()
     for pid in map(int, found.stdout.split()):
         try:

@@ -25,10 +25,10 @@ import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 from sqlalchemy import update
 
-from phronesis.api.app import create_app
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from phronesis.storage.tables import decision_records
 from tests.loopback import serving_app

@@ -31,6 +31,7 @@ from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.run_vectors import PgVectorRuns, RunVectors
 from phronesis.admission.search import RunSearch
 from phronesis.admission.service import AdmissionParts, AdmissionService
+from phronesis.admission.settings import AdmissionSettings
 from phronesis.admission.summaries import ExtractiveSummariser, LLMSummariser, Summariser
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
@@ -38,11 +39,10 @@ from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import ConfigurationError, InvalidInputError
 from phronesis.llm.types import LLMProvider
 from phronesis.pages import Page
-from phronesis.settings import AdmissionSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tuning import TenantValues
 
 __all__ = ["AdmissionModule"]
 
@@ -63,7 +63,7 @@ class AdmissionModule:
         index: PartitionedIndex,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
-        tenant_settings: TenantSettings | None = None,
+        tenant_settings: TenantValues | None = None,
     ) -> None:
         if settings.judge == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_ADMISSION__JUDGE=llm needs an LLM (PHRONESIS_LLM__SPEC)")

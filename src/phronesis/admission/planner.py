@@ -23,11 +23,11 @@ from phronesis.admission.prefilter import Screening, prefilter
 from phronesis.admission.rule_judge import RuleJudge, Step
 from phronesis.admission.run_repository import RunRepository, StoredRun
 from phronesis.admission.run_vectors import RunVectors
+from phronesis.admission.settings import AdmissionSettings
 from phronesis.admission.summaries import Summary
 from phronesis.admission.task_values import kinship
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
-from phronesis.settings import AdmissionSettings
 
 __all__ = ["Plan", "Planner", "Prepared", "View"]
 

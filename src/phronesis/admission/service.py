@@ -19,12 +19,12 @@ from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.planner import Planner, Prepared
 from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.run_vectors import RunVectors
+from phronesis.admission.settings import AdmissionSettings
 from phronesis.admission.summaries import Summariser, Summary
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.ids import new_id
-from phronesis.settings import AdmissionSettings
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tuning import TenantValues
 
 __all__ = ["AdmissionService"]
 
@@ -56,7 +56,7 @@ class AdmissionParts:
     summariser: Summariser
     calibrations: CalibrationStore
     embedder: Embedder
-    tenant_settings: TenantSettings | None = None
+    tenant_settings: TenantValues | None = None
     """Where the tenant's own low threshold is read, at each admission (many processes)."""
 
 

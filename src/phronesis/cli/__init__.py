@@ -1,5 +1,22 @@
-"""The ``phronesis`` command line."""
+"""The ``phronesis`` command line: ``base`` holds the root app and its groups; each module below adds
+its group's commands to them when imported (Typer's decorators), so importing this package builds
+the whole command line."""
 
-from phronesis.cli.app import app, main
+from phronesis.cli import (
+    admission,
+    demo,
+    executive,
+    heuristics,
+    learning,
+    mcp,
+    proactive,
+    replay,
+    routing,
+    settings,
+)
+from phronesis.cli.base import app, main
 
 __all__ = ["app", "main"]
+
+COMMANDS = (admission, demo, executive, heuristics, learning, mcp, proactive, replay, routing, settings)
+"""The modules whose import registered their commands on ``app``."""

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.pairs import read_pairs
-from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
+from phronesis.cli.base import JsonAlways, JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
 from phronesis.exceptions import InvalidInputError, invalid_input
 from phronesis.jsonlines import validated_file
 from phronesis.tenants import DEFAULT_TENANT

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from phronesis.cli.app import app
+from phronesis.cli.base import app
 
 
 @app.command()

@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.console import Console
 
-from phronesis.cli.app import run
+from phronesis.cli.base import run
 from phronesis.cli.demo_admission import walk_admission
 from phronesis.cli.demo_proactive import walk_proactive
 from phronesis.cli.demo_routing import walk_routing

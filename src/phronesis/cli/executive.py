@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from phronesis.cli.app import JsonOption, TenantOption, app, emit, executive_app, fail, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, app, emit, executive_app, fail, with_engine
 from phronesis.cli.remote import served
 from phronesis.executive.events import EventDecision
 from phronesis.executive.report import StrategyReport, build_report

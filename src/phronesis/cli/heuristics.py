@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, _read_input, emit, fail, heuristics_app, with_engine
+from phronesis.cli.base import (
+    JsonAlways,
+    JsonOption,
+    TenantOption,
+    _read_input,
+    emit,
+    fail,
+    heuristics_app,
+    with_engine,
+)
 from phronesis.cli.remote import served
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import Heuristic, HeuristicCreate, HeuristicUpdate, Origin

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from phronesis.cli.app import JsonOption, TenantOption, app, emit, heuristics_app, learning_app, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, app, emit, heuristics_app, learning_app, with_engine
 from phronesis.tenants import DEFAULT_TENANT
 
 

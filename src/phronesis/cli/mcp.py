@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from phronesis.cli.app import TenantOption, app, with_engine
+from phronesis.cli.base import TenantOption, app, with_engine
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:

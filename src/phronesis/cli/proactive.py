@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import JsonOption, TenantOption, app, emit, fail, invalid, proactive_app, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, app, emit, fail, invalid, proactive_app, with_engine
 from phronesis.exceptions import NotFoundError, PhronesisError
 from phronesis.proactive.controls import PauseIn
 from phronesis.proactive.fates import state_of
@@ -474,7 +474,7 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "info",
 ) -> None:
     """Run proactive cycles from the Celery broker (PHRONESIS_PROACTIVE__BROKER_URL)."""
-    from phronesis.proactive.celery_app import create_celery
+    from phronesis.processes.celery_app import create_celery
 
     try:
         celery = create_celery()
@@ -486,7 +486,7 @@ def worker(
 @app.command()
 def beat(loglevel: Annotated[str, typer.Option(help="Celery log level.")] = "info") -> None:
     """Enqueue a proactive tick every cycle (PHRONESIS_PROACTIVE__CYCLE_MINUTES; run exactly one beat)."""
-    from phronesis.proactive.celery_app import create_celery
+    from phronesis.processes.celery_app import create_celery
     from phronesis.settings import load_settings
 
     try:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from rich.console import Console
 
-from phronesis.cli.app import fail, with_engine
+from phronesis.cli.base import fail, with_engine
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:

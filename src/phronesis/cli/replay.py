@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import TenantOption, app, fail, invalid, replay_app, with_engine
+from phronesis.cli.base import TenantOption, app, fail, invalid, replay_app, with_engine
 from phronesis.executive.factory import STRATEGY_NAMES
+from phronesis.proactive.settings import TrustLevelName
 from phronesis.replay.models import DecisionPoint, ReplayIn, ReplayReport
 from phronesis.replay.tune import TuneIn, TuneReport
-from phronesis.settings import TrustLevelName
 from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingValue, shown
 from phronesis.tenants import DEFAULT_TENANT
 

@@ -10,7 +10,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from phronesis.cli.app import JsonAlways, JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
+from phronesis.cli.base import JsonAlways, JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from pydantic import ValidationError
 
-from phronesis.cli.app import JsonOption, TenantOption, emit, fail, invalid, settings_app, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, emit, fail, invalid, settings_app, with_engine
 from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.pages import page_of
 from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from phronesis.embeddings.minilm import DIMENSION, MODEL_NAME
 from phronesis.embeddings.types import Vectors, l2_normalize
 from phronesis.exceptions import ConfigurationError, EmbeddingError
 
@@ -45,8 +46,6 @@ def default_onnx_dir() -> Path:
     return Path(base) / "phronesis" / "models"
 
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-DIMENSION = 384
 
 
 def bundled_model_path() -> str:

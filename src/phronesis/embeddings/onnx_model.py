@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from phronesis.embeddings.local import DIMENSION, MODEL_NAME
+from phronesis.embeddings.minilm import DIMENSION, MODEL_NAME
 from phronesis.embeddings.types import Vectors, l2_normalize
 from phronesis.exceptions import EmbeddingError
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from phronesis.embeddings.batcher import MicroBatchingEmbedder
 from phronesis.embeddings.cache import CachedEmbedder
+from phronesis.embeddings.settings import EmbeddingSettings
 from phronesis.embeddings.types import Embedder
 from phronesis.exceptions import ConfigurationError
 from phronesis.provider_spec import parse_provider_spec
-from phronesis.settings import EmbeddingSettings
 
 __all__ = ["build_embedder", "build_base_embedder"]
 
@@ -27,7 +27,8 @@ def build_base_embedder(settings: EmbeddingSettings) -> Embedder:
     setting = "PHRONESIS_EMBEDDINGS__SPEC"
     spec = parse_provider_spec(settings.spec, setting=setting, kinds=_KINDS)
     if spec.kind == "local":
-        from phronesis.embeddings.local import MODEL_NAME, LocalSentenceEmbedder
+        from phronesis.embeddings.local import LocalSentenceEmbedder
+        from phronesis.embeddings.minilm import MODEL_NAME
 
         if spec.model and spec.model != MODEL_NAME:
             raise ConfigurationError(f"{setting}: only local:{MODEL_NAME} ships offline")

@@ -31,6 +31,7 @@ from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.records import executive_record
 from phronesis.executive.recovery import RecoveryRule
 from phronesis.executive.results import fire, reject
+from phronesis.executive.settings import ExecutiveSettings
 from phronesis.executive.traces import DecisionRecordTraceStore, ReasoningTrace
 from phronesis.executive.types import (
     DecisionContext,
@@ -43,9 +44,8 @@ from phronesis.heuristics.memory import HeuristicMemory
 from phronesis.ids import new_id
 from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
-from phronesis.settings import ExecutiveSettings
 from phronesis.storage.database import Database
-from phronesis.tenant_settings import Applied, TenantSettings
+from phronesis.tuning import Applied, TenantValues
 
 __all__ = ["ExecutiveService"]
 
@@ -67,7 +67,7 @@ class ExecutiveParts:
     """Learning's explicit channel for heuristic-path ratings; without it the heuristic is updated directly."""
     observe: FollowUpObserver | None = None
     """Learning's follow-up channel: the event undoes, confirms or ignores its source's open fires."""
-    tenant_settings: TenantSettings | None = None
+    tenant_settings: TenantValues | None = None
     """A tenant's applied threshold (issue 25); None: the configured one for every tenant."""
 
 

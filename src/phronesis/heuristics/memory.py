@@ -41,7 +41,7 @@ from phronesis.heuristics.models import (
 from phronesis.heuristics.ranking import rank_similarity_dominant
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.heuristics.scope import ScopeJudgement, Situation, judge_scope
-from phronesis.settings import HeuristicSettings
+from phronesis.heuristics.settings import HeuristicSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex

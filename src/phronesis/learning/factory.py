@@ -8,8 +8,8 @@ from phronesis.exceptions import ConfigurationError
 from phronesis.learning.bayesian import BayesianStrategy, BayesianStrategyConfig
 from phronesis.learning.calibrated import CalibratedStrategy
 from phronesis.learning.discounted import DiscountedBetaStrategy
+from phronesis.learning.settings import STRATEGY_NAMES, LearningSettings, unknown_strategy
 from phronesis.learning.types import LearningStrategy
-from phronesis.settings import LearningSettings
 
 __all__ = ["LEARNING_STRATEGIES", "create_learning_strategy", "unknown_strategy"]
 
@@ -23,11 +23,8 @@ LEARNING_STRATEGIES: dict[str, Callable[[LearningSettings, BayesianStrategyConfi
         channel_prior_strength=settings.channel_prior_strength,
     ),
 }
+assert tuple(sorted(LEARNING_STRATEGIES)) == STRATEGY_NAMES, "a strategy's name is also settings' to check"
 
-
-def unknown_strategy(name: str) -> str:
-    """What to say about a strategy name that is not one (settings validation and the factory alike)."""
-    return f"unknown learning strategy {name!r}; expected one of {', '.join(sorted(LEARNING_STRATEGIES))}"
 
 
 def create_learning_strategy(settings: LearningSettings | None = None, *, name: str | None = None) -> LearningStrategy:

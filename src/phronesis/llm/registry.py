@@ -11,9 +11,9 @@ from collections.abc import Callable
 from phronesis.backoff import Backoff
 from phronesis.exceptions import ConfigurationError
 from phronesis.llm.resilient import ResilientLLM, RetryPolicy
+from phronesis.llm.settings import LLMSettings
 from phronesis.llm.types import LLMProvider
 from phronesis.provider_spec import ProviderSpec, parse_provider_spec
-from phronesis.settings import LLMSettings
 
 __all__ = ["build_llm"]
 

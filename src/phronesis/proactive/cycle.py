@@ -38,13 +38,13 @@ from phronesis.proactive.prefilter import Screened, UserState, prefilter
 from phronesis.proactive.quiet_hours import is_quiet, next_wake
 from phronesis.proactive.scoring import Scored, by_wording, score_candidates
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import CAP_LOOKBACK, zone
 from phronesis.proactive.suppression import suppressed_topics, topics_of
 from phronesis.proactive.templates import better_timed_at, moment_of
 from phronesis.proactive.topics import active_topics
 from phronesis.proactive.users import UserRepository, opted_out_by
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 
 __all__ = ["CycleParts", "CycleRunner", "cycle_key"]

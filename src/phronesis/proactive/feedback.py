@@ -31,10 +31,10 @@ from phronesis.proactive.models import CATEGORIES, ENGAGED_OUTCOMES, FeedbackOut
 from phronesis.proactive.quiet_hours import local_day_start
 from phronesis.proactive.replies import STOPPING, Reading, ReplyIntent, read_reply
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.suppression import SuppressionRepository, split_topics, topics_of
 from phronesis.proactive.topics import known_topic, topic_covers_category, topic_covers_type
 from phronesis.proactive.users import UserRepository
-from phronesis.settings import ProactiveSettings
 
 __all__ = ["FeedbackLoop", "ReplyEffect", "summarise"]
 

@@ -53,6 +53,7 @@ from phronesis.proactive.models import (
 from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.retention import purge
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import SignalRepository, SignalsAdded
 from phronesis.proactive.sources.icalendar_source import ICalendarSource
 from phronesis.proactive.sources.types import SignalSource
@@ -64,9 +65,9 @@ from phronesis.proactive.timeline import timeline_events
 from phronesis.proactive.topics import known_topic, topic_covers_type
 from phronesis.proactive.user_events import REPLY_TEXT_CHARS, UserEventRepository, opted
 from phronesis.proactive.users import UserRepository, opted_out_by
-from phronesis.settings import OutboundSettings, ProactiveSettings
+from phronesis.settings_parts import OutboundSettings
 from phronesis.storage.database import Database
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tuning import TenantValues
 
 __all__ = ["ProactiveModule"]
 
@@ -89,7 +90,7 @@ class ProactiveModule:
         channels: dict[str, Channel] | None = None,
         http: httpx.AsyncClient | None = None,
         outbound: OutboundSettings | None = None,
-        tenant_settings: TenantSettings | None = None,
+        tenant_settings: TenantValues | None = None,
         embedder: Embedder | None = None,
     ) -> None:
         if settings.candidates == "llm" and llm is None:
@@ -317,7 +318,7 @@ class ProactiveModule:
         return await self.outbox.redeliver(tenant)
 
     async def plan_tick(self, now: datetime) -> list[tuple[str, list[str]]]:
-        """The chunks of a distributed tick (see ``phronesis.proactive.celery_app``)."""
+        """The chunks of a distributed tick (see ``phronesis.processes.celery_app``)."""
         return await self.ticker.plan(now)
 
     # the reactive side --------------------------------------------------------------------

@@ -35,9 +35,9 @@ from phronesis.exceptions import NotFoundError
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
 from phronesis.proactive.counters import CounterRepository
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import moment_passed_for, release_undelivered
 from phronesis.proactive.users import UserRepository
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 
 __all__ = ["Outbox", "Settled"]

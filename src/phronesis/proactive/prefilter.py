@@ -24,9 +24,9 @@ from zoneinfo import ZoneInfo
 
 from phronesis.proactive.models import BlockReason, Signal
 from phronesis.proactive.quiet_hours import is_quiet, local_day_start
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.topics import candidate_stopped
 from phronesis.proactive.trust import Trust
-from phronesis.settings import ProactiveSettings
 
 __all__ = ["PREFILTER_REASONS", "Screened", "UserState", "controlled", "prefilter", "sends_today"]
 

@@ -27,9 +27,9 @@ from typing import Literal
 
 from phronesis.proactive.meaning import NO_MEANINGS, Meanings
 from phronesis.proactive.models import Candidate
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.suppression import topics_of
 from phronesis.proactive.topics import opted_out_of
-from phronesis.settings import ProactiveSettings
 
 __all__ = [
     "PARTS",

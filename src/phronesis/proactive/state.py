@@ -17,11 +17,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.proactive.controls import TenantControls
 from phronesis.proactive.prefilter import UserState
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.trust import trust_for
 from phronesis.proactive.users import UserRepository
-from phronesis.settings import ProactiveSettings
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tuning import TenantValues
 
 __all__ = ["StateLoader", "zone"]
 
@@ -51,7 +51,7 @@ class StateLoader:
         signals: SignalRepository,
         sends: SendRepository,
         controls: TenantControls,
-        tenant_settings: TenantSettings | None = None,
+        tenant_settings: TenantValues | None = None,
     ) -> None:
         self._settings = settings
         self._tenant_settings = tenant_settings

@@ -23,8 +23,8 @@ from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.proactive.models import ENGAGED_OUTCOMES, FeedbackSummary
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.topics import topic_covers_category, topic_covers_type
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.inserts import upsert
 from phronesis.storage.tables import proactive_suppressions

@@ -28,9 +28,9 @@ from phronesis.proactive.models import CycleResult, Preview, TickReport
 from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter, sends_today
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import StateLoader
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 
 __all__ = ["Ticker"]

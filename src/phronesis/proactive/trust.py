@@ -13,7 +13,7 @@ from datetime import datetime
 
 from phronesis.proactive.models import TRUST_ORDER, TrustLevel
 from phronesis.proactive.scoring import Weights
-from phronesis.settings import ProactiveSettings, TrustLevelSettings
+from phronesis.proactive.settings import ProactiveSettings, TrustLevelSettings
 
 __all__ = ["Trust", "trust_for"]
 

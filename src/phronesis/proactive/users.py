@@ -13,9 +13,9 @@ from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.pages import Page
 from phronesis.proactive.models import UserIn, UserProfile
+from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.topics import active_topics, opted_out_of, topic_covers_type
 from phronesis.proactive.trust import trust_for
-from phronesis.settings import ProactiveSettings
 from phronesis.storage.database import Database
 from phronesis.storage.filters import member_of
 from phronesis.storage.inserts import upsert

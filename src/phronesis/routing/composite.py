@@ -23,8 +23,8 @@ from typing import Any
 
 from phronesis.routing.retrieval import RetrievedSource
 from phronesis.routing.sessions import Session
+from phronesis.routing.settings import RoutingSettings
 from phronesis.schema import Schema
-from phronesis.settings import RoutingSettings
 
 __all__ = [
     "CompositeConfidence",

@@ -46,8 +46,8 @@ from phronesis.ids import new_id
 from phronesis.pages import Page
 from phronesis.routing.documents import DocumentIn, DocumentRepository, none_taken
 from phronesis.routing.passages import split_passages
+from phronesis.routing.settings import RoutingSettings
 from phronesis.schema import Schema
-from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.tables import document_jobs

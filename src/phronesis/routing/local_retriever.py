@@ -25,7 +25,7 @@ from phronesis.exceptions import EmbeddingError, StorageError
 from phronesis.routing.conflicts import find_conflicts
 from phronesis.routing.documents import Document, DocumentRepository
 from phronesis.routing.retrieval import Conflict, RetrievalError, RetrievalResult, RetrievedSource, Superseded
-from phronesis.settings import RoutingSettings
+from phronesis.routing.settings import RoutingSettings
 
 __all__ = ["LocalRetriever"]
 

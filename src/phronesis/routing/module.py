@@ -28,13 +28,13 @@ from phronesis.routing.routers import RouterResolver
 from phronesis.routing.service import RoutingParts, RoutingService
 from phronesis.routing.session_repository import SessionRepository
 from phronesis.routing.sessions import MessageIn, NewSession, Session
+from phronesis.routing.settings import RoutingSettings
 from phronesis.routing.tool_outcomes import ToolOutcomes
 from phronesis.routing.tools import Tool, ToolIn, ToolRepository
-from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tuning import TenantValues
 
 __all__ = ["RoutingModule"]
 
@@ -53,7 +53,7 @@ class RoutingModule:
         document_index: PartitionedIndex | None = None,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
-        tenant_settings: TenantSettings | None = None,
+        tenant_settings: TenantValues | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder

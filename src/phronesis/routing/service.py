@@ -64,11 +64,11 @@ from phronesis.routing.routers import RouterResolver
 from phronesis.routing.sensitive import TopicMatcher, asks_a_question, asks_for_a_person, only_questions
 from phronesis.routing.session_repository import SessionRepository, TurnEffects
 from phronesis.routing.sessions import MessageIn, Session
+from phronesis.routing.settings import RoutingSettings
 from phronesis.routing.tool_choice import ToolChoice, ToolChooser, verb_owner
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
-from phronesis.settings import RoutingSettings
 from phronesis.storage.database import Database
-from phronesis.tenant_settings import TenantSettings
+from phronesis.tuning import TenantValues
 
 __all__ = ["RoutingParts", "RoutingService"]
 
@@ -120,7 +120,7 @@ class RoutingParts:
     embedder: Embedder
     llm: LLMProvider | None
     clock: Clock
-    tenant_settings: TenantSettings | None = None
+    tenant_settings: TenantValues | None = None
     """A tenant's applied cascade and band thresholds (issue 25); None: the configured ones."""
 
 

@@ -18,7 +18,7 @@ from phronesis.ids import new_id
 from phronesis.routing.decisions import EscalationReason
 from phronesis.routing.models import ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.service import RoutingParts
-from phronesis.settings import RoutingSettings
+from phronesis.routing.settings import RoutingSettings
 from phronesis.storage.tables import routing_tool_outcomes
 
 __all__ = ["ToolOutcomes"]

@@ -10,7 +10,7 @@ from phronesis.proactive.channels.http_poster import HttpPoster
 from phronesis.proactive.channels.types import Channel
 from phronesis.proactive.channels.webhook import WebhookChannel
 from phronesis.proactive.channels.whatsapp import WhatsAppChannel
-from phronesis.settings import ProactiveSettings
+from phronesis.proactive.settings import ProactiveSettings
 
 __all__ = ["build_channels"]
 

@@ -3,7 +3,7 @@
 Run inside a server's event loop, a job's splitting, embedding and writing shared the loop and the
 CPU with the requests the server answers: a decision beside a 7 MB job waited up to 78 ms (9×
 its idle p99). Here a server only watches for waiting jobs (``routing.document_job_poll_s``) and,
-when one waits and no child of its own is running, starts ``python -m phronesis.routing.job_process``
+when one waits and no child of its own is running, starts ``python -m phronesis.processes.document_jobs``
 with its own environment: niced (``routing.document_job_nice``), one thread for the model's
 arithmetic, it runs every waiting job to its end and exits. The job's state is the database's, so
 a child that is killed leaves its job under a lease that any server's next child takes over.
@@ -24,7 +24,7 @@ from phronesis.routing.document_jobs import DocumentJobs
 
 __all__ = ["JobProcess", "main"]
 
-log = logging.getLogger("phronesis.routing.job_process")
+log = logging.getLogger("phronesis.processes.document_jobs")
 
 _ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 """The child's model runs on one core: the other stays the requests'."""
@@ -55,7 +55,7 @@ class JobProcess:
             return
         env = {**os.environ, **_ONE_THREAD}
         self._child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "phronesis.routing.job_process", str(self._nice), env=env
+            sys.executable, "-m", "phronesis.processes.document_jobs", str(self._nice), env=env
         )
         log.info("document job process %d started", self._child.pid)
 

@@ -1,4 +1,7 @@
-"""The ``phronesis`` command line (Typer). Errors are one line on stderr and exit code 2."""
+"""The ``phronesis`` command line's base (Typer): the root app and its groups, the helpers every
+command uses, and the server's own commands (serve, db, config). Errors are one line on stderr and
+exit code 2. Each group's commands are in its own module, which registers them on the groups
+defined here; ``phronesis.cli`` imports them all."""
 
 from __future__ import annotations
 
@@ -248,10 +251,10 @@ def serve(
 
     import uvicorn
 
-    from phronesis.api.app import create_app
     from phronesis.api.auth import is_loopback_host
     from phronesis.engine import Engine
     from phronesis.logs import uvicorn_log_config
+    from phronesis.server import create_app
     from phronesis.settings import load_settings
     from phronesis.storage.database import Database
     from phronesis.storage.migrate import upgrade
@@ -294,7 +297,7 @@ def serve(
         os.environ["PHRONESIS_API__DEV_MODE"] = "true"
     log.info("serving on http://%s:%d with %d worker processes", api.host, api.port, workers)
     uvicorn.run(
-        "phronesis.api.app:create_worker_app",
+        "phronesis.server:create_worker_app",
         factory=True,
         workers=workers,
         host=api.host,
@@ -359,14 +362,3 @@ def _read_input(path: str) -> bytes:
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
 
-
-from phronesis.cli import admission as _admission  # noqa: E402,F401
-from phronesis.cli import demo as _demo  # noqa: E402,F401  (registers its commands)
-from phronesis.cli import executive as _executive  # noqa: E402,F401
-from phronesis.cli import heuristics as _heuristics  # noqa: E402,F401
-from phronesis.cli import learning as _learning  # noqa: E402,F401
-from phronesis.cli import mcp as _mcp  # noqa: E402,F401
-from phronesis.cli import proactive as _proactive  # noqa: E402,F401
-from phronesis.cli import replay as _replay  # noqa: E402,F401
-from phronesis.cli import routing as _routing  # noqa: E402,F401
-from phronesis.cli import settings as _settings  # noqa: E402,F401

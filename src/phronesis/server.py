@@ -1,4 +1,6 @@
-"""The FastAPI application: thin adapters over ``Engine``, one router per concern."""
+"""The HTTP server's application: the API's routers (``phronesis.api``: thin adapters over
+``Engine``, one router per concern), the dashboard (``phronesis.ui``) and MCP (``phronesis.mcp``)
+on one FastAPI app. It sits above all three: they share the API's authentication and problems."""
 
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ from phronesis.engine import Engine
 from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
 from phronesis.mcp import http as mcp_http
-from phronesis.routing.job_process import JobProcess
+from phronesis.processes.document_jobs import JobProcess
 
 __all__ = ["create_app", "create_worker_app"]
 
@@ -127,7 +129,7 @@ def _loops(engine: Engine, metrics: Metrics, jobs: JobProcess | None) -> list[Pe
             "learning-sweep", engine.learning.sweep, engine.settings.learning.sweep_interval_sec, on_failure=count
         ),
     ]
-    # documents too many for one request, stored in the background (routing.job_process)
+    # documents too many for one request, stored in the background (processes.document_jobs)
     step = jobs.step if jobs is not None else engine.routing.document_jobs.run_pending
     loops.append(PeriodicLoop("document-jobs", step, engine.settings.routing.document_job_poll_s, on_failure=count))
     rollup_every = engine.settings.audit.rollup_interval_s

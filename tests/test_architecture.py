@@ -1,0 +1,126 @@
+"""The package structure holds: no import cycles, between packages or between modules.
+
+A cycle is read from the source (every ``import``, at the top of a module or inside a function,
+except under ``TYPE_CHECKING``), so an import moved into a function to dodge a cycle still counts:
+it is the same dependency, paid later. Packages are ``phronesis``'s direct children (a module such
+as ``phronesis.engine`` is one by itself); migrations are frozen copies and are left out."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+SOURCE = Path(__file__).parents[1] / "src"
+ROOT = SOURCE / "phronesis"
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(SOURCE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_name(path): path for path in ROOT.rglob("*.py") if "migrations" not in path.parts}
+
+
+def _resolved(name: str) -> str | None:
+    while name and name not in MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _imported(module: str, path: Path) -> Iterator[str]:
+    """What ``module`` imports from phronesis, outside ``if TYPE_CHECKING:`` blocks."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+
+    def visit(node: ast.AST) -> Iterator[str]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                yield from (name for orelse in child.orelse for name in visit(orelse))
+                continue
+            if isinstance(child, ast.Import):
+                yield from (alias.name for alias in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    base = ".".join(package[: len(package) - child.level + 1] + ([base] if base else []))
+                submodules = [f"{base}.{alias.name}" for alias in child.names if f"{base}.{alias.name}" in MODULES]
+                # ``from package import module`` depends on the module (and its package's
+                # ``__init__``, which every submodule's import runs anyway), not on what else it holds
+                yield from submodules if len(submodules) == len(child.names) else [base]
+            yield from visit(child)
+
+    for name in visit(ast.parse(path.read_text(), str(path))):
+        resolved = _resolved(name) if name.startswith("phronesis") else None
+        if resolved is not None and resolved != module:
+            yield resolved
+
+
+GRAPH = {module: set(_imported(module, path)) for module, path in MODULES.items()}
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def _cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one node (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph.get(step, ())))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def _packages() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {_package(module): set() for module in MODULES}
+    for module, imports in GRAPH.items():
+        graph[_package(module)] |= {_package(other) for other in imports if _package(other) != _package(module)}
+    graph["phronesis"] = set()  # the root's lazy ``__init__``: every import of a package runs it
+    return graph
+
+
+def test_the_reader_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_package_imports_another_that_imports_it_back() -> None:
+    assert _cycles(_packages()) == []
+
+
+def test_no_module_imports_another_that_imports_it_back() -> None:
+    assert _cycles(GRAPH) == []

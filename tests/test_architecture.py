@@ -124,3 +124,25 @@ def test_no_package_imports_another_that_imports_it_back() -> None:
 
 def test_no_module_imports_another_that_imports_it_back() -> None:
     assert _cycles(GRAPH) == []
+
+
+MIGRATIONS = ROOT / "storage" / "migrations" / "versions"
+FROZEN = {"phronesis.storage.migrations.frozen", "phronesis.storage.types"}
+"""What a migration may import of phronesis: its frozen copies, and the column types (a stored
+value's format, which no revision may change without a migration of its own)."""
+
+
+def test_migrations_import_no_application_code() -> None:
+    for path in sorted(MIGRATIONS.glob("*.py")):
+        imported = {
+            node.module
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("phronesis")
+        } | {
+            alias.name
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Import)
+            for alias in node.names
+            if alias.name.startswith("phronesis")
+        }
+        assert imported <= FROZEN, (path.name, imported - FROZEN)

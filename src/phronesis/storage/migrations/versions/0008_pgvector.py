@@ -2,7 +2,7 @@
 
 Adds ``embedding_vector vector(384)`` to heuristics, admission runs and routing documents,
 filled from the stored embeddings, with an HNSW index over cosine distance each
-(``storage.pgvector``). On SQLite, or a PostgreSQL without pgvector, nothing changes and the
+(``migrations.frozen``). On SQLite, or a PostgreSQL without pgvector, nothing changes and the
 in-process indexes serve; ``phronesis db upgrade`` adds them later if pgvector is installed then.
 
 Revision ID: 0008
@@ -12,7 +12,7 @@ Create Date: 2026-11-25
 
 from alembic import op
 
-from phronesis.storage.pgvector import COLUMN, ensure_schema
+from phronesis.storage.migrations.frozen import COLUMN, add_vector_columns
 
 revision = "0008"
 down_revision = "0007"
@@ -24,7 +24,7 @@ TABLES = ("heuristics", "admission_runs", "routing_documents")
 
 
 def upgrade() -> None:
-    ensure_schema(op.get_bind(), TABLES)
+    add_vector_columns(op.get_bind(), TABLES)
 
 
 def downgrade() -> None:

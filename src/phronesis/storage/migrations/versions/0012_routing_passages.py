@@ -16,8 +16,7 @@ Create Date: 2026-11-26
 import sqlalchemy as sa
 from alembic import op
 
-from phronesis.routing.passages import passage_rows, split_passages
-from phronesis.storage.pgvector import COLUMN, ensure_schema
+from phronesis.storage.migrations.frozen import COLUMN, add_vector_columns, passage_rows, split_passages
 from phronesis.storage.types import EmbeddingBytes
 
 revision = "0012"
@@ -27,7 +26,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    passages = op.create_table(
+    op.create_table(
         "routing_passages",
         sa.Column("tenant", sa.String(64), nullable=False),
         sa.Column("id", sa.String(80), nullable=False),
@@ -46,19 +45,21 @@ def upgrade() -> None:
         sa.column("id", sa.String()),
         sa.column("title", sa.String()),
         sa.column("text", sa.Text()),
-        sa.column("embedding", EmbeddingBytes()),
+        sa.column("embedding", sa.LargeBinary()),
         sa.column("embedding_model", sa.String()),
+    )
+    stored = sa.table(  # the embeddings as stored: copied, not decoded
+        "routing_passages",
+        *(sa.column(name) for name in ("tenant", "id", "document_id", "n", "text", "embedding_model")),
+        sa.column("embedding", sa.LargeBinary()),
     )
     for doc in bind.execute(sa.select(documents)):
         texts = split_passages(doc.title, doc.text)
-        vectors = [doc.embedding] + [None] * (len(texts) - 1)
-        rows = passage_rows(doc.tenant, doc.id, texts, vectors, None)
-        rows[0]["embedding_model"] = doc.embedding_model
-        bind.execute(passages.insert(), rows)
+        bind.execute(stored.insert(), passage_rows(doc.tenant, doc.id, texts, doc.embedding, doc.embedding_model))
     if bind.dialect.name == "postgresql":
         op.execute(f"DROP INDEX IF EXISTS ix_routing_documents_{COLUMN}")
         op.execute(f"ALTER TABLE routing_documents DROP COLUMN IF EXISTS {COLUMN}")
-        ensure_schema(bind, ("routing_passages",))
+        add_vector_columns(bind, ("routing_passages",))
 
 
 def downgrade() -> None:

@@ -13,7 +13,7 @@ Create Date: 2026-11-26
 
 from alembic import op
 
-from phronesis.storage.pgvector import rebuild_other_graphs
+from phronesis.storage.migrations.frozen import rebuild_other_graphs
 
 revision = "0013"
 down_revision = "0012"

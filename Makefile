@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 STAMP_RUN  := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test test-fast coverage-fast install install-dev lint typecheck bench clean
+.PHONY: run test test-fast coverage-fast install install-dev lint typecheck bench docs clean
 
 run: $(STAMP_RUN)
 	$(BIN)/phronesis db upgrade
@@ -19,14 +19,14 @@ run: $(STAMP_RUN)
 PYTEST_ALL := -n auto --dist loadfile --durations=30
 
 test: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
 	$(BIN)/mypy
 	$(BIN)/pytest $(PYTEST_ALL)
 
 # the inner loop (issue 45): everything no slow marker names (pyproject's markers), on SQLite only
 FAST := not (process or browser or fuzz or celery or journey or model or postgres or pgvector)
 test-fast: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
 	$(BIN)/pytest -n auto -m "$(FAST)"
 	@echo "make test-fast left out the tests marked process, browser, fuzz, celery, journey, model, postgres, pgvector: make test runs everything"
 
@@ -54,7 +54,7 @@ $(STAMP_TEST): $(STAMP_RUN) pyproject.toml
 	touch $@
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
 
 typecheck: $(STAMP_TEST)
 	$(BIN)/mypy
@@ -62,5 +62,12 @@ typecheck: $(STAMP_TEST)
 bench: $(STAMP_TEST)
 	$(BIN)/python benchmarks/bench_heuristics.py
 
+# the documentation site, offline: the reference pages generated from the code, then mkdocs
+# --strict (a broken link, a missing page or anchor fails it) into site/
+docs: $(STAMP_TEST)
+	$(BIN)/python docs/gen/settings_reference.py
+	$(BIN)/python docs/gen/api_reference.py
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage .coverage.*
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis .coverage .coverage.* site

@@ -22,10 +22,9 @@ from phronesis.client import (
     Unavailable,
     UnexpectedAnswer,
 )
-from phronesis.executive.events import EventDecision
-from phronesis.routing.models import RouteResult
+from phronesis.client.models import EventDecision, RouteResult
 from tests.client.conftest import Harness
-from tests.readme import run_readme_python
+from tests.doc_blocks import MOCK_TRANSPORT, run_doc_python
 
 DECIDED = {
     "accepted": True,
@@ -207,5 +206,5 @@ def _routed() -> dict[str, object]:
     }
 
 
-def test_the_readme_s_mock_transport_example_runs() -> None:
-    run_readme_python(r"import httpx\nfrom phronesis\.client import Client\n")
+def test_the_docs_mock_transport_example_runs() -> None:
+    run_doc_python(*MOCK_TRANSPORT)

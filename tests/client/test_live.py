@@ -10,18 +10,20 @@ from pathlib import Path
 import pytest
 
 from phronesis.client import AsyncClient, Client, InvalidRequest, NotFound, Unauthorized
+from tests.doc_blocks import GETTING_STARTED_TOUR, README_TOUR, DocBlock, run_doc_python
 from tests.processes import phronesis_env, server
-from tests.readme import run_readme_python
 
 pytestmark = pytest.mark.process  # the client against a real server
 
 KEY = "sk-client-test"
+DOCS_KEY = "sk-client-docs"
+"""The getting-started tour's key: its tenant of its own, so the README's same tour finds nothing of it."""
 
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data: Path = tmp_path_factory.mktemp("client-server")
-    env = phronesis_env(data, PHRONESIS_API__KEYS=json.dumps({KEY: "client-tenant"}))
+    env = phronesis_env(data, PHRONESIS_API__KEYS=json.dumps({KEY: "client-tenant", DOCS_KEY: "docs-tenant"}))
     with server(env) as base:
         yield base
 
@@ -80,14 +82,16 @@ async def test_the_async_client_tells_the_same_story(base_url: str) -> None:
             await phronesis.decisions.get("no-such-decision")
 
 
-def test_the_readme_s_python_tour_runs(
-    base_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("tour", "key"), [(README_TOUR, KEY), (GETTING_STARTED_TOUR, DOCS_KEY)], ids=["readme", "getting-started"]
+)
+def test_the_python_tour_runs(
+    tour: DocBlock, key: str, base_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The README's client example, as written, against the server (it must not rot)."""
-    monkeypatch.setenv("PHRONESIS_API_KEY", KEY)
-    run_readme_python(
-        r"from phronesis\.client import ", replace=('Client("http://127.0.0.1:8000")', f'Client("{base_url}")')
-    )
+    """The client tour of the README and of the getting-started page, as written, against the
+    server (it must not rot)."""
+    monkeypatch.setenv("PHRONESIS_API_KEY", key)
+    run_doc_python(*tour, replace=('Client("http://127.0.0.1:8000")', f'Client("{base_url}")'))
     printed = capsys.readouterr().out.splitlines()
     assert printed[:4] == ["heuristic raise the thermostat by two degrees", "REASON_ONLY", "ADD", "value"]
     assert printed[4].startswith("value: routing.low_threshold must not be above routing.high_threshold")

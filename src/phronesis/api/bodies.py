@@ -1,6 +1,5 @@
 """The request and response bodies the API defines for itself (pages, batches, small requests),
-apart from the routers: the client (``phronesis.client``) reads them without importing the
-server (its routers need the engine for their dependencies)."""
+apart from the routers (which need the engine for their dependencies)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ from phronesis.cli.base import JsonOption, TenantOption, app, emit, executive_ap
 from phronesis.cli.remote import served
 from phronesis.executive.events import EventDecision
 from phronesis.executive.report import StrategyReport, build_report
+from phronesis.feedback.models import FeedbackReceipt
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ def decide(
         tenant,
         lambda engine: engine.decide_event(text, tenant=tenant, **fields),
         lambda client: client.executive.decide({"text": text, **fields}),
+        answer=EventDecision,
     )
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
@@ -93,6 +95,7 @@ def feedback(
         lambda client: client.executive.feedback(
             {"response_id": response_id, **{k: v for k, v in fields.items() if v is not None}}
         ),
+        answer=FeedbackReceipt,
     )
     moved = (
         f" ({receipt.old_confidence:.3f} → {receipt.new_confidence:.3f})"

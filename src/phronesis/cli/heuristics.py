@@ -63,7 +63,8 @@ def add(
     created = served(
         tenant,
         lambda engine: engine.heuristics.add(tenant, data),
-        lambda c: c.heuristics.create(data),
+        lambda c: c.heuristics.create(data.model_dump(mode="json", exclude_unset=True)),
+        answer=Heuristic,
         load_index=False,
     )
     emit(created, as_json, lambda: created.id)

@@ -1,4 +1,4 @@
-"""A running server for the commands that embed text (issue 26): a CLI process that loads the
+"""A running server for the commands that embed text: a CLI process that loads the
 sentence model again for one ``decide`` pays seconds a running server has already paid.
 
 With ``PHRONESIS_URL`` set (and ``PHRONESIS_API_KEY`` where the server wants one), ``decide``,
@@ -14,6 +14,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from pydantic import BaseModel
 from rich.console import Console
 
 from phronesis.cli.base import fail, with_engine
@@ -25,18 +26,20 @@ if TYPE_CHECKING:
 
 __all__ = ["URL", "served"]
 
-T = TypeVar("T")
+T = TypeVar("T", bound=BaseModel)
 URL = "PHRONESIS_URL"
 
 
 def served(
     tenant: str,
     local: Callable[[Engine], Awaitable[T]],
-    remote: Callable[[Client], T],
+    remote: Callable[[Client], BaseModel],
     *,
+    answer: type[T],
     load_index: bool = True,
 ) -> T:
-    """``remote`` on the server ``PHRONESIS_URL`` names, else ``local`` on an engine of this process."""
+    """``remote`` on the server ``PHRONESIS_URL`` names, else ``local`` on an engine of this process;
+    either way the answer is ``answer`` (the client reads the server's JSON into its own models)."""
     if not os.environ.get(URL):
         return with_engine(_loading(local), load_index=load_index)
     if tenant != DEFAULT_TENANT:
@@ -48,7 +51,7 @@ def served(
 
     try:
         with Client() as client:
-            return remote(client)
+            return answer.model_validate(remote(client).model_dump(mode="json"))
     except InvalidInput as exc:  # refused before it was sent: the server is not part of it
         raise fail(exc.detail) from None
     except ClientError as exc:

@@ -1,4 +1,4 @@
-"""A typed HTTP client for a phronesis server (issue 26): the server's own pydantic models in and
+"""A typed HTTP client for a phronesis server: the server's own pydantic models in and
 out, one exception per kind of problem (``errors``), retries on 429 and 503 that honour
 ``Retry-After`` (``RetryPolicy``), and httpx's transport seam for tests (``httpx.MockTransport``).
 

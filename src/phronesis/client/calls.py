@@ -17,92 +17,8 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from phronesis.client import models
 from phronesis.client.errors import InvalidInput, UnexpectedAnswer, error_for
-from phronesis.client.models import (
-    AdmissionFeedback,
-    AdmissionFeedbackIn,
-    AdmissionResult,
-    AppliedSetting,
-    ApplyIn,
-    BatchResult,
-    ChannelReport,
-    ConfidenceRequest,
-    ConfidenceUpdate,
-    CycleRequest,
-    CycleResult,
-    DecisionPage,
-    DecisionRecord,
-    DocumentBatch,
-    DocumentIn,
-    DocumentJob,
-    DocumentJobPage,
-    DocumentPage,
-    DocumentsStored,
-    EventDecision,
-    EventRequest,
-    Example,
-    ExampleIn,
-    ExecutiveReport,
-    Feedback,
-    FeedbackPage,
-    FeedbackReceipt,
-    FeedbackSummary,
-    FireRecord,
-    FireRequest,
-    Heuristic,
-    HeuristicCreate,
-    HeuristicDetail,
-    HeuristicPage,
-    HeuristicUpdate,
-    HistoryPage,
-    ImportResult,
-    InsightPage,
-    MatchRequest,
-    MatchResponse,
-    MemoryDecisionPage,
-    MessageIn,
-    MuteIn,
-    NewSession,
-    Observation,
-    ObservedEvent,
-    OptOutIn,
-    PauseIn,
-    PauseState,
-    Preview,
-    PreviewIn,
-    ReplayIn,
-    ReplayReport,
-    RouteFeedback,
-    RouteFeedbackIn,
-    RouteRequest,
-    RouteResult,
-    Run,
-    RunBatch,
-    RunHits,
-    RunIn,
-    RunPage,
-    Session,
-    SettingName,
-    SettingPage,
-    SignalBatch,
-    SignalPage,
-    SignalsStored,
-    TickReport,
-    Timeline,
-    Tool,
-    ToolOutcomeIn,
-    ToolOutcomeResult,
-    ToolPage,
-    ToolPut,
-    TuneIn,
-    TuneReport,
-    UndoResult,
-    UserIn,
-    UserMessageIn,
-    UserPage,
-    UserProfile,
-    UserReply,
-)
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -152,7 +68,7 @@ def _adapter(kind: Any) -> TypeAdapter[Any]:
 
 def _body(model: type[M], value: Body) -> dict[str, Any]:
     """The body as JSON, validated into ``model`` first: bad input is ``InvalidInput`` (an
-    ``InvalidRequest`` that was never sent), not pydantic's own error (a trial's agent missed it)."""
+    ``InvalidRequest`` that was never sent), not pydantic's own error (which an agent can miss)."""
     try:
         checked = value if isinstance(value, model) else model.model_validate(value)
     except ValidationError as error:
@@ -193,33 +109,33 @@ def answer(call: Call[T], response: httpx.Response) -> T:
 # -- the executive (seed 000) and learning (seed 001) ---------------------------------------
 
 
-def decide(event: EventRequest | Json) -> Call[EventDecision]:
-    return Call("POST", "/v1/events/decide", _reader(EventDecision), _body(EventRequest, event))
+def decide(event: models.EventRequest | Json) -> Call[models.EventDecision]:
+    return Call("POST", "/v1/events/decide", _reader(models.EventDecision), _body(models.EventRequest, event))
 
 
-def observe(event: ObservedEvent | Json) -> Call[Observation]:
-    return Call("POST", "/v1/events/observe", _reader(Observation), _body(ObservedEvent, event))
+def observe(event: models.ObservedEvent | Json) -> Call[models.Observation]:
+    return Call("POST", "/v1/events/observe", _reader(models.Observation), _body(models.ObservedEvent, event))
 
 
-def feedback(rating: Feedback | Json) -> Call[FeedbackReceipt]:
-    return Call("POST", "/v1/feedback", _reader(FeedbackReceipt), _body(Feedback, rating))
+def feedback(rating: models.Feedback | Json) -> Call[models.FeedbackReceipt]:
+    return Call("POST", "/v1/feedback", _reader(models.FeedbackReceipt), _body(models.Feedback, rating))
 
 
-def executive_report(*, since: datetime | None = None) -> Call[ExecutiveReport]:
-    return Call("GET", "/v1/executive/report", _reader(ExecutiveReport), params=_query(since=since))
+def executive_report(*, since: datetime | None = None) -> Call[models.ExecutiveReport]:
+    return Call("GET", "/v1/executive/report", _reader(models.ExecutiveReport), params=_query(since=since))
 
 
-def create_heuristic(heuristic: HeuristicCreate | Json) -> Call[Heuristic]:
-    return Call("POST", "/v1/heuristics", _reader(Heuristic), _body(HeuristicCreate, heuristic))
+def create_heuristic(heuristic: models.HeuristicCreate | Json) -> Call[models.Heuristic]:
+    return Call("POST", "/v1/heuristics", _reader(models.Heuristic), _body(models.HeuristicCreate, heuristic))
 
 
-def get_heuristic(heuristic_id: str) -> Call[HeuristicDetail]:
-    return Call("GET", f"/v1/heuristics/{_seg(heuristic_id)}", _reader(HeuristicDetail))
+def get_heuristic(heuristic_id: str) -> Call[models.HeuristicDetail]:
+    return Call("GET", f"/v1/heuristics/{_seg(heuristic_id)}", _reader(models.HeuristicDetail))
 
 
-def add_heuristic_example(heuristic_id: str, example: ExampleIn | Json) -> Call[Example]:
+def add_heuristic_example(heuristic_id: str, example: models.ExampleIn | Json) -> Call[models.Example]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}/examples"
-    return Call("POST", path, _reader(Example), _body(ExampleIn, example))
+    return Call("POST", path, _reader(models.Example), _body(models.ExampleIn, example))
 
 
 def remove_heuristic_example(heuristic_id: str, example_id: str) -> Call[None]:
@@ -228,132 +144,136 @@ def remove_heuristic_example(heuristic_id: str, example_id: str) -> Call[None]:
 
 def list_heuristics(
     *, domain: str | None = None, origin: str | None = None, limit: int = 100, offset: int = 0
-) -> Call[HeuristicPage]:
+) -> Call[models.HeuristicPage]:
     params = _query(domain=domain, origin=origin, limit=limit, offset=offset)
-    return Call("GET", "/v1/heuristics", _reader(HeuristicPage), params=params)
+    return Call("GET", "/v1/heuristics", _reader(models.HeuristicPage), params=params)
 
 
-def match_heuristics(asked: MatchRequest | Json) -> Call[MatchResponse]:
-    return Call("POST", "/v1/heuristics/match", _reader(MatchResponse), _body(MatchRequest, asked))
+def match_heuristics(asked: models.MatchRequest | Json) -> Call[models.MatchResponse]:
+    return Call("POST", "/v1/heuristics/match", _reader(models.MatchResponse), _body(models.MatchRequest, asked))
 
 
-def update_heuristic(heuristic_id: str, change: HeuristicUpdate | Json) -> Call[Heuristic]:
+def update_heuristic(heuristic_id: str, change: models.HeuristicUpdate | Json) -> Call[models.Heuristic]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}"
-    return Call("PATCH", path, _reader(Heuristic), _body(HeuristicUpdate, change))
+    return Call("PATCH", path, _reader(models.Heuristic), _body(models.HeuristicUpdate, change))
 
 
 def delete_heuristic(heuristic_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/heuristics/{_seg(heuristic_id)}", _none)
 
 
-def heuristic_evidence(heuristic_id: str, evidence: ConfidenceRequest | Json) -> Call[ConfidenceUpdate]:
+def heuristic_evidence(heuristic_id: str, evidence: models.ConfidenceRequest | Json) -> Call[models.ConfidenceUpdate]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}/confidence"
-    return Call("POST", path, _reader(ConfidenceUpdate), _body(ConfidenceRequest, evidence))
+    return Call("POST", path, _reader(models.ConfidenceUpdate), _body(models.ConfidenceRequest, evidence))
 
 
-def record_fire(heuristic_id: str, fire: FireRequest | Json) -> Call[FireRecord]:
+def record_fire(heuristic_id: str, fire: models.FireRequest | Json) -> Call[models.FireRecord]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}/fires"
-    return Call("POST", path, _reader(FireRecord), _body(FireRequest, fire))
+    return Call("POST", path, _reader(models.FireRecord), _body(models.FireRequest, fire))
 
 
-def heuristic_history(heuristic_id: str, *, limit: int = 1000, offset: int = 0) -> Call[HistoryPage]:
+def heuristic_history(heuristic_id: str, *, limit: int = 1000, offset: int = 0) -> Call[models.HistoryPage]:
     path = f"/v1/heuristics/{_seg(heuristic_id)}/history"
-    return Call("GET", path, _reader(HistoryPage), params=_query(limit=limit, offset=offset))
+    return Call("GET", path, _reader(models.HistoryPage), params=_query(limit=limit, offset=offset))
 
 
-def import_heuristics(heuristics: Sequence[HeuristicCreate | Json], *, upsert: bool = False) -> Call[ImportResult]:
+def import_heuristics(
+    heuristics: Sequence[models.HeuristicCreate | Json], *, upsert: bool = False
+) -> Call[models.ImportResult]:
     """All or nothing, as JSON Lines (the server's import format); ``upsert``: an existing id is
     replaced (its history kept) rather than refused."""
-    lines = "".join(json.dumps(_body(HeuristicCreate, h)) + "\n" for h in heuristics).encode()
+    lines = "".join(json.dumps(_body(models.HeuristicCreate, h)) + "\n" for h in heuristics).encode()
     ndjson = {"Content-Type": "application/x-ndjson"}
     params = {"upsert": "true"} if upsert else {}
-    return Call("POST", "/v1/heuristics/import", _reader(ImportResult), params=params, content=lines, headers=ndjson)
+    return Call(
+        "POST", "/v1/heuristics/import", _reader(models.ImportResult), params=params, content=lines, headers=ndjson
+    )
 
 
-def export_heuristics() -> Call[list[HeuristicCreate]]:
+def export_heuristics() -> Call[list[models.HeuristicCreate]]:
     """Every heuristic of the tenant, as ``import_heuristics`` takes them back."""
 
-    def read(response: httpx.Response) -> list[HeuristicCreate]:
-        return [HeuristicCreate.model_validate_json(line) for line in response.text.splitlines() if line.strip()]
+    def read(response: httpx.Response) -> list[models.HeuristicCreate]:
+        return [models.HeuristicCreate.model_validate_json(line) for line in response.text.splitlines() if line.strip()]
 
     return Call("GET", "/v1/heuristics/export", read)
 
 
-def learning_channel() -> Call[ChannelReport]:
-    return Call("GET", "/v1/learning/channel", _reader(ChannelReport))
+def learning_channel() -> Call[models.ChannelReport]:
+    return Call("GET", "/v1/learning/channel", _reader(models.ChannelReport))
 
 
 # -- routing (seed 002) ------------------------------------------------------------------------
 
 
-def create_session(session: NewSession | Json) -> Call[Session]:
-    return Call("POST", "/v1/sessions", _reader(Session), _body(NewSession, session))
+def create_session(session: models.NewSession | Json) -> Call[models.Session]:
+    return Call("POST", "/v1/sessions", _reader(models.Session), _body(models.NewSession, session))
 
 
-def get_session(session_id: str, *, turns: int = 20) -> Call[Session]:
-    return Call("GET", f"/v1/sessions/{_seg(session_id)}", _reader(Session), params=_query(turns=turns))
+def get_session(session_id: str, *, turns: int = 20) -> Call[models.Session]:
+    return Call("GET", f"/v1/sessions/{_seg(session_id)}", _reader(models.Session), params=_query(turns=turns))
 
 
-def route(session_id: str, turn: RouteRequest | Json) -> Call[RouteResult]:
+def route(session_id: str, turn: models.RouteRequest | Json) -> Call[models.RouteResult]:
     path = f"/v1/sessions/{_seg(session_id)}/route"
-    return Call("POST", path, _reader(RouteResult), _body(RouteRequest, turn))
+    return Call("POST", path, _reader(models.RouteResult), _body(models.RouteRequest, turn))
 
 
-def route_feedback(session_id: str, rating: RouteFeedbackIn | Json) -> Call[RouteFeedback]:
+def route_feedback(session_id: str, rating: models.RouteFeedbackIn | Json) -> Call[models.RouteFeedback]:
     path = f"/v1/sessions/{_seg(session_id)}/route-feedback"
-    return Call("POST", path, _reader(RouteFeedback), _body(RouteFeedbackIn, rating))
+    return Call("POST", path, _reader(models.RouteFeedback), _body(models.RouteFeedbackIn, rating))
 
 
-def add_message(session_id: str, message: MessageIn | Json) -> Call[Session]:
+def add_message(session_id: str, message: models.MessageIn | Json) -> Call[models.Session]:
     path = f"/v1/sessions/{_seg(session_id)}/messages"
-    return Call("POST", path, _reader(Session), _body(MessageIn, message))
+    return Call("POST", path, _reader(models.Session), _body(models.MessageIn, message))
 
 
-def handback(session_id: str) -> Call[Session]:
-    return Call("POST", f"/v1/sessions/{_seg(session_id)}/handback", _reader(Session))
+def handback(session_id: str) -> Call[models.Session]:
+    return Call("POST", f"/v1/sessions/{_seg(session_id)}/handback", _reader(models.Session))
 
 
-def tool_outcome(session_id: str, outcome: ToolOutcomeIn | Json) -> Call[ToolOutcomeResult]:
+def tool_outcome(session_id: str, outcome: models.ToolOutcomeIn | Json) -> Call[models.ToolOutcomeResult]:
     path = f"/v1/sessions/{_seg(session_id)}/tool-outcomes"
-    return Call("POST", path, _reader(ToolOutcomeResult), _body(ToolOutcomeIn, outcome))
+    return Call("POST", path, _reader(models.ToolOutcomeResult), _body(models.ToolOutcomeIn, outcome))
 
 
-def put_tool(name: str, tool: ToolPut | Json) -> Call[Tool]:
-    return Call("PUT", f"/v1/tools/{_seg(name)}", _reader(Tool), _body(ToolPut, tool))
+def put_tool(name: str, tool: models.ToolPut | Json) -> Call[models.Tool]:
+    return Call("PUT", f"/v1/tools/{_seg(name)}", _reader(models.Tool), _body(models.ToolPut, tool))
 
 
-def list_tools(*, limit: int = 100, offset: int = 0) -> Call[ToolPage]:
-    return Call("GET", "/v1/tools", _reader(ToolPage), params=_query(limit=limit, offset=offset))
+def list_tools(*, limit: int = 100, offset: int = 0) -> Call[models.ToolPage]:
+    return Call("GET", "/v1/tools", _reader(models.ToolPage), params=_query(limit=limit, offset=offset))
 
 
 def delete_tool(name: str) -> Call[None]:
     return Call("DELETE", f"/v1/tools/{_seg(name)}", _none)
 
 
-def add_documents(documents: Sequence[DocumentIn | Json]) -> Call[DocumentsStored]:
-    body = _body(DocumentBatch, {"documents": [_body(DocumentIn, document) for document in documents]})
-    return Call("POST", "/v1/documents", _reader(DocumentsStored), body)
+def add_documents(documents: Sequence[models.DocumentIn | Json]) -> Call[models.DocumentsStored]:
+    body = _body(models.DocumentBatch, {"documents": [_body(models.DocumentIn, document) for document in documents]})
+    return Call("POST", "/v1/documents", _reader(models.DocumentsStored), body)
 
 
-def submit_document_job(documents: Sequence[DocumentIn | Json]) -> Call[DocumentJob]:
-    body = _body(DocumentBatch, {"documents": [_body(DocumentIn, document) for document in documents]})
-    return Call("POST", "/v1/documents/jobs", _reader(DocumentJob), body)
+def submit_document_job(documents: Sequence[models.DocumentIn | Json]) -> Call[models.DocumentJob]:
+    body = _body(models.DocumentBatch, {"documents": [_body(models.DocumentIn, document) for document in documents]})
+    return Call("POST", "/v1/documents/jobs", _reader(models.DocumentJob), body)
 
 
-def document_job(job_id: str) -> Call[DocumentJob]:
-    return Call("GET", f"/v1/documents/jobs/{_seg(job_id)}", _reader(DocumentJob))
+def document_job(job_id: str) -> Call[models.DocumentJob]:
+    return Call("GET", f"/v1/documents/jobs/{_seg(job_id)}", _reader(models.DocumentJob))
 
 
-def cancel_document_job(job_id: str) -> Call[DocumentJob]:
-    return Call("DELETE", f"/v1/documents/jobs/{_seg(job_id)}", _reader(DocumentJob))
+def cancel_document_job(job_id: str) -> Call[models.DocumentJob]:
+    return Call("DELETE", f"/v1/documents/jobs/{_seg(job_id)}", _reader(models.DocumentJob))
 
 
-def list_document_jobs(*, limit: int = 100, offset: int = 0) -> Call[DocumentJobPage]:
-    return Call("GET", "/v1/documents/jobs", _reader(DocumentJobPage), params=_query(limit=limit, offset=offset))
+def list_document_jobs(*, limit: int = 100, offset: int = 0) -> Call[models.DocumentJobPage]:
+    return Call("GET", "/v1/documents/jobs", _reader(models.DocumentJobPage), params=_query(limit=limit, offset=offset))
 
 
-def list_documents(*, limit: int = 100, offset: int = 0) -> Call[DocumentPage]:
-    return Call("GET", "/v1/documents", _reader(DocumentPage), params=_query(limit=limit, offset=offset))
+def list_documents(*, limit: int = 100, offset: int = 0) -> Call[models.DocumentPage]:
+    return Call("GET", "/v1/documents", _reader(models.DocumentPage), params=_query(limit=limit, offset=offset))
 
 
 def delete_document(document_id: str) -> Call[None]:
@@ -363,12 +283,12 @@ def delete_document(document_id: str) -> Call[None]:
 # -- admission (seed 003) ----------------------------------------------------------------------
 
 
-def admit(run: RunIn | Json) -> Call[AdmissionResult]:
-    return Call("POST", "/v1/runs", _reader(AdmissionResult), _body(RunIn, run))
+def admit(run: models.RunIn | Json) -> Call[models.AdmissionResult]:
+    return Call("POST", "/v1/runs", _reader(models.AdmissionResult), _body(models.RunIn, run))
 
 
-def admit_batch(runs: RunBatch | Json) -> Call[BatchResult]:
-    return Call("POST", "/v1/runs/batch", _reader(BatchResult), _body(RunBatch, runs))
+def admit_batch(runs: models.RunBatch | Json) -> Call[models.BatchResult]:
+    return Call("POST", "/v1/runs/batch", _reader(models.BatchResult), _body(models.RunBatch, runs))
 
 
 def search_runs(
@@ -379,13 +299,13 @@ def search_runs(
     k: int = 5,
     min_similarity: float = 0.0,
     collapse: bool = False,
-) -> Call[RunHits]:
+) -> Call[models.RunHits]:
     params = _query(q=query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse)
-    return Call("GET", "/v1/runs/search", _reader(RunHits), params=params)
+    return Call("GET", "/v1/runs/search", _reader(models.RunHits), params=params)
 
 
-def get_run(run_id: str) -> Call[Run]:
-    return Call("GET", f"/v1/runs/{_seg(run_id)}", _reader(Run))
+def get_run(run_id: str) -> Call[models.Run]:
+    return Call("GET", f"/v1/runs/{_seg(run_id)}", _reader(models.Run))
 
 
 def list_runs(
@@ -396,22 +316,22 @@ def list_runs(
     task_id: str | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> Call[RunPage]:
+) -> Call[models.RunPage]:
     params = _query(agent_id=agent_id, user_id=user_id, status=status, task_id=task_id, limit=limit, offset=offset)
-    return Call("GET", "/v1/runs", _reader(RunPage), params=params)
+    return Call("GET", "/v1/runs", _reader(models.RunPage), params=params)
 
 
 def delete_run(run_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/runs/{_seg(run_id)}", _none)
 
 
-def undo_decision(decision_id: str) -> Call[UndoResult]:
-    return Call("POST", f"/v1/memory-decisions/{_seg(decision_id)}/undo", _reader(UndoResult))
+def undo_decision(decision_id: str) -> Call[models.UndoResult]:
+    return Call("POST", f"/v1/memory-decisions/{_seg(decision_id)}/undo", _reader(models.UndoResult))
 
 
-def admission_feedback(decision_id: str, rating: AdmissionFeedbackIn | Json) -> Call[AdmissionFeedback]:
+def admission_feedback(decision_id: str, rating: models.AdmissionFeedbackIn | Json) -> Call[models.AdmissionFeedback]:
     path = f"/v1/memory-decisions/{_seg(decision_id)}/feedback"
-    return Call("POST", path, _reader(AdmissionFeedback), _body(AdmissionFeedbackIn, rating))
+    return Call("POST", path, _reader(models.AdmissionFeedback), _body(models.AdmissionFeedbackIn, rating))
 
 
 def memory_decisions(
@@ -426,7 +346,7 @@ def memory_decisions(
     until: datetime | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> Call[MemoryDecisionPage]:
+) -> Call[models.MemoryDecisionPage]:
     params = _query(
         run_id=run_id,
         decision=decision,
@@ -439,82 +359,84 @@ def memory_decisions(
         limit=limit,
         offset=offset,
     )
-    return Call("GET", "/v1/memory-decisions", _reader(MemoryDecisionPage), params=params)
+    return Call("GET", "/v1/memory-decisions", _reader(models.MemoryDecisionPage), params=params)
 
 
 # -- proactive (seed 004) ----------------------------------------------------------------------
 
 
-def put_user(user_id: str, user: UserIn | Json) -> Call[UserProfile]:
-    return Call("PUT", f"/v1/users/{_seg(user_id)}", _reader(UserProfile), _body(UserIn, user))
+def put_user(user_id: str, user: models.UserIn | Json) -> Call[models.UserProfile]:
+    return Call("PUT", f"/v1/users/{_seg(user_id)}", _reader(models.UserProfile), _body(models.UserIn, user))
 
 
-def get_user(user_id: str) -> Call[UserProfile]:
-    return Call("GET", f"/v1/users/{_seg(user_id)}", _reader(UserProfile))
+def get_user(user_id: str) -> Call[models.UserProfile]:
+    return Call("GET", f"/v1/users/{_seg(user_id)}", _reader(models.UserProfile))
 
 
-def list_users(*, limit: int = 100, offset: int = 0) -> Call[UserPage]:
-    return Call("GET", "/v1/users", _reader(UserPage), params=_query(limit=limit, offset=offset))
+def list_users(*, limit: int = 100, offset: int = 0) -> Call[models.UserPage]:
+    return Call("GET", "/v1/users", _reader(models.UserPage), params=_query(limit=limit, offset=offset))
 
 
 def delete_user(user_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/users/{_seg(user_id)}", _none)
 
 
-def add_signals(user_id: str, signals: SignalBatch | Json) -> Call[SignalsStored]:
+def add_signals(user_id: str, signals: models.SignalBatch | Json) -> Call[models.SignalsStored]:
     path = f"/v1/users/{_seg(user_id)}/signals"
-    return Call("POST", path, _reader(SignalsStored), _body(SignalBatch, signals))
+    return Call("POST", path, _reader(models.SignalsStored), _body(models.SignalBatch, signals))
 
 
-def list_signals(user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0) -> Call[SignalPage]:
+def list_signals(
+    user_id: str, *, pending: bool | None = None, limit: int = 100, offset: int = 0
+) -> Call[models.SignalPage]:
     params = _query(pending=pending, limit=limit, offset=offset)
-    return Call("GET", f"/v1/users/{_seg(user_id)}/signals", _reader(SignalPage), params=params)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/signals", _reader(models.SignalPage), params=params)
 
 
-def user_message(user_id: str, message: UserMessageIn | Json) -> Call[UserReply]:
+def user_message(user_id: str, message: models.UserMessageIn | Json) -> Call[models.UserReply]:
     path = f"/v1/users/{_seg(user_id)}/messages"
-    return Call("POST", path, _reader(UserReply), _body(UserMessageIn, message))
+    return Call("POST", path, _reader(models.UserReply), _body(models.UserMessageIn, message))
 
 
-def opt_out(user_id: str, asked: OptOutIn | Json) -> Call[UserProfile]:
+def opt_out(user_id: str, asked: models.OptOutIn | Json) -> Call[models.UserProfile]:
     path = f"/v1/users/{_seg(user_id)}/opt-out"
-    return Call("POST", path, _reader(UserProfile), _body(OptOutIn, asked))
+    return Call("POST", path, _reader(models.UserProfile), _body(models.OptOutIn, asked))
 
 
-def opt_in(user_id: str, asked: OptOutIn | Json) -> Call[UserProfile]:
+def opt_in(user_id: str, asked: models.OptOutIn | Json) -> Call[models.UserProfile]:
     path = f"/v1/users/{_seg(user_id)}/opt-in"
-    return Call("POST", path, _reader(UserProfile), _body(OptOutIn, asked))
+    return Call("POST", path, _reader(models.UserProfile), _body(models.OptOutIn, asked))
 
 
-def mute(user_id: str, asked: MuteIn | Json) -> Call[UserProfile]:
-    return Call("PUT", f"/v1/users/{_seg(user_id)}/mute", _reader(UserProfile), _body(MuteIn, asked))
+def mute(user_id: str, asked: models.MuteIn | Json) -> Call[models.UserProfile]:
+    return Call("PUT", f"/v1/users/{_seg(user_id)}/mute", _reader(models.UserProfile), _body(models.MuteIn, asked))
 
 
-def unmute(user_id: str) -> Call[UserProfile]:
-    return Call("DELETE", f"/v1/users/{_seg(user_id)}/mute", _reader(UserProfile))
+def unmute(user_id: str) -> Call[models.UserProfile]:
+    return Call("DELETE", f"/v1/users/{_seg(user_id)}/mute", _reader(models.UserProfile))
 
 
-def get_pause() -> Call[PauseState]:
-    return Call("GET", "/v1/proactive/pause", _reader(PauseState))
+def get_pause() -> Call[models.PauseState]:
+    return Call("GET", "/v1/proactive/pause", _reader(models.PauseState))
 
 
-def set_pause(asked: PauseIn | Json) -> Call[PauseState]:
-    return Call("PUT", "/v1/proactive/pause", _reader(PauseState), _body(PauseIn, asked))
+def set_pause(asked: models.PauseIn | Json) -> Call[models.PauseState]:
+    return Call("PUT", "/v1/proactive/pause", _reader(models.PauseState), _body(models.PauseIn, asked))
 
 
-def list_insights(user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> Call[InsightPage]:
+def list_insights(user_id: str, *, fresh: bool = True, limit: int = 100, offset: int = 0) -> Call[models.InsightPage]:
     params = _query(fresh=fresh, limit=limit, offset=offset)
-    return Call("GET", f"/v1/users/{_seg(user_id)}/insights", _reader(InsightPage), params=params)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/insights", _reader(models.InsightPage), params=params)
 
 
-def run_cycle(user_id: str) -> Call[CycleResult]:
-    body = _body(CycleRequest, {"user_id": user_id})
-    return Call("POST", "/v1/proactive/cycles", _reader(CycleResult), body)
+def run_cycle(user_id: str) -> Call[models.CycleResult]:
+    body = _body(models.CycleRequest, {"user_id": user_id})
+    return Call("POST", "/v1/proactive/cycles", _reader(models.CycleResult), body)
 
 
-def run_tick() -> Call[TickReport]:
+def run_tick() -> Call[models.TickReport]:
     """Every due user's cycle now: one scheduler tick."""
-    return Call("POST", "/v1/proactive/cycles", _reader(TickReport), _body(CycleRequest, {}))
+    return Call("POST", "/v1/proactive/cycles", _reader(models.TickReport), _body(models.CycleRequest, {}))
 
 
 def proactive_stats(*, days: int = 7) -> Call[dict[str, dict[str, int]]]:
@@ -529,29 +451,29 @@ def proactive_feedback(
     since: datetime | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> Call[FeedbackPage]:
+) -> Call[models.FeedbackPage]:
     params = _query(user_id=user_id, outcome=outcome, category=category, since=since, limit=limit, offset=offset)
-    return Call("GET", "/v1/proactive/feedback", _reader(FeedbackPage), params=params)
+    return Call("GET", "/v1/proactive/feedback", _reader(models.FeedbackPage), params=params)
 
 
-def preview(asked: PreviewIn | Json) -> Call[Preview]:
-    return Call("POST", "/v1/proactive/preview", _reader(Preview), _body(PreviewIn, asked))
+def preview(asked: models.PreviewIn | Json) -> Call[models.Preview]:
+    return Call("POST", "/v1/proactive/preview", _reader(models.Preview), _body(models.PreviewIn, asked))
 
 
-def timeline(user_id: str, *, days: float = 7, limit: int = 200) -> Call[Timeline]:
+def timeline(user_id: str, *, days: float = 7, limit: int = 200) -> Call[models.Timeline]:
     params = _query(days=days, limit=limit)
-    return Call("GET", f"/v1/users/{_seg(user_id)}/timeline", _reader(Timeline), params=params)
+    return Call("GET", f"/v1/users/{_seg(user_id)}/timeline", _reader(models.Timeline), params=params)
 
 
-def feedback_summary(user_id: str) -> Call[FeedbackSummary]:
-    return Call("GET", f"/v1/users/{_seg(user_id)}/feedback-summary", _reader(FeedbackSummary))
+def feedback_summary(user_id: str) -> Call[models.FeedbackSummary]:
+    return Call("GET", f"/v1/users/{_seg(user_id)}/feedback-summary", _reader(models.FeedbackSummary))
 
 
 # -- the record, replay and tenant settings ------------------------------------------------------
 
 
-def get_decision(decision_id: str) -> Call[DecisionRecord]:
-    return Call("GET", f"/v1/decisions/{_seg(decision_id)}", _reader(DecisionRecord))
+def get_decision(decision_id: str) -> Call[models.DecisionRecord]:
+    return Call("GET", f"/v1/decisions/{_seg(decision_id)}", _reader(models.DecisionRecord))
 
 
 def list_decisions(
@@ -564,29 +486,29 @@ def list_decisions(
     until: datetime | None = None,
     limit: int = 100,
     offset: int = 0,
-) -> Call[DecisionPage]:
+) -> Call[models.DecisionPage]:
     params = _query(
         kind=kind, strategy=strategy, path=path, subject_id=subject_id, since=since, until=until, limit=limit,
         offset=offset,
     )  # fmt: skip
-    return Call("GET", "/v1/decisions", _reader(DecisionPage), params=params)
+    return Call("GET", "/v1/decisions", _reader(models.DecisionPage), params=params)
 
 
-def replay(asked: ReplayIn | Json) -> Call[ReplayReport]:
-    return Call("POST", "/v1/replay", _reader(ReplayReport), _body(ReplayIn, asked))
+def replay(asked: models.ReplayIn | Json) -> Call[models.ReplayReport]:
+    return Call("POST", "/v1/replay", _reader(models.ReplayReport), _body(models.ReplayIn, asked))
 
 
-def tune(asked: TuneIn | Json) -> Call[TuneReport]:
-    return Call("POST", "/v1/replay/tune", _reader(TuneReport), _body(TuneIn, asked))
+def tune(asked: models.TuneIn | Json) -> Call[models.TuneReport]:
+    return Call("POST", "/v1/replay/tune", _reader(models.TuneReport), _body(models.TuneIn, asked))
 
 
-def list_settings(*, limit: int = 100, offset: int = 0) -> Call[SettingPage]:
-    return Call("GET", "/v1/settings", _reader(SettingPage), params=_query(limit=limit, offset=offset))
+def list_settings(*, limit: int = 100, offset: int = 0) -> Call[models.SettingPage]:
+    return Call("GET", "/v1/settings", _reader(models.SettingPage), params=_query(limit=limit, offset=offset))
 
 
-def get_setting(name: SettingName) -> Call[AppliedSetting]:
-    return Call("GET", f"/v1/settings/{_seg(name)}", _reader(AppliedSetting))
+def get_setting(name: models.SettingName) -> Call[models.AppliedSetting]:
+    return Call("GET", f"/v1/settings/{_seg(name)}", _reader(models.AppliedSetting))
 
 
-def apply_setting(name: SettingName, change: ApplyIn | Json) -> Call[AppliedSetting]:
-    return Call("PUT", f"/v1/settings/{_seg(name)}", _reader(AppliedSetting), _body(ApplyIn, change))
+def apply_setting(name: models.SettingName, change: models.ApplyIn | Json) -> Call[models.AppliedSetting]:
+    return Call("PUT", f"/v1/settings/{_seg(name)}", _reader(models.AppliedSetting), _body(models.ApplyIn, change))

@@ -25,7 +25,7 @@ class Connection:
         url = base_url or os.environ.get("PHRONESIS_URL")
         if not url:
             raise ValueError("give base_url, or set PHRONESIS_URL (e.g. http://127.0.0.1:8000)")
-        if url.rstrip("/").endswith("/v1"):  # every operation adds /v1 itself: a 404 said nothing (a trial)
+        if url.rstrip("/").endswith("/v1"):  # every operation adds /v1 itself: a bare 404 says nothing
             raise ValueError(f"{url}: give the server's root (e.g. http://127.0.0.1:8000), without /v1")
         if "://" not in url:
             raise ValueError(f"{url}: give the URL with its scheme (e.g. http://{url})")

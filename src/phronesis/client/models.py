@@ -1,71 +1,145 @@
-"""The models the client's operations send and read: the server's own, imported from where each
-is defined, so a client and a server of one version cannot disagree on a field."""
+"""The models the client's operations send and read, generated from the server's OpenAPI document
+(``_generated``; ``tools/generate_client_models.py``), so the client imports none of the server's
+dependencies and a test fails when the two disagree on a field. A page of a list is
+``<Item>Page`` (``items``, ``limit``, ``offset``, ``total``)."""
 
-from phronesis.admission.feedback import AdmissionFeedback, AdmissionFeedbackIn
-from phronesis.admission.models import AdmissionResult, Run, RunIn, SearchHit, UndoResult
-from phronesis.api.bodies import (
-    BatchResult,
-    ConfidenceRequest,
-    CycleRequest,
-    DecisionPage,
-    DocumentBatch,
-    DocumentJobPage,
-    DocumentPage,
-    DocumentsStored,
-    ExecutiveReport,
-    FeedbackPage,
-    HeuristicPage,
-    HistoryPage,
-    ImportResult,
-    InsightPage,
-    MatchRequest,
-    MatchResponse,
-    MemoryDecisionPage,
-    RunBatch,
-    RunHits,
-    RunPage,
-    SettingPage,
-    SignalBatch,
-    SignalPage,
-    SignalsStored,
-    ToolPage,
-    UserPage,
-)
-from phronesis.audit.models import DecisionRecord
-from phronesis.executive.events import EventDecision, EventRequest
-from phronesis.executive.report import StrategyReport
-from phronesis.feedback.models import Feedback, FeedbackReceipt
-from phronesis.heuristics.examples import Example, ExampleIn
-from phronesis.heuristics.models import ConfidenceUpdate, Heuristic, HeuristicCreate, HeuristicDetail, HeuristicUpdate
-from phronesis.learning.models import ChannelReport, FireRequest, HistoryEntry, Observation, ObservedEvent
-from phronesis.learning.types import FireRecord
-from phronesis.proactive.controls import PauseIn, PauseState
-from phronesis.proactive.models import (
-    CycleResult,
-    DeferredInsight,
-    FeedbackSummary,
-    MuteIn,
-    OptOutIn,
-    Preview,
-    PreviewIn,
-    ProactiveFeedback,
-    Signal,
-    TickReport,
-    Timeline,
-    UserIn,
-    UserMessageIn,
-    UserProfile,
-    UserReply,
-)
-from phronesis.replay.models import ReplayIn, ReplayReport
-from phronesis.replay.tune import TuneIn, TuneReport
-from phronesis.routing.document_jobs import DocumentJob
-from phronesis.routing.documents import Document, DocumentIn
-from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
-from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
-from phronesis.routing.sessions import MessageIn, NewSession, Session
-from phronesis.routing.tools import Tool, ToolPut
-from phronesis.tenant_settings import AppliedSetting, ApplyIn, SettingName
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+if TYPE_CHECKING:
+    from phronesis.client._generated import (
+        AdmissionFeedback,
+        AdmissionFeedbackIn,
+        AdmissionResult,
+        AppliedSetting,
+        ApplyIn,
+        BatchResult,
+        ChannelReport,
+        ConfidenceRequest,
+        ConfidenceUpdate,
+        CycleRequest,
+        CycleResult,
+        DecisionRecord,
+        DeferredInsight,
+        Document,
+        DocumentBatch,
+        DocumentIn,
+        DocumentJob,
+        DocumentsStored,
+        EventDecision,
+        EventRequest,
+        Example,
+        ExampleIn,
+        ExecutiveReport,
+        Feedback,
+        FeedbackReceipt,
+        FeedbackSummary,
+        FireRecord,
+        FireRequest,
+        Heuristic,
+        HeuristicCreate,
+        HeuristicDetail,
+        HeuristicUpdate,
+        HistoryEntry,
+        ImportResult,
+        MatchRequest,
+        MatchResponse,
+        MessageIn,
+        MuteIn,
+        NewSession,
+        Observation,
+        ObservedEvent,
+        OptOutIn,
+        PageAppliedSetting,
+        PageDecisionRecord,
+        PageDeferredInsight,
+        PageDocument,
+        PageDocumentJob,
+        PageHeuristic,
+        PageHistoryEntry,
+        PageMemoryDecision,
+        PageProactiveFeedback,
+        PageRun,
+        PageSignal,
+        PageTool,
+        PageUserProfile,
+        PauseIn,
+        PauseState,
+        Preview,
+        PreviewIn,
+        ProactiveFeedback,
+        ReplayIn,
+        ReplayReport,
+        RouteFeedback,
+        RouteFeedbackIn,
+        RouteRequest,
+        RouteResult,
+        Run,
+        RunBatch,
+        RunHits,
+        RunIn,
+        SearchHit,
+        Session,
+        Signal,
+        SignalBatch,
+        SignalsStored,
+        StrategyReport,
+        TickReport,
+        Timeline,
+        Tool,
+        ToolOutcomeIn,
+        ToolOutcomeResult,
+        ToolPut,
+        TuneIn,
+        TuneReport,
+        UndoResult,
+        UserIn,
+        UserMessageIn,
+        UserProfile,
+        UserReply,
+    )
+
+    SettingName = Literal[
+        "executive.heuristic_threshold",
+        "executive.personality_bias",
+        "executive.strategy",
+        "executive.urgency.threshold_reduction",
+        "executive.urgency.immediate_min",
+        "executive.urgency.soon_min",
+        "executive.urgency.reasonable_similarity",
+        "executive.urgency.high_similarity",
+        "routing.cascade_threshold",
+        "routing.high_threshold",
+        "routing.low_threshold",
+        "admission.low_similarity",
+        "admission.duplicate_threshold",
+        "proactive.score_threshold.new",
+        "proactive.score_threshold.building",
+        "proactive.score_threshold.established",
+        "proactive.score_threshold.deep",
+        "proactive.weight.relevance",
+        "proactive.weight.timing",
+        "proactive.weight.urgency",
+        "proactive.daily_cap.new",
+        "proactive.daily_cap.building",
+        "proactive.daily_cap.established",
+        "proactive.daily_cap.deep",
+    ]
+    HeuristicPage = PageHeuristic
+    HistoryPage = PageHistoryEntry
+    UserPage = PageUserProfile
+    SignalPage = PageSignal
+    InsightPage = PageDeferredInsight
+    FeedbackPage = PageProactiveFeedback
+    ToolPage = PageTool
+    DocumentPage = PageDocument
+    DocumentJobPage = PageDocumentJob
+    RunPage = PageRun
+    MemoryDecisionPage = PageMemoryDecision
+    DecisionPage = PageDecisionRecord
+    SettingPage = PageAppliedSetting
 
 __all__ = [
     "AdmissionFeedback",
@@ -159,3 +233,33 @@ __all__ = [
     "UserProfile",
     "UserReply",
 ]
+
+_PAGES = {
+    "HeuristicPage": "PageHeuristic",
+    "HistoryPage": "PageHistoryEntry",
+    "UserPage": "PageUserProfile",
+    "SignalPage": "PageSignal",
+    "InsightPage": "PageDeferredInsight",
+    "FeedbackPage": "PageProactiveFeedback",
+    "ToolPage": "PageTool",
+    "DocumentPage": "PageDocument",
+    "DocumentJobPage": "PageDocumentJob",
+    "RunPage": "PageRun",
+    "MemoryDecisionPage": "PageMemoryDecision",
+    "DecisionPage": "PageDecisionRecord",
+    "SettingPage": "PageAppliedSetting",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The models are built when the first one is used: importing the client stays cheap (an
+    agent that only routes pays for no other model's class)."""
+    if name not in __all__:
+        raise AttributeError(f"module 'phronesis.client.models' has no attribute {name!r}")
+    generated = importlib.import_module("phronesis.client._generated")
+    if name == "SettingName":
+        value: Any = Literal[get_args(generated.AppliedSetting.model_fields["name"].annotation)]
+    else:
+        value = getattr(generated, _PAGES.get(name, name))
+    globals()[name] = value
+    return value

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 
 from tests.api.conftest import API_KEY, OTHER_KEY, LiveServer
-from tests.readme import run_readme_python
+from tests.doc_blocks import MCP_CLIENT, run_doc_python
 
 
 @contextlib.asynccontextmanager
@@ -89,14 +89,12 @@ def test_a_get_on_mcp_says_what_it_is_instead_of_hanging(live_server: LiveServer
     assert "MCP endpoint" in answered.json()["detail"]
 
 
-def test_the_readme_s_mcp_example_runs_as_printed(
+def test_the_docs_mcp_example_runs_as_printed(
     live_server: LiveServer, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A trial's copy of the example failed on its placeholder key: it must not rot."""
     monkeypatch.setenv("PHRONESIS_API_KEY", API_KEY)
-    run_readme_python(
-        r"import asyncio, os, httpx2\n", replace=("http://127.0.0.1:8000/mcp", f"{live_server.base_url}/mcp")
-    )
+    run_doc_python(*MCP_CLIENT, replace=("http://127.0.0.1:8000/mcp", f"{live_server.base_url}/mcp"))
     tools, turn = capsys.readouterr().out.splitlines()[:2]
     assert "decide_event" in tools and "route_turn" in tools
     decision, session = turn.split()

@@ -33,7 +33,6 @@ from sqlalchemy import insert, text
 
 from bench_heuristics import percentile
 from bench_proactive import admin, own_database
-from phronesis.server import create_app
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.engine import Engine
 from phronesis.executive.types import HeuristicCandidate
@@ -43,6 +42,7 @@ from phronesis.proactive.scoring import Weights, weigh
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.routing.bands import Bands, Evidence, recorded, settle, wants_more
 from phronesis.routing.decisions import Decision
+from phronesis.server import create_app
 from phronesis.settings import Settings
 from phronesis.storage.tables import decision_records, proactive_sends, proactive_users
 

@@ -81,8 +81,8 @@ def scripted_llm(latency_s: float) -> object:
 def serve(db_path: Path, port: int, max_concurrent_llm: int, *, observe: bool = True) -> None:
     import uvicorn
 
-    from phronesis.server import create_app
     from phronesis.engine import Engine
+    from phronesis.server import create_app
 
     settings = settings_for(db_path, max_concurrent_llm, observe=observe)
     engine = Engine(settings, llm=scripted_llm(LLM_LATENCY_S))  # type: ignore[arg-type]

@@ -196,8 +196,8 @@ async def in_process(db_path: Path, router: LocalRouter, texts: list[str]) -> No
 def serve(db_path: Path, port: int) -> None:
     import uvicorn
 
-    from phronesis.server import create_app
     from phronesis.engine import Engine
+    from phronesis.server import create_app
 
     uvicorn.run(
         create_app(Engine(settings_for(db_path))), host="127.0.0.1", port=port, log_level="warning", access_log=False

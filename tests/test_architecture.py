@@ -146,3 +146,77 @@ def test_migrations_import_no_application_code() -> None:
             if alias.name.startswith("phronesis")
         }
         assert imported <= FROZEN, (path.name, imported - FROZEN)
+
+
+def test_no_history_in_the_source() -> None:
+    """The source says why the code is as it is; what happened when (an issue number, the order the
+    code was written in) is in ``CHANGELOG.md``."""
+    import re
+
+    history = re.compile(r"\b[Ii]ssues? \d+\b")
+    found = [
+        f"{path.relative_to(SOURCE.parent)}:{number}: {line.strip()}"
+        for path in sorted(ROOT.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+        for number, line in enumerate(path.read_text(errors="ignore").splitlines(), 1)
+        if history.search(line)
+    ]
+    assert not found, "issue numbers in the source (move them to CHANGELOG.md):\n" + "\n".join(found)
+
+
+ADAPTERS = ("api", "cli", "mcp", "ui", "processes", "server.py")
+"""The packages that put the engine behind a surface: HTTP, the command line, MCP, the dashboard,
+the long-running processes."""
+
+
+def _api_objects() -> dict[str, type]:
+    """``Engine``'s public objects: one per decision point, heuristic memory, the decision records,
+    the tenants' settings and quotas. An adapter calls their methods, never their parts."""
+    from phronesis.admission.module import AdmissionModule
+    from phronesis.audit.repository import DecisionRecordRepository
+    from phronesis.executive.service import ExecutiveService
+    from phronesis.heuristics.memory import HeuristicMemory
+    from phronesis.learning.module import LearningModule
+    from phronesis.proactive.module import ProactiveModule
+    from phronesis.quotas import TenantQuotas
+    from phronesis.routing.module import RoutingModule
+    from phronesis.tenant_settings import TenantSettings
+
+    return {
+        "executive": ExecutiveService,
+        "learning": LearningModule,
+        "routing": RoutingModule,
+        "admission": AdmissionModule,
+        "proactive": ProactiveModule,
+        "heuristics": HeuristicMemory,
+        "decisions": DecisionRecordRepository,
+        "tenant_settings": TenantSettings,
+        "quotas": TenantQuotas,
+    }
+
+
+def _reaches(api: Mapping[str, type], path: Path) -> Iterator[str]:
+    """``engine.<object>.<part>`` where ``<part>`` is not a method (or property) of the object's class."""
+    import inspect
+
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)):
+            continue
+        root = node.value.value
+        if not (isinstance(root, ast.Name) and ("engine" in root.id.lower() or root.id == "e")):
+            continue
+        owner = api.get(node.value.attr)
+        if owner is None:
+            continue
+        member = inspect.getattr_static(owner, node.attr, None)
+        if not (inspect.isfunction(member) or isinstance(member, property)):
+            yield f"{path.relative_to(SOURCE)}:{node.lineno}: {root.id}.{node.value.attr}.{node.attr}"
+
+
+def test_adapters_use_each_objects_methods_not_its_parts() -> None:
+    api = _api_objects()
+    files = [ROOT / name for name in ADAPTERS if name.endswith(".py")] + [
+        path for name in ADAPTERS if not name.endswith(".py") for path in (ROOT / name).rglob("*.py")
+    ]
+    reached = [reach for path in sorted(files) for reach in _reaches(api, path)]
+    assert reached == [], "\n".join(reached)

@@ -1,10 +1,10 @@
 """Opposite situations: two texts that differ by an opposite or by a negation are not the same.
 
-Why (issue 46): a sentence embedding puts opposites side by side. With all-MiniLM-L6-v2 "the
-living room is too warm" is 0.80 similar to "the user says the living room is too cold", so a
-heuristic for the cold room fired "raise the thermostat" for the warm one; "Disable two-factor
-authentication for the admin account" was the same task as "Enable …" at 0.97 and was merged
-into it. Similarity cannot tell them apart; the words can.
+Why: a sentence embedding puts opposites side by side. With all-MiniLM-L6-v2 "the living room
+is too warm" is 0.80 similar to "the user says the living room is too cold", so a heuristic for
+the cold room would fire "raise the thermostat" for the warm one; "Disable two-factor
+authentication for the admin account" is 0.97 similar to "Enable …" and would be merged into it
+as the same task. Similarity cannot tell them apart; the words can.
 
 The rule, shared by the executive's scope (``heuristics.scope``) and admission's same-task rule:
 

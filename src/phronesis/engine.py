@@ -242,8 +242,8 @@ class Engine:
 
     async def warm_up(self) -> None:
         """Pay now what a fresh process's first requests would: the sentence model loaded, the
-        SQLite lanes connected, the bundled router fitted or read and its thread started (issue 45:
-        a first routed turn fitted the router, 5-25 s). Reads and loads only; writes nothing."""
+        SQLite lanes connected, the bundled router fitted or read and its thread started
+        (otherwise a first routed turn fits the router, 5-25 s). Reads and loads only; writes nothing."""
         vector = await self.embedder.embed(["warm-up"])
         await self.database.open_lanes()
         # the first read of each kind builds its statements (and an index follows its change feed):
@@ -400,7 +400,7 @@ class Engine:
         return await self.learning.rate(conn, tenant, fire, feedback, signed)
 
     def summary(self) -> str:
-        """What this process runs with, on one line (the server logs it at start-up; issue 20)."""
+        """What this process runs with, on one line (the server logs it at start-up)."""
         from phronesis import __version__
         from phronesis.settings import mask_url
 

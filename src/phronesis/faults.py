@@ -1,4 +1,4 @@
-"""A fault logged once, with its cause, and once more when it is over (issue 20).
+"""A fault logged once, with its cause, and once more when it is over.
 
 A database outage or a dead LLM fails every request until it ends: a line per failure
 buries the one that says why. ``Fault`` logs the first failure of a streak with its cause

@@ -1,9 +1,8 @@
 """The one format of every id phronesis makes: a UUID4 in its canonical dashed form.
 
-Issue 26: routing and admission made plain-hex ids while heuristics and decisions made dashed
-ones, so one agent saw two formats for the same kind of thing. Ids are opaque: the server
-compares them as strings and never parses them, so ids stored in the older plain-hex form
-keep working as they are (a client's own ids, where the API takes them, are kept too)."""
+One format everywhere, so an agent never sees two for the same kind of thing. Ids are opaque:
+the server compares them as strings and never parses them, so ids stored in plain hex (routing's
+and admission's older ones) keep working as they are (a client's own ids, where the API takes them, are kept too)."""
 
 from __future__ import annotations
 

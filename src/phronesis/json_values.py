@@ -3,11 +3,11 @@
 Refused at the boundary, naming where, rather than stored and failing later:
 
 - ``NaN``, ``Infinity`` and ``1e400``: Python's JSON reader takes them, and stored they come back as
-  null or cannot be written out again (a fresh-clone trial of issue 23);
-- nesting deeper than ``MAX_DEPTH``: a signal's ``data`` nested 300–500 deep was stored, and every
-  page that held it then answered 500 (issue 49);
-- the NUL character, in a key or a string: PostgreSQL cannot store it in text (500 there, issue 49);
-- more than ``MAX_BYTES`` as JSON: a run's ``attributes`` of 9 MB was stored and returned whole.
+  null or cannot be written out again;
+- nesting deeper than ``MAX_DEPTH``: stored, a signal's ``data`` nested 300–500 deep makes every
+  page that holds it answer 500;
+- the NUL character, in a key or a string: PostgreSQL cannot store it in text (500 there);
+- more than ``MAX_BYTES`` as JSON: a run's ``attributes`` of 9 MB would be stored and returned whole.
 """
 
 from __future__ import annotations

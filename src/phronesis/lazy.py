@@ -1,6 +1,6 @@
 """Package re-exports loaded on first use (PEP 562), so importing one light module of a package
 (``phronesis.audit.models``) does not import its heavy neighbours (the repository, SQLAlchemy,
-Alembic). Every CLI command paid for them before it did anything (issue 26: a fast CLI)."""
+Alembic). Otherwise every CLI command pays for them before it does anything."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What phronesis logs, and how (issue 20): readable text by default, one JSON object per line
+"""What phronesis logs, and how: readable text by default, one JSON object per line
 with ``PHRONESIS_LOG_FORMAT=json``, the request id on every line a request causes.
 
 Standard library logging, in structlog's spirit of small pieces: a ``contextvars`` request id
@@ -56,8 +56,8 @@ def redact_query(text: str) -> str:
 
 class RedactQueryFilter(logging.Filter):
     """Hides secrets a client put in a URL's query (``?api_key=…``) on access-log lines: phronesis
-    reads keys only from the Authorization header, but the access log wrote the whole URL, key
-    included (issue 49)."""
+    reads keys only from the Authorization header, but the access log writes the whole URL, key
+    included."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, tuple) and len(record.args) >= 3:

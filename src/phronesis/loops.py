@@ -1,9 +1,9 @@
-"""Background loops that survive their failures (issue 20).
+"""Background loops that survive their failures.
 
 A server runs work on a clock: the learning sweep (seed 001's timeout positives), the
-decision-record purge, seed 004's proactive tick with its calendar polling. Before, each
-caught only ``PhronesisError``: one transient error of another kind ended the loop until
-the process restarted, and each failure of a long outage logged a line.
+decision-record purge, seed 004's proactive tick with its calendar polling. A loop that caught
+only ``PhronesisError`` would end on one transient error of another kind until the process
+restarted, and would log a line for each failure of a long outage.
 
 Here a step may fail with anything but cancellation. The loop logs the first failure of a
 streak with its cause (the traceback too when it is not one of phronesis's own errors),

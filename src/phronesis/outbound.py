@@ -1,4 +1,4 @@
-"""Requests the server makes to URLs its users gave it (issue 20): calendar feeds, webhooks.
+"""Requests the server makes to URLs its users gave it: calendar feeds, webhooks.
 
 A user's ``calendar_url`` or webhook address could name the server's own loopback, the
 private network behind it or a cloud metadata service (169.254.169.254), and the server
@@ -43,8 +43,8 @@ class OutboundPolicy:
     """Host names (exact, case-insensitive) and networks (CIDR) that may be reached anyway."""
     operator_urls: tuple[str, ...] = ()
     """URLs the operator configured (their webhook receiver, the WhatsApp API): these exactly (scheme,
-    host, port and the path under theirs) may be reached, not their host on any port (issue 49: a
-    tenant's ``calendar_url`` on another port of the webhook receiver's host was fetched)."""
+    host, port and the path under theirs) may be reached, not their host on any port (else a
+    tenant's ``calendar_url`` on another port of the webhook receiver's host would be fetched)."""
     networks: tuple[Network, ...] = field(default=(), init=False)
     hosts: frozenset[str] = field(default=frozenset(), init=False)
 
@@ -146,8 +146,8 @@ _COMPATIBLE = ipaddress.ip_network("::/96")
 def _embedded(address: IPAddress) -> list[ipaddress.IPv4Address]:
     """The IPv4 addresses an IPv6 address carries, where a network would route it to them:
     IPv4-mapped (``::ffff:127.0.0.1``), IPv4-compatible (``::127.0.0.1``), NAT64 (``64:ff9b::7f00:1``),
-    6to4 (``2002:7f00:1::``) and Teredo's client. Each is checked like the address itself (issue 49:
-    the three middle forms of loopback passed)."""
+    6to4 (``2002:7f00:1::``) and Teredo's client. Each is checked like the address itself (else
+    loopback in the three middle forms would pass)."""
     if not isinstance(address, ipaddress.IPv6Address):
         return []
     low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)

@@ -1,4 +1,4 @@
-"""The one shape of every listing the API returns (issue 26: no bare lists, one page shape).
+"""The one shape of every listing the API returns (no bare lists, one page shape).
 
 A page says where it stands in the whole listing, so a caller can page through it and show
 "41–60 of 212" without a second request.

@@ -1,7 +1,7 @@
 """What one tenant may store (``quotas.*``): one tenant cannot fill the database for every other.
 
-An attack review found no limit on what a tenant stores: rows of every kind were accepted for as
-long as a client sent them. Each kind a client creates through the API is counted per tenant
+Without a limit a tenant's rows of every kind are accepted for as long as a client sends them.
+Each kind a client creates through the API is counted per tenant
 against ``quotas.<kind>`` before the write; past it the write is refused (403, naming the kind and
 the setting), nothing stored. Counting is a ``COUNT`` on the tenant's rows, read at most every
 ``quotas.refresh_s`` per process (a count per request would cost more than many writes do); the

@@ -1,7 +1,7 @@
 """The one base of every model that crosses a boundary (API bodies, records, settings views).
 
 Why a base: a field's docstring is its documentation, read by people in the source and by
-agents in the OpenAPI document and the MCP tool schemas (issue 26: every field described).
+agents in the OpenAPI document and the MCP tool schemas (every field described).
 The docstring under a field becomes its JSON-schema ``description``, so the two cannot drift.
 
 Why not pydantic's ``use_attribute_docstrings``: it reads each class's source when the class

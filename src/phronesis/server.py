@@ -94,7 +94,7 @@ async def _purge(engine: Engine) -> None:
 
 
 async def _rollups(engine: Engine) -> None:
-    """The dashboard's hourly rollups made on the clock, not on a page's first view (issue 25)."""
+    """The dashboard's hourly rollups made on the clock, not on a page's first view."""
     recent = timedelta(seconds=engine.settings.audit.rollup_interval_s) + MARGIN + timedelta(hours=2)
     done = await DecisionRollups(engine.database).ensure_active(engine.clock.now(), recent=recent)
     if done:
@@ -130,7 +130,7 @@ def _loops(engine: Engine, metrics: Metrics, jobs: JobProcess | None) -> list[Pe
         ),
     ]
     # documents too many for one request, stored in the background (processes.document_jobs)
-    step = jobs.step if jobs is not None else engine.routing.document_jobs.run_pending
+    step = jobs.step if jobs is not None else engine.routing.run_document_jobs
     loops.append(PeriodicLoop("document-jobs", step, engine.settings.routing.document_job_poll_s, on_failure=count))
     rollup_every = engine.settings.audit.rollup_interval_s
     if rollup_every > 0:
@@ -172,7 +172,7 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
         loop = asyncio.get_running_loop()
         routing = the_engine.settings.routing
         jobs = (
-            JobProcess(the_engine.routing.document_jobs, nice=routing.document_job_nice)
+            JobProcess(the_engine.routing.jobs_waiting, nice=routing.document_job_nice)
             if routing.document_jobs_in == "process"
             else None
         )

@@ -363,7 +363,7 @@ _warned: set[str] = set()
 
 
 UNSUPPORTED_SEED_VARIABLES: Mapping[str, str] = {
-    "LEARNING_OUTCOME_TIMEOUT_SEC": "GLADyS's outcome watcher is not built yet (README, Roadmap)",
+    "LEARNING_OUTCOME_TIMEOUT_SEC": "GLADyS's outcome watcher is not built yet (docs/roadmap.md)",
 }
 """Variables a seed defines that no phronesis setting reads yet, and why: set, they get a warning."""
 

@@ -1,4 +1,4 @@
-"""OpenTelemetry tracing (issue 26): optional (``pip install 'phronesis[otel]'``), off by default.
+"""OpenTelemetry tracing: optional (``pip install 'phronesis[otel]'``), off by default.
 
 On (``PHRONESIS_OTEL__ENABLED=true``), every decision record is also a span, made where every
 record is written (``audit.repository``: one way to record), so all five decision points and

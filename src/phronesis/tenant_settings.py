@@ -1,5 +1,5 @@
-"""A tenant's applied settings: what "Apply" on a replay or ``phronesis tune --apply`` changes
-(issue 25), recorded as a decision of its own.
+"""A tenant's applied settings: what "Apply" on a replay or ``phronesis tune --apply`` changes,
+recorded as a decision of its own.
 
 A server's settings are its configuration; a tenant may have a tuned value of a few of them
 (``TUNABLE``): a number, or for a choice (``CHOICES``: the executive's strategy) one of its
@@ -124,7 +124,7 @@ CHOICES: dict[str, tuple[str, ...]] = {name: tunable.choices for name, tunable i
 
 
 def shown(value: SettingValue) -> str:
-    """A value as a person reads it: a daily cap of 2 reads 2, not 2.0 (a trial); a name as it is."""
+    """A value as a person reads it: a daily cap of 2 reads 2, not 2.0; a name as it is."""
     return value if isinstance(value, str) else f"{value:g}"
 
 
@@ -134,15 +134,15 @@ ORDERED: tuple[tuple[str, str], ...] = (
     *executive_tunables.ORDERED,
     *proactive_tunables.ORDERED,
 )
-"""Pairs a tenant's values must keep in order, lower first, as the configuration does (a trial
-applied a duplicate threshold below the pre-filter's and a soon tier above the immediate one)."""
+"""Pairs a tenant's values must keep in order, lower first, as the configuration does (neither a
+duplicate threshold below the pre-filter's nor a soon tier above the immediate one)."""
 
 
 def out_of_order(name: str, value: float, paired: Mapping[str, float]) -> str | None:
     """Why ``value`` cannot be ``name``'s beside the tenant's current values of the settings it is
     paired with (``ORDERED``; ``paired``: ``TenantSettings.paired``), or None: the one check Apply,
-    a replay's value and tune's grid make (a trial was offered "Apply 0.3" for a high threshold
-    below the low one)."""
+    a replay's value and tune's grid make (never an "Apply 0.3" for a high threshold below
+    the low one)."""
     for low, high in ORDERED:
         if name == low and high in paired and value > paired[high]:
             return f"{name} must not be above {high} ({paired[high]:g}), not {value:g}"
@@ -165,7 +165,7 @@ def out_of_range(name: str, value: SettingValue) -> str | None:
         except ValueError:
             hint = next((f" (did you mean {other}?)" for other, names in CHOICES.items() if value in names), "")
             return f"{name} takes a number from {low} to {high}, not {value[:60]!r}{hint}"
-        # JSON "0.6": looks in range, but is text (a trial read the refusal as nonsense)
+        # JSON "0.6": looks in range, but is text (a bare range refusal would read as nonsense)
         return f"{name} takes a number from {low} to {high}: send {value[:60]} as a JSON number, not a string"
     if not low <= value <= high:
         return f"{name} takes a value from {low} to {high}, not {value}"
@@ -176,8 +176,8 @@ def out_of_range(name: str, value: SettingValue) -> str | None:
 
 
 t = tenant_settings.c
-# built once: it runs at every executive decision, and building a statement cost more Python
-# than running its cached compiled form (issue 27's profile)
+# built once: it runs at every executive decision, and building a statement costs more Python
+# than running its cached compiled form (the executive's profile)
 _READ = select(t.name, t.value, t.choice).where(
     t.tenant == bindparam("w_tenant"), t.name.like(bindparam("w_pattern"), escape="/")
 )
@@ -217,7 +217,7 @@ class AppliedSetting(Schema):
 
     @field_serializer("value", "configured", "applied")
     def _whole(self, value: SettingValue | None) -> SettingValue | int | None:
-        """A count reads as one: a daily cap of 2, not 2.0 (a trial)."""
+        """A count reads as one: a daily cap of 2, not 2.0."""
         if self.name in WHOLE and isinstance(value, float) and value.is_integer():
             return int(value)
         return value

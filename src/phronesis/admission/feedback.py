@@ -1,5 +1,5 @@
-"""Was an admission decision right? Feedback on it, and the labelled pairs it teaches (issue 23,
-item 5; seed 003's roadmap: "user feedback on decision quality, auto-tuned thresholds").
+"""Was an admission decision right? Feedback on it, and the labelled pairs it teaches (seed
+003's roadmap: "user feedback on decision quality, auto-tuned thresholds").
 
 A rating is kept on the decision's record like a routing rating (``DecisionRecordRepository.rate``:
 ``outcome`` correct or incorrect, the last rating wins). What it teaches is the one judgement

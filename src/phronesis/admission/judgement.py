@@ -48,7 +48,7 @@ class Candidate:
     opposite (``opposite``): only then may a run of another task be its duplicate or merge with it."""
     opposite: str | None = None
     """Why its task is the opposite of the incoming run's ("enable/disable": ``phronesis.contrast``),
-    or None. "Disable two-factor authentication" merged into "Enable …" at 0.97 (issue 46)."""
+    or None. Cosine alone would merge "Disable two-factor authentication" into "Enable …" (0.97)."""
 
     duplicate: bool | None = None
     """The tenant's pair judge's verdict on this pair (``pair_judge``); None where there is none,

@@ -126,7 +126,7 @@ class LLMJudge:
             return JudgeFailure(result.reason, result.detail, trace)
         verdict = self._validate(result.value, candidates, trace)
         if result.repaired and isinstance(verdict, Verdict):
-            # issue 23: a cut-off answer was ADDed with no repair; its whole fields stand, recorded so
+            # a cut-off answer closed by the repair: its whole fields stand, recorded so
             return replace(
                 verdict, reason=f"{verdict.reason} (the answer was cut off and closed)", rule="repaired_output"
             )

@@ -9,7 +9,7 @@ from typing import Any
 
 from phronesis.admission.calibration_store import CalibrationStore
 from phronesis.admission.executor import Executor
-from phronesis.admission.feedback import AdmissionFeedbackStore
+from phronesis.admission.feedback import AdmissionFeedback, AdmissionFeedbackIn, AdmissionFeedbackStore
 from phronesis.admission.graph_export import ExportFormat, TextSink, export_graph
 from phronesis.admission.llm_judge import LLMJudge
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
@@ -116,6 +116,26 @@ class AdmissionModule:
         self._search = RunSearch(self.runs, index, self.embedder)
         self.removal = RunRemoval(self._database, self.runs, self._clock, index, self._decisions)
 
+    async def rate(self, tenant: str, decision_id: str, body: AdmissionFeedbackIn) -> AdmissionFeedback:
+        """A person's rating of a memory decision (seed 003's feedback loop)."""
+        return await self.feedback.rate(tenant, decision_id, body)
+
+    async def calibration(self, tenant: str) -> dict[str, Any] | None:
+        """The tenant's stored calibration of the duplicate threshold, or None (the configured one)."""
+        return await self.calibrations.get(tenant)
+
+    async def clear_calibration(self, tenant: str) -> bool:
+        """Forget the tenant's calibration: the configured threshold applies again."""
+        return await self.calibrations.clear(tenant)
+
+    async def fallbacks(self) -> dict[str, int]:
+        """How many decisions took the rule judge's fallback, by reason: a metric."""
+        return await self.memory_decisions.fallbacks()
+
+    def indexed(self) -> tuple[int, dict[str, int]]:
+        """How many runs the search holds here, and its partitions: health and metrics."""
+        return len(self.index), self.index.kinds()
+
     async def duplicate_threshold(self, tenant: str) -> float:
         """The duplicate threshold the tenant's next admission uses: applied, calibrated or
         configured (``AdmissionService.duplicate_threshold``); what a replay compares against."""
@@ -221,7 +241,7 @@ class AdmissionModule:
         )
         fitted, low = threshold, self.settings.low_similarity
         # below the low similarity the pre-filter ADDs other tasks' runs before any judge: a duplicate
-        # threshold there would only drop same-task runs as NOT (a fresh-clone trial fitted 0.64 on 10 pairs)
+        # threshold there would only drop same-task runs as NOT (a fit on 10 pairs can land there: 0.64)
         threshold = max(threshold, low)
         metrics = pair_metrics(similarity, truth, threshold)
         details: dict[str, Any] = {

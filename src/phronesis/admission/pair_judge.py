@@ -1,12 +1,12 @@
-"""Is this pair a duplicate? More than one cosine (issue 23).
+"""Is this pair a duplicate? More than one cosine.
 
 A cosine threshold on all-MiniLM-L6-v2 is as good as one number can be: 0.712 accuracy / 0.802
 F1 on a held-out fifth of MRPC train (0.720 / 0.807 on MRPC test). The sentence model blurs what
 makes two sentences say different things: a number, a name, a negation, words one has and the
 other lacks. The pair judge is a logistic regression over the cosine and such features, fitted
 by ``admission calibrate`` on labelled pairs (MRPC's format) and kept with the tenant's
-calibration; on the same held-out fifth it reaches 0.754 / 0.826 (``benchmarks`` note in the
-README). Features (each symmetric in the two texts):
+calibration; on the same held-out fifth it reaches 0.754 / 0.826 (the ``benchmarks``
+note in docs/decisions/admission.md). Features (each symmetric in the two texts):
 
 - the cosine, its square, and the cosine times the content-word overlap;
 - word overlap: Jaccard of words, of content words, content words over the shorter side, word

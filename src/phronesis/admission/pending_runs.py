@@ -1,6 +1,6 @@
 """The runs a batch has planned to store so far, so that later runs of the batch meet them.
 
-A batch of 1,000 runs in one scope compared each run with every earlier one in Python:
+Comparing each run of a batch of 1,000 in one scope with every earlier one in Python is
 half a million comparisons, most of a batch's time (measured: 10 of 14 s). Here each scope's
 pending runs sit in an ``ExactVectorIndex``, so a run meets all of them in one product.
 """

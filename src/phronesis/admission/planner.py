@@ -115,7 +115,7 @@ class Plan:
     def counts_as_use(self) -> bool:
         """A NOT counts one more use of its target only when it repeats it: the same content, or a
         run at least as good. A failed run decided NOT against a success is not a use of the
-        success (issue 23: it inflated the group's ``usage_count``)."""
+        success (counting it would inflate the group's ``usage_count``)."""
         if self.verdict.decision != "NOT" or self.verdict.target is None or self.resent:
             return False
         target = next((c for c in self.nearest if c.run_id == self.verdict.target), None)

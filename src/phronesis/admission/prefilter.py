@@ -8,8 +8,8 @@ without any model call.
 One deviation: a stored run of the *same task* goes to the judge whatever its similarity. A
 failed run's trace ("Vault returned permission denied") and the success's ("Generated a new key
 pair, updated the secrets manager, restarted the pods") embed at 0.67: the seed's < 0.7 rule
-ADDed the success beside the failure, both active, and search returned the failure first (a
-fresh-clone trial). The task is the stronger evidence: the judge's REPLACE and MERGE are
+would ADD the success beside the failure, both active, and search would return the failure
+first. The task is the stronger evidence: the judge's REPLACE and MERGE are
 structural (outcome, references), not similarity.
 """
 

@@ -1,4 +1,4 @@
-"""Taking runs out of memory (issue 23): deleting one run, and retention for superseded runs.
+"""Taking runs out of memory: deleting one run, and retention for superseded runs.
 
 Admission never deletes (seed 003: REPLACE supersedes); people do. Deleting a run, in one
 transaction:
@@ -301,7 +301,7 @@ class RunRemoval:
             {},
         )
         gone = [rid for rid in before if rid not in {row[0] for row in present}]
-        if gone:  # a fresh-clone trial: undoing a REPLACE whose replaced run was deleted left the task with none
+        if gone:  # undoing a REPLACE whose replaced run was deleted would leave the task with none
             raise ConflictError(
                 "decision_id",
                 f"run {gone[0]}, which decision {decision_id} changed, was deleted since: memory cannot be put "

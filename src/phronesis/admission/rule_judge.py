@@ -4,8 +4,8 @@ Rules, first match wins (candidates are best-first):
 
 1. a candidate of the same task with the same structure at or above the duplicate threshold → NOT
    (scenario 2). A run is never dropped on another task's account: "Turn off the kitchen lights"
-   embeds at 0.97 with "Turn on …", and a threshold calibrated on paraphrases (MRPC: 0.68) took
-   "Open the garage door" for "Close the garage door" (a fresh-clone trial);
+   embeds at 0.97 with "Turn on …", and a threshold calibrated on paraphrases (MRPC: 0.68) would
+   take "Open the garage door" for "Close the garage door";
 2. a candidate of the same task with a worse outcome → REPLACE it (scenario 3). REPLACE is
    structural, never on similarity alone: Graphiti #1728 retired 41% of its facts that way;
 3. the best candidate of the same task: the same outcome → MERGE (scenario 4, complementary

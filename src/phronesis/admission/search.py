@@ -69,8 +69,8 @@ class RunSearch:
         self, tenant: str, vector: Vectors, live: list[tuple[Run, float]], groups: dict[str, GroupView]
     ) -> list[tuple[Run, float]]:
         """The canonical runs of groups found only through other members, with their similarity:
-        the group's slot shows its canonical run first, and ``collapse`` shows only that one (a
-        fresh-clone trial saw a collapsed search return a non-canonical member)."""
+        the group's slot shows its canonical run first, and ``collapse`` shows only that one (never
+        a non-canonical member)."""
         found = {run.id for run, _ in live}
         missing = [
             g.canonical_run_id for g in groups.values() if g.canonical_run_id and g.canonical_run_id not in found

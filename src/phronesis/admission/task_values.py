@@ -1,4 +1,4 @@
-"""When two runs are the same task (issue 23).
+"""When two runs are the same task.
 
 A run's task is the same as another's when their task ids are equal: the ``task_id`` the agent
 sent, or the normalised task text (``fingerprints.task_id_for``). Two different task texts can
@@ -15,7 +15,7 @@ merged. So another task's run is a duplicate only when its task text names the s
 - named things: a capitalised word that does not start a sentence (``Acme``, ``Berlin``).
 
 Compared case-insensitively, as sets; and a task text is never its opposite said twice ("Disable
-two-factor authentication" / "Enable …", ``phronesis.contrast``: issue 46). One rule
+two-factor authentication" / "Enable …", ``phronesis.contrast``). One rule
 (``kinship``) serves the rule judge and the LLM judge's verdicts (``rule_judge``, ``llm_judge``).
 It errs towards keeping a run: two phrasings of one task that name things differently ("the DB
 schema" / "the database schema") are ADDed, not merged, which costs a stored duplicate, never a

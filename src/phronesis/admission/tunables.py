@@ -12,5 +12,4 @@ TUNABLES = (
     Tunable("admission.duplicate_threshold", "admission", lambda s: s.duplicate_threshold),
 )
 ORDERED = (("admission.low_similarity", "admission.duplicate_threshold"),)
-"""The pre-filter's threshold stays below the duplicate threshold (a trial applied a duplicate
-threshold below the pre-filter's)."""
+"""The pre-filter's threshold stays below the duplicate threshold."""

@@ -48,7 +48,7 @@ class BodyLimitMiddleware:
             try:
                 message = await asyncio.wait_for(receive(), timeout=max(0.0, deadline - loop.time()))
             except TimeoutError:
-                # a client sending its body a byte at a time held a connection for ever (issue 49)
+                # otherwise a client sending its body a byte at a time holds a connection for ever
                 raise HTTPException(408, f"the request body did not arrive within {self.body_timeout_s:g} s") from None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))

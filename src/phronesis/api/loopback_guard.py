@@ -2,9 +2,9 @@
 
 A keyless dev server trusts its loopback clients. A web page on another site can still reach it
 through DNS rebinding: its own name resolves to 127.0.0.1 a moment later, and the browser sends the
-page's requests (with the page's Host and Origin) to this server. An attack review read the
-dashboard's CSRF token that way and changed a tenant's settings (issue 49). ``/mcp`` already
-refused another Host or Origin; this is the same rule for every route: the Host must name
+page's requests (with the page's Host and Origin) to this server: such a page could read the
+dashboard's CSRF token and change a tenant's settings. ``/mcp`` refuses another Host or Origin
+too; this is the same rule for every route: the Host must name
 loopback (``127.0.0.1``, ``localhost``, ``[::1]``, any port), and an Origin, when a browser sends
 one, must be a loopback origin too. With keys (dev mode off) every request needs its key anyway.
 

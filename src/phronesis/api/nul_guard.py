@@ -1,7 +1,7 @@
 """Refuse the NUL character anywhere in a request's text (422 problem+json naming where).
 
 PostgreSQL cannot store NUL (``\\u0000``) in text: a heuristic, a run, a document or a filter
-holding one answered 500 there while SQLite stored it (issue 49). One rule at the edge, for every
+holding one would answer 500 there while SQLite stores it. One rule at the edge, for every
 route and both backends, instead of a check in each model: a body or query without the byte
 sequences costs one substring search; one with them is read to name the field.
 

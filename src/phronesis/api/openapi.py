@@ -1,4 +1,4 @@
-"""The OpenAPI document as the API behaves (issue 26): bearer API keys as a security scheme (Swagger
+"""The OpenAPI document as the API behaves: bearer API keys as a security scheme (Swagger
 UI's Authorize button), and problem+json (RFC 9457) as the error body of every operation, where
 FastAPI's default documents a ``HTTPValidationError`` shape no response of ours has."""
 

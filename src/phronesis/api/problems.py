@@ -116,7 +116,7 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
 
 
 def _located(request: Request, field: str) -> str | None:
-    """Where a field a service refused came from, as a validation error says it (a trial read
+    """Where a field a service refused came from, as a validation error says it (not
     ``"in": null`` on every domain error): a path or query parameter by that name, else the
     body of a request that has one."""
     top = field.split(".", 1)[0]

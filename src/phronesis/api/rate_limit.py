@@ -1,7 +1,7 @@
 """Rate limits per API key, per client address and on failed authentication (429 + Retry-After).
 
-An attack review sent 300 bad-key requests in 2.3 s and 200 dashboard sign-in guesses, all served
-(issue 49). Counting is the ``limits`` library's (fixed windows), in this worker's memory or in
+Without them an attacker's 300 bad-key requests in 2.3 s and 200 dashboard sign-in guesses are all
+served. Counting is the ``limits`` library's (fixed windows), in this worker's memory or in
 Redis for every worker (``api.rate_limits.storage``). Failed authentication is counted from the
 answers (401) and checked before a request is served, so a client over it is refused without its
 key being looked at. Health probes are never limited.

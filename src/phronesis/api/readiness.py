@@ -1,4 +1,4 @@
-"""``/readyz``: can this process decide right now? Each part checked, each with its state (issue 20).
+"""``/readyz``: can this process decide right now? Each part checked, each with its state.
 
 ``/healthz`` is liveness (the process answers); readiness is what a load balancer routes on:
 the database and the embedder are required (503 when either is down); the LLM is reported

@@ -1,4 +1,4 @@
-"""Every request has an id (issue 20): the caller's ``X-Request-ID`` when it is a sane token,
+"""Every request has an id: the caller's ``X-Request-ID`` when it is a sane token,
 else a new one. It is echoed in the response, printed on every log line the request causes
 (``phronesis.logs``) and kept in the decision records it writes (``audit.repository``).
 

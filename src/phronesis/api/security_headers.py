@@ -1,7 +1,7 @@
 """Security headers on every response (the dashboard sets its own stricter ones).
 
-An attack review found ``/``, ``/docs`` and the JSON routes without a Content-Security-Policy or
-``frame-ancestors`` (issue 49): a page elsewhere could frame them. Each response without its own
+Without a Content-Security-Policy or ``frame-ancestors``, a page elsewhere could frame ``/``,
+``/docs`` and the JSON routes. Each response without its own
 policy gets one allowing only this origin and no framing; ``/docs`` (Swagger UI's inline start-up
 script, served from this package) is allowed inline scripts, nothing else is. Plus ``nosniff`` and
 a referrer policy.

@@ -178,7 +178,7 @@ def feedback(
         body = AdmissionFeedbackIn.model_validate(fields)
     except ValidationError as exc:
         raise invalid(exc) from None
-    rated = with_engine(lambda engine: engine.admission.feedback.rate(tenant, decision_id, body))
+    rated = with_engine(lambda engine: engine.admission.rate(tenant, decision_id, body))
     teaches = rated.teaches
     taught = (
         "teaches nothing about duplicates"
@@ -200,7 +200,7 @@ def purge(
     older = None if older_than_days is None else timedelta(days=older_than_days)
 
     async def work(engine: Engine) -> int | None:
-        if older is None and engine.admission.settings.superseded_retention_days is None:
+        if older is None and engine.settings.admission.superseded_retention_days is None:
             return None
         return await engine.admission.purge_superseded(older)
 
@@ -342,12 +342,11 @@ def calibration(
     """Print the tenant's calibration (threshold, when, how it was fitted, its metrics), or reset it."""
 
     async def work(engine: Engine) -> dict[str, Any]:
-        store = engine.admission.calibrations
         if reset:
-            return {"reset": await store.clear(tenant)}
-        stored = await store.get(tenant)
+            return {"reset": await engine.admission.clear_calibration(tenant)}
+        stored = await engine.admission.calibration(tenant)
         if stored is None:
-            return {"calibrated": False, "duplicate_threshold": engine.admission.settings.duplicate_threshold}
+            return {"calibrated": False, "duplicate_threshold": engine.settings.admission.duplicate_threshold}
         judge = stored.pop("pair_judge", None)  # its weights and idf table: thousands of numbers
         return {"calibrated": True} | stored | {"pair_judge": judge is not None}
 

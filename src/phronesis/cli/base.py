@@ -76,7 +76,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JS
 JsonAlways = Annotated[
     bool, typer.Option("--json", help="Taken for scripts that pass it everywhere: the output is JSON.")
 ]
-"""``--json`` on a command whose output is JSON already (a trial's script passing it everywhere broke)."""
+"""``--json`` on a command whose output is JSON already (a script passing it everywhere must not break)."""
 
 
 def emit(result: object, as_json: bool, text: Callable[[], str]) -> None:
@@ -102,8 +102,8 @@ def invalid(
 ) -> typer.Exit:
     """A validation error as the CLI's one line: the option (or field) and what is wrong with it.
     ``flags`` maps the model's field names to the command's options: the line names ``--interactions``,
-    not ``interaction_count``, and "give exactly one of --until and --minutes" (trials read the API's
-    field names, and "(input)", in a CLI error)."""
+    not ``interaction_count``, and "give exactly one of --until and --minutes" (not the API's field
+    names, nor "(input)", in a CLI error)."""
     error = exc.errors()[0]
     flags = flags or {}
     loc = [str(part) for part in error["loc"]]
@@ -139,7 +139,7 @@ def with_engine(
     """
     from phronesis.engine import Engine
 
-    if os.environ.get("PHRONESIS_URL"):  # a trial listed a local, empty database and took it for the server's
+    if os.environ.get("PHRONESIS_URL"):  # else a local, empty database is taken for the server's
         typer.echo(
             "note: this command works on the database directly (PHRONESIS_DATA_DIR / PHRONESIS_DATABASE__URL), "
             "not on the server PHRONESIS_URL names",
@@ -218,7 +218,7 @@ def main() -> None:
 
 def _check_address(host: str, port: int) -> None:
     """Refuse an address that cannot be listened on with one line, before anything starts: uvicorn
-    would report it only after the application had said it was ready (issue 20)."""
+    would report it only after the application had said it was ready."""
     import socket
 
     try:

@@ -91,7 +91,6 @@ async def walk_proactive(engine: Engine, console: Console) -> None:
         llm=None,
         decisions=engine.decisions,
         clock=clock,
-        channels=engine.proactive.channels,
     )
     try:
         await module.put_user(

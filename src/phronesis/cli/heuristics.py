@@ -110,7 +110,7 @@ def list_(
     if origin is not None and origin not in ("dev", "pack", "learned", "llm"):
         raise fail("--origin: must be one of dev, pack, learned, llm")
     chosen: Origin | None = origin  # type: ignore[assignment]
-    page = with_engine(lambda e: e.heuristics.repository.list(tenant, domain=domain, origin=chosen, limit=limit))
+    page = with_engine(lambda e: e.heuristics.page(tenant, domain=domain, origin=chosen, limit=limit))
     emit(page, as_json, lambda: "\n".join(_line(item) for item in page.items))
     if page.total > len(page.items):
         typer.echo(f"(the first {len(page.items)} of {page.total} shown: raise --limit)", err=True)
@@ -119,7 +119,7 @@ def list_(
 @heuristics_app.command("show")
 def show(heuristic_id: str, as_json: JsonAlways = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Show one heuristic as JSON."""
-    item = with_engine(lambda e: e.heuristics.repository.get(tenant, heuristic_id))
+    item = with_engine(lambda e: e.heuristics.get(tenant, heuristic_id))
     typer.echo(item.model_dump_json(indent=2))
 
 
@@ -162,7 +162,7 @@ def export(
     async def collect(engine: Engine) -> list[Heuristic]:
         out: list[Heuristic] = []
         while True:
-            page = await engine.heuristics.repository.list(tenant, limit=1000, offset=len(out))
+            page = await engine.heuristics.page(tenant, limit=1000, offset=len(out))
             out.extend(page.items)
             if len(out) >= page.total or not page.items:
                 return out

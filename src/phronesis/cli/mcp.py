@@ -1,4 +1,4 @@
-"""``phronesis mcp``: the decision points as MCP tools over standard input and output (issue 26)."""
+"""``phronesis mcp``: the decision points as MCP tools over standard input and output."""
 
 from __future__ import annotations
 

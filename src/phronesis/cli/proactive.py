@@ -127,8 +127,8 @@ T = TypeVar("T")
 
 
 def _local(at: datetime, timezone: str) -> str:
-    """A time as the user lives it: in their zone, with the zone's abbreviation (a trial read every
-    CLI time in UTC, unlabelled, for a user in Singapore)."""
+    """A time as the user lives it: in their zone, with the zone's abbreviation (not UTC,
+    unlabelled, for a user in Singapore)."""
     local = at.astimezone(ZoneInfo(timezone))
     return f"{local:%Y-%m-%d %H:%M} {local:%Z}"
 
@@ -287,7 +287,7 @@ def _controls(profile: UserProfile, as_json: bool) -> None:
 
 
 def _mute(profile: UserProfile, as_json: bool) -> None:
-    """After a mute or unmute: the mute first (a trial read "opted in" after a mute as an opt-in)."""
+    """After a mute or unmute: the mute first (else "opted in" after a mute reads as an opt-in)."""
     muted = f"muted until {_local(profile.muted_until, profile.timezone)}" if profile.muted_until else "not muted"
     state = _opt_state(profile)
     emit(profile, as_json, lambda: f"{profile.id}: {muted}" + (f"; {state}" if state != "opted in" else ""))

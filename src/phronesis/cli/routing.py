@@ -86,7 +86,7 @@ def feedback(
         body = RouteFeedbackIn.model_validate(fields | {"expected_decision": expected and expected.upper()})
     except ValidationError as exc:
         raise invalid(exc) from None
-    rated = with_engine(lambda engine: engine.routing.feedback.rate(tenant, session, body))
+    rated = with_engine(lambda engine: engine.routing.rate(tenant, session, body))
     emit(rated, as_json, lambda: f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 
 
@@ -113,7 +113,7 @@ def fit(
     console = Console(stderr=True)
 
     async def work(engine: Engine) -> dict[str, object]:
-        taught = await engine.routing.feedback.exemplars(tenant) if from_feedback else []
+        taught = await engine.routing.taught_exemplars(tenant) if from_feedback else []
         with console.status("fitting") as status:
             router, version = await engine.routing.fit(
                 tenant, [*train, *taught], oos=oos_lines, validation=val_lines, progress=lambda m: status.update(m)

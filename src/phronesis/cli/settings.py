@@ -1,4 +1,4 @@
-"""``phronesis settings``: a tenant's applied settings, as ``/v1/settings`` (issue 25)."""
+"""``phronesis settings``: a tenant's applied settings, as ``/v1/settings``."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str
     emit(applied, as_json, lambda: f"{_line(applied)} (decision {applied.decision_id})")
 
 
-# a negative value ("-0.05") is a value, not an unknown option (a trial got "No such option: -0")
+# a negative value ("-0.05") is a value, not an unknown option (not "No such option: -0")
 @settings_app.command("set", context_settings={"ignore_unknown_options": True})
 def set_setting(
     name: Annotated[SettingName, typer.Argument(help="The setting, e.g. executive.heuristic_threshold.")],

@@ -11,7 +11,7 @@ bfloat16), and the vectors stay within cosine 0.9999 of float32's, so stored flo
 vectors and new ones stay comparable. Dynamic int8 quantization was measured too and
 refused: 2.5x faster but mean cosine to float32 only 0.94, which moves matches.
 
-``runtime="auto"`` (issue 27) runs the same weights under ONNX Runtime where ``onnxruntime`` is
+``runtime="auto"`` runs the same weights under ONNX Runtime where ``onnxruntime`` is
 installed (``onnx_model``: exported once, checked against this PyTorch pipeline, cached): one
 text in a few milliseconds instead of ~13, with the GIL released for the whole forward pass.
 Where it cannot (no ``onnxruntime``, an export that fails its check) it says why, once, and runs

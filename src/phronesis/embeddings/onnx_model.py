@@ -1,6 +1,6 @@
 """all-MiniLM-L6-v2 under ONNX Runtime: the same weights, exported once from the shipped model.
 
-Why (issue 27): one text through PyTorch costs ~13 ms on this 2-core machine, most of it
+Why: one text through PyTorch costs ~13 ms on this 2-core machine, most of it
 per-operator overhead, and the forward pass holds the GIL between operators, so the server's
 event loop and the model fight over one core. ONNX Runtime runs the whole graph in C++ with the
 GIL released (the ``tokenizers`` encoder releases it too): one text takes a few milliseconds.
@@ -108,7 +108,7 @@ class OnnxModel:
         """The texts' vectors, in order, run in groups of like length (``GROUP`` texts at most).
 
         Padded to the batch's longest text, a document's passages (its whole text, 256 word pieces,
-        beside its sentences of 20) made 64 texts cost 4.3 s instead of 0.24 s without the long
+        beside its sentences of 20) make 64 texts cost 4.3 s instead of 0.24 s without the long
         one: every sentence paid the long text's attention. Sorted by length, each group is padded
         to its own longest only; padding does not change a text's vector (the mask keeps it out)."""
         if not texts:

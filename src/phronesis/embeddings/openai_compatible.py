@@ -36,7 +36,7 @@ class OpenAICompatibleEmbedder:
             base_url=self.base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=2
         )
         self.fault = Fault(f"embeddings {model}", log)
-        """An unreachable embedding server is logged once with its cause (issue 20)."""
+        """An unreachable embedding server is logged once with its cause."""
 
     @property
     def dimension(self) -> int:

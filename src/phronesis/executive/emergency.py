@@ -4,8 +4,8 @@ An event with threat salience ≥ 0.9 fires its most similar candidate with conf
 before any strategy runs: a fire alarm does not wait for an A/B arm or an LLM, nor for a
 weaker heuristic that happens to match more closely.
 
-A threat that no heuristic answers is never rejected in silence (issue 46: "fire! smoke pouring out
-of the kitchen" at threat 0.95 was rejected because no condition was within 0.7): it goes to the
+A threat that no heuristic answers is never rejected in silence ("fire! smoke pouring out of the
+kitchen" at threat 0.95 matches no condition within 0.7, and would otherwise be rejected): it goes to the
 LLM even when the event is not ``immediate``, and without an LLM the decision says why
 (``emergency_unmatched``), a reason the dashboard lists and filters by.
 """

@@ -1,4 +1,4 @@
-"""Exploration: how a heuristic below the threshold can earn its way back without an LLM (issue 21).
+"""Exploration: how a heuristic below the threshold can earn its way back without an LLM.
 
 A heuristic that falls below the confidence threshold never fires again, so it gets no more
 signals: with no LLM to fall back on, one bad week is forever. With exploration on, a decision
@@ -53,7 +53,7 @@ class ThompsonExploration:
             "policy": "thompson",
             "rate": self.rate,
             # every choice's propensity, not only the one taken: what a replay of another
-            # threshold needs to know whether this policy could have made its choice (issue 25)
+            # threshold needs to know whether this policy could have made its choice
             "chances": {c.heuristic_id: self.rate * float(w) for c, w in zip(candidates, wins, strict=True)},
             "stay": 1.0 - self.rate * any_clears,
         }

@@ -5,7 +5,7 @@
 - LLM path, positive: learn a heuristic from the answer (pattern_learning); negative:
   recorded only — no heuristic was shown to the user, so none is penalised (GLADyS
   penalised the unseen "matched" heuristic).
-- Last click wins on every path (issue 21). On the heuristic path learning's explicit channel
+- Last click wins on every path. On the heuristic path learning's explicit channel
   replaces the fire's earlier rating, in confidence and in the outcome counters. On the LLM
   path a decision teaches at most one lesson, as its latest rating says: a second positive
   teaches nothing more (``already_learned``); a negative or neutral after a positive takes the
@@ -68,7 +68,7 @@ class ExecutiveFeedback:
         if trace is None:
             raise NotFoundError("decision", feedback.response_id)
         if trace.path == "rejected":
-            # issue 46: a rating of a decision that did nothing was "recorded" and counted in calibration
+            # a decision that did nothing: a rating would be "recorded" and counted in calibration
             raise InvalidInputError(
                 "response_id",
                 f"decision {feedback.response_id!r} was rejected: nothing was done for that event, so there is nothing "

@@ -5,7 +5,7 @@ Heuristic-first decision flow:
 2. among the candidates (conditions that match the event, most similar first), the first
    whose confidence ≥ threshold → HEURISTIC (its action, its confidence). A weaker heuristic
    that matches more closely never blocks a confident one: it is listed in the decision's
-   ``passed_over`` instead (issue 21: a learned heuristic at 0.3 blocked a pack one at 0.9);
+   ``passed_over`` instead (a learned heuristic at 0.3 does not block a pack one at 0.9);
 3. else, with exploration on (``exploration_rate`` > 0), perhaps fire one of them anyway by
    Thompson sampling, its propensity recorded (``exploration``);
 4. else an LLM is configured and the event is immediate → LLM path;

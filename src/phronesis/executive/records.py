@@ -18,7 +18,7 @@ def executive_record(
     latency_ms: float,
 ) -> NewDecisionRecord:
     """Everything a decision was given (every candidate with its confidence) and everything it
-    chose and why: what the dashboard explains and a replay re-decides (issue 25)."""
+    chose and why: what the dashboard explains and a replay re-decides."""
     return NewDecisionRecord(
         id=result.response_id,
         tenant=tenant,

@@ -1,8 +1,8 @@
-"""How a heuristic pushed below the threshold by one undo can fire again (issue 46).
+"""How a heuristic pushed below the threshold by one undo can fire again.
 
-A trial: "no wait, cancel that, I am still unloading the car" after the garage heuristic fired
-took it from 0.8 to 0.533, and it never fired again (exploration is off by default): the only way
-back was the manual confidence endpoint. The undo may have been about the moment, not the rule.
+Why: "no wait, cancel that, I am still unloading the car" after the garage heuristic fired takes it
+from 0.8 to 0.533, and without this rule it never fires again (exploration is off by default): the
+only way back is the manual confidence endpoint. The undo may have been about the moment, not the rule.
 
 The rule: when a heuristic is the best match for an event and below the firing threshold only
 because of its latest signal, and that signal was an implicit undo or complaint that alone took it

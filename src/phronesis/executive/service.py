@@ -68,7 +68,7 @@ class ExecutiveParts:
     observe: FollowUpObserver | None = None
     """Learning's follow-up channel: the event undoes, confirms or ignores its source's open fires."""
     tenant_settings: TenantValues | None = None
-    """A tenant's applied threshold (issue 25); None: the configured one for every tenant."""
+    """A tenant's applied threshold; None: the configured one for every tenant."""
 
 
 class Assigned(NamedTuple):
@@ -143,7 +143,7 @@ class ExecutiveService:
     def _assign(self, request: EventRequest, event_id: str, tenants: str | None) -> Assigned:
         """The strategy, in order: the event's own; the A/B experiment's arm (keyed by user,
         source or event; a missing user id falls back to the event id); the tenant's applied
-        ``executive.strategy`` (a replay's Apply, issue 25); the configured one."""
+        ``executive.strategy`` (a replay's Apply); the configured one."""
         if request.strategy is not None:
             return Assigned(request.strategy, "event")
         if self.experiment is not None:
@@ -233,7 +233,7 @@ class ExecutiveService:
             self._schedule_convergence(tenant, context, result)
         failure, detail = result.metadata.get("llm_error"), result.metadata.get("detail")
         if failure is None and "prediction_fallback" in result.metadata:
-            # issue 46: an answer whose success prediction failed was 0.5/0.5 with degraded false
+            # an answer whose success prediction failed is degraded, not a silent 0.5/0.5
             failure = f"prediction_{result.metadata['prediction_fallback']}"
             detail = result.metadata.get("prediction_detail")
         return EventDecision(
@@ -291,7 +291,7 @@ class ExecutiveService:
     async def _follow_up(
         self, tenant: str, request: EventRequest, event_id: str, context: DecisionContext
     ) -> FollowUp | None:
-        """Seed 001 implicit signals from an event that is decided rather than observed (issue 21).
+        """Seed 001 implicit signals from an event that is decided rather than observed.
         The heuristics this event matches are its own situation recurring (three loads of washing
         in a row): their earlier fires are not ignored by it."""
         if not self.settings.observe_on_decide or self.parts.observe is None:
@@ -318,11 +318,11 @@ class ExecutiveService:
         """The decision record and the fire it causes commit together (ARCHITECTURE: record)."""
         record = executive_record(tenant, context, result, strategy, assignment, latency_ms)
         fired = result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None
-        # the event kept with its fire (issue 46: a negative outcome then tells a wrong match from a
-        # wrong action); its embedding is the one matching just made, from the embedder's cache
+        # the event kept with its fire (so a negative outcome can tell a wrong match from a wrong
+        # action); its embedding is the one matching just made, from the embedder's cache
         vector = (await self.parts.embedder.embed([context.event_text]))[0] if fired else None
         # point statements, so one point transaction: on a SQLite file two hops to its writer lane
-        # (record and count, then fire and commit) where the async connection took a dozen (issue 27)
+        # (record and count, then fire and commit) rather than the dozen an async connection takes
         async with self.parts.database.point_transaction() as tx:
             await self.parts.decisions.add_in(tx, record)
             if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
@@ -388,7 +388,7 @@ class ExecutiveService:
 
 
 def _failure(reason: object, detail: object) -> str | None:
-    """``<reason>: <detail>`` for a decision a part failed to make (issue 20), else None."""
+    """``<reason>: <detail>`` for a decision a part failed to make, else None."""
     if reason is None:
         return None
     return f"{reason}: {detail}" if detail else str(reason)

@@ -42,7 +42,7 @@ class ExecutiveSettings(Schema):
     urgency_high_similarity: Probability = 0.85
     """Not-urgent tier: only a single candidate this similar (and above threshold) fires."""
     probation_after_sec: float = Field(default=3600.0, ge=0.0, le=30 * 86400.0)
-    """Issue 46, the recovery rule (``executive.recovery``): a heuristic pushed below the threshold by one
+    """The recovery rule (``executive.recovery``): a heuristic pushed below the threshold by one
     undo or complaint may fire once more, on probation, this long after it; 0 at once."""
     recovery_enabled: bool = True
     emergency_enabled: bool = True
@@ -55,7 +55,7 @@ class ExecutiveSettings(Schema):
     exploration_rate: Probability = 0.0
     """heuristic_first: the share of decisions with no confident candidate that may fire one anyway,
     chosen by Thompson sampling from its Beta posterior (0 = off). Each explored fire records its
-    propensity, so a heuristic below the threshold can recover without an LLM (issue 21)."""
+    propensity, so a heuristic below the threshold can recover without an LLM."""
     observe_on_decide: bool = True
     """An event decided from a source is also that source's follow-up to its open fires (undo,
     thanks, ignore: seed 001), so an agent that only calls decide gets correct learning."""

@@ -38,5 +38,5 @@ ORDERED = (
     ("executive.urgency.soon_min", "executive.urgency.immediate_min"),
     ("executive.urgency.reasonable_similarity", "executive.urgency.high_similarity"),
 )
-"""Cut-offs a tenant's values must keep in order, lower first (a trial applied a soon tier above
-the immediate one)."""
+"""Cut-offs a tenant's values must keep in order, lower first (never a soon tier above the
+immediate one)."""

@@ -166,7 +166,7 @@ class UrgencyTieredStrategy(BaseStrategy):
             cutoffs=cutoffs,
             llm_available=llm is not None,
         )
-        # the cut-offs and chances: what a replay of another cut-off re-decides from (issue 25)
+        # the cut-offs and chances: what a replay of another cut-off re-decides from
         metadata: dict[str, Any] = {
             "strategy": self.name,
             "threshold": picked.threshold,

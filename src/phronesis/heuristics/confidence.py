@@ -121,8 +121,8 @@ class DiscountedBetaEvidence:
 
     A heuristic that worked for months and then stops working is carried by its old
     successes in the plain Beta model for as many failures as it had successes; here
-    the old successes have faded, so a handful of recent failures moves it (issue 4:
-    "loses confidence in days, not months"). The prior never fades, so a heuristic
+    the old successes have faded, so a handful of recent failures moves it
+    ("loses confidence in days, not months"). The prior never fades, so a heuristic
     nobody gives feedback on drifts back to where it started, not to 0.5.
     """
 

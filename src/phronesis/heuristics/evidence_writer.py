@@ -13,7 +13,7 @@ per second (``benchmarks/bench_learning.py``). It is synchronous SQLAlchemy work
 connection: a caller's async transaction runs it with ``run_sync``, and the group commit as
 one ``Database.unit`` (one thread hop for the whole transaction on a SQLite file).
 
-Idempotency (issue 4: "the same signal delivered twice counts once"): a signal may carry
+Idempotency ("the same signal delivered twice counts once"): a signal may carry
 a key; a key already in ``confidence_events`` — or twice in one batch — is a duplicate and
 changes nothing.
 
@@ -77,8 +77,8 @@ class EvidencePolicy:
     """Optional global [min, max] confidence (F-05 [0.05, 0.95])."""
     decay_k: float = 0.0
     """F-03 diminishing returns: an explicit rating's weight × 1 / (1 + k·n), n = signals the heuristic
-    already had. Seed 001 places it in ``interpret_explicit_feedback``: implicit signals keep their weight
-    (issue 46: it shrank them too)."""
+    already had. Seed 001 places it in ``interpret_explicit_feedback``: implicit signals keep their
+    weight."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,8 +107,8 @@ class EvidenceItem:
     explicit: bool = False
     """A rating someone gave (``user_explicit``, ``dev``): the only kind the F-03 decay shrinks."""
     scope_only: bool = False
-    """The signal taught the heuristic's scope, not its confidence (issue 46: a negative outcome on an
-    event unlike its examples is a wrong match, learned as a counter-example): it is recorded in the
+    """The signal taught the heuristic's scope, not its confidence (a negative outcome on an event
+    unlike its examples is a wrong match, learned as a counter-example): it is recorded in the
     history with its lesson, its key is used, a rating it replaces (``retract``) is taken back, and
     nothing is added."""
 

@@ -1,7 +1,7 @@
-"""A heuristic's examples and counter-examples in the relational store (issue 46).
+"""A heuristic's examples and counter-examples in the relational store.
 
-A heuristic used to be one condition text: an event matched it when it was close enough to that
-one sentence. Its *scope* is now the condition plus examples (other situations it applies to)
+A heuristic is more than one condition text that an event matches when close enough to that one
+sentence: its *scope* is the condition plus examples (other situations it applies to)
 and counter-examples (situations near them it does not apply to), given when it is made or
 learned from what happened after it fired (``learning.lessons``). They are searched beside the
 conditions (their own change-feed collection, ``examples``, followed like every index) and

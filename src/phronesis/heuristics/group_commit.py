@@ -6,9 +6,8 @@ the transaction (lock, BEGIN, COMMIT, thread hops), not the arithmetic. Here a c
 that arrives while a transaction is running waits for the next one, which carries every
 waiting caller's signals; per tenant they become one ``apply_evidence`` batch, so a
 transaction costs the same four statements for one signal or hundreds. The transaction is one
-``Database.unit``: on a SQLite file a single thread hop from BEGIN to COMMIT, where the async
-driver crossed threads four times per statement (16 writers, one signal each: 3,742 → 8,619
-signals/s on SQLite; 2,503 → 3,389 on PostgreSQL, where the round trips remain).
+``Database.unit``: on a SQLite file a single thread hop from BEGIN to COMMIT, rather than the async
+driver's four thread crossings per statement.
 
 Isolation is kept: if the shared transaction fails (one caller named an unknown
 heuristic, say), nothing of it is committed and each caller's signals are retried in a

@@ -7,7 +7,7 @@ feed, so a heuristic added, changed or deleted by another process (the CLI, anot
 worker) is matched here too (``storage.followed_index``).
 
 Two indexes: the conditions, and the examples and counter-examples of each heuristic's scope
-(issue 46, ``heuristics.examples``). A match is judged on the whole scope (``heuristics.scope``):
+(``heuristics.examples``). A match is judged on the whole scope (``heuristics.scope``):
 near an example that is not the event's opposite, and nearer it than any counter-example.
 """
 
@@ -37,11 +37,13 @@ from phronesis.heuristics.models import (
     HeuristicCreate,
     HeuristicMatch,
     HeuristicUpdate,
+    Origin,
 )
 from phronesis.heuristics.ranking import rank_similarity_dominant
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.heuristics.scope import ScopeJudgement, Situation, judge_scope
 from phronesis.heuristics.settings import HeuristicSettings
+from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
@@ -94,6 +96,32 @@ class HeuristicMemory:
         self.example_vectors = PgVectorCollection(
             database, PgVectorColumn.of("heuristic_examples"), partition="domain"
         )
+
+    async def get(self, tenant: str, heuristic_id: str) -> Heuristic:
+        return await self.repository.get(tenant, heuristic_id)
+
+    async def page(
+        self,
+        tenant: str,
+        *,
+        domain: str | None = None,
+        origin: Origin | None = None,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> Page[Heuristic]:
+        return await self.repository.list(tenant, domain=domain, origin=origin, limit=limit, offset=offset)
+
+    async def scope(self, tenant: str, heuristic_id: str) -> list[Example]:
+        """A heuristic's examples, then its counter-examples (seed 000's scope of a situation)."""
+        return await self.examples.list(tenant, heuristic_id)
+
+    async def scopes(self, tenant: str, heuristic_ids: Sequence[str]) -> dict[str, list[Example]]:
+        """The scopes of a page of heuristics, in one read (an export)."""
+        return await self.examples.of_many(tenant, heuristic_ids)
+
+    def indexed(self) -> tuple[int, dict[str, int]]:
+        """How many conditions the search holds here, and its partitions (domains): health and metrics."""
+        return len(self.vectors), self.vectors.kinds()
 
     async def _embed(self, texts: Sequence[str]) -> Vectors:
         return await embed_in_chunks(self.embedder, texts)

@@ -46,7 +46,7 @@ __all__ = ["HeuristicRepository"]
 _COLUMNS = [c for c in heuristics.c if c.name != "embedding"]
 _NAMES = tuple(c.name for c in _COLUMNS)
 _ID = _NAMES.index("id")
-MAX_MAGNITUDE = 10.0  # issue 4: a magnitude outside [0, 10] is refused
+MAX_MAGNITUDE = 10.0  # a magnitude outside [0, 10] is refused
 
 # Statements on every decision's path are built once: constructing a SQLAlchemy statement
 # costs more Python than executing its cached compiled form (the executive's profile).
@@ -89,7 +89,7 @@ def _to_model(row: Row[Any]) -> Heuristic:
 
 def validate_magnitude(magnitude: float | None) -> float:
     """An unset magnitude (None) means 1.0, as in seed 001. GLADyS's proto also read 0 as "unset";
-    here 0 is refused, never taken for 1.0 (issue 21: an endorsement weight of 0 doubled the boost)."""
+    here 0 is refused, never taken for 1.0 (so taken, an endorsement weight of 0 would double the boost)."""
     if magnitude is None:
         return 1.0
     if not math.isfinite(magnitude) or magnitude <= 0 or magnitude > MAX_MAGNITUDE:
@@ -188,8 +188,8 @@ class HeuristicRepository:
         """Insert all of ``items`` in one transaction (the caller's, if given), or none of them.
         An id that exists is a conflict; with ``upsert`` it is replaced instead (an export imported
         back into its tenant): its text, domain, origin, bounds and attributes; a confidence other
-        than its own as a new prior, while the confidence it has keeps the evidence behind it (a
-        trial's unchanged round trip cut the evidence from 6.6 to the prior's 2); what it did
+        than its own as a new prior, while the confidence it has keeps the evidence behind it (else
+        an unchanged round trip would cut the evidence from 6.6 to the prior's 2); what it did
         (fires, successes, failures) and when it was made stay."""
         rows = [
             self._row_values(tenant, item, None if embeddings is None else embeddings[i], embedding_model)
@@ -257,7 +257,7 @@ class HeuristicRepository:
         if not ids:
             return {}
         # on every decision's path: one hop to the reader lane on a SQLite file (a pooled aiosqlite
-        # connection crosses to its thread four times per statement; issue 27's profile)
+        # connection crosses to its thread four times per statement: the executive's profile)
         rows = await self._db.read(_GET_MANY, {"w_tenant": tenant, "w_ids": list(ids)})
         return {row[_ID]: Heuristic.model_validate(dict(zip(_NAMES, row, strict=True))) for row in rows}
 
@@ -449,7 +449,7 @@ class HeuristicRepository:
         """Count a fire (GLADyS bug 7: its ``fire_count`` was never incremented in production).
 
         ``transaction``: the decision's own (a point statement, so it rides the decision's point
-        transaction: issue 27), else one of its own. Returns False when the heuristic is gone and
+        transaction), else one of its own. Returns False when the heuristic is gone and
         ``missing_ok`` (deleted after it matched).
         """
         parameters = {"w_tenant": tenant, "w_id": heuristic_id, "fired_at": self._clock.now()}
@@ -472,7 +472,7 @@ class HeuristicRepository:
     ) -> None:
         """Count an outcome-confirmed success or failure, kept apart from confidence (F-25 §success rate).
 
-        One rule on every path (issue 21): a rated fire counts once, as its standing rating says.
+        One rule on every path: a rated fire counts once, as its standing rating says.
         ``replaces``: the rating this one replaces on the same fire (last click wins), taken back
         from its counter."""
         h = heuristics.c

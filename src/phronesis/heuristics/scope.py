@@ -1,4 +1,4 @@
-"""Does an event fall in a heuristic's scope? (issue 46)
+"""Does an event fall in a heuristic's scope?
 
 A heuristic applies to an event when the event is near one of its examples (its condition is
 one) and nearer them than any of its counter-examples. Seed 000 matched the condition alone at

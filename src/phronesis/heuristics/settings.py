@@ -16,7 +16,7 @@ class HeuristicSettings(Schema):
     tie_epsilon: float = Field(default=0.02, ge=0.0, le=1.0)
     """Similarities closer than this count as a tie, broken by confidence (similarity-dominant)."""
     counter_margin: float = Field(default=0.0, ge=0.0, le=1.0)
-    """A heuristic's scope (issue 46): an event matches only if its best example is more than this
+    """A heuristic's scope: an event matches only if its best example is more than this
     nearer than its nearest counter-example."""
     prior_strength: float = Field(default=2.0, gt=0.0, le=1000.0)
     """Effective sample size of a new heuristic's prior: Beta(c·n, (1−c)·n). 2.0 is Beta(1,1) at 0.5."""

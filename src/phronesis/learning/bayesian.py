@@ -17,7 +17,7 @@ UNDO_TEXT_CHARS = 100  # seed 001: metadata undo_text[:100]
 CONFIRM_KEYWORDS = DEFAULT_THANKS
 """Phrases that confirm the open fires of their source (seed 001's ``user_implicit`` positive), read
 with the rest of the follow-up (``learning.follow_ups``): a praise word alone ("great", "nice") counts
-only when said of the action, and a complaint or a question never does (issue 46)."""
+only when said of the action, and a complaint or a question never does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +82,8 @@ class BayesianStrategy:
         )
 
     def interpret_event_for_undo(self, event_text: str, recent_fires: list[FireRecord]) -> list[FeedbackSignal]:
-        """An undo (``implicit_undo``) or a complaint (``implicit_complaint``, issue 46: "that didn't
-        help", "still cold"): each open fire it answers gets a negative."""
+        """An undo (``implicit_undo``) or a complaint (``implicit_complaint``: "that didn't help",
+        "still cold"): each open fire it answers gets a negative."""
         reading = self._reader.read(event_text)
         if reading == "undo":
             return self._each(

@@ -10,7 +10,7 @@ rated fires keep teaching. Explicit ratings stay hard evidence: they are what sa
 fire helped.
 
 ``benchmarks/bench_learning.py``, unbiased raters, 50 fires per heuristic: ECE 0.13 with
-``discounted_beta``, under 0.05 here; see the README's table.
+``discounted_beta``, under 0.05 here; see the table in docs/decisions/learning.md.
 """
 
 from __future__ import annotations

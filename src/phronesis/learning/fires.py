@@ -38,7 +38,7 @@ class StoredFire(FireRecord):
     explicit_weight: float | None = None
     explicit_at: datetime | None = None
     event_text: str | None = None
-    """The event that caused it (issue 46: what a negative outcome is compared with); None when not kept."""
+    """The event that caused it (what a negative outcome is compared with); None when not kept."""
     event_vector: Vectors | None = None
     response_id: str | None = None
     """The executive decision it belongs to, if any (what a follow-up may name as ``reply_to``)."""

@@ -1,8 +1,8 @@
 """What a follow-up says about the action just taken: undo, thanks, a complaint, a question, or nothing.
 
-Why (issue 46): the confirmation detector took any "worked", "great", "nice" or "exactly" for
-thanks: "nothing worked", "there is a great deal of smoke in the kitchen", "what exactly is the
-thermostat set to?" and "the weather is nice today" each gave a positive worth more than an
+Why: a confirmation detector that takes any "worked", "great", "nice" or "exactly" for thanks
+reads "nothing worked", "there is a great deal of smoke in the kitchen", "what exactly is the
+thermostat set to?" and "the weather is nice today" each as a positive worth more than an
 explicit rating. Keywords alone cannot read a follow-up; a few rules about how people answer an
 action can, and are measured: ``benchmarks/data/follow_ups.jsonl`` (251 follow-ups, undo, thanks,
 complaint, question and unrelated, plain, negated and tricky forms; ``bench_follow_ups.py``).

@@ -1,6 +1,6 @@
-"""Which lesson a signal teaches (issue 46): a wrong match and a wrong action are different mistakes.
+"""Which lesson a signal teaches: a wrong match and a wrong action are different mistakes.
 
-A heuristic used to be one number: every negative lowered it, whether its action was wrong or it
+Were a heuristic one number, every negative would lower it, whether its action was wrong or it
 had fired for a situation it was never meant for ("the living room is too warm" firing "raise the
 thermostat"). A learner that can only lower a number destroys good knowledge to fix a bad match.
 GLADyS's own notes leave it open ("feedback-signal-decomposition": a rating mixes match quality
@@ -13,9 +13,9 @@ examples):
   counter-example, the confidence is unchanged;
 - a negative on an event **like** them is a ``wrong_action``: the confidence goes down;
 - a positive (a positive rating, thanks) on an event not yet among them is a ``new_example``:
-  it becomes one (and the confidence goes up as before); on one it knows, ``confirmed``;
-- a fire kept without its event (recorded through the API without ``event_text``, or before
-  issue 46) teaches as before: ``event_unknown``, the confidence moves.
+  it becomes one (and the confidence goes up too); on one it knows, ``confirmed``;
+- a fire kept without its event (recorded through the API without ``event_text``, or stored
+  before fires kept their event) teaches by confidence alone: ``event_unknown``, the confidence moves.
 
 A later rating of the same fire takes back what the earlier one taught (last click wins).
 """

@@ -89,7 +89,7 @@ def content_words(text: str) -> frozenset[str]:
 
 RECENT_FIRES = 8
 """Open fires of a source a follow-up is compared with, the latest first: a source firing many times
-a second does not make each of its events cost more (issue 46: 17 ms a decide on one source)."""
+a second does not make each of its events cost more (unbounded: 17 ms a decide on one source)."""
 
 
 def _latest_event(fires: Sequence[StoredFire], deictic: bool) -> list[StoredFire]:
@@ -129,7 +129,7 @@ class LearningModule:
         self.fires = FireRepository()
         self._skew = timedelta(seconds=max_clock_skew_s)
         self.lessons = lessons
-        """What tells a wrong match from a wrong action (issue 46); None: every negative lowers the confidence."""
+        """What tells a wrong match from a wrong action; None: every negative lowers the confidence."""
         self._embedder = embedder
         """Embeds a fire's event text when the caller sends it without a vector (the API), and a
         follow-up, to find the fires it is about; None: every open fire of its source, as seed 001."""
@@ -162,10 +162,10 @@ class LearningModule:
     ) -> FireRecord | None:
         """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``.
 
-        ``transaction``: the decision's own, so the fire commits with its record (issue 27: two
-        hops to SQLite's writer lane for record, count and fire, where the async connection took
-        a dozen). The event's text is kept with its vector (``event_vector``, or embedded here
-        before any transaction) for the lessons of its outcome (issue 46)."""
+        ``transaction``: the decision's own, so the fire commits with its record (two
+        hops to SQLite's writer lane for record, count and fire, rather than the dozen an async
+        connection takes). The event's text is kept with its vector (``event_vector``, or embedded here
+        before any transaction) for the lessons of its outcome."""
         fired_at = self._when("fired_at", request.fired_at)
         if request.event_text is not None and event_vector is None and self._embedder is not None:
             event_vector = (await self._embedder.embed([request.event_text]))[0]
@@ -202,7 +202,7 @@ class LearningModule:
         ignores may be applied after the caller answers (a decided event: an ignore changes nothing in
         its decision, and its write was most of what observing cost a one-source stream).
 
-        Issue 46: an event answers only the fires it relates to (``_related``): a busy source's
+        An event answers only the fires it relates to (``_related``): a busy source's
         unrelated events are neither ignores nor work, and only the ``RECENT_FIRES`` latest open fires
         of the source are looked at, whatever its rate."""
         at = self._when("occurred_at", event.occurred_at)
@@ -381,7 +381,7 @@ class LearningModule:
         key: str,
     ) -> ConfidenceUpdate | None:
         """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins),
-        with what it taught the heuristic's scope (issue 46)."""
+        with what it taught the heuristic's scope."""
         retract = fire.standing
         if positive:
             await self._recover(conn, tenant, fire)
@@ -477,8 +477,8 @@ class LearningModule:
 
         Last click wins under concurrency too: the heuristic's row is locked first (where every rating
         of it queues, in the order ``evidence_writer`` locks) and the fire's standing rating read again
-        under it. Read before the lock, two opposite ratings sent at once on PostgreSQL each found none
-        standing and both counted (issue 49)."""
+        under it. Read before the lock, two opposite ratings sent at once on PostgreSQL would each find
+        none standing and both count."""
         await self.heuristics.lock(tenant, [fire.heuristic_id], connection=conn)
         fire = await self.fires.get(conn, tenant, fire.id) or fire
         if signed == 0:

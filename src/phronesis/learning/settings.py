@@ -38,13 +38,13 @@ class LearningSettings(Schema):
     strategy: str = "bayesian"
     undo_window_sec: PositiveSeconds = 30.0  # seed 001, F-11
     related_similarity: Probability = 0.6
-    """Issue 46: a follow-up is about an open fire (and can undo, thank or ignore it) when it is at least
+    """A follow-up is about an open fire (and can undo, thank or ignore it) when it is at least
     this similar to the fire's event, speaks of its action (a word of it), or names it (``reply_to``);
     an undo, thanks or complaint about none of them answers the latest. all-MiniLM-L6-v2 puts unrelated
     household events (a parcel, the dishwasher) below 0.3 of each other, and two different requests of
     one CLINC150 domain mostly between 0.3 and 0.6."""
     lesson_like_similarity: Probability = 0.8
-    """Issue 46: a negative outcome on an event at least this similar to something the heuristic is
+    """A negative outcome on an event at least this similar to something the heuristic is
     confirmed to apply to (its condition, its examples) lowers its confidence (the action was wrong);
     on an event less similar, the event becomes a counter-example and the confidence stays (the match
     was wrong). all-MiniLM-L6-v2 puts a restatement of one situation at 0.8 and more ("it is dark

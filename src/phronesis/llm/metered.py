@@ -1,8 +1,8 @@
 """An LLM that counts the requests sent through it: what a decision record's ``llm_calls`` says.
 
-The A/B report used to estimate calls from a decision's path (two on the LLM path); a decision
-now counts its own, so a failed prediction, a structured-output retry or a fallback after one
-failed call are each what they were (issue 21).
+A decision counts its own calls rather than the A/B report estimating them from its path (two on
+the LLM path), so a failed prediction, a structured-output retry or a fallback after one failed
+call are each what they were.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Is the LLM there? A free call, not a completion (``/readyz``, issue 20).
+"""Is the LLM there? A free call, not a completion (``/readyz``).
 
 A provider that can answer cheaply (listing models costs no tokens) has ``probe()``; the
 wrappers (``ResilientLLM``, ``ConcurrencyLimitedLLM``) pass it through. A provider without

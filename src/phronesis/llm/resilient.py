@@ -57,7 +57,7 @@ class ResilientLLM:
         self.attempts = 0
         """Calls made to the inner provider, retries included (for metrics and tests)."""
         self.fault = Fault(f"LLM {inner.model_name}", log)
-        """A dead LLM is logged once with its cause, and once when it answers again (issue 20)."""
+        """A dead LLM is logged once with its cause, and once when it answers again."""
 
     @property
     def model_name(self) -> str:

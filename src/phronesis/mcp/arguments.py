@@ -1,6 +1,6 @@
-"""A tool call's arguments checked against the tool's own input schema before the SDK reads them
-(issue 26, a trial): an argument no tool parameter names is refused, not silently dropped (a
-misspelt ``strategy`` decided by another strategy), and a value out of range is one line naming
+"""A tool call's arguments checked against the tool's own input schema before the SDK reads them:
+an argument no tool parameter names is refused, not silently dropped (a misspelt ``strategy``
+would decide by another strategy), and a value out of range is one line naming
 the argument, not a pydantic dump."""
 
 from __future__ import annotations

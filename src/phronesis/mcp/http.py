@@ -1,4 +1,4 @@
-"""The MCP server over streamable HTTP, served by the app at ``/mcp`` (issue 26), with the API's own
+"""The MCP server over streamable HTTP, served by the app at ``/mcp``, with the API's own
 keys: a request whose key names no tenant is refused before any MCP message is read, and each
 tool call acts for the tenant of the key that carried it.
 

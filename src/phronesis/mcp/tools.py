@@ -1,4 +1,4 @@
-"""phronesis's decision points as MCP tools (issue 26), for agents and agent IDEs that call tools
+"""phronesis's decision points as MCP tools, for agents and agent IDEs that call tools
 through the Model Context Protocol rather than HTTP.
 
 Each tool is a thin adapter over the engine call its ``/v1`` endpoint makes, with the same

@@ -23,8 +23,8 @@ class CycleContext:
     local_time: datetime
     now: datetime
     recent_subjects: dict[str, frozenset[str]] = field(default_factory=dict)
-    """What each recent message was about: the titles of the signals it was sent for (issue 48:
-    a repeat is judged by what a message is about before how it is worded)."""
+    """What each recent message was about: the titles of the signals it was sent for (a
+    repeat is judged by what a message is about before how it is worded)."""
 
     @property
     def timezone(self) -> str:

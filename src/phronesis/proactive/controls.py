@@ -1,4 +1,4 @@
-"""The controls a product team and its users hold over proactive messages (issue 24).
+"""The controls a product team and its users hold over proactive messages.
 
 A tenant's pause is the kill switch: while it is on, no cycle of that tenant sends anything
 (the tick still sweeps feedback, signals wait). A user's opt-out, per-category opt-out and mute

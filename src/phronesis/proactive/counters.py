@@ -1,4 +1,4 @@
-"""Proactive counters per tenant and UTC day (issue 24, item 10): cheap aggregates of what the
+"""Proactive counters per tenant and UTC day: cheap aggregates of what the
 loop did, counted in the database so every API worker, Celery worker and the CLI add to one
 number and ``/metrics`` says the same on each.
 

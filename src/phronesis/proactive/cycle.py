@@ -111,7 +111,7 @@ class CycleRunner:
 
     async def _contexts(self, tenant: str, screened: Sequence[Screened], now: datetime) -> dict[str, CycleContext]:
         """Every user's context for a batch, in five queries whatever its size (a context read per
-        user was a third of a cycle's time: issue 24's 1,000 users/s)."""
+        user is a third of a cycle's time at 1,000 users/s)."""
         p, s = self._p, self._settings
         ids = [one.user_id for one in screened]
         async with p.database.connect() as conn:
@@ -147,7 +147,7 @@ class CycleRunner:
     async def preview(
         self, tenant: str, screened: Screened, now: datetime, *, candidates: CandidateSource | None = None
     ) -> Preview:
-        """The cycle's decision without its effects (issue 24): context, candidates and scores as
+        """The cycle's decision without its effects: context, candidates and scores as
         ``run`` makes them, then nothing is committed, consumed, sent or recorded. Exploration is
         not drawn: a candidate in the band shows the chance it had."""
         context = await self._context(tenant, screened, now)
@@ -200,7 +200,7 @@ class CycleRunner:
         """
         key = cycle_key(now, self._settings.cycle_minutes)
         # the slot first: a run that another run of this slot beat (or is ahead of) stops here,
-        # before any candidate is generated (issue 48: 4 LLM calls for one send)
+        # before any candidate is generated (else racing runs ask 4 LLM calls for one send)
         held = await self._p.sends.hold(tenant, [one.user_id for one, _ in pairs], key, now)
         try:
             mine = [(one, state) for one, state in pairs if one.user_id in held]
@@ -303,7 +303,7 @@ class CycleRunner:
                 out[user_id] = self._already_done(one, key)  # another worker ran this cycle first
                 continue
             going.append((one, self._decided(tenant, one, blocked.get(user_id), key)))
-        # a signal is used only when something was decided about it (issue 48: ``fates``)
+        # a signal is used only when something was decided about it (``fates``)
         used = await p.signals.consume(conn, tenant, [f.signal_id for _, d in going for f in d.fates], now, key)
         insights: list[dict[str, Any]] = []
         claims: list[dict[str, Any]] = []
@@ -454,11 +454,11 @@ class CycleRunner:
         deferred insight, with when and why:
 
         - at night (quiet hours, or ``wake_retry_hours`` before them), when every signal's moment
-          comes after the wake: at the wake (issue 48: a new user at 23:30 with a deadline at
-          09:30, score 6.95 under 7.0, got a deferred insight and no reminder in the morning);
+          comes after the wake: at the wake (a new user at 23:30 with a deadline at 09:30,
+          score 6.95 under 7.0, would otherwise get a deferred insight and no reminder in the morning);
         - urgent ones (``urgent_threshold``) at any hour: when their timing next improves (a day,
           six hours, an hour before the moment), if that is before the moment. An urgent deadline
-          36 hours away scores under a new user's threshold; kept as an insight it was never told
+          36 hours away scores under a new user's threshold; kept as an insight it would never be told
           (the month bench: 20 of the urgent signals missed).
         """
         s, state, now = self._settings, one.state, one.context.now
@@ -544,9 +544,9 @@ class CycleRunner:
         """The pre-filter again, under the users' locks, on the sends committed since it first ran:
         everything another cycle can change (the daily cap, the cooldown; quiet hours for a
         signal set that lost its urgent member) is decided on what is true at commit. Two cycles of
-        neighbouring slots (the scheduler at 12:04:59, the API at 12:05:01) both screened before
-        either committed, and sent two non-urgent messages 2 s apart through a 30-minute cooldown
-        (issue 24); only the cap was re-counted. An opt-out, a mute or the tenant's pause that
+        neighbouring slots (the scheduler at 12:04:59, the API at 12:05:01) can both screen before
+        either commits: with only the cap re-counted, they would send two non-urgent messages 2 s
+        apart through a 30-minute cooldown. An opt-out, a mute or the tenant's pause that
         landed after the screening stops the send the same way, and so does an opt-out of the chosen
         message's category or a suppression a reply caused in the meantime. Set-based: three
         queries for the batch."""
@@ -621,7 +621,7 @@ class CycleRunner:
                     "message": c.candidate.message[:300],
                     "category": c.candidate.category,
                     "score": c.score,
-                    # the composite's parts: what a replay of the weights will rescore (issue 25)
+                    # the composite's parts: what a replay of the weights will rescore
                     "relevance": c.candidate.relevance,
                     "timing": c.candidate.timing,
                     "urgency": c.candidate.urgency,

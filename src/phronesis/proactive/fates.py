@@ -1,8 +1,8 @@
-"""What each signal a cycle read became (issue 48, "conservation"): one state, with its reason.
+"""What each signal a cycle read became ("conservation"): one state, with its reason.
 
-Before, a cycle that got past the pre-filter marked every signal it read as used: the fourth
-signal of a deep-trust user (three candidates at most) was used up unseen, and an approved but
-unsent LLM candidate's signals were used because another candidate of their *type* was sent.
+A cycle that got past the pre-filter must not mark every signal it read as used: the fourth
+signal of a deep-trust user (three candidates at most) would be used up unseen, and an approved but
+unsent LLM candidate's signals would be used because another candidate of their *type* was sent.
 Here a signal is used only when something was decided about *it*:
 
 - ``sent``: the message sent speaks for it (``folded``: the message speaks for it and others; it
@@ -67,8 +67,8 @@ def _mentions(message: str, signal: Signal) -> bool:
 def covered_signals(candidate: Candidate, signals: Sequence[Signal]) -> set[str]:
     """The ids of the signals a candidate speaks for. A template candidate names its subject (the
     signal's title): that signal. An LLM candidate names types: the one signal of its type, or of
-    several, those its message mentions. Issue 48: two ``deadline_approaching`` signals (car
-    registration, daycare fee), one message sent, both used, because coverage was by type alone."""
+    several, those its message mentions. By type alone, one message sent for one of two
+    ``deadline_approaching`` signals (car registration, daycare fee) would use both."""
     types = set(candidate.trigger_signals)
     of_type = [s for s in signals if s.type in types and not s.context_only]
     if candidate.subject is not None:  # a template's (title and moment), or the LLM's (a title)

@@ -121,9 +121,9 @@ def learned_ignored_types(window: list[tuple[str, str, float | None, list[str]]]
 
 def _about(reading: Reading, answered: Answered) -> bool:
     """Whether a reply is feedback on the message it answers. One that stops or asks back named
-    topics is about those: a trial's "unsubscribe from weather" marked the deadline reminder it
+    topics is about those: otherwise "unsubscribe from weather" would mark the deadline reminder it
     answered ``negative`` (three of those suppress deadlines), and "start sending me weather again"
-    marked it ``engaged``. A word no topic knows stands for the answered message's own types
+    would mark it ``engaged``. A word no topic knows stands for the answered message's own types
     (``_meant``), so it is about it."""
     if reading.intent not in ("opt_out_topic", "mute_topic", "opt_in") or not reading.topics:
         return True
@@ -158,9 +158,9 @@ class FeedbackLoop:
         The reply answers the newest pending send made before it (a button press: the newest that
         carried buttons): negative if it pushes back or asks to stop, a button_click if it pressed
         that prompt's button, engaged otherwise, up to
-        the ignore timeout. A reply after the engagement window used to leave the send pending
-        until the sweep called it ignored: a user who answered at 90 minutes was "ignoring" us
-        (issue 24); it is engaged, with its latency (``late_replies`` in the summary). Past the
+        the ignore timeout. A reply after the engagement window is engaged too, with its
+        latency (``late_replies`` in the summary): left pending until the sweep called it ignored,
+        a user who answered at 90 minutes would be "ignoring" us. Past the
         timeout a send is ignored, whatever the reply says. An opt-out holds with nothing pending.
         """
         timeout = timedelta(minutes=self._settings.ignore_timeout_minutes)
@@ -202,7 +202,7 @@ class FeedbackLoop:
             if answered is not None:
                 continue
             if button_id is not None and row.action_type != "button_prompt":
-                continue  # a press answers the message that carried the button (issue 48), not the newest
+                continue  # a press answers the message that carried the button, not the newest
             answered = Answered(row.category, list(row.trigger_signals or []), row.message or "")
             seconds = age.total_seconds()
             if not _about(reading, answered):
@@ -247,13 +247,13 @@ class FeedbackLoop:
 
         "These" stops the answered message's signal types (or, nothing pending any more, the last
         message's), its category only when no signal type stood behind it: stopping its category
-        would also stop every other type sharing it (issue 48). With no message to point at, it is
+        would also stop every other type sharing it. With no message to point at, it is
         a stop of everything: the user asked to stop, and guessing which kind they meant would send
         them one more.
 
         A word no signal type answers to ("no more storm warnings" after a ``weather_alert`` about a
         storm) means the answered message's types when that message used the word: stored as a
-        word, it would stop nothing (a trial)."""
+        word, it would stop nothing."""
         users = self._users
         until = await self._until(conn, tenant, user_id, reading, now)
         match reading.intent:

@@ -1,9 +1,9 @@
-"""Repeats by meaning, second to identity (seed 004 §6's dedup; issue 48, item 2).
+"""Repeats by meaning, second to identity (seed 004 §6's dedup).
 
 A candidate and a recent message are compared by what they are about (the signal's title and
 moment, ``templates.identity``) whenever both are known. When one is not (an LLM's message that
-names no signal, a message sent before subjects were kept) they used to be compared by shared
-words, which fails both ways: "Reminder: your W-9 tax form needs to be filed by 9am tomorrow" shares
+names no signal, a message sent before subjects were kept), comparing them by shared words
+fails both ways: "Reminder: your W-9 tax form needs to be filed by 9am tomorrow" shares
 few words with "Tax form W-9 is due tomorrow at 09:00", and "Roster preferences are due Friday at
 17:00" shares most of "Grant report is due Friday at 17:00". Here the local sentence model reads them:
 the cosine of the two sentences, with ``scoring.repeats``' checks on top (named identifiers, news).

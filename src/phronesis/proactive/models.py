@@ -254,7 +254,7 @@ SignalOutcome = Literal[
     "context",
     "expired",
 ]
-"""What a signal became when a cycle used it (issue 48, ``proactive.fates``)."""
+"""What a signal became when a cycle used it (``proactive.fates``)."""
 
 
 class Signal(Schema):

@@ -101,7 +101,7 @@ class ProactiveModule:
         self._decisions = decisions
         outbound = outbound or OutboundSettings()
         self.outbound = OutboundPolicy.of(outbound.allow, settings.webhook_url, settings.whatsapp_api_url)
-        """Where a user's URLs may lead (issue 20): checked when they are given and when they are used."""
+        """Where a user's URLs may lead: checked when they are given and when they are used."""
         self._max_response_bytes = outbound.max_response_bytes
         self._http = http or httpx.AsyncClient(
             timeout=settings.delivery_timeout_sec, follow_redirects=False, transport=GuardedTransport(self.outbound)
@@ -168,6 +168,10 @@ class ProactiveModule:
             clock=clock,
         )
 
+    async def counter_totals(self) -> dict[str, int]:
+        """Every tenant's counters summed (sent, deferred, suppressed …): a metric."""
+        return await self.counters.totals()
+
     async def close(self) -> None:
         if self._owns_http:
             await self._http.aclose()
@@ -190,7 +194,7 @@ class ProactiveModule:
 
     def _check_reachable(self, channel: str, address: str | None) -> None:
         """A profile no message could reach is refused when it is given, not found out at the
-        first send (where its signals were used up as ``delivery_failed``)."""
+        first send (where its signals would be used up as ``delivery_failed``)."""
         if channel not in self.channels:
             raise InvalidInputError(
                 "channel",
@@ -280,7 +284,7 @@ class ProactiveModule:
 
     async def preview(self, tenant: str, body: PreviewIn) -> Preview:
         """What a cycle would decide for the user at ``body.at`` (now by default), with nothing
-        written: no signal used, no message sent, no record (issue 24, item 11)."""
+        written: no signal used, no message sent, no record."""
         at = body.at or self._clock.now()
         source = self._templates if not body.llm else None
         preview = await self.ticker.preview(tenant, body.user_id, at, candidates=source)
@@ -290,7 +294,7 @@ class ProactiveModule:
 
     async def timeline(self, tenant: str, user_id: str, *, days: float = 7.0, limit: int = 200) -> Timeline:
         """The user's signals, cycles, sends and feedback, newest first, with what a cycle would
-        decide now (issue 24, item 10)."""
+        decide now."""
         if not 0 < days <= MAX_DAYS:
             raise InvalidInputError("days", f"must be more than 0 and at most {MAX_DAYS}")
         user = await self.users.get(tenant, user_id)
@@ -362,7 +366,7 @@ class ProactiveModule:
     # controls -----------------------------------------------------------------------------
     async def _check_topics(self, conn: AsyncConnection, tenant: str, user_id: str, topics: Sequence[str]) -> None:
         """A topic must name something: a word ``topics`` knows (weather, bill, deadline…) or a signal
-        type the user has had, or one of its words. A trial's "xyzzy" was accepted and stopped nothing,
+        type the user has had, or one of its words. Otherwise "xyzzy" would be accepted and stop nothing,
         silently."""
         unknown = [
             (i, topic) for i, topic in enumerate(topics) if not any(map(known_topic, [topic, *type_words(topic)]))
@@ -434,7 +438,7 @@ class ProactiveModule:
             if not await self.users.update_controls(conn, tenant, user_id, muted_until=until):
                 raise NotFoundError("user", user_id)
             now = self._clock.now()
-            if kind == "mute":  # counted like a reply's mute (a trial: the API's and CLI's were not)
+            if kind == "mute":  # counted like a reply's mute, by API or CLI alike
                 await self.counters.bump(conn, tenant, now, {"mute:all": 1})
             await self.events.add(conn, tenant, user_id, kind, said, now, details)
             return await self.users.current(conn, tenant, user_id)
@@ -448,7 +452,7 @@ class ProactiveModule:
         async with self._db.transaction() as conn:
             was = await self.controls.paused(conn, tenant)
             state = await self.controls.set(conn, tenant, body, now)
-            if was == body.paused:  # no switch: nothing for the timelines (a trial's resumes repeated)
+            if was == body.paused:  # no switch: nothing for the timelines (no repeated resumes)
                 return state
             said = ("paused" if body.paused else "resumed") + " for the tenant"
             said += f": {body.reason}" if body.reason else ""

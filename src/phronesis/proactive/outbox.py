@@ -1,9 +1,9 @@
-"""Delivery through an outbox: a committed send reaches the channel (issue 24, item 2).
+"""Delivery through an outbox: a committed send reaches the channel.
 
 The cycle commits its send (status ``sending``, one attempt, a lease until
-``next_attempt_at``) before it delivers. Before, a worker that died between that commit and the
-delivery left the send ``sending`` for ever: the redelivered task found the claim and stopped,
-the message was never delivered, and it counted toward the cap. Now:
+``next_attempt_at``) before it delivers. A worker may die between that commit and the delivery;
+without the outbox the send would stay ``sending`` for ever: the redelivered task would find the
+claim and stop, the message would never be delivered, and it would count toward the cap. So:
 
 - a delivery that ends settles the send here: ``sent``; or, when the channel failed in a way
   worth retrying and attempts and age are left, still ``sending`` with ``next_attempt_at`` after a

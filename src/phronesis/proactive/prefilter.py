@@ -1,6 +1,6 @@
 """Seed 004 §3, the pre-filter: hard rules before any LLM call, in the seed's order.
 
-0. the controls a person set, before anything else and whatever the urgency (issue 24): the
+0. the controls a person set, before anything else and whatever the urgency: the
    tenant paused proactive messages → ``paused``; the user opted out of all of them →
    ``opted_out``; the user is muted until a later time → ``muted``;
 1. trust min-urgency (+``ignored_type_penalty`` for signal types the user tends to ignore);

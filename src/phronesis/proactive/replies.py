@@ -62,7 +62,7 @@ _KEEP = re.compile(
 )
 """Asking for more of something: an opt-in of what it names ("don't stop reminding me about
 deadlines"); naming nothing ("don't stop, these help") it is a plain reply, never an opt-in of
-everything (a trial: it cleared the user's earlier opt-outs)."""
+everything (which would clear the user's earlier opt-outs)."""
 _START = re.compile(
     rf"\b(?:(?:start|resume|restart)\s+{_SEND}|(?<!un)subscribe|opt(?:\s+me)?(?:\s+back)?\s+in(?:to)?|"
     r"unmute|un-mute|re-?enable|resume|bring\s+back|turn\s+back\s+on|switch\s+back\s+on)"

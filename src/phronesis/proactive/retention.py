@@ -1,4 +1,4 @@
-"""Retention for the proactive tables (issue 24: none had any): what is done with is deleted
+"""Retention for the proactive tables: what is done with is deleted
 ``proactive.retention_days`` after it was stored, by the server's hourly purge.
 
 Done with: a signal used by a cycle or expired; a send (the ignore sweep decides every pending

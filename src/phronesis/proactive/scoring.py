@@ -2,7 +2,7 @@
 
 - composite = 0.4·relevance + 0.35·timing + 0.25·urgency (weights configurable, relative: a
   weighted mean, so the score stays 0-10 whatever they sum to);
-- categories and topics the user opted out of are dropped (issue 24), and so are suppressed
+- categories and topics the user opted out of are dropped, and so are suppressed
   signal types (urgent ones excepted);
 - a candidate repeating a recent message (the same subject; when a subject is unknown, a
   sentence the local model reads alike, or without a model word overlap > 0.6) is dropped. The
@@ -70,7 +70,7 @@ PARTS = ("relevance", "timing", "urgency")
 @dataclass(frozen=True, slots=True)
 class Weights:
     """The composite's weights: the server's (``ProactiveSettings``), or a tenant's own
-    (``proactive.weight.<part>``, issue 25), read at each cycle with the trust thresholds."""
+    (``proactive.weight.<part>``), read at each cycle with the trust thresholds."""
 
     relevance: float = 0.4
     timing: float = 0.35
@@ -96,7 +96,7 @@ class Weights:
 def weigh(relevance: float, timing: float, urgency: float, weights: Weights) -> float:
     """Seed 004's composite of three 0-10 parts, a weighted mean: the weights are relative (the
     seed's sum to 1), so a tuned weight moves the score within 0-10 and the trust thresholds keep
-    their meaning (a trial: weights summing to 1.15 scored a candidate 11.15 and sent everything).
+    their meaning (weights summing to 1.15 would score a candidate 11.15 and send everything).
     Also what a replay of the weights rescores a logged candidate with (``replay.proactive``)."""
     total = weights.relevance + weights.timing + weights.urgency
     if total <= 0.0:
@@ -145,7 +145,7 @@ _NEWS = re.compile(
 def _identifiers(text: str) -> frozenset[str]:
     """The words with a digit that name something (a course code, a set number), the numbers of
     time phrases, amounts and ordinal dates left out: the "4" of "due in about 4 h" names no
-    problem set (issue 48), the "$42" of "the water bill of $42" no other bill."""
+    problem set, the "$42" of "the water bill of $42" no other bill."""
     plain = _TIME_PHRASE.sub(" ", _AMOUNT.sub(" ", text))
     return frozenset(w for w in _words(plain) if any(ch.isdigit() for ch in w))
 
@@ -160,9 +160,9 @@ def repeats(
 ) -> bool:
     """Whether a candidate says again what a recent message said. Both ways, every identifier it
     names (a word with a digit: a course code, a set number) is one the recent message names too:
-    "MA1521 lab report" shares two words of three with "CS2103 lab report is due" and was dropped
-    as its repeat (issue 24); different identifiers, different things. A time phrase's number is no
-    identifier: "Problem set 4" is not a repeat of "Problem set 3 is due in about 4 h" (issue 48).
+    "MA1521 lab report" shares two words of three with "CS2103 lab report is due" and is no repeat
+    of it: different identifiers, different things. A time phrase's number is no identifier:
+    "Problem set 4" is not a repeat of "Problem set 3 is due in about 4 h".
     And a change reported ("moved to 15:00", "delivered") is news. Then: by meaning when the
     sentences' ``likeness`` is known (cosine at least ``similar``: ``meaning``), else by words
     (more than ``overlap`` of the candidate's words)."""
@@ -199,10 +199,9 @@ def _repeated(
 ) -> str | None:
     """The recent message the candidate says again, if any: by what both are about when both are
     known (the candidate's subject, the titles of the signals a recent message was sent for), else
-    by meaning (the local model), else by their words. Issue 48: "Tax form W-9" was sent twice 17
-    minutes apart (a template, then an LLM's rewording: other words, same subject); an urgency-9
-    "Roster preferences…" was dropped as a repeat of another deadline worded alike (same words,
-    other subject)."""
+    by meaning (the local model), else by their words. Words alone fail both ways: "Tax form W-9"
+    from a template and an LLM's rewording of it are other words, same subject; an urgency-9
+    "Roster preferences…" and another deadline worded alike are same words, other subject."""
     for message in recent:
         about = subjects.get(message)
         if candidate.subject is not None and about:
@@ -255,8 +254,8 @@ def score_candidates(
             candidate.urgency < settings.urgent_threshold
         ):
             # an inferred mute (ignored sends) mutes the signal types ignored, and never holds back
-            # an urgent message (issue 48: five ignored weather alerts muted "nudge", then "School
-            # pickup… in 60 min" at urgency 8); only the user's own opt-out does
+            # an urgent message (five ignored weather alerts must not hold back "School pickup… in
+            # 60 min" at urgency 8); only the user's own opt-out does
             out.append(Scored(candidate, score, "suppressed", 1.0))
         elif (said := _repeated(candidate, recent, settings.dedup_overlap, recent_subjects or {}, meanings,
                                 settings.repeat_similarity)) is not None:  # fmt: skip

@@ -94,7 +94,7 @@ class SendRepository:
 
     async def hold(self, tenant: str, user_ids: Sequence[str], cycle_key: str, now: datetime) -> set[str]:
         """Hold this cycle's slot for the users whose slot no other run holds and no send has
-        taken (one transaction); the users held, whose run may now decide (issue 48: the race's
+        taken (one transaction); the users held, whose run may now decide (the race's
         losers stop here, before any LLM call)."""
         if not user_ids:
             return set()
@@ -243,8 +243,8 @@ class SendRepository:
     async def expire_pending(self, conn: AsyncConnection, tenant: str, before: datetime, at: datetime) -> int:
         """Seed 004 §5: no reply ``ignore_timeout`` after a send → ignored (one statement for everyone).
         Only a delivered send can be ignored: one that never reached the user (failed, or still
-        being delivered) was counted ignored, and that taught the scores a reply it never had a
-        chance to get."""
+        being delivered), counted ignored, would teach the scores a reply it never had a chance
+        to get."""
         expired = (c.tenant == tenant, PENDING, c.delivery_status == "sent", c.sent_at < before)
         await _record_outcome(conn, tenant, expired, "ignored", at)
         result = await conn.execute(update(proactive_sends).where(*expired).values(outcome="ignored", outcome_at=at))
@@ -316,7 +316,7 @@ async def _record_outcome(
 ) -> None:
     """The cycle's decision record gets its send's feedback as its outcome, in the same
     transaction: a decision's page, the calibration of scores against engagement and the
-    decision list read it there (a fresh-clone trial found "Outcome none yet" on an answered send)."""
+    decision list read it there (else an answered send shows "Outcome none yet")."""
     decided = [row[0] for row in await conn.execute(select(c.decision_id).where(*sends, c.decision_id.is_not(None)))]
     if not decided:
         return

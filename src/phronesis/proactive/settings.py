@@ -111,7 +111,7 @@ class ProactiveSettings(Schema):
     """First pause between delivery attempts; it doubles each time."""
     outbox_attempts: int = Field(default=5, ge=1, le=50)
     """Deliveries of one committed send (each with the channel's own retries) before it is
-    ``failed``; a failed send does not count toward the cap (issue 24: exactly once)."""
+    ``failed``; a failed send does not count toward the cap (exactly once)."""
     outbox_retry_sec: float = Field(default=60.0, ge=0.0, le=86_400.0)
     """Wait before the outbox tries a send again after the channel failed in a way worth
     retrying (timeout, 5xx, 429, a refused connection); it doubles each time."""
@@ -126,7 +126,7 @@ class ProactiveSettings(Schema):
     """Also write a decision record for every cycle the pre-filter blocks (a quiet night is ~100 per user)."""
     signal_dedup_days: float = Field(default=7.0, gt=0.0, le=365.0)
     """A used or expired signal holds its dedup key this long after it was stored; then the same key
-    is a new signal. Keys held for ever refused a daily source's signal from day 2 (issue 24)."""
+    is a new signal. Keys held for ever would refuse a daily source's signal from day 2."""
     retention_days: float = Field(default=90.0, ge=0.0, le=36_500.0)
     """The server's hourly purge deletes used or expired signals, sends and deferred insights stored
     longer ago than this (blocked-cycle records are decision records: ``audit.retention_days``).

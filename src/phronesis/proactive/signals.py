@@ -30,8 +30,8 @@ __all__ = ["SignalRepository", "SignalsAdded", "dedup_key", "release_undelivered
 c = proactive_signals.c
 DEFAULT_TTL = timedelta(days=1)
 # A source polled again sends a signal it sent before: while that one is pending, it takes what
-# the source says now. A calendar event first seen 20 h ahead had urgency 4; polled again 30 min
-# before it starts, 8, and the duplicate was dropped, so the reminder never went out (issue 24).
+# the source says now. A calendar event first seen 20 h ahead has urgency 4; polled again 30 min
+# before it starts, 8: dropping the duplicate would mean the reminder never goes out.
 _REFRESH = (
     update(proactive_signals)
     .where(
@@ -60,8 +60,8 @@ async def release_undelivered(
     conn: AsyncConnection, tenant: str, send_ids: Sequence[str], dialect: str, now: datetime
 ) -> int:
     """The signals of sends that failed for good wait again for a cycle while their moment is
-    ahead: a message never delivered told nothing (a trial: two signals stayed "sent" in messages
-    that failed). One whose moment has passed ends expired, never told late. How many ended so."""
+    ahead: a message never delivered told nothing, so its signals do not stay "sent". One whose
+    moment has passed ends expired, never told late. How many ended so."""
     if not send_ids:
         return 0
     query = select(proactive_signals).where(

@@ -9,8 +9,8 @@ toward suppressing it again.
 
 A send's topics are its signal types (``type:weather_alert``); only a send no signal type stood
 behind counts for its category. The original counted categories, so five ignored weather
-alerts switched off the catch-all ``nudge`` and with it an urgent "School pickup… in 60 min"
-(issue 48): an ignored type mutes only itself.
+alerts switched off the catch-all ``nudge`` and with it an urgent "School pickup… in 60 min";
+here an ignored type mutes only itself.
 """
 
 from __future__ import annotations

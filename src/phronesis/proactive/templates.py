@@ -136,9 +136,9 @@ def _day_words(day: date, today: date) -> str:
 
 
 def when_words(when: datetime, now: datetime, zone: tzinfo) -> str:
-    """A moment in the user's zone and words (issue 48): "in 45 minutes", "today at 14:30", "tomorrow
-    at 09:00", "on Friday at 09:00", "on 12 March at 09:00". Before: "in about 4 h", "on 2026-03-12",
-    "soon" for no time and "already" for a past one."""
+    """A moment in the user's zone and words: "in 45 minutes", "today at 14:30", "tomorrow at
+    09:00", "on Friday at 09:00", "on 12 March at 09:00"; never "in about 4 h" or "on 2026-03-12",
+    nor "soon" for no time and "already" for a past one."""
     minutes = (when - now).total_seconds() / 60
     if 0 <= minutes < 90:
         return f"in {max(1, round(minutes))} minute{'s' if round(minutes) != 1 else ''}"
@@ -169,7 +169,7 @@ def subject_of(signal_type: str, data: Mapping[str, object]) -> str:
 def identity(signal_type: str, data: Mapping[str, object]) -> str:
     """What a signal is about, for repeats and for which signal a message tells: its title and, when
     it has one, its moment. Two "Team meeting" signals at 10:00 and 15:00 are two subjects: by title
-    alone the second was dropped as a repeat of the first (the month bench: 58 urgent signals)."""
+    alone the second would be dropped as a repeat of the first (the month bench: 58 urgent signals)."""
     moment = moment_in(data)
     title = subject_of(signal_type, data)
     if moment is not None:
@@ -226,14 +226,14 @@ def _kind(signal: Signal) -> str:
 
 def is_event(signal: Signal) -> bool:
     """A signal about something that happens at a moment (a meeting, a pickup): a message about it
-    after that moment says nothing worth hearing (issue 48: "Heads-up: Dentist appointment already."
-    an hour after the appointment)."""
+    after that moment says nothing worth hearing ("Heads-up: Dentist appointment already." an
+    hour after the appointment)."""
     return _kind(signal) in ("event", "moved") or not _FORECAST.isdisjoint(type_words(signal.type))
 
 
 _FORECAST = frozenset({"alert", "warning", "forecast", "watch"})
 """Types that announce something to come (``weather_alert``): once it has begun with no end given,
-the warning is late (a trial got "Storm warning, yesterday at 23:00.")."""
+the warning is late (not "Storm warning, yesterday at 23:00.")."""
 
 
 def _end_of(signal: Signal) -> datetime | None:
@@ -291,8 +291,8 @@ def _event(said: _Said) -> str:
 _SAYS_ARRIVED = re.compile(
     r"\b(?:deliver\w*|left|dropped off|arrived|handed|collected|signed for|at (?:the|your) door)\b", re.IGNORECASE
 )
-"""A delivery's title that already says it arrived ("Parcel left at the door") is said as it is: a
-trial read "Parcel was left at the door has been delivered"."""
+"""A delivery's title that already says it arrived ("Parcel left at the door") is said as it is, not
+"Parcel was left at the door has been delivered"."""
 
 
 def _deadline(said: _Said) -> str:
@@ -337,8 +337,8 @@ def _clock_words(at: datetime, now: datetime, zone: tzinfo) -> str:
 def render(signal: Signal, now: datetime, zone: tzinfo = UTC) -> tuple[str, str]:
     """The message a person would write for a signal, and its action type (``button_prompt`` asks
     a yes/no). Times are in the user's zone and words; a title that says its own time is not given
-    another; nothing says "soon" or "already"; only a deadline offers to block time (issue 48:
-    every bill asked "Want me to block some time for it?")."""
+    another; nothing says "soon" or "already"; only a deadline offers to block time ("Want me
+    to block some time for it?"), not every bill."""
     when, day = moment_of(signal), _date_of(signal)
     today = now.astimezone(zone).date()
     said = _Said(
@@ -351,7 +351,7 @@ def render(signal: Signal, now: datetime, zone: tzinfo = UTC) -> tuple[str, str]
     end = _end_of(signal)
     if end is not None and end > now and is_event(signal) and _CLOCK.search(said.title) is None:
         # a warning that lasts: "Thunderstorm warning until 06:04", not the hour it began
-        # ("Thunderstorm warning, today at 02:04." a trial read at 03:05)
+        # (not "Thunderstorm warning, today at 02:04." read at 03:05)
         until = _clock_words(end, now, zone)
         text = _sentence(f"{said.title} until {until}" if said.past or when is None
                          else f"{said.title} from {_clock_words(when, now, zone)} until {until}")  # fmt: skip
@@ -370,7 +370,7 @@ def template_candidates(
     """One candidate per concrete signal, the most urgent first, at most ``limit``; an event whose
     moment has passed has none (``past_moment``: its signal ends expired, not told late)."""
     out = []
-    # the most urgent first: what does not fit under ``limit`` waits for the next cycle (issue 48)
+    # the most urgent first: what does not fit under ``limit`` waits for the next cycle
     for signal in sorted(signals, key=lambda s: -s.urgency_hint):
         if signal.context_only or past_moment(signal, now) is not None:
             continue

@@ -128,7 +128,7 @@ class Ticker:
 
         As a cycle at ``at`` would see it: sends made and signals stored after ``at`` do not count
         (a preview of this morning), and a send already claimed in ``at``'s slot makes it ``already_sent``, as the
-        cycle's commit would (a trial's preview said "would send" where the cycle said no)."""
+        cycle's commit would (else the preview says "would send" where the cycle says no)."""
         async with self._db.connect() as conn:
             states = await self._loader.load(conn, tenant, [user_id], at)
             if not states:

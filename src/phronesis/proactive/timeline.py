@@ -1,7 +1,7 @@
-"""A user's proactive story in one list (issue 24, item 10): why they got a message, or did not.
+"""A user's proactive story in one list: why they got a message, or did not.
 
-signal stored → signal used by a cycle (its ``cycle_key``), with what it became and why (issue 48:
-sent, folded, deferred, duplicate…; ``fates``), or expired unused → the cycle's decision record
+signal stored → signal used by a cycle (its ``cycle_key``), with what it became and why (sent,
+folded, deferred, duplicate…; ``fates``), or expired unused → the cycle's decision record
 (pre-filter block when ``record_blocked``, else candidates with scores and verdicts) → the send
 and its delivery (attempts, detail) → the user's reply (its text and how it was read) → the
 feedback; and what stopped messages: opt-outs, mutes, the tenant's pause (``user_events``).

@@ -64,7 +64,7 @@ def trust_for(
     tuned: Mapping[str, float] | None = None,
 ) -> Trust:
     """``tuned``: the tenant's own values of ``proactive.*`` settings, prefix removed
-    (``score_threshold.<level>``, ``daily_cap.<level>``, ``weight.<part>``: ``tenant_settings``, issue 25)."""
+    (``score_threshold.<level>``, ``daily_cap.<level>``, ``weight.<part>``: ``tenant_settings``)."""
     days = max(0, (now - created_at).days)
     rung = _earned(days, interactions, settings)
     demoted = 0

@@ -1,8 +1,8 @@
-"""What users and their tenant did about proactive messages, for the timeline (issue 24, item 10).
+"""What users and their tenant did about proactive messages, for the timeline.
 
 A reply (its text, up to 280 characters, and how it was read), an opt-out or opt-in, a mute
-or unmute, a pause or resume of the whole tenant (``user_id`` None). A trial's timeline showed
-every send but not why they stopped: the user had opted out by replying "stop". Each event is
+or unmute, a pause or resume of the whole tenant (``user_id`` None). Without them a timeline
+shows every send but not why they stopped (the user opted out by replying "stop"). Each event is
 written in the transaction of what it records, so the story and the state cannot disagree.
 """
 

@@ -266,6 +266,6 @@ class UserRepository:
                 opted_out_topics=stopped,
             )
         # topics named back on: the rest stays as it was, these pass (an exception when their
-        # category or everything is off; a trial: "weather" turned every nudge back on)
+        # category or everything is off: "weather" does not turn every nudge back on)
         allowed = sorted({*(row.opted_in_topics or ()), *topics}) if off else list(row.opted_in_topics or ())
         return await self.update_controls(conn, tenant, user_id, opted_out_topics=stopped, opted_in_topics=allowed)

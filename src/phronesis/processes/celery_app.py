@@ -3,9 +3,9 @@
 Beat enqueues ``phronesis.proactive.calendars`` (every user's calendar feed polled, as the
 embedded scheduler does before each tick) and ``phronesis.proactive.tick`` every
 ``cycle_minutes``, and ``phronesis.proactive.outbox`` every minute (committed sends whose worker
-died before delivering them, or whose channel was down, delivered again). Before, only the
-embedded scheduler polled calendars, which the README says to switch off at scale: a Celery
-deployment never saw a calendar event (issue 24). The tick sweeps feedback
+died before delivering them, or whose channel was down, delivered again). Beat polls calendars
+itself because the production guide (docs/production.md) says to switch the embedded scheduler
+off at scale: otherwise a Celery deployment would never see a calendar event. The tick sweeps feedback
 and splits every tenant's due users into chunks of ``tick_chunk``, one
 ``phronesis.proactive.cycles`` task each, all carrying the tick's time: a chunk that is
 retried, or picked up twice, runs the *same* cycle, and the send claim (unique per user
@@ -74,9 +74,9 @@ def _close_engine(**_: Any) -> None:
 
 def cycle_time(at: datetime, now: datetime, interval: timedelta) -> datetime:
     """When a chunk's cycles run: its tick's time, unless the chunk waited longer than a tick's
-    interval in the queue (a backlog, a worker that was down); then now, said in the log. A stale
-    chunk ran quiet hours, the cap and the cooldown against its tick's old time and recorded
-    ``sent_at`` in the past (issue 24). The send claim is per slot, so a chunk run in the current
+    interval in the queue (a backlog, a worker that was down); then now, said in the log. Run at its
+    tick's old time, a stale chunk would judge quiet hours, the cap and the cooldown against it and
+    record ``sent_at`` in the past. The send claim is per slot, so a chunk run in the current
     slot cannot send twice beside that slot's own chunk."""
     if now - at <= interval:
         return at

@@ -19,8 +19,7 @@ import contextlib
 import logging
 import os
 import sys
-
-from phronesis.routing.document_jobs import DocumentJobs
+from collections.abc import Awaitable, Callable
 
 __all__ = ["JobProcess", "main"]
 
@@ -33,8 +32,8 @@ _ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THR
 class JobProcess:
     """A server's watch over its job child: ``step`` starts one when a job waits and none runs."""
 
-    def __init__(self, jobs: DocumentJobs, *, nice: int) -> None:
-        self._jobs = jobs
+    def __init__(self, waiting: Callable[[], Awaitable[bool]], *, nice: int) -> None:
+        self._waiting = waiting
         self._nice = nice
         self._child: asyncio.subprocess.Process | None = None
 
@@ -51,7 +50,7 @@ class JobProcess:
                     "the document job process exited with %s; its job resumes after its lease", self._child.returncode
                 )
             self._child = None
-        if not await self._jobs.waiting():
+        if not await self._waiting():
             return
         env = {**os.environ, **_ONE_THREAD}
         self._child = await asyncio.create_subprocess_exec(
@@ -81,7 +80,7 @@ async def _run() -> int:
     configure_logging(engine.settings.log_level, engine.settings.log_format)
     await engine.start(migrate=False, load_index=False)  # the server migrated; its index follows the feed
     try:
-        return await engine.routing.document_jobs.run_pending()
+        return await engine.routing.run_document_jobs()
     finally:
         await engine.close()
 

@@ -1,4 +1,4 @@
-"""What-if replay of logged decisions under another setting, and tuning from it (issue 25).
+"""What-if replay of logged decisions under another setting, and tuning from it.
 
 Only what the logs support is estimated: a replayed decision counts toward the estimated
 success when its outcome is known (it is the decision that was made and rated, or feedback

@@ -1,4 +1,4 @@
-"""How well a replayed policy would have done, from what the logs establish (issue 25).
+"""How well a replayed policy would have done, from what the logs establish.
 
 *Direct*: the replayed decision's outcome is known (it is the logged, rated decision, or the
 rating says what was right): successes over those, with a Wilson interval.
@@ -12,7 +12,7 @@ those decisions only, and the report gives their share as its coverage. Interval
 normal approximation (95 %), by the delta method for SNIPS, widened to at least the Wilson
 interval at the effective sample size of the matching decisions: one or two matches of the same
 reward have no variance, and a zero-width interval would claim a certainty the logs do not hold
-(a fresh-clone trial: "0.0 % (95 % 0.0–0.0 %)" on one ignored message). With no logged decision
+(one ignored message would read "0.0 % (95 % 0.0–0.0 %)"). With no logged decision
 matching the replayed one, there is no estimate at all.
 """
 

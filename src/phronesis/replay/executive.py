@@ -91,8 +91,8 @@ def propensity(choice: str, logged: str, exploration: Mapping[str, Any] | None) 
 
 def choice_label(choice: str, actions: Mapping[str, str], *, llm: bool | None = None) -> str:
     """A heuristic fired (its action), or ``REST``: what a change list shows. ``llm``: whether not
-    firing would ask the LLM (one configured, the event immediate) or reject (a trial read "LLM or
-    rejected" where the record knew there was no LLM)."""
+    firing would ask the LLM (one configured, the event immediate) or reject (not "LLM or
+    rejected" where the record knows there was no LLM)."""
     if choice == REST:
         return "no heuristic: LLM or rejected" if llm is None else f"no heuristic: {'the LLM' if llm else 'rejected'}"
     action = actions.get(choice, "?")
@@ -149,7 +149,7 @@ def _logged(
         choice=str(matched) if path == "heuristic" else REST,
         reward=REWARDS.get(outcome or ""),
         llm_calls=int(llm_calls or 0),
-        # llm_available is recorded since issue 25; before, assumed (the count is then an upper bound)
+        # llm_available: assumed where a record lacks it (the count is then an upper bound)
         llm_if_rest=bool(flag(immediate, absent=True) and flag(llm_available, absent=True)),
         bias=float(bias or 0.0),
         base=recorded_base(base, threshold, float(bias or 0.0)),
@@ -162,11 +162,11 @@ def _logged(
 
 
 def recorded_base(base: float | None, threshold: float | None, bias: float) -> float:
-    """The base threshold a decision used: recorded since issue 25; before, the threshold less the
-    bias (exact unless it was clamped)."""
+    """The base threshold a decision used: as recorded, or for a record without it, the threshold less
+    the bias (exact unless it was clamped)."""
     if base is not None:
         return float(base)
-    return float(threshold if threshold is not None else 0.7) - bias  # before issue 25 kept it
+    return float(threshold if threshold is not None else 0.7) - bias  # a record without its base
 
 
 async def replay_executive(

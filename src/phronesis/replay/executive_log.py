@@ -1,4 +1,4 @@
-"""The executive's logged decisions as every strategy-level replay reads them (issue 25): one
+"""The executive's logged decisions as every strategy-level replay reads them: one
 row type, one loader, and one loop that replays another policy over them, for the strategy's
 replay (``replay.strategy``) and the urgency cut-offs' (``replay.urgency``).
 
@@ -231,7 +231,7 @@ def replay_policies(
         randomised += len(logged) > 1
         same = same_policy(logged, replayed)
         # the decision made stands where the replayed policy surely makes it (a soon-tier draw
-        # replayed as a sure fire of the heuristic drawn is no change: a trial)
+        # replayed as a sure fire of the heuristic drawn is no change)
         surely_logged = replayed.get(row.choice, 0.0) == 1.0
         change, calls = None, row.llm_calls
         if not same and not surely_logged:

@@ -122,7 +122,7 @@ class Asked(Schema):
     @field_validator("parameter", mode="wrap")
     @classmethod
     def _its_parameter(cls, parameter: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo) -> Any:
-        """Named against the decision point's own parameters, not every point's (a trial found the
+        """Named against the decision point's own parameters, not every point's (not an
         error listing all seven)."""
         point = info.data.get("decision_point")
         if parameter is not None and point is not None and parameter not in PARAMETERS[point]:

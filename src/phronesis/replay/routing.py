@@ -73,7 +73,7 @@ def replay_routing_rows(rows: Sequence[Any], value: float, *, current: float) ->
     """The cascade threshold ``value`` replayed on rows from ``load_routing``."""
     tally = Tally()
     for path, action, truth, probability, abstained, local_decision, llm_calls, configured, *id_ in rows:
-        # without an LLM (recorded since issue 25; before, assumed) the local router decides anyway
+        # without an LLM (assumed where a record lacks it) the local router decides anyway
         asked = bool(flag(configured, absent=True)) and (abstained is not None or probability < value)
         replayed = "llm" if asked else "local"
         calls = int(llm_calls or 0)

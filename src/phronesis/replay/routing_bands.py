@@ -63,7 +63,7 @@ class Banded:
     llm_calls: int
     confirm_tools: bool
     """Whether a medium-band USE_TOOL was confirmed first (not for a read-only tool or a call the
-    user named: issue 47); turns recorded before default to True, as they were decided."""
+    user named); True where a record lacks it, as such turns were decided."""
     truth: str | None
     """What was right, where a rating says (the action itself when rated correct)."""
     id: str = ""
@@ -139,7 +139,7 @@ def replay_bands_rows(rows: Sequence[Banded], value: float, *, current: float, p
         replayed = row.action_at(bands)
         change: tuple[str, str] | None = None
         if replayed != row.action:
-            # a turn decided under another value says so (a trial saw changes replaying today's value)
+            # a turn decided under another value says so (else replaying today's value shows changes)
             then = row.bands.high if parameter == "high_threshold" else row.bands.low
             logged = row.action if math.isclose(then, current) else f"{row.action} (decided at {then:g})"
             change = (logged, replayed if replayed is not None else NOT_SEARCHED.format(row.decision.value))

@@ -71,7 +71,7 @@ async def load_strategies(database: Database, tenant: str, since: datetime, cuto
     """The executive decisions since ``since`` whose strategy the tenant's setting chose (or the
     configuration), whichever strategy it was, read once however many are replayed on them
     (``replay.tune``). An event that named its own strategy, or an A/B arm's, is not among them:
-    the setting would not have changed it (a trial saw today's value "change" them)."""
+    the setting would not have changed it (else replaying today's value would "change" them)."""
     rows = await load_decided(database, tenant, since)
     return Strategies([row for row in rows if row.chosen_by not in OWN], cutoffs)
 

@@ -1,4 +1,4 @@
-"""What every replay counts, decision by decision, and the report it makes (issue 25)."""
+"""What every replay counts, decision by decision, and the report it makes."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ class Tally:
 
     def handoff(self, *, logged: bool, replayed: bool | None) -> None:
         """Routing's bands: whether the logged and the replayed decision hand the turn to a person
-        (``replayed`` None: the logs cannot say; a trial saw those counted as hand-offs)."""
+        (``replayed`` None: the logs cannot say, so it is not counted as a hand-off)."""
         self.handoffs_logged += logged
         self.handoffs_replayed += bool(replayed)
         self.handoffs_unsettled += replayed is None

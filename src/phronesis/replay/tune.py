@@ -1,5 +1,4 @@
-"""``phronesis tune``: the setting the logged decisions argue for, with the replay table behind it
-(issue 25).
+"""``phronesis tune``: the setting the logged decisions argue for, with the replay table behind it.
 
 The objective is stated, not hidden: *the most LLM calls avoided, subject to an estimated
 success no lower than the current setting's, on at least ``min_coverage`` of the rated
@@ -214,8 +213,8 @@ def proposal(rows: list[TuneRow], current: SettingValue, now: float | None) -> T
     """The value to propose, or None (keep the current one). The most gained (calls avoided;
     proactive: messages sent; the bands: the fewest hand-offs), then the best estimated success,
     then the smallest change. A value that gains no more than the current one must be *shown*
-    better (its whole 95 % interval above today's success), not only estimated better: a trial
-    was moved to another strategy by a point estimate whose interval held today's rate."""
+    better (its whole 95 % interval above today's success), not only estimated better: a point
+    estimate whose interval holds today's rate must not move a tenant to another strategy."""
     meeting = [row for row in rows if row.eligible]
     here = next((row for row in rows if row.value == current), None)
     ahead = [row for row in meeting if here is None or _gain(row) > _gain(here)]
@@ -245,7 +244,7 @@ def _gain(row: TuneRow) -> int:
 
 
 def _objective(point: str, report: ReplayReport) -> str:
-    # the bands change no LLM call: a trial saw "most LLM calls avoided" and every row at 0
+    # the bands change no LLM call: "most LLM calls avoided" would put every row at 0
     return "fewest turns handed to a person" if report.handoffs_replayed is not None else OBJECTIVES[point]
 
 

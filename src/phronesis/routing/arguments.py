@@ -1,5 +1,5 @@
 """A tool's arguments read from the user's words, without an LLM (seed 002: "if parameters
-available" before USE_TOOL; issue 47: "Thursday at 2pm works" must fill the ``time`` a
+available" before USE_TOOL; "Thursday at 2pm works" must fill the ``time`` a
 CLARIFY asked for).
 
 Each property of the tool's JSON Schema is read by what its schema says it is: a date-time
@@ -296,8 +296,8 @@ _ANSWER_LEAD = re.compile(r"^(?:(?:it'?s|it is|that'?s|that is|just|please|ok|ok
 def free_text(tool: Tool, name: str, text: str) -> str | None:
     """The answer to a question asking for ``name``, when it is free text (a string with no format,
     pattern or options): the reply itself, its lead-in and end punctuation left out ("the pricing
-    sheet" for "what to send"). A fresh-clone trial (issue 47): such an argument could only come
-    from ``tool_arguments``; the answer became a new query and the call was dropped."""
+    sheet" for "what to send"). Otherwise such an argument could only come from ``tool_arguments``:
+    the answer would become a new query and the call be dropped."""
     properties = tool.parameters.get("properties", {})
     schema = properties.get(name) if isinstance(properties, Mapping) else None
     if not isinstance(schema, Mapping) or schema.get("type", "string") != "string":

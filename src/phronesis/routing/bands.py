@@ -39,7 +39,7 @@ acting); escalated (``composite_low``, ``confidence_low``)."""
 
 @dataclass(frozen=True, slots=True)
 class Bands:
-    """The two thresholds: the configured ones, or a tenant's applied ones (issue 25)."""
+    """The two thresholds: the configured ones, or a tenant's applied ones."""
 
     high: float
     low: float
@@ -166,7 +166,7 @@ def settle(
         return ask("clarify", confidence)
     band = bands.band(confidence)
     if decision is Decision.RETRIEVE and evidence.empty:
-        # nothing to answer from (issue 22: it proceeded, high band, sources=[]): ask
+        # nothing to answer from (not a high-band answer with sources=[]): ask
         return ask("nothing_found", min(confidence, bands.under_high))
     if band != "low" and evidence.composite < bands.low:
         # the seed's confidence is the composite: in its escalation band (every tool failing, a
@@ -182,6 +182,6 @@ def settle(
         # decisions right to 90.7 %, the bundled local router from 72.2 % to 73.7 %.)
         return Settled(decision, "answered_after_more", confidence)
     if band == "medium" and (decision is Decision.RETRIEVE or (decision is Decision.USE_TOOL and confirm_tools)):
-        # ``confirm_tools`` False: a read-only tool, or a call the user already named (issue 47)
+        # ``confirm_tools`` False: a read-only tool, or a call the user already named
         return ask("confirm", confidence)
     return Settled(decision, "as_is", confidence)

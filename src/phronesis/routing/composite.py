@@ -5,8 +5,8 @@
 calls it (ORIGINS §2); here it is the decision's confidence, as in the seed (the router's
 confidence is its intent clarity; ``routing.router_weight`` blends the router in), the seed's
 penalties (conflict × 0.5, retrieval failure × 0.7) multiply it, and a composite in the
-escalation band escalates whatever a blend says (issue 22: a 50/50 blend with a sure router
-never fell below 0.5, so four failed tool calls never escalated).
+escalation band escalates whatever a blend says (a 50/50 blend with a sure router never falls
+below 0.5, so four failed tool calls would never escalate).
 
 Source quality is only a factor when sources are in play: a decision that retrieves (or a
 session that retrieved before). For "Thanks, that helps!" there is nothing to grade, and
@@ -74,10 +74,10 @@ def context_completeness(
 
     The seed puts a first interaction with a clear request at 0.6 and one with lead context at 0.8:
     here a clear anonymous first message is 0.45, a known lead's 0.85, 1 with a full lead, history
-    and a clear intent, a vague anonymous first message near 0. (Issue 22: at 0.5 × lead + 0.3 ×
-    intent a first anonymous turn scored 0.24, and an LLM sure of RETRIEVE with the pricing page
-    found ended in CLARIFY. 0.6 for intent decided a little better on the sales set's dev half,
-    but then a session whose every tool call failed no longer reached the escalation band.)"""
+    and a clear intent, a vague anonymous first message near 0. (At 0.5 × lead + 0.3 ×
+    intent a first anonymous turn would score 0.24, and an LLM sure of RETRIEVE with the pricing page
+    found would end in CLARIFY. 0.6 for intent decides a little better on the sales set's dev half,
+    but then a session whose every tool call failed does not reach the escalation band.)"""
     known = [f for f in lead_fields if session.lead_context.get(f) not in (None, "", [], {})]
     lead = len(known) / len(lead_fields) if lead_fields else 1.0
     prior_turns = session.message_count  # the current query is stored only when the turn commits

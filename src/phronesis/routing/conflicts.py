@@ -15,8 +15,8 @@ Figures and negations are compared statement by statement (sentences and ``;`` c
 only between statements about the same thing: at least half their content words shared. A
 refunds policy ("annual plans are refundable within 30 days; subscriptions can be paused for
 up to 3 months") and a contracts page ("annual plans run 12 months; the trial can be extended
-by 14 days") state different durations of different things; compared whole, they conflicted
-and every question about cancelling escalated (the sales set with a fuller knowledge base).
+by 14 days") state different durations of different things; compared whole, they conflict
+and every question about cancelling escalates (the sales set with a fuller knowledge base).
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ def _statements(text: str) -> list[_Statement]:
 
 def _same_subject(a: _Statement, b: _Statement) -> bool:
     """At least half their content words shared, and not naming different things ("The Starter plan
-    costs $29" and "The Pro plan costs $79" are two plans, not two prices of one: issue 47)."""
+    costs $29" and "The Pro plan costs $79" are two plans, not two prices of one)."""
     if a[3] and b[3] and not a[3] & b[3]:
         return False
     return bool(a[0] and b[0]) and len(a[0] & b[0]) / len(a[0] | b[0]) >= SAME_SUBJECT

@@ -1,9 +1,9 @@
-"""What a session is waiting for, and how the next turn answers it (issue 47: dialogue state).
+"""What a session is waiting for, and how the next turn answers it (dialogue state).
 
 Seed 002 decides one query at a time; its CLARIFY asks a question and USE_TOOL waits on
 "parameters available". A conversation needs the question remembered: after "To book that I
 need when you would like to meet", "Thursday at 2pm works" is an answer, not a new request
-to route from scratch (it escalated as ``no_suitable_tool`` before). A session therefore keeps
+to route from scratch (which escalates it as ``no_suitable_tool``). A session therefore keeps
 one ``Pending``: a tool call waiting for its arguments, a tool call waiting for a yes or a no,
 or a question the user was asked. The next turn resolves it first:
 
@@ -172,8 +172,8 @@ _ACK_WORDS = frozenset(
 
 def acknowledges(text: str) -> bool:
     """A reply made only of thanks and acknowledgements ("thx", "ok cool thx", "danke!"): seed 002's
-    REASON_ONLY ("Thanks, that helps!"), decided without the router, which read "thx" as out of
-    scope (issue 47: three such turns asked the user what they wanted)."""
+    REASON_ONLY ("Thanks, that helps!"), decided without the router, which reads "thx" as out of
+    scope (three such turns would ask the user what they wanted)."""
     words = re.findall(r"[a-z]+", text.lower())
     return 0 < len(words) <= 8 and all(w in _ACK_WORDS for w in words)
 

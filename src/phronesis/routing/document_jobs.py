@@ -1,8 +1,8 @@
 """Documents added in the background: a batch too large to embed while its caller waits.
 
-An attack review found that one request could buy unbounded work: two documents of 1,700 short
-sentences each took 29 s and 13.8 s of CPU, and stalled the tenant's other requests meanwhile.
-``POST /v1/documents`` now refuses, before any work, a batch of more passages than
+Otherwise one request could buy unbounded work: two documents of 1,700 short sentences each take
+29 s and 13.8 s of CPU, and stall the tenant's other requests meanwhile. So ``POST /v1/documents``
+refuses, before any work, a batch of more passages than
 ``api.max_passages_per_request``; a larger one is submitted as a job (``POST /v1/documents/jobs``,
 202) and polled (``GET /v1/documents/jobs/{id}``).
 

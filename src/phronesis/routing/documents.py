@@ -225,8 +225,8 @@ class DocumentRepository:
 
     async def put(self, tenant: str, document_id: str, document: DocumentIn) -> tuple[Document, bool]:
         """Store ``document`` under ``document_id``, replacing the one there in one transaction
-        (issue 22: replacing took a ``DELETE`` and a ``POST``, and between them, or for good if the
-        ``POST`` failed, the knowledge base had no such document). True when it was new.
+        (with a ``DELETE`` and a ``POST``, between them, or for good if the ``POST`` failed, the
+        knowledge base would have no such document). True when it was new.
 
         The document row is upserted first: its row lock makes a concurrent ``PUT`` of the same id
         wait, so the old passages this one removes are all the passages there are, and the winner's
@@ -284,9 +284,9 @@ class DocumentRepository:
         """The ``k`` documents whose best passage is most similar to ``vector``, most similar first,
         with their whole vectors (retrieval compares the ones it keeps with each other) and the
         sentence that matched: of the sentences about as similar as the best (``PASSAGE_TIE``), the
-        one that shares most words with ``query``. A fresh-clone trial (issue 47): "Are annual plans
-        refundable?" was shown "Monthly plans are not refundable." (the model reads the negation as
-        close), beside "Annual plans are refundable within 30 days of purchase.". The document's
+        one that shares most words with ``query``. By similarity alone "Are annual plans refundable?"
+        is shown "Monthly plans are not refundable." (the model reads the negation as close), beside
+        "Annual plans are refundable within 30 days of purchase.". The document's
         similarity stays its best passage's."""
         passages = await self.vectors.search(tenant, vector, k * PASSAGES_PER_DOCUMENT)
         best: dict[str, tuple[str, float]] = {}

@@ -1,6 +1,6 @@
-"""Fitted routers kept by what they were fitted from, so that one fit serves every later ask (issue 45).
+"""Fitted routers kept by what they were fitted from, so that one fit serves every later ask.
 
-Why: a fit is the only thing in routing that costs seconds, and the same fit was repeated: the
+Why: a fit is the only thing in routing that costs seconds, and without this the same fit repeats: the
 bundled router once per process, inside the first routed request of every fresh server (25.6 s
 for a first turn on a loaded machine, past a client's 30 s budget), and once per test.
 

@@ -4,13 +4,13 @@ Seed 002 / ORIGINS §2: top_k 8; score = 0.6·cosine + 0.2·recency + 0.2·doc-t
 recency ``exp(−days/90)`` (0.7 when undated), quality sop .95 / policy .9 / faq .8 /
 general .7 (an unknown type counts as general); sources below 0.6 are dropped.
 
-Issue 47: a document's age ranks it, it never hides it. A year-old security page scored
-0.6·0.67 + 0.2·0.02 + 0.2·0.9 = 0.59 … and needed cosine ≥ 0.53 where an undated one needed
-0.40, so "Is my data encrypted?" found nothing. The floor now reads an old document as if it
-were undated (recency at least ``default_recency``); the ranking keeps its real recency, so
+A document's age ranks it, it never hides it. A year-old security page scores
+0.6·0.67 + 0.2·0.02 + 0.2·0.9 = 0.59 … and with its real recency would need cosine ≥ 0.53 where an
+undated one needs 0.40, so "Is my data encrypted?" would find nothing. The floor therefore reads an
+old document as if it were undated (recency at least ``default_recency``); the ranking keeps its real recency, so
 between two relevant sources the fresher leads. And a document ``superseded`` — or older than
 another of its type that contradicts it — is set aside for the current one instead of making
-the answer a conflict (a 2022 price sheet beside the current one escalated every pricing question).
+the answer a conflict (a 2022 price sheet beside the current one would escalate every pricing question).
 """
 
 from __future__ import annotations

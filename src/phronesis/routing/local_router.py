@@ -169,7 +169,7 @@ EMBED_BATCH = 64
 
 
 async def _embed_showing(embedder: Embedder, texts: Sequence[str], say: Callable[[str], None]) -> Vectors:
-    """The texts' embeddings in batches, saying how far it got (a trial watched 50 s of a bare
+    """The texts' embeddings in batches, saying how far it got (not 50 s of a bare
     spinner: the first batch loads the model)."""
     parts: list[Vectors] = []
     for start in range(0, len(texts), EMBED_BATCH):
@@ -458,8 +458,8 @@ class LocalRouter:
     async def predict_off_loop(
         self, vectors: Vectors, texts: Sequence[str], *, ambiguity_margin: float
     ) -> list[LocalPrediction]:
-        """``predict_vectors`` on the routers' thread: py-spy of a server found a turn's scoring
-        holding the event loop 6 ms, longer than the rest of the turn's Python (issue 27)."""
+        """``predict_vectors`` on the routers' thread: on the event loop a turn's scoring holds it
+        6 ms (py-spy of a server), longer than the rest of the turn's Python."""
         work = functools.partial(self.predict_vectors, vectors, texts, ambiguity_margin=ambiguity_margin)
         return await asyncio.get_running_loop().run_in_executor(_SCORING, work)
 

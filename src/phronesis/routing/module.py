@@ -12,8 +12,9 @@ from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import NotFoundError
 from phronesis.llm.types import LLMProvider
+from phronesis.pages import Page
 from phronesis.routing import arguments
-from phronesis.routing.document_jobs import DocumentJobs
+from phronesis.routing.document_jobs import DocumentJob, DocumentJobs
 from phronesis.routing.documents import Document, DocumentIn, DocumentRepository
 from phronesis.routing.evaluation import evaluate_router
 from phronesis.routing.exemplars import Exemplar
@@ -22,7 +23,7 @@ from phronesis.routing.local_retriever import LocalRetriever
 from phronesis.routing.local_router import LocalRouter, RouterFitOptions
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.retrieval import Retriever
-from phronesis.routing.route_feedback import RouteFeedbackStore
+from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn, RouteFeedbackStore
 from phronesis.routing.router_store import RouterStore
 from phronesis.routing.routers import RouterResolver
 from phronesis.routing.service import RoutingParts, RoutingService
@@ -86,7 +87,7 @@ class RoutingModule:
 
     async def warm_up(self, vector: Vectors) -> None:
         """A turn's reads done once for no tenant, so that a fresh process's first turn costs what any
-        turn does (issue 45): the bundled router ready and its thread started, and each point read
+        turn does: the bundled router ready and its thread started, and each point read
         built and run once on its lane (the session, its lock, the tools, the documents' index
         following its feed). Reads only: the lock is taken in a transaction that writes nothing."""
         await self.routers.prepare()
@@ -133,6 +134,59 @@ class RoutingModule:
 
     async def add_documents(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
         return await self.documents.add(tenant, documents)
+
+    async def rate(self, tenant: str, session_id: str, body: RouteFeedbackIn) -> RouteFeedback:
+        """A person's rating of a turn's routing (``route_feedback``)."""
+        return await self.feedback.rate(tenant, session_id, body)
+
+    async def taught_exemplars(self, tenant: str) -> list[Exemplar]:
+        """What the ratings taught: exemplars a refit of the tenant's router learns from."""
+        return await self.feedback.exemplars(tenant)
+
+    async def save_tool(self, tenant: str, tool: ToolIn) -> tuple[Tool, bool]:
+        """Register or replace a tool; True when it is new."""
+        return await self.tools.save(tenant, tool)
+
+    async def list_tools(self, tenant: str) -> list[Tool]:
+        return await self.tools.list(tenant)
+
+    async def delete_tool(self, tenant: str, name: str) -> bool:
+        return bool(await self.tools.delete(tenant, [name]))
+
+    async def put_document(self, tenant: str, document_id: str, document: DocumentIn) -> tuple[Document, bool]:
+        """Store or replace one document; True when it is new (``refuse_held`` first: a job may hold it)."""
+        return await self.documents.put(tenant, document_id, document)
+
+    async def list_documents(self, tenant: str, *, limit: int = 100, offset: int = 0) -> Page[Document]:
+        return await self.documents.list(tenant, limit=limit, offset=offset)
+
+    async def delete_document(self, tenant: str, document_id: str) -> bool:
+        return await self.documents.delete(tenant, document_id)
+
+    async def refuse_held(self, tenant: str, ids: Sequence[str]) -> None:
+        """Refuse a write to documents a job still holds (``DocumentJobs.refuse_held``)."""
+        await self.document_jobs.refuse_held(tenant, ids)
+
+    async def submit_documents(self, tenant: str, documents: Sequence[DocumentIn]) -> DocumentJob:
+        """Documents too many for one request, stored in the background (``DocumentJobs``)."""
+        return await self.document_jobs.submit(tenant, documents)
+
+    async def document_job(self, tenant: str, job_id: str) -> DocumentJob | None:
+        return await self.document_jobs.get(tenant, job_id)
+
+    async def list_document_jobs(self, tenant: str, *, limit: int = 100, offset: int = 0) -> Page[DocumentJob]:
+        return await self.document_jobs.list(tenant, limit=limit, offset=offset)
+
+    async def cancel_document_job(self, tenant: str, job_id: str) -> DocumentJob | None:
+        return await self.document_jobs.cancel(tenant, job_id)
+
+    async def jobs_waiting(self) -> bool:
+        """Whether a document job waits to run (or its runner's lease ran out)."""
+        return await self.document_jobs.waiting()
+
+    async def run_document_jobs(self) -> int:
+        """Run the jobs waiting, every tenant's; the number of chunks stored."""
+        return await self.document_jobs.run_pending()
 
     async def fit(
         self,

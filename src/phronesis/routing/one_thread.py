@@ -1,8 +1,8 @@
-"""The router's numerics on one thread: fitting and calibrating (issue 45).
+"""The router's numerics on one thread: fitting and calibrating.
 
 Why: a router's matrices are small (tens of labels, a few thousand exemplars). Two BLAS or
 OpenMP threads for them wait on each other, and on a loaded two-core machine on whatever else
-holds the second core: fitting the bundled router took 3.6-13.7 s with the libraries' default
+holds the second core: fitting the bundled router takes 3.6-13.7 s with the libraries' default
 threading and 0.56-0.68 s with one thread (the same fit, the same machine, minutes apart).
 
 Both limits are process-wide (torch's intra-op thread count propagates to every thread at its

@@ -1,10 +1,10 @@
-"""A document's passages: what retrieval embeds and searches (issue 22).
+"""A document's passages: what retrieval embeds and searches.
 
 all-MiniLM-L6-v2 reads at most 256 word pieces, so a document embedded whole is searched by its
 first paragraph only (a 20,000-character document is 90 % invisible), and even a short one
 blurs: "Is there an audit log?" scores 0.23 against a security policy that says "Enterprise has an
 audit log", 0.49 against that sentence (sales set, test half). So a document is searched as
-passages: passage 0 is the whole document as before (title and text: what it is about), then
+passages: passage 0 is the whole document (title and text: what it is about), then
 each sentence of the text with the title in front of it (what it says, in context). A document's
 similarity is its best passage's; the sentence that matched is shown as the source's passage.
 

@@ -1,7 +1,7 @@
-"""What a CLARIFY asks, without an LLM: about what is actually unclear (issue 22, item 7).
+"""What a CLARIFY asks, without an LLM: about what is actually unclear.
 
-Seed 002: "Identify missing information … Formulate clarifying question". Before, every local
-CLARIFY asked "Could you tell me a little more?". Here the question names what is unclear:
+Seed 002: "Identify missing information … Formulate clarifying question". Not "Could you tell me
+a little more?": the question names what is unclear:
 the two decisions the router could not tell apart, the tool arguments that are missing (by
 their schema descriptions when the tool gives them), the sources found when asking to
 confirm, or that nothing was found.
@@ -51,7 +51,7 @@ def gist(tool: Tool) -> str:
 
 def _field(tool: Tool, name: str) -> str:
     """An argument as a person reads it: its schema description ("your email address"), else its
-    name in words ("order id"); never the internal name in brackets (issue 47)."""
+    name in words ("order id"); never the internal name in brackets."""
     properties = tool.parameters.get("properties", {})
     description = properties.get(name, {}).get("description") if isinstance(properties, Mapping) else None
     label = str(description).strip().rstrip(".?") if description else name.replace("_", " ")
@@ -107,7 +107,7 @@ def before_acting(sources: Sequence[RetrievedSource], tools: Sequence[Tool]) -> 
 
 
 def what_i_can_do(actions: Sequence[str]) -> str:
-    """Out of scope (small talk, the weather): not a reason to call a person (issue 47); say what
+    """Out of scope (small talk, the weather): not a reason to call a person; say what
     the agent is here for, and let the conversation go on."""
     also = f", or {_and(list(actions[:5]))}" if actions else ""
     return (

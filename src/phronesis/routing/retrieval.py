@@ -56,7 +56,7 @@ class Conflict(Schema):
 
 
 class Superseded(Schema):
-    """A source set aside because a newer or current one of its type answers instead (issue 47)."""
+    """A source set aside because a newer or current one of its type answers instead."""
 
     id: str
     by: str

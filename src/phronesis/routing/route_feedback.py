@@ -1,4 +1,4 @@
-"""Was a routing decision right? Feedback on it, and the exemplars it teaches (issue 22, item 9).
+"""Was a routing decision right? Feedback on it, and the exemplars it teaches.
 
 Seed 002's roadmap: "Track decision outcomes … Learn from escalations". A routing decision is
 rated on its own record, in one transaction: ``outcome`` becomes ``correct`` or
@@ -93,7 +93,7 @@ class RouteFeedbackStore:
         if record.action is None:
             raise InvalidInputError("decision_id", "that turn was not routed (a human owned the session)")
         if body.expected_tool is not None and body.expected_tool not in (registered := await self._registered(tenant)):
-            # issue 47: "teleporter" was accepted, and `fit --from-feedback` then routed chatter to it
+            # accepted, "teleporter" would make `fit --from-feedback` route chatter to it
             known = ", ".join(sorted(registered)) or "none"
             raise InvalidInputError(
                 "expected_tool", f"no tool {body.expected_tool!r} is registered (registered: {known})"

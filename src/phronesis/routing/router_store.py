@@ -54,7 +54,7 @@ class RouterStore:
         """The tenant's router as stored now: its version read at every turn (another process may
         have fitted one since), its weights only when that version is not the one held."""
         key = {"w_tenant": tenant, "w_name": name}
-        # point reads: on a SQLite file one hop each to its reader lane (issue 27)
+        # point reads: on a SQLite file one hop each to its reader lane
         async with self._db.reading() as conn:
             found = await self._db.read(_VERSION, key, connection=conn)
             if not found:

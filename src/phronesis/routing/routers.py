@@ -4,7 +4,7 @@ With nothing fitted yet (a fresh install), the bundled router is fitted from the
 examples (``exemplars/default.jsonl``: ten per decision and a few out-of-scope lines) so that
 routing works with no LLM and no setup; ``phronesis routing fit`` replaces it with the tenant's
 own. It is fitted once per machine and model (``fitted_routers``), and a server prepares it
-before it answers (``prepare``): no request waits for a fit (issue 45).
+before it answers (``prepare``): no request waits for a fit.
 """
 
 from __future__ import annotations

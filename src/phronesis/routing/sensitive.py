@@ -10,9 +10,9 @@ out (``complain``/``complained`` for complaint, ``illegal``/``lawyer``/``lawsuit
 them gets its regular inflections (``-s``, ``-ed``, ``-ing``).
 
 From the seed's own decision table, asking *about* a policy is a RETRIEVE ("What's your refund
-policy?"), wanting the thing is an escalation ("I want a refund for the entire year"). Issue 47
-found the first reading too narrow ("Are annual plans refundable?", "Do you support custom
-fields?", "Can I customize my dashboard colors?" escalated), so a mention is read by intent:
+policy?"), wanting the thing is an escalation ("I want a refund for the entire year"). Read that
+narrowly, "Are annual plans refundable?", "Do you support custom fields?" and "Can I customize my
+dashboard colors?" would escalate, so a mention is read by intent:
 
 - a *demand* is sensitive wherever it stands: the user wants the thing for themselves ("I want
   a refund", "Can I get a custom contract with special terms?", "Refund my last invoice",
@@ -23,7 +23,7 @@ fields?", "Can I customize my dashboard colors?" escalated), so a mention is rea
   ("refund policy", "legal terms").
 
 Suing is never a question of policy: the ``sue`` topic is always sensitive. A topic a tenant
-configures beyond the seed's is read as before: any mention but a question about its policy.
+configures beyond the seed's is read plainly: any mention but a question about its policy.
 """
 
 from __future__ import annotations

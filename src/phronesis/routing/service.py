@@ -121,7 +121,7 @@ class RoutingParts:
     llm: LLMProvider | None
     clock: Clock
     tenant_settings: TenantValues | None = None
-    """A tenant's applied cascade and band thresholds (issue 25); None: the configured ones."""
+    """A tenant's applied cascade and band thresholds; None: the configured ones."""
 
 
 @dataclass(slots=True)
@@ -134,7 +134,7 @@ class _Turn:
     """The router mode this turn used: the request's override, else ``routing.router``."""
     bands: Bands
     cascade_threshold: float
-    """The tenant's thresholds for this turn: applied ones (issue 25), else the configured ones."""
+    """The tenant's thresholds for this turn: applied ones, else the configured ones."""
     path: RouterPath = "local"
     router_confidence: float | None = None
     reason: str | None = None
@@ -222,7 +222,7 @@ class RoutingService:
     ) -> DecisionOutput:
         """The local router's decision; if it cannot run (its embedder failed), the LLM's when one may
         still decide, else seed 002's ``internal_error`` escalation. Either way the turn is recorded
-        and the user's message kept, with what failed (issue 22: the error escaped ``route()``)."""
+        and the user's message kept, with what failed."""
         try:
             prediction = await self._local(tenant, turn)
             output = self._from_local(prediction)
@@ -254,7 +254,7 @@ class RoutingService:
     async def _from_the_conversation(
         self, tenant: str, turn: _Turn, output: DecisionOutput, prediction: LocalPrediction, tools: list[Tool]
     ) -> DecisionOutput:
-        """What the words and the conversation say where the router's exemplars cannot (issue 47):
+        """What the words and the conversation say where the router's exemplars cannot:
 
         - an id, a date or an email a tool needs ("status of 38291?", "tomorrow 10am") says which
           tool the turn feeds, when the router did not place it on a tool;
@@ -462,7 +462,7 @@ class RoutingService:
         """Seed 002 "map to available tools": the tool the request's ``tool_arguments`` name (the caller
         knows what the turn is about), the router's intent when it names a tool, else the tool whose
         description and examples the query is closest to (``tool_choice``); between two close ones,
-        the tool the session is waiting on. Issue 47: tool choice read only the current text."""
+        the tool the session is waiting on."""
         if len(turn.request_tools) == 1:
             return output.model_copy(update={"required_tools": turn.request_tools})
         choice = await self._tool_choice(turn, tools)
@@ -560,8 +560,8 @@ class RoutingService:
             turn.notes["llm_failure"] = {"reason": result.reason, "detail": result.detail}
             if fallback:
                 # Seed 002 escalated an LLM error or an invalid answer with the fallback message, and
-                # an escalation hands the session to a human: one timeout (issue 20) or one garbled
-                # answer (issue 47: "Where is my order?" escalated) lost the chat for good. The
+                # an escalation hands the session to a human: one timeout or one garbled answer
+                # (to "Where is my order?") would lose the chat for good. The
                 # local router can still decide; the result says it was degraded and why.
                 why = result.detail[:300] if result.reason == "llm_error" else f"unusable answer: {result.reason}"
                 turn.degraded = f"{why}; decided by the local router"
@@ -646,8 +646,8 @@ class RoutingService:
 
     def _named_by_caller(self, turn: _Turn, output: DecisionOutput) -> DecisionOutput:
         """The caller passed arguments for exactly one tool, and the router could not place the turn
-        (it asked, or escalated without a seed rule): the turn is about that tool (issue 47:
-        "Thursday at 2pm works" with ``tool_arguments.schedule_demo.time`` escalated as no_suitable_tool)."""
+        (it asked, or escalated without a seed rule): the turn is about that tool (else
+        "Thursday at 2pm works" with ``tool_arguments.schedule_demo.time`` escalates as no_suitable_tool)."""
         unsure = (
             output.decision is Decision.CLARIFY
             or (output.decision is Decision.REASON_ONLY and not acknowledges(turn.query))  # "Yes, book it."
@@ -680,7 +680,7 @@ class RoutingService:
 
     def _arguments(self, turn: _Turn, request: RouteRequest, output: DecisionOutput, tools: dict[str, Tool]) -> None:
         """USE_TOOL: arguments from the lead context, then the user's words (``routing.arguments``),
-        then the LLM's (or the pending call's), then the caller's: the last wins (issue 47)."""
+        then the LLM's (or the pending call's), then the caller's: the last wins."""
         pending = turn.session.pending
         for name in output.required_tools:
             tool = tools[name]
@@ -915,8 +915,8 @@ class RoutingService:
         if more_tried:
             # seed 002's "retrieve more": a wider search, with the conversation's last user turn when
             # the query leans on it ("And for the Pro plan?"); a question that stands alone is searched
-            # alone (a fresh-clone trial: after a pricing question, "How many vacation days do I get?"
-            # was answered from the price list, high band)
+            # alone (else, after a pricing question, "How many vacation days do I get?" is answered
+            # from the price list, high band)
             base = output.retrieval_query or turn.query
             earlier = [m.text for m in turn.session.recent_messages if m.role == "user"][-1:]
             query = " ".join([*earlier, base]) if earlier and leans_on_history(base) else base
@@ -927,7 +927,7 @@ class RoutingService:
                 turn.composite = self._composite(turn)
                 evidence = self._evidence(turn, self._blend(turn))
         # an answer that moved a tool call on, or small talk, is not the streak of questions Rasa's
-        # two-stage fallback hands off after (issue 47: a booking asked date, then time, then email)
+        # two-stage fallback hands off after (a booking asks date, then time, then email)
         streak = 0 if turn.answered or turn.out_of_scope else turn.session.clarifications
         most = self.settings.max_clarifications
         # a tool is confirmed in the medium band unless it only reads, or the user or the caller
@@ -1059,7 +1059,7 @@ class RoutingService:
         s = self.settings
         decision_id = new_id()
         # point statements, so one point transaction: on a SQLite file three hops to its writer lane
-        # (lock, message and session, record and commit) where the async connection took two dozen
+        # (lock, message and session, record and commit) rather than an async connection's two dozen
         async with self.parts.database.point_transaction() as tx:
             mode = await self.parts.sessions.lock_mode(tx, tenant, turn.session.id)
             if mode == "human" and output is not None:
@@ -1131,8 +1131,8 @@ class RoutingService:
     def _pending_after(turn: _Turn, output: DecisionOutput, decision_id: str) -> Pending | None:
         """What the session waits for after this turn: a CLARIFY leaves something pending; a question
         asked on the side (RETRIEVE, REASON_ONLY by the router, not the dialogue's refusal) leaves the
-        tool call that was pending still pending. Issue 47's trial: "Upgrade us to Pro", "12 seats",
-        "What is your Starter pricing?", "yes" answered pricing, the upgrade forgotten."""
+        tool call that was pending still pending: otherwise, after "Upgrade us to Pro", "12 seats",
+        "What is your Starter pricing?", "yes" would find the upgrade forgotten."""
         if output.decision is not Decision.CLARIFY:
             before = turn.session.pending
             aside = output.decision in (Decision.RETRIEVE, Decision.REASON_ONLY) and turn.path != "dialogue"

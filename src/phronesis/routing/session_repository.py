@@ -45,7 +45,7 @@ class TurnEffects:
     """What the session waits for after the turn (``routing.dialogue.Pending``); None clears it."""
 
 
-# statements built once (building one per call cost more than running it: issue 27)
+# statements built once (building one per call costs more than running it)
 _KEY = (_s.tenant == bindparam("w_tenant"), _s.id == bindparam("w_id"))
 _SESSION = select(*(_s[key] for key in _SESSION_KEYS)).where(*_KEY)
 _SESSION_LOCKED = _SESSION.with_for_update()
@@ -153,7 +153,7 @@ class SessionRepository:
         if connection is not None:
             return await self._read(connection, tenant, session_id, turns, lock=False)
         key = {"w_tenant": tenant, "w_id": session_id}
-        # two point reads: on a SQLite file one hop each to its reader lane (issue 27)
+        # two point reads: on a SQLite file one hop each to its reader lane
         async with self._db.reading() as conn:
             rows = await self._db.read(_SESSION, key, connection=conn)
             recent = await self._db.read(_RECENT, key | {"w_limit": turns}, connection=conn) if rows and turns else []
@@ -191,8 +191,8 @@ class SessionRepository:
         effects: TurnEffects | None,
     ) -> None:
         """A turn's message and its effects on the session (none if a human owns it), in the
-        decision's point transaction: one queued insert and one UPDATE, where the async connection
-        sent four statements of four thread hops each to SQLite (issue 27)."""
+        decision's point transaction: one queued insert and one UPDATE, rather than the async
+        connection's four statements of four thread hops each to SQLite."""
         now = self._clock.now()
         await tx.insert([(_INSERT_MESSAGE, [_message_row(tenant, session.id, message, decision_id, now)])])
         values: dict[str, Any] = {"updated_at": now}

@@ -52,11 +52,11 @@ class RoutingSettings(Schema):
     instead of 20, the wrong one 2 instead of 3)."""
     question_over_escalation: Probability = 0.5
     """A question the local router reads as an escalation, with no seed trigger (no sensitive topic,
-    no ask for a person), is answered when a source is at least this similar to it (issue 47:
-    "can we be billed in GBP?" handed the chat to a person). 1 turns it off."""
+    no ask for a person), is answered when a source is at least this similar to it (else
+    "can we be billed in GBP?" hands the chat to a person). 1 turns it off."""
     question_over_clarify: Probability = 0.5
     """A question the local router would only ask about (CLARIFY, out of scope) is answered when a
-    source is at least this similar to it ("can the trial be extended?" asked "Is your question
+    source is at least this similar to it (else "can the trial be extended?" asks "Is your question
     about Contract terms…?"). A question that leans on what came before ("How much does it cost?",
     the seed's vague example) is still asked about. 1 turns it off."""
     tool_over_router: Probability = 0.6
@@ -66,8 +66,8 @@ class RoutingSettings(Schema):
     """USE_TOOL: the best tool must lead the runner-up by this much, else the user is asked between the two."""
     out_of_scope_decision: Literal["ESCALATE", "CLARIFY"] = "CLARIFY"
     """What an out-of-scope turn (small talk, the weather) becomes: ``CLARIFY`` says what the agent
-    can help with and the conversation goes on; ``ESCALATE`` hands the session to a person (issue 47:
-    "who won the football last night?" made the session human-owned). A CLARIFY for it does not
+    can help with and the conversation goes on; ``ESCALATE`` hands the session to a person
+    ("who won the football last night?" makes the session human-owned). A CLARIFY for it does not
     count toward ``max_clarifications``."""
     timezone: str = "UTC"
     """The IANA timezone in which a lead's dates and times are read ("Thursday at 2pm") when its
@@ -79,9 +79,7 @@ class RoutingSettings(Schema):
     the composite alone (0, the default); the router's confidence enters it as the intent clarity in
     context completeness. Measured on the sales set's dev half (``bench_routing_sales --set
     router_weight=…``): 0 puts 74.6 % of the bundled router's decisions right and 90.7 % of a 90 %
-    accurate LLM's, against 73.7 / 90.7 % at 0.5 and 0.6: a blend did not decide better. (With the
-    older composite, 0.5 had been better; that composite scored a first anonymous turn's context
-    0.24 and an exact pricing page 0.42.)"""
+    accurate LLM's, against 73.7 / 90.7 % at 0.5 and 0.6: a blend does not decide better."""
     llm_confidence_ceiling: Probability = 0.8
     """An LLM's self-reported confidence is uncalibrated; it is capped here (GLADyS' 0.8 ceiling)."""
     weight_source_quality: Probability = 0.3
@@ -118,8 +116,8 @@ class RoutingSettings(Schema):
     retrieval_min_similarity: Probability = 0.4
     """A source must also be this similar to the query by itself (its best passage's cosine): the
     rerank's recency and quality alone give a fresh pricing sheet 0.33-0.39 of the 0.5 it needs,
-    so without this an unrelated one was kept (a fresh-clone trial: "What is your data retention
-    policy?" answered from the price list). Sales set, dev half, router fitted in two folds:
+    so without this an unrelated one is kept ("What is your data retention policy?" answered
+    from the price list). Sales set, dev half, router fitted in two folds:
     0 and 0.3 83.9 %, 0.35 and 0.4 84.4 %, 0.45 83.9 % of decisions right; of the two best, the
     one that also keeps the refund policy (0.37) out of "What is your data retention policy?"."""
     rerank_similarity_weight: Probability = 0.6

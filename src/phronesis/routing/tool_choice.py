@@ -1,8 +1,8 @@
 """Which registered tool a USE_TOOL query means (seed 002: "Map to available tools").
 
-Before, the local router's USE_TOOL named the only tool registered whatever was asked ("Update
-my company name" → calendar, asking for a time), and with two tools or more it could only ask
-"Which of these should I do: calendar, crm, email?". Here each tool is described by its name
+Without it, the local router's USE_TOOL would name the only tool registered whatever was asked
+("Update my company name" → calendar, asking for a time), and with two tools or more could only
+ask "Which of these should I do: calendar, crm, email?". Here each tool is described by its name
 and description and the example requests registered with it, embedded once per definition;
 a query's score for a tool is its best cosine similarity to any of them. The best tool is
 chosen when it scores at least ``tool_min_similarity`` and leads the runner-up by
@@ -19,7 +19,7 @@ texts are evidence the embedding blurs, so a tool's score adds ``lexical_weight`
 of the query's content words found in its name, description and examples (a little stemming:
 a trailing "s" is dropped). On the sales set's dev half (48 requests for the three tools,
 examples as registered, the bundled router) 0.2 named the right tool 26 times and the wrong
-one twice, against 20 and 3 on similarity alone (decisions right: 72.2 % → 74.6 %); a request
+one twice, against 20 and 3 on similarity alone (decisions right: 74.6 % against 72.2 %); a request
 no registered tool does shares no words with the others, so it still falls below
 ``min_similarity`` (journey: an email request with only a calendar registered).
 """

@@ -12,5 +12,5 @@ TUNABLES = (
     Tunable("routing.low_threshold", "routing", lambda s: s.low_threshold),
 )
 ORDERED = (("routing.low_threshold", "routing.high_threshold"),)
-"""The low threshold stays below the high one (a trial was offered "Apply 0.3" for a high threshold
-below the low one)."""
+"""The low threshold stays below the high one (never an "Apply 0.3" for a high threshold below
+the low one)."""

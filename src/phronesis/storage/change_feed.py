@@ -15,10 +15,10 @@ PostgreSQL they can commit out of order: ``ChangeCursor`` waits ``gap_timeout_s`
 saw missing, rather than skip it, so a slow transaction's entry is not lost; a rolled-back
 insert leaves a gap that is given up after the timeout.
 
-Issue 27: the reads were filtered to one collection, so every other collection's id looked
-like a gap, and the cursor gave gaps up one id per read: an index whose collection started
-after another's (runs admitted on a database that already held heuristics) read every entry
-since it started on each search, 300 rows at the 300th admission.
+Why not filter the reads to one collection: every other collection's id would look like a gap,
+and with gaps given up one id per read an index whose collection started after another's (runs
+admitted on a database that already held heuristics) would read every entry since it started on
+each search, 300 rows at the 300th admission.
 """
 
 from __future__ import annotations

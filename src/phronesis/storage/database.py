@@ -170,7 +170,7 @@ class Database:
                 raise ConfigurationError("PHRONESIS_DATABASE__URL: use postgresql+asyncpg://…")
             kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
             # asyncpg prepares every statement; after five runs PostgreSQL may switch to a generic
-            # plan, which for ``user_id IN (1,000 ids)`` reads was 15x slower than a custom one
+            # plan, which for ``user_id IN (1,000 ids)`` reads is 15x slower than a custom one
             # (measured: 1.1 s instead of 75 ms per chunk of a proactive tick)
             server_settings = {
                 "plan_cache_mode": "force_custom_plan",
@@ -274,7 +274,7 @@ class Database:
         """A transaction whose whole work is one synchronous function of a connection: committed if
         it returns, rolled back if it raises, errors translated as ``transaction`` does. On a SQLite
         file it runs on the writer lane in one thread hop, BEGIN IMMEDIATE to COMMIT; elsewhere with
-        ``run_sync`` in a pooled transaction. (The evidence group commit: issue 21.)"""
+        ``run_sync`` in a pooled transaction. (The evidence group commit's unit of work.)"""
         if self._lanes is None:
             async with self.transaction() as connection:
                 return await connection.run_sync(work)

@@ -148,7 +148,7 @@ class Lanes:
 
     async def open(self) -> None:
         """Connect both lanes now (their threads, connections and pragmas), not at a request's first
-        statement: a server does it before it answers (issue 45). Opens no transaction."""
+        statement: a server does it before it answers. Opens no transaction."""
         await asyncio.gather(self.writer.call(_nothing), self.reader.call(_nothing))
 
     async def close(self) -> None:

@@ -116,7 +116,7 @@ heuristics = Table(
 heuristic_examples = Table(
     "heuristic_examples",
     metadata,
-    # (0022, issue 46) a heuristic's scope: situations it applies to (``example``) and situations
+    # (0022) a heuristic's scope: situations it applies to (``example``) and situations
     # near them it does not (``counter``), given or learned from feedback; searched like conditions
     Column("tenant", String(64), primary_key=True),
     Column("id", String(64), primary_key=True),
@@ -189,7 +189,7 @@ heuristic_fires = Table(
     Column("explicit_positive", Boolean, nullable=True),
     Column("explicit_weight", Float, nullable=True),
     Column("explicit_at", UTCDateTime, nullable=True),
-    # (0022, issue 46) the event that caused it, so feedback can tell a wrong match (a counter-example)
+    # (0022) the event that caused it, so feedback can tell a wrong match (a counter-example)
     # from a wrong action (a lower confidence): its text and its vector as matched
     Column("event_text", Text, nullable=True),
     Column("event_embedding", EmbeddingBytes, nullable=True),
@@ -321,7 +321,7 @@ routing_sessions = Table(
     Column("escalated_at", UTCDateTime, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
-    # (0023, issue 47) what the session waits for: a tool call's arguments, a yes, an answer
+    # (0023) what the session waits for: a tool call's arguments, a yes, an answer
     Column("pending", JSON, nullable=True),
     CheckConstraint("mode IN ('auto', 'human')", name="mode"),
 )
@@ -601,11 +601,11 @@ proactive_signals = Table(
     Column("expires_at", UTCDateTime, nullable=False),
     Column("consumed_at", UTCDateTime, nullable=True),
     Column("cycle_key", String(64), nullable=True),
-    # what the signal became when a cycle used it, and why (issue 48; ``proactive.fates``)
+    # what the signal became when a cycle used it, and why (``proactive.fates``)
     Column("outcome", String(32), nullable=True),
     Column("outcome_reason", String(512), nullable=True),
     Column("outcome_ref", String(64), nullable=True),
-    # deferred at night with its moment after the user's wake: waits, unused, until then (issue 48)
+    # deferred at night with its moment after the user's wake: waits, unused, until then
     Column("retry_at", UTCDateTime, nullable=True),
     _user_fk(),
     CheckConstraint("urgency_hint BETWEEN 1 AND 10", name="urgency"),
@@ -615,8 +615,8 @@ proactive_signals = Table(
     Index("ix_proactive_signals_user", "tenant", "user_id", "consumed_at", "expires_at"),
 )
 
-# a cycle's slot held while it decides (issue 48: a run that lost the same-slot race still asked
-# the LLM; 4 calls for one send): the first run of a (user, slot) holds it, the others stop
+# a cycle's slot held while it decides (else a run that lost the same-slot race still asks the
+# LLM: 4 calls for one send): the first run of a (user, slot) holds it, the others stop
 # before any candidate is generated; released when the run ends (a send keeps the slot itself)
 proactive_cycle_claims = Table(
     "proactive_cycle_claims",
@@ -650,7 +650,7 @@ proactive_sends = Table(
     Column("attempts", Integer, nullable=False, server_default="0"),
     Column("next_attempt_at", UTCDateTime, nullable=True),
     Column("decision_id", String(64), nullable=True),
-    # the outbox (issue 24): deliveries tried so far, and when a send still ``sending`` is tried
+    # the outbox: deliveries tried so far, and when a send still ``sending`` is tried
     # again (its lease: a worker killed after the commit leaves the send there)
     _user_fk(),
     CheckConstraint("delivery_status IN ('sending', 'sent', 'failed')", name="delivery"),
@@ -729,7 +729,7 @@ proactive_tenants = Table(
     Column("reason", String(500), nullable=True),
     Column("updated_at", UTCDateTime, nullable=False),
 )
-"""A tenant's kill switch (issue 24): while paused no cycle of theirs sends anything."""
+"""A tenant's kill switch: while paused no cycle of theirs sends anything."""
 
 proactive_counters = Table(
     "proactive_counters",
@@ -741,7 +741,7 @@ proactive_counters = Table(
 )
 """Proactive counters per tenant and UTC day (``proactive.counters``): cycles by outcome (sent,
 every block reason), LLM calls and tokens, deliveries, feedback. Why users were not messaged,
-counted even when blocked cycles are not recorded one by one (issue 24)."""
+counted even when blocked cycles are not recorded one by one."""
 
 proactive_user_events = Table(
     "proactive_user_events",
@@ -756,9 +756,9 @@ proactive_user_events = Table(
     _user_fk(),
     Index("ix_proactive_user_events_user_time", "tenant", "user_id", "at"),
 )
-"""What a user or their tenant did about proactive messages (issue 24, the timeline): a reply
+"""What a user or their tenant did about proactive messages (the timeline): a reply
 with its text and how it was read, an opt-out or opt-in, a mute, a pause (``user_id`` NULL:
-every user of the tenant). The timeline showed the sends but not why they stopped."""
+every user of the tenant). Without them the timeline shows the sends but not why they stopped."""
 
 # --- vector indexes ---------------------------------------------------------------------
 

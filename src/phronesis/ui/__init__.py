@@ -1,4 +1,4 @@
-"""The dashboard people use to see what the five decision points are doing (issue 25).
+"""The dashboard people use to see what the five decision points are doing.
 
 Server-rendered (Jinja2), served by the API's own app at ``/ui``; every asset ships in this
 package and the pages ask for nothing outside the server's origin (a Content-Security-Policy

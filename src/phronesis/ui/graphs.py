@@ -1,4 +1,4 @@
-"""Runs and how admission tied them together, laid out for an SVG the template draws (issue 25).
+"""Runs and how admission tied them together, laid out for an SVG the template draws.
 
 Nodes are runs; an edge is "replaced by" (a REPLACE: the old run superseded by the new) or
 "merged into" (a MERGE: a member of a group pointing at its canonical run). Each connected

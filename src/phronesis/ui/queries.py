@@ -2,7 +2,7 @@
 
 The overview groups the hourly rollups (``audit.rollups``) with the last hours' records, in
 SQL; the explorer reads one page of records by the ``(tenant, kind, created_at)`` index, keyset
-paged. Nothing walks all the records in Python (issue 25: pages in milliseconds over a million).
+paged. Nothing walks all the records in Python (pages in milliseconds over a million).
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ class DecisionFilter:
 def _explains(kind: str, outcome: str, path: str) -> bool:
     """Whether a record's reason says why it went this way: a proactive cycle that did not send
     (its block reason), a routing escalation (its escalation reason), an executive decision that
-    took no action (why: no LLM, not immediate, a threat nothing answers: issue 46)."""
+    took no action (why: no LLM, not immediate, a threat nothing answers)."""
     return (
         (kind == "proactive" and outcome != "sent")
         or (kind == "routing" and outcome == "ESCALATE")

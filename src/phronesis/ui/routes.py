@@ -1,4 +1,4 @@
-"""The dashboard's pages (issue 25): overview, decision explorer and one decision, heuristics
+"""The dashboard's pages: overview, decision explorer and one decision, heuristics
 and one heuristic, calibration, routing, admission (with undo), proactive and a user's
 timeline, replay and tuning, sign-in.
 
@@ -69,7 +69,7 @@ _templates.filters["bound"] = _bound
 _templates.filters["number"] = shown  # a daily cap of 2, not 2.0; a strategy's name as it is
 
 SECURITY_HEADERS = {
-    # nothing but the server's own origin: no CDN, no font host, no beacon (issue 25)
+    # nothing but the server's own origin: no CDN, no font host, no beacon
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
     "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
     "X-Content-Type-Options": "nosniff",
@@ -327,8 +327,8 @@ async def decision_page(request: Request, record_id: str) -> Response:
         return _not_found(request, who, "decision", record_id)
     rated = await DashboardQueries(engine.database).feedback_for(who.tenant, record.id)
     candidates = record.inputs.get("candidates") if isinstance(record.inputs.get("candidates"), list) else None
-    # a routing or admission rating is kept on the record itself (a trial read "No feedback" on a
-    # turn rated incorrect)
+    # a routing or admission rating is kept on the record itself (else a turn rated incorrect
+    # reads "No feedback")
     ratings = [record.attributes[key] for key in RATINGS if isinstance(record.attributes.get(key), dict)]
     return _render(
         request,
@@ -359,11 +359,11 @@ async def heuristic_page(request: Request, heuristic_id: str) -> Response:
         return _sign_in_first()
     engine = _engine(request)
     try:
-        heuristic = await engine.heuristics.repository.get(who.tenant, heuristic_id[:64])
+        heuristic = await engine.heuristics.get(who.tenant, heuristic_id[:64])
     except NotFoundError:
         return _not_found(request, who, "heuristic", heuristic_id)
     signals = await DashboardQueries(engine.database).confidence_history(who.tenant, heuristic.id)
-    scope = Scope.of(await engine.heuristics.examples.list(who.tenant, heuristic.id))
+    scope = Scope.of(await engine.heuristics.scope(who.tenant, heuristic.id))
     history = [("created", signals[0]["old_confidence"])] if signals else [("now", heuristic.confidence)]
     history += [(s["created_at"].strftime("%Y-%m-%d %H:%M"), s["new_confidence"]) for s in signals]
     return _render(
@@ -521,14 +521,14 @@ async def replay_page(request: Request) -> Response:
             return _render(request, "error.html", 422, viewer=who, title="Bad replay", message=message)
         if shown is not None and shown != setting_asked and asked.get("value") == shown_value:
             # another setting picked in the select, the value field left as it was: it held the
-            # previous setting's value (0.7 replayed as a proactive score, a trial found); show the
+            # previous setting's value (0.7 would be replayed as a proactive score); show the
             # new setting from its own value instead of replaying the old one's
             asked.pop("value", None)
         asked["decision_point"], _, asked["parameter"] = setting_asked.partition(".")
         names = {"decision_point": "setting", "parameter": "setting"}
     asked.setdefault("decision_point", "executive")
     wants_tune = asked.pop("tune", None) is not None
-    if wants_tune:  # Tune replays every value: the Value box's, perhaps out of range, is not asked (a trial)
+    if wants_tune:  # Tune replays every value: the Value box's, perhaps out of range, is not asked
         asked.pop("value", None)
     applied = asked.pop("applied", None)
     try:

@@ -8,12 +8,10 @@ the settings signs its holder out on every worker at once, and nothing is kept i
 mode a loopback browser is the dev tenant, as for the API.
 
 Forms: a state-changing request carries a CSRF token. A signed-in browser's must be the one its
-session was issued with: tenant A's session with tenant B's token is refused (an attack review's
-mix passed when the token was a cookie of its own). Before signing in (the sign-in form, a dev-mode
+session was issued with: tenant A's session with tenant B's token is refused (with the token a
+cookie of its own, such a mix would pass). Before signing in (the sign-in form, a dev-mode
 browser) the token must equal the ``csrf`` cookie (double submit: random, httpOnly,
 ``SameSite=Strict``, ``__Host-`` on https).
-
-Before (issue 49): the cookie held the raw API key, and the CSRF cookie was not bound to it.
 """
 
 from __future__ import annotations

@@ -109,7 +109,7 @@ async def undo_decision(decision_id: DecisionIdPath, engine: EngineDep, tenant: 
 async def decision_feedback(
     decision_id: DecisionIdPath, body: AdmissionFeedbackIn, engine: EngineDep, tenant: TenantDep
 ) -> AdmissionFeedback:
-    return await engine.admission.feedback.rate(tenant, decision_id, body)
+    return await engine.admission.rate(tenant, decision_id, body)
 
 
 @router.get("/v1/memory-decisions", summary="Memory decisions (one per admitted run, stored or not), newest first")

@@ -25,8 +25,8 @@ async def healthz(engine: EngineDep) -> JSONResponse:
     body = {
         "status": "ok" if engine.started else "starting",
         "index_backend": engine.index_backend,
-        "index": {"size": len(engine.heuristics.vectors), "partitions": engine.heuristics.vectors.kinds()},
-        "runs_index": {"size": len(engine.admission.index), "partitions": engine.admission.index.kinds()},
+        "index": dict(zip(("size", "partitions"), engine.heuristics.indexed(), strict=True)),
+        "runs_index": dict(zip(("size", "partitions"), engine.admission.indexed(), strict=True)),
         "llm": engine.llm.model_name if engine.llm else None,
         "embedder": engine.embedder.model_name,
         "process": os.getpid(),  # which worker of `serve --workers N` answered
@@ -56,13 +56,13 @@ async def metrics(request: Request, engine: EngineDep) -> Response:
             raise HTTPException(401, "/metrics needs its token: Authorization: Bearer <PHRONESIS_API__METRICS_TOKEN>",
                                 headers={"WWW-Authenticate": 'Bearer realm="phronesis metrics"'})  # fmt: skip
     registry: Metrics = request.app.state.metrics
-    registry.heuristics_indexed.set(len(engine.heuristics.vectors))
-    registry.runs_indexed.set(len(engine.admission.index))
+    registry.heuristics_indexed.set(engine.heuristics.indexed()[0])
+    registry.runs_indexed.set(engine.admission.indexed()[0])
     if isinstance(engine.embedder, CachedEmbedder):
         registry.embedding_cache.labels("hit").set(engine.embedder.hits)
         registry.embedding_cache.labels("miss").set(engine.embedder.misses)
-    for reason, count in (await engine.admission.memory_decisions.fallbacks()).items():
+    for reason, count in (await engine.admission.fallbacks()).items():
         registry.admission_fallbacks.labels(reason).set(count)
-    for name, value in (await engine.proactive.counters.totals()).items():
+    for name, value in (await engine.proactive.counter_totals()).items():
         registry.proactive.labels(name).set(value)
     return Response(generate_latest(registry.registry), media_type=CONTENT_TYPE_LATEST)

@@ -42,7 +42,7 @@ async def list_heuristics(
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> HeuristicPage:
-    return await engine.heuristics.repository.list(tenant, domain=domain, origin=origin, limit=limit, offset=offset)
+    return await engine.heuristics.page(tenant, domain=domain, origin=origin, limit=limit, offset=offset)
 
 
 @router.post("/match", summary="Top-k heuristics whose condition matches a text")
@@ -87,8 +87,8 @@ async def export_heuristics(engine: EngineDep, tenant: TenantDep) -> StreamingRe
     async def lines() -> AsyncIterator[str]:
         offset = 0
         while True:
-            page = await engine.heuristics.repository.list(tenant, limit=EXPORT_PAGE, offset=offset)
-            scopes = await engine.heuristics.examples.of_many(tenant, [h.id for h in page.items])
+            page = await engine.heuristics.page(tenant, limit=EXPORT_PAGE, offset=offset)
+            scopes = await engine.heuristics.scopes(tenant, [h.id for h in page.items])
             for heuristic in page.items:
                 yield export_line(heuristic, scopes.get(heuristic.id, ()))
             if len(page.items) < EXPORT_PAGE:
@@ -100,8 +100,8 @@ async def export_heuristics(engine: EngineDep, tenant: TenantDep) -> StreamingRe
 
 @router.get("/{heuristic_id}", summary="One heuristic, with its scope")
 async def get_heuristic(heuristic_id: HeuristicIdPath, engine: EngineDep, tenant: TenantDep) -> HeuristicDetail:
-    heuristic = await engine.heuristics.repository.get(tenant, heuristic_id)
-    scope = Scope.of(await engine.heuristics.examples.list(tenant, heuristic_id))
+    heuristic = await engine.heuristics.get(tenant, heuristic_id)
+    scope = Scope.of(await engine.heuristics.scope(tenant, heuristic_id))
     return HeuristicDetail.model_validate(heuristic.model_dump() | {"scope": scope})
 
 

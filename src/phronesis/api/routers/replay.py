@@ -1,4 +1,4 @@
-"""What-if replay of logged decisions (issue 25)."""
+"""What-if replay of logged decisions."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ async def handback(session_id: SessionIdPath, engine: EngineDep, tenant: TenantD
 async def route_feedback(
     session_id: SessionIdPath, body: RouteFeedbackIn, engine: EngineDep, tenant: TenantDep
 ) -> RouteFeedback:
-    return await engine.routing.feedback.rate(tenant, session_id, body)
+    return await engine.routing.rate(tenant, session_id, body)
 
 
 @router.post(
@@ -91,26 +91,26 @@ async def put_tool(
     if body.name is not None and body.name != name:
         raise InvalidInputError("name", f"the body names {body.name!r} but the path names {name!r}")
     await engine.quotas.reserve_new(tenant, "tools", name)
-    tool, created = await engine.routing.tools.save(tenant, ToolIn.model_validate(body.model_dump() | {"name": name}))
+    tool, created = await engine.routing.save_tool(tenant, ToolIn.model_validate(body.model_dump() | {"name": name}))
     response.status_code = 201 if created else 200
     return tool
 
 
 @router.get("/v1/tools", summary="The tenant's registered tools")
 async def list_tools(engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0) -> ToolPage:
-    return page_of(await engine.routing.tools.list(tenant), limit=limit, offset=offset)
+    return page_of(await engine.routing.list_tools(tenant), limit=limit, offset=offset)
 
 
 @router.delete("/v1/tools/{name}", status_code=204, summary="Unregister a tool")
 async def delete_tool(name: NamePath, engine: EngineDep, tenant: TenantDep) -> Response:
-    if not await engine.routing.tools.delete(tenant, [name]):
+    if not await engine.routing.delete_tool(tenant, name):
         raise NotFoundError("tool", name)
     return Response(status_code=204)
 
 
 def _bounded(documents: Sequence[DocumentIn], limit: int) -> None:
     """Refuse, before any work, a request whose documents split into more passages than a request may
-    embed (``api.max_passages_per_request``). An attack review's 38 kB request of two documents split
+    embed (``api.max_passages_per_request``). Otherwise a 38 kB request of two documents splits
     into ~3,400 sentences: 29 s and 13.8 s of CPU, another request of the tenant stalled meanwhile."""
     count = 0
     for index, document in enumerate(documents):
@@ -127,7 +127,7 @@ def _bounded(documents: Sequence[DocumentIn], limit: int) -> None:
 @router.post("/v1/documents", status_code=201, summary="Add documents to the knowledge base (embedded on write)")
 async def add_documents(body: DocumentBatch, engine: EngineDep, tenant: TenantDep) -> DocumentsStored:
     _bounded(body.documents, engine.settings.api.max_passages_per_request)
-    await engine.routing.document_jobs.refuse_held(tenant, [d.id for d in body.documents if d.id is not None])
+    await engine.routing.refuse_held(tenant, [d.id for d in body.documents if d.id is not None])
     await engine.quotas.reserve(tenant, "documents", len(body.documents))
     return DocumentsStored(stored=await engine.routing.add_documents(tenant, body.documents))
 
@@ -141,7 +141,7 @@ async def submit_document_job(
     body: DocumentBatch, engine: EngineDep, tenant: TenantDep, response: Response
 ) -> DocumentJob:
     await engine.quotas.reserve(tenant, "documents", len(body.documents))
-    job = await engine.routing.document_jobs.submit(tenant, body.documents)
+    job = await engine.routing.submit_documents(tenant, body.documents)
     response.headers["Location"] = f"/v1/documents/jobs/{job.id}"
     return job
 
@@ -150,12 +150,12 @@ async def submit_document_job(
 async def list_document_jobs(
     engine: EngineDep, tenant: TenantDep, limit: Limit = 100, offset: Offset = 0
 ) -> DocumentJobPage:
-    return await engine.routing.document_jobs.list(tenant, limit=limit, offset=offset)
+    return await engine.routing.list_document_jobs(tenant, limit=limit, offset=offset)
 
 
 @router.get("/v1/documents/jobs/{job_id}", summary="A document job: its status and how far it got")
 async def get_document_job(job_id: NamePath, engine: EngineDep, tenant: TenantDep) -> DocumentJob:
-    job = await engine.routing.document_jobs.get(tenant, job_id)
+    job = await engine.routing.document_job(tenant, job_id)
     if job is None:
         raise NotFoundError("document job", job_id)
     return job
@@ -166,7 +166,7 @@ async def get_document_job(job_id: NamePath, engine: EngineDep, tenant: TenantDe
     summary="Cancel a document job that is waiting or running (what it stored stays); the job as it ends",
 )
 async def cancel_document_job(job_id: NamePath, engine: EngineDep, tenant: TenantDep) -> DocumentJob:
-    job = await engine.routing.document_jobs.cancel(tenant, job_id)
+    job = await engine.routing.cancel_document_job(tenant, job_id)
     if job is None:
         raise NotFoundError("document job", job_id)
     return job
@@ -181,9 +181,9 @@ async def put_document(
     document_id: NamePath, body: DocumentIn, engine: EngineDep, tenant: TenantDep, response: Response
 ) -> Document:
     _bounded([body], engine.settings.api.max_passages_per_request)
-    await engine.routing.document_jobs.refuse_held(tenant, [document_id])
+    await engine.routing.refuse_held(tenant, [document_id])
     await engine.quotas.reserve_new(tenant, "documents", document_id)
-    document, created = await engine.routing.documents.put(tenant, document_id, body)
+    document, created = await engine.routing.put_document(tenant, document_id, body)
     response.status_code = 201 if created else 200
     return document
 
@@ -195,11 +195,11 @@ async def list_documents(
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> DocumentPage:
-    return await engine.routing.documents.list(tenant, limit=limit, offset=offset)
+    return await engine.routing.list_documents(tenant, limit=limit, offset=offset)
 
 
 @router.delete("/v1/documents/{document_id}", status_code=204, summary="Remove a document")
 async def delete_document(document_id: NamePath, engine: EngineDep, tenant: TenantDep) -> Response:
-    if not await engine.routing.documents.delete(tenant, document_id):
+    if not await engine.routing.delete_document(tenant, document_id):
         raise NotFoundError("document", document_id)
     return Response(status_code=204)

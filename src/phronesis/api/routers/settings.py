@@ -1,4 +1,4 @@
-"""A tenant's applied settings (issue 25: "Apply"): read them, set one, put the configured one back."""
+"""A tenant's applied settings (a replay's "Apply"): read them, set one, put the configured one back."""
 
 from __future__ import annotations
 

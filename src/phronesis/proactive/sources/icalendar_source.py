@@ -9,11 +9,11 @@ the day a ``calendar_busy_day``, until the end of that day where the user lives.
 
 Seed 004 §9 adds the days themselves, at urgency 5: ``calendar_busy_day`` for a day with an
 all-day event or ``BUSY_EVENTS`` timed ones, ``calendar_empty_day`` for a day not yet begun with
-nothing in it (issue 48: the busy day was urgency 3 and context only, the empty day did not exist).
+nothing in it.
 
 A floating time (no ``TZID``, no ``Z``: "09:00 wherever I am", RFC 5545 §3.3.5) and an
-all-day date are the user's local time: read as UTC, a Singapore user's 09:00 lecture was
-reminded eight hours late and their busy day ended at 08:00 local.
+all-day date are the user's local time: read as UTC, a Singapore user's 09:00 lecture would be
+reminded eight hours late and their busy day end at 08:00 local.
 """
 
 from __future__ import annotations

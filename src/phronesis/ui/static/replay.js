@@ -1,5 +1,5 @@
 // The Replay page's setting select: picking another setting puts that setting's current value in
-// the Value box (a trial pressed Replay with the old setting's value still there and got no report),
+// the Value box (with the old setting's value left there, Replay gives no report),
 // as a number box, or for a choice (the executive's strategy) a list of its names.
 document.addEventListener("DOMContentLoaded", () => {
   const form = document.querySelector("form.filters[data-replay]");
@@ -29,7 +29,7 @@ document.addEventListener("DOMContentLoaded", () => {
     shown.value = option.value; // the value is the new setting's own: replay it as asked
     shownValue.value = option.dataset.now;
     if (now) {
-      // the line said the previous setting's value (a trial read "heuristic_threshold = 0.7" under the strategy)
+      // else the line says the previous setting's value ("heuristic_threshold = 0.7" under the strategy)
       const code = document.createElement("code");
       code.textContent = option.value;
       now.replaceChildren("Now: ", code, ` = ${option.dataset.now}; Replay or Tune to see it on the logged decisions.`);

@@ -1,7 +1,7 @@
-"""How many LLM calls a decision made, counted where it made them (issue 21).
+"""How many LLM calls a decision made, counted where it made them.
 
-The A/B report estimated calls from the decision's path; now each decision record says how
-many requests it sent to its LLM. Records written before this migration have none (NULL):
+Each decision record says how many requests it sent to its LLM, rather than the A/B report
+estimating calls from the decision's path. Records written before this migration have none (NULL):
 the report counts them as unknown, not as zero calls made.
 
 Revision ID: 0009

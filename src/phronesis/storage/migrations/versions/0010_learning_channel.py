@@ -1,4 +1,4 @@
-"""The learned noisy channel of implicit outcomes (issue 21, ``heuristics.channel``).
+"""The learned noisy channel of implicit outcomes (``heuristics.channel``).
 
 Per tenant, how often each implicit outcome (timeout, undo, ignore, thanks) followed a fire
 whose standing explicit rating says it helped, or did not. The ``calibrated`` learning

@@ -1,4 +1,4 @@
-"""Example requests on routing tools, to choose the tool a USE_TOOL query means (issue 22).
+"""Example requests on routing tools, to choose the tool a USE_TOOL query means.
 
 Tools registered before this migration have none (NULL, read as an empty list): they are
 matched by their name and description alone until re-registered with examples.

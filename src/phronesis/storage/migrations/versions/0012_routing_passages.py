@@ -1,4 +1,4 @@
-"""Routing documents are searched by passage: the whole document and each of its sentences (issue 22).
+"""Routing documents are searched by passage: the whole document and each of its sentences.
 
 The model reads a document's first 256 word pieces only, and a whole document blurs what each
 sentence says (``routing.passages``). Documents stored before this revision get their passages

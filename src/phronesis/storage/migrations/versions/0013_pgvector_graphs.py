@@ -1,4 +1,4 @@
-"""pgvector's HNSW indexes with m=24 (was 32), searched at ef_search 50 (was 100) (issue 19).
+"""pgvector's HNSW indexes with m=24 (was 32), searched at ef_search 50 (was 100).
 
 At 1M vectors the m=32 graph needed ef_search 100 to find 99 % of the matches >= 0.7, at a p99
 of 12 ms; the m=24 graph finds 99.5 % at ef_search 50 with a p99 under 9 ms

@@ -1,4 +1,4 @@
-"""An index over admission decisions' stage and rule (issue 23), so ``/metrics`` counts the
+"""An index over admission decisions' stage and rule, so ``/metrics`` counts the
 fallbacks (the fail-safe's decisions and repaired answers) without reading every decision.
 
 Revision ID: 0014

@@ -1,4 +1,4 @@
-"""Indexes for taking runs out (issue 23): the runs a deleted run had superseded, found by key;
+"""Indexes for taking runs out: the runs a deleted run had superseded, found by key;
 the runs past retention, found without reading every run.
 
 Revision ID: 0015

@@ -1,4 +1,4 @@
-"""Undoing an admission decision (issue 23): each decision keeps what it changed in other runs as
+"""Undoing an admission decision: each decision keeps what it changed in other runs as
 it was before (``prior``), and an undone one says when and by which undo.
 
 Decisions recorded before this revision have no ``prior``: they cannot be undone exactly, and

@@ -1,4 +1,4 @@
-"""Proactive controls and the outbox (issue 24).
+"""Proactive controls and the outbox.
 
 - A user can opt out of everything (``opted_out``) or of some categories
   (``opted_out_categories``), and be muted until a time (``muted_until``).

@@ -1,4 +1,4 @@
-"""Hourly rollups of decision records for the dashboard (issue 25).
+"""Hourly rollups of decision records for the dashboard.
 
 - ``decision_rollups``: per tenant, hour (hours since the epoch, UTC), kind, path, outcome
   (``action`` for kinds whose action is a word, else '') and reason (proactive's block reason):

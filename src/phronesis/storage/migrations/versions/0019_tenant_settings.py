@@ -1,4 +1,4 @@
-"""A tenant's applied settings (issue 25: "Apply" from a replay or ``phronesis tune``).
+"""A tenant's applied settings ("Apply" from a replay or ``phronesis tune``).
 
 - ``tenant_settings``: per tenant and setting name, the applied value (NULL: the server's
   configured value again) and the decision record of its last change.

@@ -1,4 +1,4 @@
-"""A tenant setting that is a name, not a number (issue 25: Apply of a replayed strategy).
+"""A tenant setting that is a name, not a number (Apply of a replayed strategy).
 
 - ``tenant_settings.choice``: the applied name of a choice setting (``executive.strategy``:
   heuristic_first, urgency_tiered or always_llm); NULL for a number, or for the configured one.

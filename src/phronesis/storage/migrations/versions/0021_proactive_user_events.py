@@ -1,4 +1,4 @@
-"""What users and tenants did about proactive messages, for the timeline (issue 24).
+"""What users and tenants did about proactive messages, for the timeline.
 
 - ``proactive_user_events``: a reply (its text, how it was read), an opt-out or opt-in, a mute
   or unmute, a pause or resume (``user_id`` NULL: the whole tenant); deleted with the user,

@@ -1,4 +1,4 @@
-"""A heuristic's scope (issue 46): examples and counter-examples, and the event behind each fire.
+"""A heuristic's scope: examples and counter-examples, and the event behind each fire.
 
 - ``heuristic_examples``: situations a heuristic applies to (``kind = example``) and situations
   near them it does not (``counter``), given (creation, import, the API) or learned from

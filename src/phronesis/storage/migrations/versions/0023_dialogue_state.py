@@ -1,4 +1,4 @@
-"""Conversations (issue 47): what a routing session waits for, what tools say they do, which
+"""Conversations: what a routing session waits for, what tools say they do, which
 document stands.
 
 - ``routing_sessions.pending``: the tool call waiting for its arguments or a yes, or the

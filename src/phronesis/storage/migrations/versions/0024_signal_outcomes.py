@@ -1,4 +1,4 @@
-"""Conservation (issue 48): what each proactive signal became when a cycle used it, and why.
+"""Conservation: what each proactive signal became when a cycle used it, and why.
 
 - ``proactive_signals.outcome``: sent, folded, deferred, duplicate, suppressed, opted_out,
   below_threshold, no_candidate or context (``proactive.fates``); NULL while it waits.

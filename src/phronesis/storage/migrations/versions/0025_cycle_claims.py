@@ -1,4 +1,4 @@
-"""The race loser asks no LLM (issue 48): a cycle's slot is held while the first run decides.
+"""The race loser asks no LLM: a cycle's slot is held while the first run decides.
 
 - ``proactive_cycle_claims``: (tenant, user, cycle key) of a run deciding now; another run of the
   same slot stops before generating candidates. Released when the run ends; a send's row keeps

@@ -1,4 +1,4 @@
-"""Scoped stopping (issue 48): a reply stops what it names, and an ignored type mutes only itself.
+"""Scoped stopping: a reply stops what it names, and an ignored type mutes only itself.
 
 - ``proactive_users.opted_out_topics``: the words a user stopped ("weather", "bill"), each with
   when it ends (an ISO time for a mute, null for an opt-out);

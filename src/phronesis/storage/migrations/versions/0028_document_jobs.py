@@ -1,8 +1,8 @@
 """Documents added in the background (``POST /v1/documents/jobs``).
 
-An attack review found one request could buy unbounded work: a batch of documents was split,
-embedded and stored while the caller waited, stalling the tenant's other requests. A batch too
-large for one request is now a job: ``document_jobs`` keeps what it still has to store, how far it
+One request could otherwise buy unbounded work: a batch of documents split, embedded and stored
+while the caller waits, stalling the tenant's other requests. A batch too large for one request is
+a job: ``document_jobs`` keeps what it still has to store, how far it
 got (committed with each chunk it stores) and which worker holds it until when.
 
 Revision ID: 0028

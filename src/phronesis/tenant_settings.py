@@ -345,7 +345,7 @@ class TenantSettings:
                 llm_calls=0,
                 attributes={"before": before, "after": after},
             )
-            await self._decisions.add(record, connection=conn)
+            await self._decisions.write(record, into=conn)
         return AppliedSetting(
             name=name,
             value=after,

@@ -38,7 +38,7 @@ async def _seed(data_dir: Path) -> None:
         now = datetime.now(UTC)
         for n in range(8):
             records = DecisionRecordRepository(engine.database, clock=FixedClock(now - timedelta(hours=3 + n)))
-            await records.add(NewDecisionRecord(id=f"r{n}", tenant="default", kind="routing", path="local"))
+            await records.write(NewDecisionRecord(id=f"r{n}", tenant="default", kind="routing", path="local"))
     finally:
         await engine.close()
 

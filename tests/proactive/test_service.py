@@ -560,14 +560,14 @@ async def test_a_batch_whose_commit_fails_is_committed_user_by_user(
 ) -> None:
     """A tick commits the cycles of many users in one transaction; one user's bad write must not
     cost the others their cycle (the batch is committed again one user at a time)."""
-    add_many = proactive.ticker._runner._p.decisions.add_many
+    write = proactive.ticker._runner._p.decisions.write
 
-    async def refuse_ana(records: Any, *, connection: Any) -> None:
+    async def refuse_ana(*records: Any, into: Any) -> None:
         if any(r.subject_id == "ana" for r in records):
             raise StorageError("database refused: injected for ana")
-        await add_many(records, connection=connection)
+        await write(*records, into=into)
 
-    monkeypatch.setattr(proactive.ticker._runner._p.decisions, "add_many", refuse_ana)
+    monkeypatch.setattr(proactive.ticker._runner._p.decisions, "write", refuse_ana)
     for user in ("ana", "bob", "cem"):
         await proactive.put_user("t", user, AWAKE)
         await proactive.add_signals("t", user, [deadline(9)])

@@ -70,7 +70,7 @@ async def _log(database: Database, cases: list[Case], *, llm_hint: bool = False)
             attributes |= {"likely_duplicate_from": hint_from}
         else:
             attributes["by_duplicate_threshold"] = [s.record() for s in JUDGE.by_threshold(run, case.candidates)]
-        await records.add(
+        await records.write(
             NewDecisionRecord(
                 id=f"a{i}",
                 tenant="t",

@@ -67,7 +67,7 @@ async def _log(database: Database, runs: list[Run], *, legacy: bool = False, jud
                 "pair_judge": False,
                 "same_task_candidates": int(run.same_task),
             }
-        await records.add(
+        await records.write(
             NewDecisionRecord(
                 id=f"a{i}",
                 tenant="t",

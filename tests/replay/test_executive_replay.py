@@ -102,7 +102,7 @@ async def _log(
                 event_id=f"e{i}", event_text="an event", candidates=[h.candidate() for h in event]
             )
             result = await strategy.decide(context, llm=llm)
-            await records.add(executive_record("t", context, result, strategy.name, None, 1.0), connection=conn)
+            await records.write(executive_record("t", context, result, strategy.name, None, 1.0), into=conn)
             fired = by_id.get(result.matched_heuristic_id or "")
             success = REST_SUCCESS if fired is None else fired.success
             outcome = "positive" if rng.random() < success else "negative"
@@ -170,7 +170,7 @@ async def test_the_replay_keeps_each_decisions_personality_bias(database: Databa
     )  # fmt: skip
     result = await strategy.decide(context, llm=None)
     records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=1)))
-    await records.add(executive_record("t", context, result, strategy.name, None, 1.0))
+    await records.write(executive_record("t", context, result, strategy.name, None, 1.0))
     # 0.6 + 0.1 = 0.7 > 0.65: still no fire; 0.5 + 0.1 = 0.6: 'decent' fires
     assert (await _replay(database, 0.6)).changed == 0
     assert (await _replay(database, 0.5)).changed == 1
@@ -189,7 +189,7 @@ async def test_a_default_bias_replay_changes_only_the_decisions_that_took_the_de
             personality_biases=biases, bias_source=source, base_threshold=0.75,
         )  # fmt: skip
         result = await strategy.decide(context, llm=None)
-        await records.add(
+        await records.write(
             executive_record(
                 "t", context, result.model_copy(update={"response_id": f"d{i}"}), "heuristic_first", None, 1.0
             )

@@ -59,7 +59,7 @@ async def _log(database: Database, days: list[Day]) -> None:
                 await add_send(
                     database, send_id, category="deadline_warning", score=7.0, probability=1.0, outcome=outcome
                 )
-            await records.add(
+            await records.write(
                 NewDecisionRecord(
                     id=f"p{n}",
                     tenant="t",

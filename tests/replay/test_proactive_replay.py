@@ -143,7 +143,7 @@ async def _log(database: Database, world: Cycles, *, seed: int = 2, rate: float 
                 probability=probability,
                 outcome="engaged" if engaged else "ignored",
             )
-        await records.add(
+        await records.write(
             NewDecisionRecord(
                 id=f"p{n}",
                 tenant="t",

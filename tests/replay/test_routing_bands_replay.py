@@ -96,7 +96,7 @@ async def _log(database: Database, turns: list[Turn]) -> None:
             )
         record = NewDecisionRecord(id=f"b{i}", tenant="t", kind="routing", strategy="local", path="local",
                                    action=action, llm_calls=0, attributes={"bands": bands})  # fmt: skip
-        await records.add(record)
+        await records.write(record)
         right = action == turn.truth
         said = {"correct": right, "expected_decision": None if right else turn.truth}
         await records.rate("t", f"b{i}", "route_feedback", said, correct=right)

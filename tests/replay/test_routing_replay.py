@@ -52,7 +52,7 @@ async def _log(database: Database, turns: list[Turn], *, rate: bool = True, llm:
     for i, turn in enumerate(turns):
         path, action = turn.decided(LOGGED_THRESHOLD) if llm else ("local", turn.local)
         local = {"decision": turn.local, "probability": turn.probability, "abstained": turn.abstained}
-        await records.add(
+        await records.write(
             NewDecisionRecord(
                 id=f"t{i}",
                 tenant="t",

@@ -77,7 +77,7 @@ async def _log(
     async with database.transaction() as conn:
         for context in contexts:
             result = await decide.decide(context, llm)
-            await records.add(executive_record("t", context, result, strategy, None, 1.0), connection=conn)
+            await records.write(executive_record("t", context, result, strategy, None, 1.0), into=conn)
             if rng.random() < rated:
                 success = SUCCESS.get(result.matched_heuristic_id or "", REST_SUCCESS)
                 if result.path.value != "heuristic":

@@ -64,7 +64,7 @@ async def _log(database: Database, events: list[Event]) -> None:
                 event_id=f"e{i}", event_text="an event", candidates=candidates, urgency=urgency, base_threshold=0.7
             )
             result = await strategy.decide(context, llm=None)
-            await records.add(executive_record("t", context, result, strategy.name, None, 1.0), connection=conn)
+            await records.write(executive_record("t", context, result, strategy.name, None, 1.0), into=conn)
             success = SUCCESS.get(result.matched_heuristic_id or "", REST_SUCCESS)
             outcome = "positive" if rng.random() < success else "negative"
             await records.set_outcome("t", result.response_id, outcome, connection=conn)

@@ -100,7 +100,7 @@ async def _seed(data_dir: Path) -> None:
                     latency_ms=5.0 + n,
                     subject_id=f"subject-{kind}",
                 )
-                await engine.decisions.add(record)
+                await engine.decisions.write(record)
                 await _backdate(engine, record.id, now - timedelta(days=n % 3))
         # the first routing decisions rated (confidence 0.5, 0.55, 0.6, 0.65), for calibration;
         # the wrong one should have asked to clarify
@@ -114,10 +114,10 @@ async def _seed(data_dir: Path) -> None:
             record = NewDecisionRecord(id=f"cascade-{i}", tenant="initech", kind="routing", strategy="cascade",
                                        path="llm" if p < 0.75 else "local", action="RETRIEVE", llm_calls=int(p < 0.75),
                                        attributes={"local": local})  # fmt: skip
-            await engine.decisions.add(record)
+            await engine.decisions.write(record)
             await engine.decisions.rate("initech", record.id, "route_feedback", {"correct": True}, correct=True)
         for i in range(4):
-            await engine.decisions.add(
+            await engine.decisions.write(
                 NewDecisionRecord(
                     id=f"globex-{i}",
                     tenant="globex",

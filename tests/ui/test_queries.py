@@ -20,7 +20,7 @@ async def _seed(database: Database) -> None:
     clock = FixedClock(NOW - timedelta(days=2, hours=14))  # 2026-11-24 01:00
     records = DecisionRecordRepository(database, clock=clock)
     for i in range(1, 101):  # latencies 1..100 ms, spread over three days
-        await records.add(
+        await records.write(
             NewDecisionRecord(
                 id=f"r{i:03}",
                 tenant="t",
@@ -35,9 +35,9 @@ async def _seed(database: Database) -> None:
             )
         )
         clock.advance(minutes=40)
-    await records.add(NewDecisionRecord(id="other", tenant="u", kind="routing", path="local", action="RETRIEVE"))
+    await records.write(NewDecisionRecord(id="other", tenant="u", kind="routing", path="local", action="RETRIEVE"))
     earlier = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=30)))
-    await earlier.add(NewDecisionRecord(id="old", tenant="t", kind="routing", path="local", action="RETRIEVE"))
+    await earlier.write(NewDecisionRecord(id="old", tenant="t", kind="routing", path="local", action="RETRIEVE"))
 
 
 async def test_the_overview_aggregates_one_tenants_window(database: Database) -> None:
@@ -86,7 +86,7 @@ async def test_calibration_bins_rated_decisions_by_confidence(database: Database
     rated += [(0.2, "positive"), (0.25, "negative"), (0.9, "neutral"), (0.9, None)]  # neutral, unrated: left out
     for n, (confidence, outcome) in enumerate(rated):
         kind = "executive" if outcome in ("positive", "negative", "neutral") else "routing"
-        await records.add(NewDecisionRecord(id=f"c{n}", tenant="t", kind=kind, path="local", confidence=confidence))
+        await records.write(NewDecisionRecord(id=f"c{n}", tenant="t", kind=kind, path="local", confidence=confidence))
         if outcome is not None:
             await records.set_outcome("t", f"c{n}", outcome)
     found = {r.kind: r for r in await DashboardQueries(database).calibration("t", NOW - timedelta(days=1))}
@@ -108,7 +108,7 @@ async def test_route_confusion_reads_what_feedback_said_it_should_have_been(data
         ("CLARIFY", ""),
     ]
     for n, (decided, should) in enumerate(ratings):
-        await records.add(NewDecisionRecord(id=f"q{n}", tenant="t", kind="routing", path="local", action=decided))
+        await records.write(NewDecisionRecord(id=f"q{n}", tenant="t", kind="routing", path="local", action=decided))
         if should != "":  # the last one is never rated
             said = {"correct": should is None, "expected_decision": should}
             await records.rate("t", f"q{n}", "route_feedback", said, correct=should is None)
@@ -123,9 +123,9 @@ async def test_route_confusion_reads_what_feedback_said_it_should_have_been(data
 
 async def test_text_search_reads_what_a_decision_was_given_and_outcome_filters_ratings(database: Database) -> None:
     records = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(hours=1)))
-    await records.add(NewDecisionRecord(id="a", tenant="t", kind="routing", path="local", action="RETRIEVE",
+    await records.write(NewDecisionRecord(id="a", tenant="t", kind="routing", path="local", action="RETRIEVE",
                                         inputs={"query": "What is your Refund policy?"}))  # fmt: skip
-    await records.add(NewDecisionRecord(id="b", tenant="t", kind="routing", path="local", action="RETRIEVE"))
+    await records.write(NewDecisionRecord(id="b", tenant="t", kind="routing", path="local", action="RETRIEVE"))
     await records.set_outcome("t", "b", "correct")
     queries = DashboardQueries(database)
     assert [r.id for r in await queries.decisions("t", DecisionFilter(text="refund"), limit=10)] == ["a"]

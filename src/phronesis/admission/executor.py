@@ -190,7 +190,7 @@ class Executor:
                 "prior": prior.record(None if run is None else p.run_id, counted_use),
             },
         )
-        self._decisions.queue(self._record(tenant, decision_id, plan, similar_rows, batch_id), writes)
+        await self._decisions.write(self._record(tenant, decision_id, plan, similar_rows, batch_id), into=writes)
         return AdmissionResult(
             decision_id=decision_id,
             run_id=p.run_id,

@@ -257,7 +257,7 @@ class RunRemoval:
             writes = WriteBuffer()
             removed = [created] if created else []
             changes = await self._announce(tx, writes, tenant, (agent_id, user_id), removed, reactivated, now)
-            self._decisions.queue(
+            await self._decisions.write(
                 NewDecisionRecord(
                     id=undo_id,
                     tenant=tenant,
@@ -269,7 +269,7 @@ class RunRemoval:
                     reason=f"undid {decision} {decision_id}"[:256],
                     llm_calls=0,
                 ),
-                writes,
+                into=writes,
             )
             await writes.flush(tx)
         self._index.committed(tenant, changes)

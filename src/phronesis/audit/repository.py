@@ -55,32 +55,34 @@ def _row(record: NewDecisionRecord, now: datetime, tracing: Tracing | None = Non
     return row
 
 
+RecordSink = AsyncConnection | PointTransaction | WriteBuffer | None
+"""Where a decision record is written: the transaction its decision's effects are written in."""
+
+
 class DecisionRecordRepository:
     def __init__(self, database: Database, *, clock: Clock | None = None, tracing: Tracing | None = None) -> None:
         self._db = database
         self._clock = clock or SystemClock()
         self._tracing = tracing
 
-    async def add(self, record: NewDecisionRecord, *, connection: AsyncConnection | None = None) -> DecisionRecord:
-        """Insert ``record``; pass ``connection`` so it commits with the decision's effects."""
-        values = _row(record, self._clock.now(), self._tracing)
-        async with self._db.joined(connection) as conn:
-            await conn.execute(_INSERT, values)  # built once: see _INSERT
-        return DecisionRecord.model_validate(values)
-
-    async def add_in(self, transaction: PointTransaction, record: NewDecisionRecord) -> None:
-        """Queue ``record`` in the decision's point transaction: it goes with its next statement or commit."""
-        await transaction.insert([(_INSERT, [_row(record, self._clock.now(), self._tracing)])])
-
-    def queue(self, record: NewDecisionRecord, writes: WriteBuffer) -> None:
-        """Queue ``record`` in the caller's ``WriteBuffer``: it commits with the decision's effects."""
-        writes.insert(_INSERT, _row(record, self._clock.now(), self._tracing))
-
-    async def add_many(self, records: list[NewDecisionRecord], *, connection: AsyncConnection) -> None:
-        """Insert many records in one statement (a tick's pre-filter decisions), in the caller's transaction."""
-        if records:
-            now = self._clock.now()
-            await connection.execute(_INSERT, [_row(r, now, self._tracing) for r in records])
+    async def write(self, *records: NewDecisionRecord, into: RecordSink = None) -> None:
+        """The one way a decision record is written: in the transaction of the decision's effects
+        (ARCHITECTURE.md: the record commits with them, or neither does). ``into`` is that
+        transaction as the decision point holds it: a connection, a point transaction (its next
+        statement or its commit carries the record), a write buffer (the group commit's), or None
+        for a transaction of the record's own (a record with no effects)."""
+        if not records:
+            return
+        now = self._clock.now()
+        rows = [_row(record, now, self._tracing) for record in records]
+        if isinstance(into, WriteBuffer):
+            for row in rows:
+                into.insert(_INSERT, row)
+        elif isinstance(into, PointTransaction):
+            await into.insert([(_INSERT, rows)])
+        else:
+            async with self._db.joined(into) as conn:
+                await conn.execute(_INSERT, rows)  # built once: see _INSERT
 
     async def get(self, tenant: str, record_id: str) -> DecisionRecord:
         async with self._db.connect() as conn:

@@ -79,7 +79,7 @@ async def reevaluate(
             attributes["convergence"] = convergence.model_dump()
             if convergence.similarity >= service.settings.endorsement_threshold:
                 summary.converged += 1
-        await service.parts.decisions.add(
+        await service.parts.decisions.write(
             NewDecisionRecord(
                 id=new_id(),
                 tenant=tenant,

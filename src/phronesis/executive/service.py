@@ -324,7 +324,7 @@ class ExecutiveService:
         # point statements, so one point transaction: on a SQLite file two hops to its writer lane
         # (record and count, then fire and commit) rather than the dozen an async connection takes
         async with self.parts.database.point_transaction() as tx:
-            await self.parts.decisions.add_in(tx, record)
+            await self.parts.decisions.write(record, into=tx)
             if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
                 if self.parts.record_fire is not None:
                     await self.parts.record_fire(

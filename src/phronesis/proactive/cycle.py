@@ -322,7 +322,7 @@ class CycleRunner:
             out[user_id] = decided.result
         await p.insights.save(conn, insights)
         await p.sends.claim(conn, claims)
-        await p.decisions.add_many(records, connection=conn)
+        await p.decisions.write(*records, into=conn)
         await p.signals.settle(conn, tenant, settled)
         await p.signals.hold(conn, tenant, {k: v for _, d in going for k, v in d.held.items()})
         # what a cycle left unused waits, and says why: blocked at the commit, or passed over by this

@@ -170,7 +170,7 @@ class Ticker:
             async with self._db.transaction() as conn:
                 await self._note_waits(conn, tenant, [screened])
                 if self._settings.record_blocked:
-                    await self._decisions.add_many([blocked_record(tenant, screened, key)], connection=conn)
+                    await self._decisions.write(blocked_record(tenant, screened, key), into=conn)
             return blocked_result(screened, key)
         return await self._runner.run(tenant, screened, state, now)
 
@@ -219,7 +219,7 @@ class Ticker:
                     reasons[s.reason or ""] += 1
                 if blocked and self._settings.record_blocked:
                     async with self._db.transaction() as conn:
-                        await self._decisions.add_many([blocked_record(t, s, key) for s in blocked], connection=conn)
+                        await self._decisions.write(*(blocked_record(t, s, key) for s in blocked), into=conn)
                 passed = [pair for pair in screened if pair[0].passed]
                 ran: list[CycleResult | PhronesisError] = []
                 for start in range(0, len(passed), CYCLE_BATCH):

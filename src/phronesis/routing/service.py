@@ -1124,7 +1124,7 @@ class RoutingService:
                 decision_id=decision_id,
                 effects=effects,
             )
-            await self.parts.decisions.add_in(tx, self._record(tenant, decision_id, turn, result, reason, started))
+            await self.parts.decisions.write(self._record(tenant, decision_id, turn, result, reason, started), into=tx)
         return result
 
     @staticmethod

@@ -77,7 +77,7 @@ class ToolOutcomes:
                 }
             )
             rate = counted.tool_success_rate  # what the SQL update just made of the locked row
-            await self.parts.decisions.add(
+            await self.parts.decisions.write(
                 NewDecisionRecord(
                     id=decision_id,
                     tenant=tenant,
@@ -96,7 +96,7 @@ class ToolOutcomes:
                         "tool_success_rate": rate,
                     },
                 ),
-                connection=conn,
+                into=conn,
             )
         return ToolOutcomeResult(
             decision_id=decision_id,

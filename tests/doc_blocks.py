@@ -28,6 +28,8 @@ README_TOUR = DocBlock("README.md", r"from phronesis\.client import ")
 GETTING_STARTED_TOUR = DocBlock("docs/getting-started.md", r"from phronesis\.client import ")
 MOCK_TRANSPORT = DocBlock("docs/clients.md", r"import httpx\nfrom phronesis\.client import Client\n")
 MCP_CLIENT = DocBlock("docs/clients.md", r"import asyncio, os, httpx2\n")
+TOY_POINT = DocBlock("docs/internals/adding-a-decision-point.md", r"from typing import Literal\n")
+TOY_POINT_RUN = DocBlock("docs/internals/adding-a-decision-point.md", r"from phronesis\.decision import decide\n")
 EXAMPLES = ("executive", "learning", "routing", "admission", "proactive")
 EXAMPLES_TEST = "tests/examples/test_decision_examples.py"
 
@@ -36,6 +38,8 @@ RUN_ELSEWHERE: dict[DocBlock, str] = {
     GETTING_STARTED_TOUR: "tests/client/test_live.py",
     MOCK_TRANSPORT: "tests/client/test_contract.py",
     MCP_CLIENT: "tests/api/test_mcp_http.py",
+    TOY_POINT: "tests/test_decision.py",
+    TOY_POINT_RUN: "tests/test_decision.py",
     # a decision point's page shows its example's source (a snippet), which runs as a process
     **{DocBlock(f"docs/decisions/{name}.md", rf'--8<-- "examples/{name}\.py"'): EXAMPLES_TEST for name in EXAMPLES},
 }

@@ -1,0 +1,133 @@
+"""The shape of every decision, as code (ARCHITECTURE.md, "The shape of every decision"):
+
+    input → context → cheap stage → expensive stage → check → record → effects
+
+A decision point names its stages (``Stages``) and ``decide`` runs them in that order, the same way
+for every point:
+
+- the **cheap stage** never calls the LLM; it decides when it can (a hard rule, a pre-filter, a
+  confident heuristic) and says None when it cannot;
+- the **expensive stage** (the LLM) runs only then; when it fails, or its output does not validate
+  (LLM output is untrusted), or there is no LLM, the point's documented **fallback** decides
+  instead, and the record says why;
+- the **check** validates, caps and clamps whatever was decided;
+- the **record** and the **effects** are written in one transaction, through the one record writer
+  (``DecisionRecordRepository.write``): both, or neither.
+
+``docs/internals/adding-a-decision-point.md`` builds a new point on it, step by step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from phronesis.audit.models import DecisionKind, NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.exceptions import LLMError
+from phronesis.ids import new_id
+from phronesis.storage.database import Database
+
+__all__ = ["Decided", "NoExpensiveStage", "Stages", "Verdict", "decide"]
+
+GivenT = TypeVar("GivenT", contravariant=True)
+ContextT = TypeVar("ContextT")
+OutcomeT = TypeVar("OutcomeT")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict(Generic[OutcomeT]):
+    """What a stage decided, which way (the record's ``path``: the point's own names, e.g.
+    ``heuristic``, ``llm``, ``fallback``) and why, in words a user reads on the record."""
+
+    outcome: OutcomeT
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Decided(Generic[OutcomeT]):
+    """A decision as its caller gets it: the record's id (quoted back with feedback) and the verdict."""
+
+    decision_id: str
+    verdict: Verdict[OutcomeT]
+
+
+class NoExpensiveStage(Exception):
+    """The expensive stage cannot run (no LLM is configured): the fallback decides, saying ``reason``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Stages(Protocol[GivenT, ContextT, OutcomeT]):
+    """A decision point's stages, in the order ``decide`` runs them."""
+
+    @property
+    def kind(self) -> DecisionKind:
+        """The records' ``kind``: which decision point decided."""
+        ...
+
+    async def context(self, tenant: str, given: GivenT) -> ContextT:
+        """What the decision needs to know besides its input (memory, history, trust, the tenant's
+        tuned settings), read before anything is decided."""
+        ...
+
+    async def cheap(self, context: ContextT) -> Verdict[OutcomeT] | None:
+        """A decision without the LLM, or None: the expensive stage is needed."""
+        ...
+
+    async def expensive(self, context: ContextT) -> Verdict[OutcomeT]:
+        """The LLM's decision, its output parsed into a pydantic model. Raises ``NoExpensiveStage``
+        without an LLM; an ``LLMError`` or a ``ValidationError`` is the fallback's to answer."""
+        ...
+
+    def fallback(self, context: ContextT, why: str) -> Verdict[OutcomeT]:
+        """The seed's documented fallback when the expensive stage could not decide (``why``)."""
+        ...
+
+    def check(self, context: ContextT, verdict: Verdict[OutcomeT]) -> Verdict[OutcomeT]:
+        """Validate, cap and clamp: the verdict as it will be recorded and acted on."""
+        ...
+
+    def record(self, decision_id: str, context: ContextT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord:
+        """The decision record: path, action, confidence, inputs, prompt, raw output, reason."""
+        ...
+
+    async def effects(
+        self, connection: AsyncConnection, decision_id: str, context: ContextT, verdict: Verdict[OutcomeT]
+    ) -> None:
+        """What the decision changes (a stored run, a queued message, a fired heuristic), written on
+        ``connection``: the record's transaction."""
+        ...
+
+
+async def decide(
+    stages: Stages[GivenT, ContextT, OutcomeT],
+    tenant: str,
+    given: GivenT,
+    *,
+    database: Database,
+    records: DecisionRecordRepository,
+) -> Decided[OutcomeT]:
+    """Run ``stages`` on ``given``: context, cheap, expensive only when the cheap stage cannot decide
+    (its failure is the fallback's, with the reason), check, then the record and the effects in one
+    transaction. An error of the context, the check or the write is raised, and nothing is written."""
+    context = await stages.context(tenant, given)
+    verdict = await stages.cheap(context)
+    if verdict is None:
+        try:
+            verdict = await stages.expensive(context)
+        except NoExpensiveStage as missing:
+            verdict = stages.fallback(context, missing.reason)
+        except (LLMError, ValidationError) as failed:  # LLM output is untrusted: the fallback answers
+            verdict = stages.fallback(context, f"{type(failed).__name__}: {failed}"[:200])
+    verdict = stages.check(context, verdict)
+    decision_id = new_id()
+    async with database.transaction() as connection:
+        await records.write(stages.record(decision_id, context, verdict), into=connection)
+        await stages.effects(connection, decision_id, context, verdict)
+    return Decided(decision_id, verdict)

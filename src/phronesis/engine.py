@@ -12,7 +12,6 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any, Final
 
-from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.models import AdmissionResult, RunIn
@@ -22,7 +21,7 @@ from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock, SystemClock
 from phronesis.embeddings.registry import build_embedder
 from phronesis.embeddings.types import Embedder, Vectors
-from phronesis.exceptions import NotFoundError, invalid_input
+from phronesis.exceptions import NotFoundError, validated
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.feedback_handler import ExecutiveFeedback
 from phronesis.executive.learning_hooks import NOT_A_FIRE, FollowUp, NotAFire
@@ -276,28 +275,19 @@ class Engine:
 
     async def decide_event(self, text: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> EventDecision:
         """Seed 000 ``ProcessEvent``: fire a heuristic or ask the LLM. ``fields`` are ``EventRequest``'s."""
-        try:
-            request = EventRequest(text=text, **fields)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
+        request = validated(EventRequest, {"text": text, **fields})
         return await self.executive.decide_event(tenant, request)
 
     async def route(self, session_id: str, query: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> RouteResult:
         """Seed 002: RETRIEVE / REASON_ONLY / USE_TOOL / CLARIFY / ESCALATE for ``query`` in a session."""
-        try:
-            request = RouteRequest(query=query, **fields)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
+        request = validated(RouteRequest, {"query": query, **fields})
         return await self.routing.route(tenant, session_id, request)
 
     async def admit_run(
         self, task: str, *, outcome: str, tenant: str = DEFAULT_TENANT, **fields: Any
     ) -> AdmissionResult:
         """Seed 003: ADD / NOT / REPLACE / MERGE for a finished run (``RunIn``'s fields)."""
-        try:
-            run = RunIn(task=task, outcome=outcome, **fields)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
+        run = validated(RunIn, {"task": task, "outcome": outcome, **fields})
         return await self.admission.admit(tenant, run)
 
     async def run_proactive_cycle(self, user_id: str, *, tenant: str = DEFAULT_TENANT) -> CycleResult:
@@ -310,10 +300,7 @@ class Engine:
 
     async def feedback(self, response_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FeedbackReceipt:
         """Explicit feedback on a decision: ``rating``, ``user_score`` or ``dev_score`` (``Feedback``'s fields)."""
-        try:
-            feedback = Feedback(response_id=response_id, **fields)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
+        feedback = validated(Feedback, {"response_id": response_id, **fields})
         return await self.give_feedback(tenant, feedback)
 
     async def give_feedback(self, tenant: str, feedback: Feedback) -> FeedbackReceipt:
@@ -328,20 +315,14 @@ class Engine:
 
     async def record_fire(self, heuristic_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FireRecord:
         """Seed 001 ``on_fire``: a heuristic fired for an event (``FireRequest``'s fields)."""
-        try:
-            request = FireRequest(**fields)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
+        request = validated(FireRequest, fields)
         fire = await self.learning.record_fire(tenant, heuristic_id, request)
         assert fire is not None  # not missing_ok: an unknown heuristic raised
         return fire
 
     async def observe(self, text: str, *, event_id: str, tenant: str = DEFAULT_TENANT, **fields: Any) -> Observation:
         """An event that may undo recent fires of its source, or leave them ignored (``ObservedEvent``'s fields)."""
-        try:
-            event = ObservedEvent(text=text, event_id=event_id, **fields)
-        except ValidationError as exc:
-            raise invalid_input(exc) from None
+        event = validated(ObservedEvent, {"text": text, "event_id": event_id, **fields})
         return await self.learning.observe(tenant, event)
 
     async def _record_executive_fire(

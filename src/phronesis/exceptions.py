@@ -28,11 +28,14 @@ boundary with ``raise ... from``; none escapes the public API.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = [
+    "validated",
     "validation_message",
     "ConfigurationError",
     "ConflictError",
@@ -71,6 +74,16 @@ class InvalidInputError(PhronesisError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def validated(model: type[M], data: Any) -> M:
+    """``data`` validated into ``model``, or the first problem as an ``InvalidInputError`` naming its
+    field: the one mapping of a pydantic error to the input error every surface reports (HTTP 422
+    problem+json, the CLI's one line, MCP's tool error)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise invalid_input(error) from None
 
 
 def invalid_input(error: ValidationError) -> InvalidInputError:

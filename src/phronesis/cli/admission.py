@@ -10,14 +10,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.admission.pairs import read_pairs
-from phronesis.cli.base import JsonAlways, JsonOption, TenantOption, admission_app, emit, fail, invalid, with_engine
-from phronesis.exceptions import InvalidInputError, invalid_input
+from phronesis.cli.base import (
+    JsonAlways,
+    JsonOption,
+    TenantOption,
+    admission_app,
+    emit,
+    fail,
+    parsed,
+    with_engine,
+)
+from phronesis.exceptions import InvalidInputError
 from phronesis.jsonlines import validated_file
 from phronesis.tenants import DEFAULT_TENANT
 
@@ -112,10 +120,10 @@ def admit(
         return
     if task is None or outcome is None:
         raise fail("--task and --outcome are required (or --file)")
-    from pydantic import ValidationError
 
-    try:
-        run = RunIn(
+    run = parsed(
+        RunIn,
+        dict(
             id=run_id,
             agent_id=agent,
             user_id=user,
@@ -126,9 +134,8 @@ def admit(
             references=reference or [],
             artifacts=artifact or [],
             replaces=replaces,
-        )
-    except ValidationError as exc:
-        raise fail(str(invalid_input(exc))) from None
+        ),
+    )
     result = with_engine(lambda engine: engine.admission.admit(tenant, run))
     typer.echo(result.model_dump_json(indent=2) if as_json else _describe(result))
 
@@ -172,12 +179,9 @@ def feedback(
     """Say whether an admission decision was right; the last rating wins.
     "phronesis admission calibrate --from-feedback" learns from it."""
     fields = {"correct": correct, "expected_decision": expected and expected.upper(), "note": note}
-    try:
-        from phronesis.admission.feedback import AdmissionFeedbackIn
+    from phronesis.admission.feedback import AdmissionFeedbackIn
 
-        body = AdmissionFeedbackIn.model_validate(fields)
-    except ValidationError as exc:
-        raise invalid(exc) from None
+    body = parsed(AdmissionFeedbackIn, fields)
     rated = with_engine(lambda engine: engine.admission.rate(tenant, decision_id, body))
     teaches = rated.teaches
     taught = (

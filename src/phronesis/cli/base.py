@@ -13,10 +13,10 @@ import re
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from phronesis.exceptions import InvalidInputError, PhronesisError, validation_message
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from phronesis.engine import Engine
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 app = typer.Typer(
     name="phronesis",
@@ -112,6 +113,16 @@ def invalid(
         message = re.sub(rf"(?<![\w-]){re.escape(field)}\b", flag, message)
     where = option or (flags.get(loc[0], ".".join(loc)) if loc else "")
     return fail(f"{where}: {message}" if where else message)
+
+
+def parsed(
+    model: type[M], data: Any, *, option: str | None = None, flags: Mapping[str, str] | None = None
+) -> M:
+    """``data`` validated into ``model``, or the CLI's one line naming the option (``invalid``)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise invalid(exc, option=option, flags=flags) from None
 
 
 def run(coroutine_factory: Callable[[], Awaitable[T]], *, flags: Mapping[str, str] | None = None) -> T:

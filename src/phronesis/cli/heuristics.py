@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 
 from phronesis.cli.base import (
     JsonAlways,
@@ -17,6 +16,7 @@ from phronesis.cli.base import (
     emit,
     fail,
     heuristics_app,
+    parsed,
     with_engine,
 )
 from phronesis.cli.remote import served
@@ -30,6 +30,17 @@ if TYPE_CHECKING:
 
 def _line(h: Heuristic) -> str:
     return f"{h.id}\t{h.confidence:.3f}\t{h.domain or '-'}\t{h.condition_text[:60]} → {h.action_text[:60]}"
+
+
+_FLAGS = {
+    "id": "--id",
+    "domain": "--domain",
+    "condition_text": "--condition",
+    "action_text": "--action",
+    "confidence": "--confidence",
+    "origin": "--origin",
+}
+"""The models' fields as this group's options name them."""
 
 
 @heuristics_app.command("add")
@@ -46,20 +57,18 @@ def add(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Add one heuristic; prints its id."""
-    try:
-        data = HeuristicCreate.model_validate(
-            {
-                "id": heuristic_id,
-                "domain": domain,
-                "condition_text": condition,
-                "action_text": action,
-                "confidence": confidence,
-                "origin": origin,
-            }
-        )
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
+    data = parsed(
+        HeuristicCreate,
+        {
+            "id": heuristic_id,
+            "domain": domain,
+            "condition_text": condition,
+            "action_text": action,
+            "confidence": confidence,
+            "origin": origin,
+        },
+        flags=_FLAGS,
+    )
     created = served(
         tenant,
         lambda engine: engine.heuristics.add(tenant, data),
@@ -82,11 +91,7 @@ def update(
 ) -> None:
     """Change a heuristic; every running server matches the change at once."""
     fields = {"condition_text": condition, "action_text": action, "domain": domain, "confidence": confidence}
-    try:
-        patch = HeuristicUpdate.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        raise fail(f"--{str(first['loc'][0]).replace('_text', '').replace('_', '-')}: {first['msg']}") from None
+    patch = parsed(HeuristicUpdate, {k: v for k, v in fields.items() if v is not None}, flags=_FLAGS)
     updated = with_engine(lambda engine: engine.heuristics.update(tenant, heuristic_id, patch))
     emit(updated, as_json, lambda: _line(updated))
 

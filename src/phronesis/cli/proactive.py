@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 from zoneinfo import ZoneInfo
 
 import typer
-from pydantic import ValidationError
 
-from phronesis.cli.base import JsonOption, TenantOption, app, emit, fail, invalid, proactive_app, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, app, emit, fail, parsed, proactive_app, with_engine
 from phronesis.exceptions import NotFoundError, PhronesisError
 from phronesis.proactive.controls import PauseIn
 from phronesis.proactive.fates import state_of
@@ -107,8 +106,9 @@ def users_put(
 ) -> None:
     """Create or replace a user's profile: an option left out takes its default again; counters,
     opt-outs and a mute are kept."""
-    try:
-        body = UserIn(
+    body = parsed(
+        UserIn,
+        dict(
             timezone=timezone,
             wake_time=wake,
             sleep_time=sleep,
@@ -116,9 +116,9 @@ def users_put(
             address=address,
             calendar_url=calendar,
             interaction_count=interactions,
-        )
-    except ValidationError as exc:
-        raise invalid(exc, flags=_PUT_FLAGS) from None
+        ),
+        flags=_PUT_FLAGS,
+    )
     profile, created = with_engine(lambda engine: engine.proactive.put_user(tenant, user_id, body))
     emit(profile, as_json, lambda: f"{'created' if created else 'updated'} {profile.id} ({profile.trust_level})")
 
@@ -184,10 +184,11 @@ def signals_add(
         if moment.tzinfo is None:
             raise fail("--when: give the time with its offset, e.g. 2026-11-29T09:00:00+08:00 or 2026-11-29T01:00:00Z")
     data = {k: v for k, v in {"title": title, "due": when}.items() if v is not None}
-    try:
-        signal = SignalIn(type=type_, urgency_hint=urgency, data=data, context_only=context_only, dedup_key=key)
-    except ValidationError as exc:
-        raise invalid(exc, flags={"type": "--type", "urgency_hint": "--urgency", "dedup_key": "--key"}) from None
+    signal = parsed(
+        SignalIn,
+        dict(type=type_, urgency_hint=urgency, data=data, context_only=context_only, dedup_key=key),
+        flags={"type": "--type", "urgency_hint": "--urgency", "dedup_key": "--key"},
+    )
     added = with_engine(lambda engine: engine.proactive.add_signals(tenant, user_id, [signal]))
     emit(added._asdict(), as_json, lambda: _added(added.stored, added.duplicates, added.updated, ""))
 
@@ -298,10 +299,7 @@ _MUTE_FLAGS = {"until": "--until", "minutes": "--minutes"}
 
 
 def _categories(categories: list[str] | None, topics: list[str] | None) -> OptOutIn:
-    try:
-        return OptOutIn(categories=categories or [], topics=topics or [])
-    except ValidationError as exc:
-        raise invalid(exc, flags=_OPT_FLAGS) from None
+    return parsed(OptOutIn, dict(categories=categories or [], topics=topics or []), flags=_OPT_FLAGS)
 
 
 @users_app.command("opt-out")
@@ -339,10 +337,7 @@ def users_mute(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """No proactive message to the user for a while (urgent ones included)."""
-    try:
-        body = MuteIn(minutes=minutes, until=until)
-    except ValidationError as exc:
-        raise invalid(exc, flags=_MUTE_FLAGS) from None
+    body = parsed(MuteIn, dict(minutes=minutes, until=until), flags=_MUTE_FLAGS)
     _mute(with_engine(lambda engine: engine.proactive.mute(tenant, user_id, body), flags=_MUTE_FLAGS), as_json)
 
 
@@ -380,10 +375,7 @@ def preview(
     as_json: JsonOption = False,
 ) -> None:
     """What the user's cycle would decide, with nothing written: no signal used, nothing sent."""
-    try:
-        body = PreviewIn(user_id=user_id, at=at, llm=llm)
-    except ValidationError as exc:
-        raise invalid(exc, flags={"at": "--at", "user_id": "USER_ID"}) from None
+    body = parsed(PreviewIn, dict(user_id=user_id, at=at, llm=llm), flags={"at": "--at", "user_id": "USER_ID"})
     result = with_engine(lambda engine: engine.proactive.preview(tenant, body))
     _print(result.model_dump(mode="json"), as_json, "\n".join(_preview_lines(result)))
 

@@ -7,10 +7,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 from rich.console import Console
 
-from phronesis.cli.base import JsonAlways, JsonOption, TenantOption, app, emit, fail, invalid, routing_app, with_engine
+from phronesis.cli.base import (
+    JsonAlways,
+    JsonOption,
+    TenantOption,
+    app,
+    emit,
+    fail,
+    parsed,
+    routing_app,
+    with_engine,
+)
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.exemplars import Exemplar, read_exemplars
 from phronesis.routing.models import RouteResult
@@ -42,10 +51,7 @@ def route(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Route one query: RETRIEVE, REASON_ONLY, USE_TOOL, CLARIFY or ESCALATE, and why."""
-    try:
-        new = NewSession(id=session)
-    except ValidationError as exc:
-        raise invalid(exc, option="--session") from None
+    new = parsed(NewSession, dict(id=session), option="--session")
 
     async def work(engine: Engine) -> RouteResult:
         try:
@@ -82,10 +88,7 @@ def feedback(
     """Say whether a routing decision was right; the last rating wins.
     "phronesis routing fit --from-feedback" learns from it."""
     fields = {"decision_id": decision_id, "correct": correct, "expected_tool": tool, "note": note}
-    try:
-        body = RouteFeedbackIn.model_validate(fields | {"expected_decision": expected and expected.upper()})
-    except ValidationError as exc:
-        raise invalid(exc) from None
+    body = parsed(RouteFeedbackIn, fields | {"expected_decision": expected and expected.upper()})
     rated = with_engine(lambda engine: engine.routing.rate(tenant, session, body))
     emit(rated, as_json, lambda: f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import ValidationError
 
-from phronesis.cli.base import JsonOption, TenantOption, emit, fail, invalid, settings_app, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, emit, fail, parsed, settings_app, with_engine
 from phronesis.executive.factory import STRATEGY_NAMES
 from phronesis.pages import page_of
 from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown
@@ -39,10 +38,7 @@ def list_settings(
 
 
 def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None, as_json: bool) -> None:
-    try:
-        change = ApplyIn(value=value, note=note)
-    except ValidationError as exc:
-        raise invalid(exc) from None
+    change = parsed(ApplyIn, dict(value=value, note=note))
 
     async def work(engine: Engine) -> AppliedSetting:
         return await engine.tenant_settings.apply(tenant, name, change)

@@ -21,14 +21,14 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
 from phronesis import __version__
 from phronesis.admission.models import AdmissionResult, RunIn
 from phronesis.api.bodies import MatchResponse, RunHits
 from phronesis.audit.models import DecisionRecord
 from phronesis.engine import Engine
-from phronesis.exceptions import InvalidInputError, NotFoundError, PhronesisError, invalid_input
+from phronesis.exceptions import InvalidInputError, NotFoundError, PhronesisError, validated
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.learning.models import Observation, ObservedEvent
@@ -68,9 +68,8 @@ Text = Annotated[str, Field(description="The text, in the user's or the system's
 def _parsed(model: type[T], fields: dict[str, Any]) -> T:
     """The request model, validated as the HTTP API validates it (unset fields keep their defaults)."""
     try:
-        return model.model_validate({k: v for k, v in fields.items() if v is not None})
-    except ValidationError as exc:
-        error = invalid_input(exc)
+        return validated(model, {k: v for k, v in fields.items() if v is not None})
+    except InvalidInputError as error:
         raise ToolError(f"{error.field}: {error.message}") from None
 
 

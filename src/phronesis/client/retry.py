@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from phronesis.backoff import Backoff
 from phronesis.client.errors import TransportFailed, retry_after
 
 __all__ = ["RetryPolicy"]
@@ -32,8 +33,9 @@ class RetryPolicy:
 
     def delay(self, attempt: int, asked: float | None) -> float:
         """Seconds to wait after try number ``attempt`` (1-based) failed (``asked``: Retry-After)."""
-        wanted = asked if asked is not None else self.backoff * 2 ** (attempt - 1)
-        return min(max(wanted, 0.0), self.max_delay)
+        if asked is None:
+            return Backoff(initial_s=self.backoff, cap_s=self.max_delay, jitter=0.0).delay(attempt)
+        return min(max(asked, 0.0), self.max_delay)
 
     def after_response(self, attempt: int, response: httpx.Response) -> float | None:
         """Seconds to wait before trying again after ``response``, or None: it is the answer."""

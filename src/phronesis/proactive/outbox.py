@@ -30,6 +30,7 @@ from typing import Any, Literal
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.backoff import Backoff
 from phronesis.clock import Clock
 from phronesis.exceptions import NotFoundError
 from phronesis.proactive.channels.types import Channel, Delivery, Outbound
@@ -79,6 +80,12 @@ class Outbox:
         clock: Clock,
     ) -> None:
         self._settings = settings
+        # the n-th redelivery waits outbox_retry_sec × 2^(n−1): exact, for the due times it stores
+        self._backoff = Backoff(
+            initial_s=settings.outbox_retry_sec,
+            cap_s=settings.outbox_retry_sec * 2 ** max(settings.outbox_attempts - 1, 0),
+            jitter=0.0,
+        )
         self._db = database
         self._sends = sends
         self._users = users
@@ -124,7 +131,7 @@ class Outbox:
                 and now - attempt.sent_at < timedelta(minutes=s.outbox_max_age_minutes)
             )
             if retry:
-                retries.append((attempt, delivery, s.outbox_retry_sec * 2 ** (attempt.attempts - 1)))
+                retries.append((attempt, delivery, self._backoff.delay(attempt.attempts)))
                 out.append("retrying")
                 continue
             detail = delivery.detail

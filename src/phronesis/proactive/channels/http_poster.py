@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 import httpx
 
+from phronesis.backoff import Backoff
 from phronesis.outbound import BlockedAddress, read_head
 from phronesis.proactive.channels.types import Delivery
 
@@ -33,7 +34,7 @@ class HttpPoster:
     ) -> None:
         self._client = client
         self._attempts = attempts
-        self._backoff = backoff_s
+        self._backoff = Backoff(initial_s=backoff_s, cap_s=backoff_s * 2 ** max(attempts - 1, 0), jitter=0.0)
         self._sleep = sleep or asyncio.sleep
 
     async def post(self, url: str, body: bytes, headers: Mapping[str, str], *, format: str) -> Delivery:
@@ -55,7 +56,7 @@ class HttpPoster:
                 if response.status_code != 429 and response.status_code < 500:
                     return Delivery("failed", detail, attempt, format)
             if attempt < self._attempts:
-                pause = self._sleep(self._backoff * 2 ** (attempt - 1))
+                pause = self._sleep(self._backoff.delay(attempt))
                 if asyncio.iscoroutine(pause):
                     await pause
         return Delivery("failed", detail, self._attempts, format, retryable=True)

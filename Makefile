@@ -44,13 +44,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=25.1"
 
-$(STAMP_RUN): pyproject.toml | $(BIN)/python
+$(STAMP_RUN): pyproject.toml requirements.lock | $(BIN)/python
 	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet -e '.[all]'
+	$(BIN)/pip install --quiet -e '.[all]' -c requirements.lock
 	touch $@
 
 $(STAMP_TEST): $(STAMP_RUN) pyproject.toml
-	$(BIN)/pip install --quiet -e '.[all]' --group dev
+	$(BIN)/pip install --quiet -e '.[all]' --group dev -c requirements.lock
 	touch $@
 
 lint: $(STAMP_TEST)

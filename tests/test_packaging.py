@@ -1,0 +1,52 @@
+"""What the package promises about installing it: the tested versions are the lock's, and the
+command line of a client-only install says in one line what is missing."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+def _tool(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_this_environment_is_the_lock() -> None:
+    """make install installs with -c requirements.lock: the suite runs on exactly the locked set."""
+    lock = _tool("lock")
+    assert lock.written() == lock.LOCK.read_text(), "run python tools/lock.py (or reinstall with make install)"
+
+
+def test_the_core_is_the_clients_and_no_server_dependency_is_capped() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert [r.split(">")[0] for r in project["dependencies"]] == ["pydantic", "httpx"]
+    server = project["optional-dependencies"]["server"]
+    assert not [r for r in project["dependencies"] + server if "<" in r.split(";")[0]], "caps belong in the lock"
+
+
+@pytest.mark.process
+def test_the_command_without_the_server_extra_says_what_to_install() -> None:
+    code = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name == 'typer' else real(name, *a)\n"
+        "from phronesis.command import main\n"
+        "main()\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 2
+    assert ran.stderr.strip() == (
+        "phronesis: the command line needs the server (typer missing): pip install 'phronesis[server]'"
+    )

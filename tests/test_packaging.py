@@ -50,3 +50,14 @@ def test_the_command_without_the_server_extra_says_what_to_install() -> None:
     assert ran.stderr.strip() == (
         "phronesis: the command line needs the server (typer missing): pip install 'phronesis[server]'"
     )
+
+
+@pytest.mark.process
+def test_the_engine_without_the_server_extra_says_what_to_install() -> None:
+    code = "import sys\nsys.modules['sqlalchemy'] = None  # not installed\nfrom phronesis import Engine\n"
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 1
+    assert ran.stderr.strip().splitlines()[-1] == (
+        "ModuleNotFoundError: phronesis.Engine needs the server (sqlalchemy is not installed): "
+        "pip install 'phronesis[server]'"
+    )

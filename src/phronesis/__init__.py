@@ -21,5 +21,13 @@ _LAZY = {"Engine": "phronesis.engine", "Settings": "phronesis.settings", "load_s
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        try:
+            module = importlib.import_module(_LAZY[name])
+        except ModuleNotFoundError as missing:  # a client-only install (`pip install phronesis`)
+            package = (missing.name or "a dependency").split(".")[0]
+            raise ModuleNotFoundError(
+                f"phronesis.{name} needs the server ({package} is not installed): pip install 'phronesis[server]'",
+                name=missing.name,
+            ) from None
+        return getattr(module, name)
     raise AttributeError(f"module 'phronesis' has no attribute {name!r}")

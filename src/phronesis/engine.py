@@ -49,7 +49,7 @@ from phronesis.routing.models import RouteRequest, RouteResult
 from phronesis.routing.module import RoutingModule
 from phronesis.settings import Settings, load_settings
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import SnapshotPolicy
+from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
 from phronesis.storage.migrate import upgrade

@@ -40,7 +40,7 @@ from phronesis.exceptions import ConfigurationError, InvalidInputError
 from phronesis.llm.types import LLMProvider
 from phronesis.pages import Page
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import SnapshotPolicy
+from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.tuning import TenantValues
 

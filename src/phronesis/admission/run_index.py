@@ -21,11 +21,10 @@ exactly one of the two places. The log's replay skips the entries of changes sti
 
 from __future__ import annotations
 
-import asyncio
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -34,9 +33,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.admission.run_repository import IndexedRun, LogEntry, RunRepository
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
-from phronesis.storage.change_feed import ChangeCursor, FeedReads, Op
-from phronesis.storage.followed_index import SnapshotPolicy
-from phronesis.storage.index_snapshot import IndexSnapshots, Loaded, SnapshotRejected, caught_up, log_rejected
+from phronesis.storage.change_feed import Op
+from phronesis.storage.feed_follower import FeedFollower, SnapshotPolicy
+from phronesis.storage.index_snapshot import IndexSnapshots, Loaded
 from phronesis.storage.index_worker import IndexWorker
 from phronesis.storage.partitioned_index import PartitionedIndex
 
@@ -62,7 +61,7 @@ class IndexChange:
     vector: Vectors | None = None
 
 
-class RunIndex:
+class RunIndex(FeedFollower[IndexedRun]):
     def __init__(
         self,
         repository: RunRepository,
@@ -74,15 +73,16 @@ class RunIndex:
         monotonic: Callable[[], float] = time.monotonic,
         snapshot: SnapshotPolicy | None = None,
     ) -> None:
-        self._snapshot = snapshot
-        self._changed_since_snapshot = False
+        super().__init__(
+            repository.changes,
+            interval_s=interval_s,
+            gap_timeout_s=gap_timeout_s,
+            monotonic=monotonic,
+            snapshot=snapshot,
+        )
         self._repository = repository
         self._embedder = embedder
         self._index = index
-        self._reads = FeedReads(interval_s)
-        self._lock: asyncio.Lock | None = None
-        self._loaded = False
-        self._cursor = ChangeCursor(gap_timeout_s=repository.changes.gap_timeout(gap_timeout_s), monotonic=monotonic)
         self._worker = IndexWorker("run-index")
         # this process's committed changes the index has not applied yet, in commit order; the
         # first ``_handed`` of them are queued on the worker. Read under the guard (see search).
@@ -96,15 +96,6 @@ class RunIndex:
         with self._worker.guard:
             return len(self._index)
 
-    @property
-    def loaded(self) -> bool:
-        return self._loaded
-
-    @property
-    def watermark(self) -> int:
-        """The feed id this index has applied every entry up to (of every collection: see ``FeedPage``)."""
-        return self._cursor.watermark
-
     def set_expansion_search(self, value: int) -> None:
         """Trade search time for recall on the built HNSW partitions (see ``PartitionedIndex``)."""
         with self._worker.guard:
@@ -114,92 +105,45 @@ class RunIndex:
         with self._worker.guard:
             return self._index.partition_kinds()
 
-    def _the_lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
-
-    async def load(self, progress: Callable[[int], None] | None = None) -> int:
-        """Rebuild from the active runs; rows embedded by another model are re-embedded first."""
-        async with self._the_lock():
-            return await self._load(progress)
-
-    async def _load(self, progress: Callable[[int], None] | None) -> int:
+    async def _forget(self) -> None:
         await self._worker.settle()
         with self._worker.guard, self._unapplied_lock:
             self._index.clear()
-            self._unapplied.clear()  # committed, so read from the table below (or replayed from the log)
+            self._unapplied.clear()  # committed, so read from the table (or replayed from the log)
             self._handed = 0
             self._applied_own.clear()
-        if self._snapshot is not None and await self._from_snapshot(self._snapshot.snapshots):
-            return len(self)
-        return await self._rebuild(progress)
 
-    async def _rebuild(self, progress: Callable[[int], None] | None) -> int:
+    def _batches(self) -> AsyncIterator[list[IndexedRun]]:
+        return self._repository.iter_active()
+
+    async def _add_batch(self, rows: Sequence[IndexedRun]) -> None:
+        """Index the active runs; those embedded by another model are embedded again first."""
+        stale = [r for r in rows if is_stale(r.embedding, r.embedding_model, self._embedder)]
+        fresh: dict[tuple[str, str], Vectors] = {}
+        if stale:
+            vectors = await embed_in_chunks(self._embedder, [r.summary for r in stale])
+            pairs = list(zip(stale, vectors, strict=True))
+            await self._repository.set_embeddings([(r.tenant, r.id, v) for r, v in pairs], self._embedder.model_name)
+            fresh = {(r.tenant, r.id): v for r, v in pairs}
+        self._add_rows(list(rows), fresh)
+
+    async def _row_count(self) -> int:
+        return await self._repository.count_active()
+
+    def _read_snapshot(self, snapshots: IndexSnapshots, feed_last_id: int) -> Loaded:
         with self._worker.guard:
-            self._index.clear()
-        # read the watermark first: a change committed while loading is replayed by the next sync
-        self._cursor.reset(await self._repository.changes.load_watermark())
-        self._reads.begin()
-        loaded = 0
-        async for batch in self._repository.iter_active():
-            stale = [r for r in batch if is_stale(r.embedding, r.embedding_model, self._embedder)]
-            fresh: dict[tuple[str, str], Vectors] = {}
-            if stale:
-                vectors = await embed_in_chunks(self._embedder, [r.summary for r in stale])
-                pairs = list(zip(stale, vectors, strict=True))
-                await self._repository.set_embeddings(
-                    [(r.tenant, r.id, v) for r, v in pairs], self._embedder.model_name
-                )
-                fresh = {(r.tenant, r.id): v for r, v in pairs}
-            self._add_rows(batch, fresh)
-            loaded += len(batch)
-            if progress is not None:
-                progress(len(batch))
-        self._loaded = True
-        if self._snapshot is not None and loaded >= self._snapshot.min_size:
-            await self._save(self._snapshot.snapshots)
-        return loaded
+            model = self._embedder.model_name
+            return snapshots.load("runs", self._index, embedding_model=model, feed_last_id=feed_last_id)
 
-    async def _from_snapshot(self, snapshots: IndexSnapshots) -> bool:
-        """Load the snapshot and replay the feed after it; False (logged) if it cannot be trusted."""
+    def _write_snapshot(self, snapshots: IndexSnapshots) -> None:
+        with self._worker.guard:
+            model = self._embedder.model_name
+            snapshots.save("runs", self._index, watermark=self._cursor.watermark, embedding_model=model)
 
-        def load(last_id: int) -> Loaded:
-            with self._worker.guard:
-                return snapshots.load(
-                    "runs", self._index, embedding_model=self._embedder.model_name, feed_last_id=last_id
-                )
-
-        try:
-            loaded = await asyncio.to_thread(load, await self._repository.changes.last_id())
-        except SnapshotRejected as exc:
-            log_rejected("runs", exc)
-            return False
-        self._cursor.reset(loaded.watermark)
-        self._reads.begin()
-        self._loaded = True
-
-        async def follow() -> None:
-            await self._follow(None)
-
-        self._loaded = await caught_up(
-            "runs", loaded, follow=follow, size=lambda: len(self), rows=self._repository.count_active
-        )
-        return self._loaded
-
-    async def _save(self, snapshots: IndexSnapshots) -> None:
-        """Save the index as current to the cursor, once every held change is applied."""
+    async def _settle(self) -> None:
+        """Every held change applied first: the snapshot holds what the cursor says."""
         self._hand_off()
         await self._worker.settle()
-
-        def save() -> None:
-            with self._worker.guard:
-                snapshots.save(
-                    "runs", self._index, watermark=self._cursor.watermark, embedding_model=self._embedder.model_name
-                )
-
-        await asyncio.to_thread(save)
-        self._changed_since_snapshot = False
 
     def _add_rows(self, rows: list[IndexedRun], fresh: dict[tuple[str, str], Vectors]) -> None:
         def vector(row: IndexedRun) -> Vectors:
@@ -209,21 +153,6 @@ class RunIndex:
 
         with self._worker.guard:
             self._index.upsert_rows((r.tenant, scope_key(r.agent_id, r.user_id), r.id, vector(r)) for r in rows)
-
-    async def sync(self, connection: AsyncConnection | None = None) -> None:
-        """Load on first use, then apply every logged change not applied yet (at most once per
-        ``interval_s``: this process's own changes are searched at once anyway)."""
-        arrived = time.monotonic()
-        if self._loaded and self._reads.recent(arrived):
-            return
-        async with self._the_lock():
-            if not self._loaded:
-                await self._load(None)
-                return
-            if self._reads.shared(arrived):
-                return  # a read that began after this call arrived has just finished: it is shared
-            self._reads.begin()
-            await self._follow(connection)
 
     async def _follow(self, connection: AsyncConnection | None) -> None:
         """Apply the feed's entries after the cursor (under the lock)."""
@@ -342,11 +271,7 @@ class RunIndex:
         """Finish the changes held and in flight, save a large index that changed since its
         snapshot, and stop the worker thread."""
         self._hand_off()
-        policy = self._snapshot
-        if policy is not None and self._loaded and self._changed_since_snapshot and len(self) >= policy.min_size:
-            async with self._the_lock():
-                await self._follow(None)  # so the snapshot is current to the newest entry, own changes included
-                await self._save(policy.snapshots)
+        await self._save_if_changed()
         await self._worker.close()
 
     def search_many(

@@ -106,13 +106,28 @@ def invalid(
     not ``interaction_count``, and "give exactly one of --until and --minutes" (not the API's field
     names, nor "(input)", in a CLI error)."""
     error = exc.errors()[0]
-    flags = flags or {}
     loc = [str(part) for part in error["loc"]]
     message = validation_message(error)
-    for field, flag in flags.items():
+    for field, flag in (flags or {}).items():  # only the named ones: a message's words stay words
         message = re.sub(rf"(?<![\w-]){re.escape(field)}\b", flag, message)
-    where = option or (flags.get(loc[0], ".".join(loc)) if loc else "")
+    where = option or (_options(flags).get(loc[0], ".".join(loc)) if loc else "")
     return fail(f"{where}: {message}" if where else message)
+
+
+def _options(flags: Mapping[str, str] | None) -> dict[str, str]:
+    """The running command's options by the name of the field they fill (``user_score`` →
+    ``--user-score``: Typer names a parameter as the model names its field), under ``flags``
+    (where a field's option is named otherwise). An error then names what the user typed."""
+    # Typer ships its own click (typer._click); its current context is the running command's
+    from typer._click.globals import get_current_context
+
+    named: dict[str, str] = {}
+    context = get_current_context(silent=True)
+    if context is not None:
+        for parameter in context.command.params:
+            if parameter.param_type_name == "option" and parameter.name:
+                named[parameter.name] = max(parameter.opts, key=len)
+    return named | dict(flags or {})
 
 
 def parsed(
@@ -135,7 +150,7 @@ def run(coroutine_factory: Callable[[], Awaitable[T]], *, flags: Mapping[str, st
     try:
         return asyncio.run(main())
     except InvalidInputError as exc:
-        option = (flags or {}).get(exc.field.split(".")[0])
+        option = _options(flags).get(exc.field.split(".")[0])
         raise fail(f"{option}: {exc.message}" if option else str(exc)) from None
     except PhronesisError as exc:
         raise fail(str(exc)) from None

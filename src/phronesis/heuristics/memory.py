@@ -45,7 +45,8 @@ from phronesis.heuristics.scope import ScopeJudgement, Situation, judge_scope
 from phronesis.heuristics.settings import HeuristicSettings
 from phronesis.pages import Page
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
+from phronesis.storage.feed_follower import SnapshotPolicy
+from phronesis.storage.followed_index import CollectionIndex, FollowedIndex
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 

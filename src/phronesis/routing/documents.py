@@ -38,7 +38,8 @@ from phronesis.routing.passages import (
 from phronesis.schema import Schema
 from phronesis.storage.change_feed import ChangeLog
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import CollectionIndex, FollowedIndex, SnapshotPolicy
+from phronesis.storage.feed_follower import SnapshotPolicy
+from phronesis.storage.followed_index import CollectionIndex, FollowedIndex
 from phronesis.storage.inserts import upsert
 from phronesis.storage.paging import fetch_page
 from phronesis.storage.partitioned_index import PartitionedIndex

@@ -33,7 +33,7 @@ from phronesis.routing.settings import RoutingSettings
 from phronesis.routing.tool_outcomes import ToolOutcomes
 from phronesis.routing.tools import Tool, ToolIn, ToolRepository
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import SnapshotPolicy
+from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.tuning import TenantValues
 

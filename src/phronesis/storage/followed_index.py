@@ -1,9 +1,9 @@
 """An in-process vector index that follows the database through the change feed.
 
-Heuristics and routing documents are searched here (admission runs have their own
-``RunIndex``, which follows the same feed with the same cursor but applies its changes on a
-worker thread). The database is the store of record; this index is rebuilt from it on first
-use and then kept up with it:
+Heuristics and routing documents are searched here. Loading, following and snapshots are the
+lifecycle every followed index shares (``storage.feed_follower``); admission's ``RunIndex`` has
+the same, and applies its changes on a worker thread. The database is the store of record; this
+index is rebuilt from it on first use and then kept up with it:
 
 - a write made by this process is applied at once, after its transaction commits
   (``applied`` / ``removed``), so the next search sees it; its feed entries, known by id
@@ -21,29 +21,21 @@ another number of vectors than the table has rows, is logged and the index rebui
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks, is_stale
-from phronesis.storage.change_feed import ChangeCursor, ChangeLog, FeedReads
-from phronesis.storage.index_snapshot import IndexSnapshots, SnapshotRejected, caught_up, log_rejected
+from phronesis.storage.change_feed import ChangeLog
+from phronesis.storage.feed_follower import FeedFollower, SnapshotPolicy
+from phronesis.storage.index_snapshot import IndexSnapshots, Loaded
 from phronesis.storage.partitioned_index import PartitionedIndex
 
-__all__ = ["CollectionIndex", "FollowedIndex", "IndexSource", "IndexedRow", "SnapshotPolicy"]
-
-
-@dataclass(frozen=True, slots=True)
-class SnapshotPolicy:
-    """Where and when an index is saved: after a rebuild or at close, once it holds ``min_size``
-    vectors (a smaller one is rebuilt from its table in about a second)."""
-
-    snapshots: IndexSnapshots
-    min_size: int = 20_000
+__all__ = ["CollectionIndex", "FollowedIndex", "IndexSource", "IndexedRow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +104,7 @@ class CollectionIndex(Protocol):
     async def close(self) -> None: ...
 
 
-class FollowedIndex:
+class FollowedIndex(FeedFollower[IndexedRow]):
     def __init__(
         self,
         index: PartitionedIndex,
@@ -125,28 +117,15 @@ class FollowedIndex:
         monotonic: Callable[[], float] = time.monotonic,
         snapshot: SnapshotPolicy | None = None,
     ) -> None:
+        super().__init__(
+            log, interval_s=interval_s, gap_timeout_s=gap_timeout_s, monotonic=monotonic, snapshot=snapshot
+        )
         self.index = index
-        self._snapshot = snapshot
-        self._changed_since_snapshot = False
         self._source = source
-        self._log = log
         self._embedder = embedder
-        self._reads = FeedReads(interval_s)
-        self._cursor = ChangeCursor(gap_timeout_s=log.gap_timeout(gap_timeout_s), monotonic=monotonic)
-        self._lock: asyncio.Lock | None = None
-        self._loaded = False
-
-    @property
-    def loaded(self) -> bool:
-        return self._loaded
 
     def __len__(self) -> int:
         return len(self.index)
-
-    @property
-    def watermark(self) -> int:
-        """The feed id this index has applied every entry up to (of every collection: see ``FeedPage``)."""
-        return self._cursor.watermark
 
     def kinds(self) -> dict[str, int]:
         """How many partitions use each implementation (for /healthz and metrics)."""
@@ -160,77 +139,34 @@ class FollowedIndex:
         await self.sync()
         return self.index.search(tenant, query, k, domains=partitions)
 
-    def _the_lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
-
-    async def load(self, progress: Callable[[int], None] | None = None) -> int:
-        """Rebuild from the table; rows embedded by another model (or not at all) are re-embedded."""
-        async with self._the_lock():
-            return await self._load(progress)
-
-    async def _load(self, progress: Callable[[int], None] | None) -> int:
-        if self._snapshot is not None and await self._from_snapshot(self._snapshot.snapshots):
-            return len(self.index)
-        return await self._rebuild(progress)
-
-    async def _rebuild(self, progress: Callable[[int], None] | None) -> int:
+    async def _forget(self) -> None:
         self.index.clear()
-        # read where to follow from first: a change committed while loading is applied by the next sync
-        self._cursor.reset(await self._log.load_watermark())
-        self._reads.begin()
-        loaded = 0
-        async for batch in self._source.iter_rows():
-            self._index_rows(batch, await self._vectors(batch))
-            loaded += len(batch)
-            if progress is not None:
-                progress(len(batch))
-        self._loaded = True
-        if self._snapshot is not None and loaded >= self._snapshot.min_size:
-            await self._save(self._snapshot.snapshots)
-        return loaded
 
-    async def _from_snapshot(self, snapshots: IndexSnapshots) -> bool:
-        """Load the snapshot and apply the feed after it; False (logged) if it cannot be trusted."""
-        collection = self._log.collection
-        self.index.clear()
-        try:
-            loaded = await asyncio.to_thread(
-                snapshots.load,
-                collection,
-                self.index,
-                embedding_model=self._embedder.model_name,
-                feed_last_id=await self._log.last_id(),
-            )
-        except SnapshotRejected as exc:
-            log_rejected(collection, exc)
-            return False
-        self._cursor.reset(loaded.watermark)
-        self._loaded = await caught_up(
-            collection, loaded, follow=self._follow, size=lambda: len(self.index), rows=self._source.count
+    def _batches(self) -> AsyncIterator[list[IndexedRow]]:
+        return self._source.iter_rows()
+
+    async def _add_batch(self, rows: Sequence[IndexedRow]) -> None:
+        self._index_rows(rows, await self._vectors(rows))
+
+    async def _row_count(self) -> int:
+        return await self._source.count()
+
+    def _read_snapshot(self, snapshots: IndexSnapshots, feed_last_id: int) -> Loaded:
+        return snapshots.load(
+            self._log.collection, self.index, embedding_model=self._embedder.model_name, feed_last_id=feed_last_id
         )
-        return self._loaded
 
-    async def _save(self, snapshots: IndexSnapshots) -> None:
-        """Save the index as current to the cursor (no search runs meanwhile: start-up and close)."""
-        await asyncio.to_thread(
-            snapshots.save,
+    def _write_snapshot(self, snapshots: IndexSnapshots) -> None:
+        snapshots.save(
             self._log.collection,
             self.index,
             watermark=self._cursor.watermark,
             embedding_model=self._embedder.model_name,
         )
-        self._changed_since_snapshot = False
 
     async def close(self) -> None:
         """Save a large index that changed since its snapshot, so the next start reads it back."""
-        policy = self._snapshot
-        if policy is None or not self._loaded or not self._changed_since_snapshot or len(self.index) < policy.min_size:
-            return
-        async with self._the_lock():
-            await self._follow()  # so the snapshot is current to the newest entry, own writes included
-            await self._save(policy.snapshots)
+        await self._save_if_changed()
 
     async def _vectors(self, rows: Sequence[IndexedRow]) -> list[Vectors]:
         """Each row's vector: as stored, or embedded now (and stored) if it is stale."""
@@ -251,22 +187,7 @@ class FollowedIndex:
             (row.tenant, row.partition, row.key, vector) for row, vector in zip(rows, vectors, strict=True)
         )
 
-    async def sync(self, *, force: bool = False) -> None:
-        """Load on first use, then apply what other processes committed since the last read
-        (at most once per ``interval_s`` unless ``force``)."""
-        arrived = time.monotonic()
-        if self._loaded and not force and self._reads.recent(arrived):
-            return
-        async with self._the_lock():
-            if not self._loaded:
-                await self._load(None)
-                return
-            if not force and self._reads.shared(arrived):
-                return  # a read that began after this call arrived has just finished: it is shared
-            self._reads.begin()
-            await self._follow()
-
-    async def _follow(self) -> None:
+    async def _follow(self, connection: AsyncConnection | None) -> None:
         """Apply the feed's entries after the cursor (under the lock)."""
         while True:
             page = await self._log.since(self._cursor.watermark)

@@ -65,8 +65,8 @@ bench: $(STAMP_TEST)
 # the documentation site, offline: the reference pages generated from the code, then mkdocs
 # --strict (a broken link, a missing page or anchor fails it) into site/
 docs: $(STAMP_TEST)
-	$(BIN)/python docs/gen/settings_reference.py
-	$(BIN)/python docs/gen/api_reference.py
+	$(BIN)/python -m tools.settings_reference
+	$(BIN)/python -m tools.api_reference
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 clean:

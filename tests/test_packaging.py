@@ -16,17 +16,13 @@ ROOT = Path(__file__).parents[1]
 
 
 def _tool(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module(f"tools.{name}")
 
 
 def test_this_environment_is_the_lock() -> None:
     """make install installs with -c requirements.lock: the suite runs on exactly the locked set."""
     lock = _tool("lock")
-    assert lock.written() == lock.LOCK.read_text(), "run python tools/lock.py (or reinstall with make install)"
+    assert lock.written() == lock.LOCK.read_text(), "run python -m tools.lock (or reinstall with make install)"
 
 
 def test_the_core_is_the_clients_and_no_server_dependency_is_capped() -> None:

@@ -5,8 +5,8 @@ FastAPI …), so it cannot import the server's models; writing them by hand woul
 drift. ``tests/client/test_generated_models.py`` regenerates them and fails when the committed
 file differs, so a change to an API model is a change to this file in the same commit.
 
-    python tools/generate_client_models.py            # rewrite src/phronesis/client/_generated.py
-    python tools/generate_client_models.py --check    # exit 1 if it would change
+    python -m tools.generate_client_models            # rewrite src/phronesis/client/_generated.py
+    python -m tools.generate_client_models --check    # exit 1 if it would change
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools.written import write_or_check
 
 TARGET = Path(__file__).parents[1] / "src" / "phronesis" / "client" / "_generated.py"
 HEADER = '''"""The API's models, generated from the server's OpenAPI document by
@@ -74,15 +76,7 @@ def generated() -> str:
 
 
 def main() -> int:
-    text = generated()
-    if "--check" in sys.argv[1:]:
-        if TARGET.read_text() != text:
-            print(f"{TARGET} differs from the OpenAPI document: run python tools/generate_client_models.py")
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET}")
-    return 0
+    return write_or_check(TARGET, generated, command="python -m tools.generate_client_models")
 
 
 if __name__ == "__main__":

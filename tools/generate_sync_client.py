@@ -4,8 +4,8 @@ Why derived: the two offer the same operations with the same names, docs and ret
 twice they drifted. Edit ``aio.py`` and run this; ``tests/client/test_standalone.py`` fails when
 ``sync.py`` is not what this writes (the way httpcore keeps its sync code: unasync's rules).
 
-    python tools/generate_sync_client.py            # rewrite sync.py
-    python tools/generate_sync_client.py --check    # exit 1 if it would change
+    python -m tools.generate_sync_client            # rewrite sync.py
+    python -m tools.generate_sync_client --check    # exit 1 if it would change
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from tools.written import write_or_check
 
 CLIENT = Path(__file__).parents[1] / "src" / "phronesis" / "client"
 DOCSTRING = '''"""The blocking client: ``Client(base_url, api_key=…)``, one namespace per decision point.
@@ -58,16 +60,7 @@ def generated() -> str:
 
 
 def main() -> int:
-    text = generated()
-    target = CLIENT / "sync.py"
-    if "--check" in sys.argv[1:]:
-        if target.read_text() != text:
-            print(f"{target} is not aio.py's blocking twin: run python tools/generate_sync_client.py")
-            return 1
-        return 0
-    target.write_text(text)
-    print(f"wrote {target}")
-    return 0
+    return write_or_check(CLIENT / "sync.py", generated, command="python -m tools.generate_sync_client")
 
 
 if __name__ == "__main__":

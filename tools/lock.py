@@ -6,8 +6,8 @@ reason), as a library should; an application deployed from this repository wants
 it was tested with. ``make install`` installs with ``-c requirements.lock``, so a clean clone (and
 CI) gets the tested set, and ``pip install -r requirements.lock`` reproduces it elsewhere.
 
-    python tools/lock.py            # rewrite requirements.lock from this environment
-    python tools/lock.py --check    # exit 1 if this environment differs from the lock
+    python -m tools.lock            # rewrite requirements.lock from this environment
+    python -m tools.lock --check    # exit 1 if this environment differs from the lock
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+
+from tools.written import write_or_check
 
 LOCK = Path(__file__).parents[1] / "requirements.lock"
 HEADER = "# phronesis[all]'s tested versions: written by tools/lock.py from the environment make test passed in\n"
@@ -58,15 +60,7 @@ def written() -> str:
 
 
 def main() -> int:
-    text = written()
-    if "--check" in sys.argv[1:]:
-        if not LOCK.exists() or LOCK.read_text() != text:
-            print(f"{LOCK} differs from this environment: run python tools/lock.py")
-            return 1
-        return 0
-    LOCK.write_text(text)
-    print(f"wrote {LOCK} ({text.count(chr(10)) - 1} pins)")
-    return 0
+    return write_or_check(LOCK, written, command="python -m tools.lock")
 
 
 if __name__ == "__main__":

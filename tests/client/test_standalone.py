@@ -14,22 +14,16 @@ pytestmark = pytest.mark.process  # each test runs a fresh interpreter
 SERVER_ONLY = ("sqlalchemy", "numpy", "fastapi", "uvicorn", "faiss", "mcp", "jinja2", "icalendar", "alembic")
 
 
-def test_the_generated_models_are_the_servers_openapi_document() -> None:
+@pytest.mark.parametrize(
+    "tool",
+    [
+        "generate_client_models",  # the models are the server's OpenAPI document's
+        "generate_sync_client",  # the blocking client is the asyncio one's twin
+    ],
+)
+def test_the_generated_client_is_current(tool: str) -> None:
     checked = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "generate_client_models.py"), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-
-
-def test_the_blocking_client_is_the_asyncio_ones_twin() -> None:
-    checked = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "generate_sync_client.py"), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=60,
+        [sys.executable, "-m", f"tools.{tool}", "--check"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

@@ -43,7 +43,8 @@ from phronesis.embeddings.types import Vectors
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.storage.change_feed import change_rows
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import FollowedIndex, SnapshotPolicy
+from phronesis.storage.feed_follower import SnapshotPolicy
+from phronesis.storage.followed_index import FollowedIndex
 from phronesis.storage.hnsw_index import HnswVectorIndex
 from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
 from phronesis.storage.migrate import upgrade
@@ -127,7 +128,8 @@ started = float(sys.argv[1])
 from phronesis.embeddings.hashing import HashingEmbedder
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.storage.database import Database
-from phronesis.storage.followed_index import FollowedIndex, SnapshotPolicy
+from phronesis.storage.followed_index import FollowedIndex
+from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn

@@ -129,7 +129,7 @@ async def _add_via_new_engine(live_server: LiveServer, record: object) -> None:
 
     assert isinstance(record, NewDecisionRecord)
     database = Database(live_server.engine.settings.database_url())
-    await DecisionRecordRepository(database).add(record)
+    await DecisionRecordRepository(database).write(record)
     await database.dispose()
 
 

@@ -35,22 +35,24 @@ def repo(database: Database, clock: FixedClock) -> DecisionRecordRepository:
     return DecisionRecordRepository(database, clock=clock)
 
 
-async def test_add_get_round_trip(repo: DecisionRecordRepository, clock: FixedClock) -> None:
-    added = await repo.add(record(1, prompt="p", raw_llm_output="o", model="m", prompt_tokens=3))
+async def test_write_get_round_trip(repo: DecisionRecordRepository, clock: FixedClock) -> None:
+    written = record(1, prompt="p", raw_llm_output="o", model="m", prompt_tokens=3)
+    await repo.write(written)
     fetched = await repo.get("t1", "r1")
-    assert fetched == added and fetched.created_at == clock.now()
+    assert fetched.model_dump(include=set(written.model_dump())) == written.model_dump()
+    assert fetched.created_at == clock.now()
     with pytest.raises(NotFoundError):
         await repo.get("t2", "r1")
     with pytest.raises(ConflictError):
-        await repo.add(record(1))
+        await repo.write(record(1))
 
 
-async def test_add_inside_a_caller_transaction_rolls_back_with_it(
+async def test_a_write_inside_a_caller_transaction_rolls_back_with_it(
     repo: DecisionRecordRepository, database: Database
 ) -> None:
     with pytest.raises(RuntimeError):
         async with database.transaction() as conn:
-            await repo.add(record(1), connection=conn)
+            await repo.write(record(1), into=conn)
             raise RuntimeError("the decision's effect failed")
     with pytest.raises(NotFoundError):
         await repo.get("t1", "r1")
@@ -59,7 +61,7 @@ async def test_add_inside_a_caller_transaction_rolls_back_with_it(
 async def test_query_filters_order_and_counts(repo: DecisionRecordRepository, clock: FixedClock) -> None:
     for i in range(6):
         clock.advance(seconds=1)
-        await repo.add(record(i, path="heuristic" if i % 2 else "llm", strategy="a" if i < 3 else "b"))
+        await repo.write(record(i, path="heuristic" if i % 2 else "llm", strategy="a" if i < 3 else "b"))
     newest = await repo.query("t1", limit=2)
     assert [r.id for r in newest] == ["r5", "r4"]
     assert {r.id for r in await repo.query("t1", path="llm")} == {"r0", "r2", "r4"}
@@ -70,12 +72,12 @@ async def test_query_filters_order_and_counts(repo: DecisionRecordRepository, cl
 
 
 async def test_outcome_and_time_based_retention(repo: DecisionRecordRepository, clock: FixedClock) -> None:
-    await repo.add(record(1))
+    await repo.write(record(1))
     await repo.set_outcome("t1", "r1", "success")
     assert (await repo.get("t1", "r1")).outcome == "success"
     with pytest.raises(NotFoundError):
         await repo.set_outcome("t1", "missing", "success")
     clock.advance(days=31)
-    await repo.add(record(2))
+    await repo.write(record(2))
     assert await repo.purge(timedelta(days=30)) == 1
     assert [r.id for r in await repo.query("t1")] == ["r2"]

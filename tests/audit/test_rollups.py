@@ -22,7 +22,7 @@ NOW = datetime(2026, 11, 26, 15, 0, tzinfo=UTC)
 
 
 async def _record(database: Database, at: datetime, n: int, **fields: object) -> None:
-    await DecisionRecordRepository(database, clock=FixedClock(at)).add(
+    await DecisionRecordRepository(database, clock=FixedClock(at)).write(
         NewDecisionRecord(id=f"r{n}", tenant="t", kind="routing", path="local", action="RETRIEVE", **fields)  # type: ignore[arg-type]
     )
 
@@ -76,7 +76,7 @@ async def test_the_servers_loop_rolls_up_every_tenant_with_recent_records(databa
     for n in range(10):
         await _record(database, NOW - timedelta(hours=n + 3), n)
     other = DecisionRecordRepository(database, clock=FixedClock(NOW - timedelta(days=20)))
-    await other.add(NewDecisionRecord(id="old", tenant="quiet", kind="routing", path="local", action="CLARIFY"))
+    await other.write(NewDecisionRecord(id="old", tenant="quiet", kind="routing", path="local", action="CLARIFY"))
     rollups = DecisionRollups(database)
     done = await rollups.ensure_active(NOW, recent=timedelta(hours=4))
     assert done == {"t": hour_of(NOW - MARGIN)}  # the tenant with nothing recent is left alone

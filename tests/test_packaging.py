@@ -4,6 +4,7 @@ command line of a client-only install says in one line what is missing."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import tomllib
@@ -28,8 +29,9 @@ def test_this_environment_is_the_lock() -> None:
 def test_the_core_is_the_clients_and_no_server_dependency_is_capped() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert [r.split(">")[0] for r in project["dependencies"]] == ["pydantic", "httpx"]
-    server = project["optional-dependencies"]["server"]
-    assert not [r for r in project["dependencies"] + server if "<" in r.split(";")[0]], "caps belong in the lock"
+    extras = project["optional-dependencies"]
+    bounded = project["dependencies"] + extras["server"] + extras["ui"] + extras["mcp"]
+    assert not [r for r in bounded if "<" in r.split(";")[0]], "caps belong in the lock"
 
 
 @pytest.mark.process
@@ -57,3 +59,24 @@ def test_the_engine_without_the_server_extra_says_what_to_install() -> None:
         "ModuleNotFoundError: phronesis.Engine needs the server (sqlalchemy is not installed): "
         "pip install 'phronesis[server]'"
     )
+
+
+@pytest.mark.process
+def test_a_server_without_the_ui_and_mcp_extras_serves_the_rest_and_says_so(tmp_path: Path) -> None:
+    code = (
+        "import importlib.util, logging, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name in ('jinja2', 'mcp') else real(name, *a)\n"
+        "logging.basicConfig(level=logging.WARNING, format='%(message)s')\n"
+        "from fastapi.testclient import TestClient\n"
+        "from phronesis.server import create_app\n"
+        "with TestClient(create_app()) as client:\n"
+        "    print(client.get('/ui').status_code, client.get('/mcp').status_code, client.get('/healthz').status_code)\n"
+        "    print('Dashboard' in client.get('/').text)\n"
+    )
+    environment = os.environ | {"PHRONESIS_DATA_DIR": str(tmp_path), "PHRONESIS_EMBEDDINGS__SPEC": "hashing:384"}
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=environment)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.split() == ["404", "404", "200", "False"]
+    assert "the dashboard (/ui) is off: jinja2 is not installed (pip install 'phronesis[ui]')" in ran.stderr
+    assert "MCP over HTTP (/mcp) is off: mcp is not installed (pip install 'phronesis[mcp]')" in ran.stderr

@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
+from types import ModuleType
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from phronesis import __version__, ui
+from phronesis import __version__
 from phronesis.api.body_limit import BodyLimitMiddleware
 from phronesis.api.loopback_guard import LoopbackGuardMiddleware
 from phronesis.api.metrics import Metrics, MetricsMiddleware
@@ -44,7 +47,6 @@ from phronesis.audit.rollups import MARGIN, DecisionRollups
 from phronesis.engine import Engine
 from phronesis.logs import configure_logging
 from phronesis.loops import PeriodicLoop
-from phronesis.mcp import http as mcp_http
 from phronesis.processes.document_jobs import JobProcess
 
 __all__ = ["create_app", "create_worker_app"]
@@ -59,6 +61,17 @@ _ROOT = (
     "<link rel=icon href=/ui/static/favicon.svg type=image/svg+xml>"
     "<h1>phronesis</h1><ul><li><a href=/ui>Dashboard</a></li><li><a href=/docs>API (OpenAPI)</a></li></ul></html>"
 )
+_ROOT_WITHOUT_DASHBOARD = _ROOT.replace("<li><a href=/ui>Dashboard</a></li>", "")
+
+
+def optional_surface(module: str, dependency: str, extra: str, what: str) -> ModuleType | None:
+    """``module`` when ``dependency`` is installed, else None, said in the log: the dashboard and
+    MCP are extras (``ui``, ``mcp``), and a server without one serves the rest rather than fail.
+    Checked by the dependency's presence, so an error in phronesis's own module still raises."""
+    if importlib.util.find_spec(dependency) is None:
+        log.warning("%s is off: %s is not installed (pip install 'phronesis[%s]')", what, dependency, extra)
+        return None
+    return importlib.import_module(module)
 
 
 async def _docs() -> HTMLResponse:
@@ -75,6 +88,11 @@ async def _docs() -> HTMLResponse:
 async def _root() -> HTMLResponse:
     """The root points people to the dashboard and to the API's documentation."""
     return HTMLResponse(_ROOT)
+
+
+async def _root_without_dashboard() -> HTMLResponse:
+    """The root of a server without the dashboard: the API's documentation."""
+    return HTMLResponse(_ROOT_WITHOUT_DASHBOARD)
 
 
 async def _purge(engine: Engine) -> None:
@@ -180,7 +198,9 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
             loop.create_task(each.run(), name=each.name) for each in _loops(the_engine, app.state.metrics, jobs)
         ]
         try:
-            async with app.state.mcp.session_manager.run():  # /mcp's transports live in the server's loop
+            mcp = app.state.mcp
+            # /mcp's transports live in the server's loop
+            async with mcp.session_manager.run() if mcp is not None else contextlib.nullcontext():
                 yield
         finally:
             for task in periodic:
@@ -229,12 +249,16 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     app.include_router(proactive.router)
     app.include_router(replay.router)
     app.include_router(settings_router.router)
-    app.include_router(ui.router)
-    app.mount("/ui/static", StaticFiles(packages=[("phronesis.ui", "static")]), name="ui-static")
-    app.add_api_route("/", _root, include_in_schema=False, response_class=HTMLResponse)
+    dashboard = optional_surface("phronesis.ui", "jinja2", "ui", "the dashboard (/ui)")
+    if dashboard is not None:
+        app.include_router(dashboard.router)
+        app.mount("/ui/static", StaticFiles(packages=[("phronesis.ui", "static")]), name="ui-static")
+    root = _root if dashboard is not None else _root_without_dashboard
+    app.add_api_route("/", root, include_in_schema=False, response_class=HTMLResponse)
     app.mount("/api-static", StaticFiles(packages=[("phronesis.api", "static")]), name="api-static")
     app.add_api_route("/docs", _docs, include_in_schema=False, response_class=HTMLResponse)
-    app.state.mcp = mcp_http.mount(app, the_engine)
+    mcp_http = optional_surface("phronesis.mcp.http", "mcp", "mcp", "MCP over HTTP (/mcp)")
+    app.state.mcp = None if mcp_http is None else mcp_http.mount(app, the_engine)
     if the_engine.tracing is not None:  # a server span per request, the parent of its decisions
         the_engine.tracing.instrument_app(app)
     return app

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,12 +81,9 @@ class Outbox:
         clock: Clock,
     ) -> None:
         self._settings = settings
-        # the n-th redelivery waits outbox_retry_sec × 2^(n−1): exact, for the due times it stores
-        self._backoff = Backoff(
-            initial_s=settings.outbox_retry_sec,
-            cap_s=settings.outbox_retry_sec * 2 ** max(settings.outbox_attempts - 1, 0),
-            jitter=0.0,
-        )
+        # the n-th redelivery waits outbox_retry_sec × 2^(n−1): exact, for the due times it stores;
+        # no cap (outbox_attempts bounds it)
+        self._backoff = Backoff(initial_s=settings.outbox_retry_sec, cap_s=math.inf, jitter=0.0)
         self._db = database
         self._sends = sends
         self._users = users

@@ -123,9 +123,10 @@ class FeedFollower(ABC, Generic[RowT]):
             return await self._load(progress)
 
     async def _load(self, progress: Callable[[int], None] | None) -> int:
-        await self._forget()
-        if self._snapshot is not None and await self._from_snapshot(self._snapshot.snapshots):
-            return len(self)
+        if self._snapshot is not None:
+            await self._forget()  # the snapshot loads into an empty index; a rebuild empties it itself
+            if await self._from_snapshot(self._snapshot.snapshots):
+                return len(self)
         return await self._rebuild(progress)
 
     async def _rebuild(self, progress: Callable[[int], None] | None) -> int:

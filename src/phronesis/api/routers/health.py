@@ -22,11 +22,13 @@ router = APIRouter(tags=["operations"])
 async def healthz(engine: EngineDep) -> JSONResponse:
     """Liveness only: a database or LLM outage must not get a healthy process restarted.
     Whether it can decide right now is ``/readyz``."""
+    heuristics, heuristic_partitions = engine.heuristics.indexed()
+    runs, run_partitions = engine.admission.indexed()
     body = {
         "status": "ok" if engine.started else "starting",
         "index_backend": engine.index_backend,
-        "index": dict(zip(("size", "partitions"), engine.heuristics.indexed(), strict=True)),
-        "runs_index": dict(zip(("size", "partitions"), engine.admission.indexed(), strict=True)),
+        "index": {"size": heuristics, "partitions": heuristic_partitions},
+        "runs_index": {"size": runs, "partitions": run_partitions},
         "llm": engine.llm.model_name if engine.llm else None,
         "embedder": engine.embedder.model_name,
         "process": os.getpid(),  # which worker of `serve --workers N` answered

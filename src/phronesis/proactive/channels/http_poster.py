@@ -9,6 +9,7 @@ same ``Idempotency-Key`` so a receiver that saw a timed-out attempt can drop the
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Callable, Mapping
 
 import httpx
@@ -34,7 +35,7 @@ class HttpPoster:
     ) -> None:
         self._client = client
         self._attempts = attempts
-        self._backoff = Backoff(initial_s=backoff_s, cap_s=backoff_s * 2 ** max(attempts - 1, 0), jitter=0.0)
+        self._backoff = Backoff(initial_s=backoff_s, cap_s=math.inf, jitter=0.0)  # no cap: ``attempts`` bounds it
         self._sleep = sleep or asyncio.sleep
 
     async def post(self, url: str, body: bytes, headers: Mapping[str, str], *, format: str) -> Delivery:

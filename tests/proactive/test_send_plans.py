@@ -30,8 +30,11 @@ async def _plans(path: Path, read: Callable[[SendRepository, Any], Awaitable[obj
     database = Database(f"sqlite+aiosqlite:///{path}")
     issued: list[tuple[str, Any]] = []
 
-    def capture(_conn: Any, _cursor: Any, statement: str, params: Any, *_: Any) -> None:
-        issued.append((statement, params))
+    def capture(conn: Any, _cursor: Any, statement: str, params: Any, *_: Any) -> None:
+        # the listener is on every engine of the process: keep this database's statements only (a
+        # test sharing the worker process may still be running another database's)
+        if conn.engine.url.database == str(path):
+            issued.append((statement, params))
 
     event.listen(Engine, "before_cursor_execute", capture)  # the read engine and the write engine
     try:

@@ -35,10 +35,10 @@ async def toy(database: Database) -> AsyncIterator[dict[str, Any]]:
 async def _decide(toy: dict[str, Any], database: Database, llm: ScriptedLLM | None, text: str, chance: float) -> Any:
     stages = toy["UmbrellaStages"](database, llm)
     forecast = toy["Forecast"](text=text, chance_of_rain=chance)
-    return await decide(stages, "acme", forecast, database=database, records=DecisionRecordRepository(database))
+    return await decide(stages, "acme", forecast, records=DecisionRecordRepository(database))
 
 
-async def _record(database: Database, decided: Decided[Any]) -> Any:
+async def _record(database: Database, decided: Decided[Any, Any]) -> Any:
     async with database.connect() as conn:
         query = select(decision_records).where(decision_records.c.id == decided.decision_id)
         return (await conn.execute(query)).one()

@@ -10,31 +10,32 @@ for every point:
 - the **expensive stage** (the LLM) runs only then; when it fails, or its output does not validate
   (LLM output is untrusted), or there is no LLM, the point's documented **fallback** decides
   instead, and the record says why;
-- the **check** validates, caps and clamps whatever was decided;
-- the **record** and the **effects** are written in one transaction, through the one record writer
+- the **check** validates, caps and clamps whatever was decided (it may read: a recovery rule,
+  an embedding the effects keep);
+- the **record** and the **effects** are written in one transaction of the point's choosing (a
+  connection, a point transaction, a write buffer), through the one record writer
   (``DecisionRecordRepository.write``): both, or neither.
 
 ``docs/internals/adding-a-decision-point.md`` builds a new point on it, step by step."""
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.audit.models import DecisionKind, NewDecisionRecord
-from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.audit.repository import DecisionRecordRepository, RecordSink
 from phronesis.exceptions import LLMError
-from phronesis.ids import new_id
-from phronesis.storage.database import Database
 
 __all__ = ["Decided", "NoExpensiveStage", "Stages", "Verdict", "decide"]
 
 GivenT = TypeVar("GivenT", contravariant=True)
 ContextT = TypeVar("ContextT")
 OutcomeT = TypeVar("OutcomeT")
+WritesT = TypeVar("WritesT", bound=RecordSink)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +49,13 @@ class Verdict(Generic[OutcomeT]):
 
 
 @dataclass(frozen=True, slots=True)
-class Decided(Generic[OutcomeT]):
-    """A decision as its caller gets it: the record's id (quoted back with feedback) and the verdict."""
+class Decided(Generic[ContextT, OutcomeT]):
+    """A decision as ``decide`` ends it: the record's id (quoted back with feedback), the verdict, and
+    the context it was decided in (what the point's answer to its caller is built from)."""
 
     decision_id: str
     verdict: Verdict[OutcomeT]
+    context: ContextT
 
 
 class NoExpensiveStage(Exception):
@@ -63,8 +66,9 @@ class NoExpensiveStage(Exception):
         self.reason = reason
 
 
-class Stages(Protocol[GivenT, ContextT, OutcomeT]):
-    """A decision point's stages, in the order ``decide`` runs them."""
+class Stages(Protocol[GivenT, ContextT, OutcomeT, WritesT]):
+    """A decision point's stages, in the order ``decide`` runs them. ``WritesT`` is what the record
+    and the effects are written on: the transaction ``transaction`` opens."""
 
     @property
     def kind(self) -> DecisionKind:
@@ -89,30 +93,32 @@ class Stages(Protocol[GivenT, ContextT, OutcomeT]):
         """The seed's documented fallback when the expensive stage could not decide (``why``)."""
         ...
 
-    def check(self, context: ContextT, verdict: Verdict[OutcomeT]) -> Verdict[OutcomeT]:
-        """Validate, cap and clamp: the verdict as it will be recorded and acted on."""
+    async def check(self, context: ContextT, verdict: Verdict[OutcomeT]) -> Verdict[OutcomeT]:
+        """Validate, cap and clamp: the verdict as it will be recorded and acted on. It writes nothing."""
         ...
 
-    def record(self, decision_id: str, context: ContextT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord:
-        """The decision record: path, action, confidence, inputs, prompt, raw output, reason."""
+    def record(self, context: ContextT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord:
+        """The decision record (its ``id`` is the decision's, quoted back with feedback): path,
+        action, confidence, inputs, prompt, raw output, reason."""
         ...
 
-    async def effects(
-        self, connection: AsyncConnection, decision_id: str, context: ContextT, verdict: Verdict[OutcomeT]
-    ) -> None:
+    def transaction(self) -> AbstractAsyncContextManager[WritesT]:
+        """The transaction the record and the effects are written in: committed together or not at all."""
+        ...
+
+    async def effects(self, writes: WritesT, decision_id: str, context: ContextT, verdict: Verdict[OutcomeT]) -> None:
         """What the decision changes (a stored run, a queued message, a fired heuristic), written on
-        ``connection``: the record's transaction."""
+        ``writes``: the record's transaction."""
         ...
 
 
 async def decide(
-    stages: Stages[GivenT, ContextT, OutcomeT],
+    stages: Stages[GivenT, ContextT, OutcomeT, WritesT],
     tenant: str,
     given: GivenT,
     *,
-    database: Database,
     records: DecisionRecordRepository,
-) -> Decided[OutcomeT]:
+) -> Decided[ContextT, OutcomeT]:
     """Run ``stages`` on ``given``: context, cheap, expensive only when the cheap stage cannot decide
     (its failure is the fallback's, with the reason), check, then the record and the effects in one
     transaction. An error of the context, the check or the write is raised, and nothing is written."""
@@ -125,9 +131,9 @@ async def decide(
             verdict = stages.fallback(context, missing.reason)
         except (LLMError, ValidationError) as failed:  # LLM output is untrusted: the fallback answers
             verdict = stages.fallback(context, f"{type(failed).__name__}: {failed}"[:200])
-    verdict = stages.check(context, verdict)
-    decision_id = new_id()
-    async with database.transaction() as connection:
-        await records.write(stages.record(decision_id, context, verdict), into=connection)
-        await stages.effects(connection, decision_id, context, verdict)
-    return Decided(decision_id, verdict)
+    verdict = await stages.check(context, verdict)
+    record = stages.record(context, verdict)
+    async with stages.transaction() as writes:
+        await records.write(record, into=writes)
+        await stages.effects(writes, record.id, context, verdict)
+    return Decided(record.id, verdict, context)

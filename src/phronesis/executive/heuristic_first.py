@@ -29,7 +29,7 @@ from phronesis.executive.llm_path import decide_with_llm
 from phronesis.executive.prompt_builder import PromptTemplates
 from phronesis.executive.results import fire, reject
 from phronesis.executive.traces import ReasoningTrace, TraceStore
-from phronesis.executive.types import DecisionContext, DecisionResult
+from phronesis.executive.types import DecisionContext, DecisionResult, Picked
 from phronesis.llm.types import LLMProvider
 
 __all__ = ["AlwaysLLMStrategy", "BaseStrategy", "HeuristicFirstStrategy", "biased_threshold", "effective_threshold"]
@@ -82,8 +82,27 @@ class BaseStrategy(ABC):
         }
 
     @abstractmethod
+    def pick(self, context: DecisionContext, *, llm_available: bool) -> Picked:
+        """The cheap stage: the heuristic this strategy fires without the LLM, if any."""
+
+    async def ask(self, picked: Picked, llm: LLMProvider | None) -> DecisionResult:
+        """Seed 000 steps 3–4: the LLM path when an LLM is configured and the event is immediate."""
+        if llm is not None and picked.context.immediate:
+            return await decide_with_llm(
+                picked.context,
+                llm,
+                config=self._config,
+                templates=self._templates,
+                rng=self._rng,
+                response_id=self._new_id(),
+                metadata=picked.metadata,
+            )
+        return reject("llm_unavailable" if llm is None else "not_immediate", self._new_id(), picked.metadata)
+
     async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
-        """Seed 000 ``DecisionStrategy.decide``."""
+        """Seed 000 ``DecisionStrategy.decide``: ``pick``, then ``ask`` when nothing fired."""
+        picked = self.pick(context, llm_available=llm is not None)
+        return picked.fired if picked.fired is not None else await self.ask(picked, llm)
 
     async def get_trace(self, response_id: str, *, tenant: str = "default") -> ReasoningTrace | None:
         """The trace of a decision, from the durable store (seed 000; ORIGINS §1.8 bug 9)."""
@@ -91,38 +110,22 @@ class BaseStrategy(ABC):
             raise ConfigurationError(f"strategy {self.name!r} was built without a trace store")
         return await self._traces.get(tenant, response_id)
 
-    async def _llm_or_reject(
-        self, context: DecisionContext, llm: LLMProvider | None, metadata: dict[str, Any]
-    ) -> DecisionResult:
-        """Seed 000 steps 3–4: the LLM path when an LLM is configured and the event is immediate."""
-        if llm is not None and context.immediate:
-            return await decide_with_llm(
-                context,
-                llm,
-                config=self._config,
-                templates=self._templates,
-                rng=self._rng,
-                response_id=self._new_id(),
-                metadata=metadata,
-            )
-        return reject("llm_unavailable" if llm is None else "not_immediate", self._new_id(), metadata)
-
 
 class HeuristicFirstStrategy(BaseStrategy):
     name = "heuristic_first"
     uses_heuristic_path = True
 
-    async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
+    def pick(self, context: DecisionContext, *, llm_available: bool) -> Picked:
         threshold = effective_threshold(self._config.confidence_threshold, context)
         # llm_available: where a replay of another threshold would send a decision no heuristic fires
-        metadata: dict[str, Any] = {"threshold": threshold, "strategy": self.name, "llm_available": llm is not None}
+        metadata: dict[str, Any] = {"threshold": threshold, "strategy": self.name, "llm_available": llm_available}
         if self.uses_heuristic_path:
             passed_over: list[str] = []
             for candidate in context.candidates:  # most similar first (candidates_from_memory)
                 if candidate.confidence >= threshold:
                     if passed_over:
                         metadata["passed_over"] = passed_over
-                    return fire(candidate, self._new_id(), metadata)
+                    return Picked(fire(candidate, self._new_id(), metadata), context, metadata)
                 passed_over.append(candidate.heuristic_id)
             explored = ThompsonExploration(self._config.exploration_rate).choose(
                 context.candidates, threshold, self._rng
@@ -131,8 +134,8 @@ class HeuristicFirstStrategy(BaseStrategy):
                 chosen, record = explored
                 metadata["exploration"] = record  # recorded whether it fired or not (its propensity)
                 if chosen is not None:
-                    return fire(chosen, self._new_id(), {**metadata, "explored": True})
-        return await self._llm_or_reject(context, llm, metadata)
+                    return Picked(fire(chosen, self._new_id(), {**metadata, "explored": True}), context, metadata)
+        return Picked(None, context, metadata)
 
 
 class AlwaysLLMStrategy(HeuristicFirstStrategy):

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Literal, NamedTuple
 
+from phronesis.audit.models import DecisionKind, NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.background import BackgroundTasks
 from phronesis.clock import Clock
-from phronesis.embeddings.types import Embedder
+from phronesis.decision import Verdict, decide
+from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import ConfigurationError, InvalidInputError
 from phronesis.executive.candidates import candidates_from_memory
 from phronesis.executive.convergence import ENDORSEMENT_SOURCE, detect_convergence, endorsement_magnitude
@@ -39,12 +42,14 @@ from phronesis.executive.types import (
     DecisionResult,
     DecisionStrategy,
     HeuristicCandidate,
+    Picked,
 )
 from phronesis.heuristics.memory import HeuristicMemory
 from phronesis.ids import new_id
 from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
 from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.tuning import Applied, TenantValues
 
 __all__ = ["ExecutiveService"]
@@ -69,6 +74,25 @@ class ExecutiveParts:
     """Learning's follow-up channel: the event undoes, confirms or ignores its source's open fires."""
     tenant_settings: TenantValues | None = None
     """A tenant's applied threshold; None: the configured one for every tenant."""
+
+
+@dataclass(slots=True)
+class EventContext:
+    """An event's context as the executive's stages pass it on: what was read before deciding, then
+    what the cheap stage picked (for the expensive stage) and what the check measured."""
+
+    tenant: str
+    decision: DecisionContext
+    strategy: DecisionStrategy
+    assigned: Assigned
+    follow_up: FollowUp | None
+    started: float
+    """``time.perf_counter()`` when the event arrived: the record's latency counts from it."""
+    threat: bool = False
+    """A threat decided as immediate (the emergency rule's second half)."""
+    picked: Picked | None = None
+    fired_vector: Vectors | None = None
+    latency_ms: float = 0.0
 
 
 class Assigned(NamedTuple):
@@ -203,34 +227,12 @@ class ExecutiveService:
         return await candidates_from_memory(self.parts.heuristics, tenant, text, source=source)
 
     async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:
-        started = time.perf_counter()
-        event_id = request.event_id or new_id()
-        if request.strategy is not None:
-            self.strategy_for(request.strategy)  # an unknown one is refused before any work
-        context, tenants = await self.context_for(tenant, request, event_id)
-        name, source, assignment = self._assign(request, event_id, tenants)
-        strategy = self.strategy_for(name)
-        follow_up = await self._follow_up(tenant, request, event_id, context)
-        if follow_up is not None and follow_up.undone:
-            # "undo that" does not fire what it just undid
-            kept = [c for c in context.candidates if c.heuristic_id not in follow_up.undone]
-            context = context.model_copy(update={"candidates": kept})
-        emergency = self.emergency.candidate(context)
-        if emergency is not None:
-            result = fire(emergency, new_id(), {"strategy": name, "reason": "emergency_fast_path"})
-        elif self.emergency.threatening(context):
-            result = await self._threat(strategy, context)
-        else:
-            result = await strategy.decide(context, self.llm)
-        if result.path is DecisionPath.REJECTED:
-            result = await self._probation(tenant, context, result)
-        if follow_up is not None and follow_up.fires:
-            result.metadata["follow_up"] = follow_up.summary()
-        result.metadata["strategy_source"] = source  # what chose the strategy: event, experiment, tenant, configured
-        latency_ms = (time.perf_counter() - started) * 1000.0
-        await self._record(tenant, context, result, name, assignment, latency_ms)
+        """Seed 000 on one event, through the decision skeleton (``phronesis.decision.decide``: this
+        service is the executive's ``Stages``); convergence is scheduled after the record."""
+        decided = await decide(self, tenant, request, records=self.parts.decisions)
+        event, result = decided.context, decided.verdict.outcome
         if result.path is DecisionPath.LLM:
-            self._schedule_convergence(tenant, context, result)
+            self._schedule_convergence(tenant, event.decision, result)
         failure, detail = result.metadata.get("llm_error"), result.metadata.get("detail")
         if failure is None and "prediction_fallback" in result.metadata:
             # an answer whose success prediction failed is degraded, not a silent 0.5/0.5
@@ -247,12 +249,112 @@ class ExecutiveService:
             prompt_text=result.prompt_text,
             decision_path=result.path.value,
             matched_heuristic_id=result.matched_heuristic_id,
-            event_id=event_id,
-            strategy=name,
+            event_id=event.decision.event_id,
+            strategy=event.assigned.name,
             reason=result.metadata.get("reason"),
-            candidates=context.candidates,
+            candidates=event.decision.candidates,
             metadata=result.metadata,
-            latency_ms=latency_ms,
+            latency_ms=event.latency_ms,
+        )
+
+    # The executive's stages (``phronesis.decision.Stages``), in the order ``decide`` runs them.
+
+    kind: DecisionKind = "executive"
+
+    async def context(self, tenant: str, given: EventRequest) -> EventContext:
+        """The event's candidates (from heuristic memory, or the caller's), the tenant's tuned values,
+        the strategy it is assigned, and what it answers of its source's open fires (an "undo that"
+        does not fire what it just undid)."""
+        started = time.perf_counter()
+        event_id = given.event_id or new_id()
+        if given.strategy is not None:
+            self.strategy_for(given.strategy)  # an unknown one is refused before any work
+        decision, tenants = await self.context_for(tenant, given, event_id)
+        assigned = self._assign(given, event_id, tenants)
+        strategy = self.strategy_for(assigned.name)
+        follow_up = await self._follow_up(tenant, given, event_id, decision)
+        if follow_up is not None and follow_up.undone:
+            kept = [c for c in decision.candidates if c.heuristic_id not in follow_up.undone]
+            decision = decision.model_copy(update={"candidates": kept})
+        return EventContext(tenant, decision, strategy, assigned, follow_up, started)
+
+    async def cheap(self, context: EventContext) -> Verdict[DecisionResult] | None:
+        """The emergency fast path, then the strategy's heuristic path. A threat no heuristic answers
+        at the emergency bar is decided as immediate (the LLM is asked whenever there is one)."""
+        emergency = self.emergency.candidate(context.decision)
+        if emergency is not None:
+            name = context.assigned.name
+            return _verdict(fire(emergency, new_id(), {"strategy": name, "reason": "emergency_fast_path"}))
+        decision = context.decision
+        if self.emergency.threatening(decision):
+            context.threat = True
+            decision = decision.model_copy(update={"immediate": True})
+        context.picked = context.strategy.pick(decision, llm_available=self.llm is not None)
+        fired = context.picked.fired
+        return None if fired is None else _verdict(fired)
+
+    async def expensive(self, context: EventContext) -> Verdict[DecisionResult]:
+        """The strategy's LLM path (REJECTED without an LLM, or for an event that is not immediate;
+        the LLM's failures are its own fallbacks, ``llm_path``); a threat it rejects says why."""
+        assert context.picked is not None  # the cheap stage ran
+        result = await context.strategy.ask(context.picked, self.llm)
+        if context.threat and result.path is DecisionPath.REJECTED:
+            result = self._threat(context.decision, result)
+        return _verdict(result)
+
+    def fallback(self, context: EventContext, why: str) -> Verdict[DecisionResult]:
+        """An LLM failure the LLM path did not answer itself: REJECTED, saying why."""
+        metadata = {} if context.picked is None else context.picked.metadata
+        return _verdict(reject("llm_error", new_id(), {**metadata, "detail": why}))
+
+    async def check(self, context: EventContext, verdict: Verdict[DecisionResult]) -> Verdict[DecisionResult]:
+        """The recovery rule for a rejection; what the follow-up did and what chose the strategy on
+        the record; and, for a fire, the event's embedding, kept with the fire (so a negative outcome
+        can tell a wrong match from a wrong action; from the embedder's cache, matching made it)."""
+        result = verdict.outcome
+        if result.path is DecisionPath.REJECTED:
+            result = await self._probation(context.tenant, context.decision, result)
+        if context.follow_up is not None and context.follow_up.fires:
+            result.metadata["follow_up"] = context.follow_up.summary()
+        result.metadata["strategy_source"] = context.assigned.source  # event, experiment, tenant, configured
+        if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
+            context.fired_vector = (await self.parts.embedder.embed([context.decision.event_text]))[0]
+        context.latency_ms = (time.perf_counter() - context.started) * 1000.0
+        return _verdict(result)
+
+    def record(self, context: EventContext, verdict: Verdict[DecisionResult]) -> NewDecisionRecord:
+        name, _, assignment = context.assigned
+        return executive_record(
+            context.tenant, context.decision, verdict.outcome, name, assignment, context.latency_ms
+        )
+
+    def transaction(self) -> AbstractAsyncContextManager[PointTransaction]:
+        """Point statements, so one point transaction: on a SQLite file two hops to its writer lane
+        (record and count, then fire and commit) rather than the dozen an async connection takes."""
+        return self.parts.database.point_transaction()
+
+    async def effects(
+        self, writes: PointTransaction, decision_id: str, context: EventContext, verdict: Verdict[DecisionResult]
+    ) -> None:
+        """The fire a heuristic decision causes, with its event (learning's fire record)."""
+        result, event = verdict.outcome, context.decision
+        if result.path is not DecisionPath.HEURISTIC or result.matched_heuristic_id is None:
+            return
+        if self.parts.record_fire is None:
+            await self.parts.heuristics.repository.record_fire(
+                context.tenant, result.matched_heuristic_id, transaction=writes, missing_ok=True
+            )
+            return
+        await self.parts.record_fire(
+            writes,
+            context.tenant,
+            result.matched_heuristic_id,
+            event_id=event.event_id,
+            source=event.event_source,
+            response_id=decision_id,
+            event_text=event.event_text[:4000],
+            event_vector=context.fired_vector,
+            probation_of=result.metadata.get("probation_of"),
         )
 
     async def _probation(self, tenant: str, context: DecisionContext, rejected: DecisionResult) -> DecisionResult:
@@ -270,13 +372,10 @@ class ExecutiveService:
         }
         return fire(probation.candidate, rejected.response_id, metadata)
 
-    async def _threat(self, strategy: DecisionStrategy, context: DecisionContext) -> DecisionResult:
-        """A threat no heuristic answers at the emergency bar: the strategy decides it as immediate
-        (the LLM is asked whenever there is one); if it still rejects it, the decision says why."""
-        result = await strategy.decide(context.model_copy(update={"immediate": True}), self.llm)
-        if result.path is not DecisionPath.REJECTED:
-            return result
-        threat = context.salience.get("threat", 0.0)
+    def _threat(self, decision: DecisionContext, rejected: DecisionResult) -> DecisionResult:
+        """A threat no heuristic answers at the emergency bar, rejected even as immediate: the
+        decision says why."""
+        threat = decision.salience.get("threat", 0.0)
         why = (
             f"threat {threat:g}: no heuristic answers it and no LLM is configured; a person should look at it now"
             if self.llm is None
@@ -284,8 +383,8 @@ class ExecutiveService:
         )
         return reject(
             "emergency_unmatched",
-            result.response_id,
-            {**result.metadata, "emergency": True, "detail": why, "rejected_as": result.metadata.get("reason")},
+            rejected.response_id,
+            {**rejected.metadata, "emergency": True, "detail": why, "rejected_as": rejected.metadata.get("reason")},
         )
 
     async def _follow_up(
@@ -305,43 +404,6 @@ class ExecutiveService:
             recurring=recurring,
             reply_to=request.reply_to,
         )
-
-    async def _record(
-        self,
-        tenant: str,
-        context: DecisionContext,
-        result: DecisionResult,
-        strategy: str,
-        assignment: str | None,
-        latency_ms: float,
-    ) -> None:
-        """The decision record and the fire it causes commit together (ARCHITECTURE: record)."""
-        record = executive_record(tenant, context, result, strategy, assignment, latency_ms)
-        fired = result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None
-        # the event kept with its fire (so a negative outcome can tell a wrong match from a wrong
-        # action); its embedding is the one matching just made, from the embedder's cache
-        vector = (await self.parts.embedder.embed([context.event_text]))[0] if fired else None
-        # point statements, so one point transaction: on a SQLite file two hops to its writer lane
-        # (record and count, then fire and commit) rather than the dozen an async connection takes
-        async with self.parts.database.point_transaction() as tx:
-            await self.parts.decisions.write(record, into=tx)
-            if result.path is DecisionPath.HEURISTIC and result.matched_heuristic_id is not None:
-                if self.parts.record_fire is not None:
-                    await self.parts.record_fire(
-                        tx,
-                        tenant,
-                        result.matched_heuristic_id,
-                        event_id=context.event_id,
-                        source=context.event_source,
-                        response_id=result.response_id,
-                        event_text=context.event_text[:4000],
-                        event_vector=vector,
-                        probation_of=result.metadata.get("probation_of"),
-                    )
-                else:
-                    await self.parts.heuristics.repository.record_fire(
-                        tenant, result.matched_heuristic_id, transaction=tx, missing_ok=True
-                    )
 
     def _schedule_convergence(self, tenant: str, context: DecisionContext, result: DecisionResult) -> None:
         shown = set(result.metadata.get("shown_candidate_ids", ()))
@@ -385,6 +447,12 @@ class ExecutiveService:
         if self.llm is None:
             raise ConfigurationError(f"{what} needs an LLM; set PHRONESIS_LLM__SPEC")
         return self.llm
+
+
+def _verdict(result: DecisionResult) -> Verdict[DecisionResult]:
+    """A strategy's result as the skeleton's verdict: its path, and its reason (or detail) in words."""
+    reason = result.metadata.get("reason") or result.metadata.get("detail") or ""
+    return Verdict(result, result.path.value, str(reason))
 
 
 def _failure(reason: object, detail: object) -> str | None:

@@ -7,6 +7,7 @@ added, for the urgency-tiered strategy.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, Literal, Protocol
 
@@ -22,6 +23,7 @@ __all__ = [
     "DecisionPath",
     "DecisionResult",
     "DecisionStrategy",
+    "Picked",
     "HeuristicCandidate",
 ]
 
@@ -154,13 +156,33 @@ class DecisionResult(Schema):
     """Requests this decision sent to the LLM (``llm.metered``)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Picked:
+    """A strategy's cheap stage: the heuristic it fires (None: none), else the context and the
+    metadata its LLM path is asked with (the candidates in the order the LLM sees them)."""
+
+    fired: DecisionResult | None
+    context: DecisionContext
+    metadata: dict[str, Any]
+
+
 class DecisionStrategy(Protocol):
     """Event decision logic (seed 000). Works with candidates (real time) or without (sleep cycle)."""
 
     @property
     def name(self) -> str: ...
 
-    async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult: ...
+    def pick(self, context: DecisionContext, *, llm_available: bool) -> Picked:
+        """The cheap stage: a heuristic to fire without the LLM, or what the LLM is asked with."""
+        ...
+
+    async def ask(self, picked: Picked, llm: LLMProvider | None) -> DecisionResult:
+        """The expensive stage: the LLM path, or REJECTED (no LLM, or the event is not immediate)."""
+        ...
+
+    async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
+        """``pick``, then ``ask`` when nothing fired (a sleep cycle's, a benchmark's whole decision)."""
+        ...
 
     async def get_trace(self, response_id: str, *, tenant: str = "default") -> ReasoningTrace | None:
         """The reasoning trace behind ``response_id``, for feedback (durable: a decision record)."""

@@ -26,9 +26,8 @@ from typing import Any
 from phronesis.executive.config import StrategyConfig
 from phronesis.executive.heuristic_first import BaseStrategy, biased_threshold
 from phronesis.executive.results import fire
-from phronesis.executive.types import DecisionContext, DecisionResult, HeuristicCandidate
+from phronesis.executive.types import DecisionContext, HeuristicCandidate, Picked
 from phronesis.heuristics.ranking import rank_similarity_dominant
-from phronesis.llm.types import LLMProvider
 
 __all__ = ["CUTOFFS", "Cutoffs", "Selection", "UrgencyTieredStrategy", "select", "urgency_tier"]
 
@@ -155,7 +154,7 @@ class UrgencyTieredStrategy(BaseStrategy):
             "high_similarity": c.high_similarity,
         }
 
-    async def decide(self, context: DecisionContext, llm: LLMProvider | None) -> DecisionResult:
+    def pick(self, context: DecisionContext, *, llm_available: bool) -> Picked:
         cutoffs = Cutoffs.of(self._config, context.urgency_cutoffs)
         base = self._config.confidence_threshold if context.base_threshold is None else context.base_threshold
         picked = select(
@@ -164,7 +163,7 @@ class UrgencyTieredStrategy(BaseStrategy):
             bias=context.personality_biases.get("confidence_threshold", 0.0),
             urgency=context.urgency,
             cutoffs=cutoffs,
-            llm_available=llm is not None,
+            llm_available=llm_available,
         )
         # the cut-offs and chances: what a replay of another cut-off re-decides from
         metadata: dict[str, Any] = {
@@ -175,7 +174,7 @@ class UrgencyTieredStrategy(BaseStrategy):
             "eligible_ids": [x.heuristic_id for x in picked.reasonable],
             "cutoffs": cutoffs.info(),
             "chances": picked.chances,
-            "llm_available": llm is not None,
+            "llm_available": llm_available,
         }
         if picked.degraded:
             metadata["degraded"] = "llm_unavailable"
@@ -188,9 +187,9 @@ class UrgencyTieredStrategy(BaseStrategy):
             (heuristic_id,) = picked.chances
             chosen = next(x for x in picked.reasonable if x.heuristic_id == heuristic_id)
         if chosen is not None:
-            return fire(chosen, self._new_id(), metadata)
+            return Picked(fire(chosen, self._new_id(), metadata), context, metadata)
         # The LLM sees the candidates in similarity-dominant order (best first), as the seed's contract says.
-        return await self._llm_or_reject(context.model_copy(update={"candidates": picked.ranked}), llm, metadata)
+        return Picked(None, context.model_copy(update={"candidates": picked.ranked}), metadata)
 
     def _weighted_choice(self, pool: list[HeuristicCandidate]) -> HeuristicCandidate | None:
         if not pool:

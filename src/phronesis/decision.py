@@ -12,9 +12,10 @@ for every point:
   instead, and the record says why;
 - the **check** validates, caps and clamps whatever was decided (it may read: a recovery rule,
   an embedding the effects keep);
-- the **record** and the **effects** are written in one transaction of the point's choosing (a
-  connection, a point transaction, a write buffer), through the one record writer
-  (``DecisionRecordRepository.write``): both, or neither.
+- the **effects** and the **record** are written in one transaction of the point's choosing (a
+  connection, a point transaction, a write buffer), the record through the one record writer
+  (``DecisionRecordRepository.write``): both, or neither. The effects come first and answer the
+  verdict as it took effect, so the record says what happened.
 
 ``docs/internals/adding-a-decision-point.md`` builds a new point on it, step by step."""
 
@@ -97,18 +98,20 @@ class Stages(Protocol[GivenT, ContextT, OutcomeT, WritesT]):
         """Validate, cap and clamp: the verdict as it will be recorded and acted on. It writes nothing."""
         ...
 
-    def record(self, context: ContextT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord:
-        """The decision record (its ``id`` is the decision's, quoted back with feedback): path,
-        action, confidence, inputs, prompt, raw output, reason."""
-        ...
-
     def transaction(self) -> AbstractAsyncContextManager[WritesT]:
-        """The transaction the record and the effects are written in: committed together or not at all."""
+        """The transaction the effects and the record are written in: committed together or not at all."""
         ...
 
-    async def effects(self, writes: WritesT, decision_id: str, context: ContextT, verdict: Verdict[OutcomeT]) -> None:
+    async def effects(self, writes: WritesT, context: ContextT, verdict: Verdict[OutcomeT]) -> Verdict[OutcomeT]:
         """What the decision changes (a stored run, a queued message, a fired heuristic), written on
-        ``writes``: the record's transaction."""
+        ``writes``, the record's transaction; and the verdict as it took effect (what the transaction
+        found may overrule it: a routing turn a person took over meanwhile is superseded)."""
+        ...
+
+    def record(self, context: ContextT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord:
+        """The decision record: path, action, confidence, inputs, prompt, raw output, reason. Its
+        ``id`` is the decision's (the context's or the verdict's, the one the effects wrote), quoted
+        back with feedback."""
         ...
 
 
@@ -121,7 +124,8 @@ async def decide(
 ) -> Decided[ContextT, OutcomeT]:
     """Run ``stages`` on ``given``: context, cheap, expensive only when the cheap stage cannot decide
     (its failure is the fallback's, with the reason), check, then the record and the effects in one
-    transaction. An error of the context, the check or the write is raised, and nothing is written."""
+    transaction (the effects first: they may find the verdict overruled). An error of the context, the
+    check or a write is raised, and nothing is written."""
     context = await stages.context(tenant, given)
     verdict = await stages.cheap(context)
     if verdict is None:
@@ -132,8 +136,8 @@ async def decide(
         except (LLMError, ValidationError) as failed:  # LLM output is untrusted: the fallback answers
             verdict = stages.fallback(context, f"{type(failed).__name__}: {failed}"[:200])
     verdict = await stages.check(context, verdict)
-    record = stages.record(context, verdict)
     async with stages.transaction() as writes:
+        verdict = await stages.effects(writes, context, verdict)
+        record = stages.record(context, verdict)
         await records.write(record, into=writes)
-        await stages.effects(writes, record.id, context, verdict)
     return Decided(record.id, verdict, context)

@@ -322,40 +322,39 @@ class ExecutiveService:
         context.latency_ms = (time.perf_counter() - context.started) * 1000.0
         return _verdict(result)
 
-    def record(self, context: EventContext, verdict: Verdict[DecisionResult]) -> NewDecisionRecord:
-        name, _, assignment = context.assigned
-        return executive_record(
-            context.tenant, context.decision, verdict.outcome, name, assignment, context.latency_ms
-        )
-
     def transaction(self) -> AbstractAsyncContextManager[PointTransaction]:
         """Point statements, so one point transaction: on a SQLite file two hops to its writer lane
-        (record and count, then fire and commit) rather than the dozen an async connection takes."""
+        (the fire, then the record with the commit) rather than the dozen an async connection takes."""
         return self.parts.database.point_transaction()
 
     async def effects(
-        self, writes: PointTransaction, decision_id: str, context: EventContext, verdict: Verdict[DecisionResult]
-    ) -> None:
+        self, writes: PointTransaction, context: EventContext, verdict: Verdict[DecisionResult]
+    ) -> Verdict[DecisionResult]:
         """The fire a heuristic decision causes, with its event (learning's fire record)."""
         result, event = verdict.outcome, context.decision
         if result.path is not DecisionPath.HEURISTIC or result.matched_heuristic_id is None:
-            return
+            return verdict
         if self.parts.record_fire is None:
             await self.parts.heuristics.repository.record_fire(
                 context.tenant, result.matched_heuristic_id, transaction=writes, missing_ok=True
             )
-            return
+            return verdict
         await self.parts.record_fire(
             writes,
             context.tenant,
             result.matched_heuristic_id,
             event_id=event.event_id,
             source=event.event_source,
-            response_id=decision_id,
+            response_id=result.response_id,
             event_text=event.event_text[:4000],
             event_vector=context.fired_vector,
             probation_of=result.metadata.get("probation_of"),
         )
+        return verdict
+
+    def record(self, context: EventContext, verdict: Verdict[DecisionResult]) -> NewDecisionRecord:
+        name, _, assignment = context.assigned
+        return executive_record(context.tenant, context.decision, verdict.outcome, name, assignment, context.latency_ms)
 
     async def _probation(self, tenant: str, context: DecisionContext, rejected: DecisionResult) -> DecisionResult:
         """The recovery rule (``executive.recovery``): a rejected event whose best match fell below the

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.models import DecisionKind, NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
+from phronesis.decision import Verdict, decide
 from phronesis.embeddings.types import Embedder, Vectors
 from phronesis.exceptions import EmbeddingError, InvalidInputError
 from phronesis.faults import Fault
@@ -68,6 +70,7 @@ from phronesis.routing.settings import RoutingSettings
 from phronesis.routing.tool_choice import ToolChoice, ToolChooser, verb_owner
 from phronesis.routing.tools import ArgumentProblem, Tool, ToolRepository, argument_problems
 from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.tuning import TenantValues
 
 __all__ = ["RoutingParts", "RoutingService"]
@@ -99,6 +102,11 @@ def _a_call(output: DecisionOutput, tool: str, why: str, *, arguments: dict[str,
     return output.model_copy(update=update)
 
 
+def _verdict(turn: _Turn, output: DecisionOutput) -> Verdict[DecisionOutput | None]:
+    """A routing output as the skeleton's verdict: the path the turn took, and the router's reasoning."""
+    return Verdict(output, turn.path, output.reasoning)
+
+
 def _nothing_decided(why: str) -> DecisionOutput:
     """Seed 002's ``internal_error``: no router could decide the turn."""
     return DecisionOutput(
@@ -124,6 +132,14 @@ class RoutingParts:
     """A tenant's applied cascade and band thresholds; None: the configured ones."""
 
 
+@dataclass(frozen=True, slots=True)
+class RouteCall:
+    """A routing decision's input: the session it continues and the turn's request."""
+
+    session_id: str
+    request: RouteRequest
+
+
 @dataclass(slots=True)
 class _Turn:
     """Everything one routing call learns, gathered for the record."""
@@ -135,6 +151,19 @@ class _Turn:
     bands: Bands
     cascade_threshold: float
     """The tenant's thresholds for this turn: applied ones, else the configured ones."""
+    tenant: str
+    request: RouteRequest
+    started: float
+    """``clock.monotonic()`` when the turn arrived: the record's latency counts from it."""
+    decision_id: str = field(default_factory=new_id)
+    """The turn's decision, named before it is decided: its record, message and pending call carry it."""
+    tools: dict[str, Tool] = field(default_factory=dict)
+    """The tenant's registered tools, by name (none read for a session a human owns)."""
+    confidence: float | None = None
+    """The composite confidence the check settled on."""
+    result: RouteResult | None = None
+    """What the caller gets, as the effects found it (a turn a human took over meanwhile is superseded)."""
+    record_reason: str | None = None
     path: RouterPath = "local"
     router_confidence: float | None = None
     reason: str | None = None
@@ -588,8 +617,10 @@ class RoutingService:
         turn.completion_tokens = response.usage.completion_tokens
         turn.llm_latency_ms = response.latency_ms
 
-    async def _decide(self, tenant: str, turn: _Turn, request: RouteRequest, tools: list[Tool]) -> DecisionOutput:
-        mode = turn.mode
+    async def _without_llm(self, turn: _Turn) -> DecisionOutput | None:
+        """The seed's rules, then the local router; None when the LLM decides (the ``llm`` mode with an
+        LLM, or a cascade whose local router is not confident)."""
+        tenant, tools, mode = turn.tenant, list(turn.tools.values()), turn.mode
         if topics := self._sensitive.find(turn.query):  # seed 002: automatic escalation, no LLM call
             turn.path = "rule"
             turn.notes["sensitive_topics"] = topics
@@ -615,7 +646,7 @@ class RoutingService:
                 reasoning="an acknowledgement: answered from the conversation",
             )
         if mode == "llm" and self._llm_router is not None:
-            return await self._ask_llm(tenant, turn, tools)
+            return None
         if mode == "llm":
             turn.degraded = "llm_unavailable: no LLM is configured; decided by the local router"
         output = await self._local_decision(tenant, turn, tools, llm_may_help=mode == "cascade")
@@ -625,7 +656,7 @@ class RoutingService:
         confident = prediction.abstained is None and prediction.probability >= turn.cascade_threshold
         if mode == "cascade" and not confident and self._llm_router is not None:
             turn.notes["cascade"] = "local router not confident: asked the LLM"
-            return await self._ask_llm(tenant, turn, tools)
+            return None
         return output
 
     @staticmethod
@@ -1016,8 +1047,23 @@ class RoutingService:
         return await self.parts.tenant_settings.applied(tenant, "routing.")
 
     async def route(self, tenant: str, session_id: str, request: RouteRequest) -> RouteResult:
+        """Seed 002 on one turn, through the decision skeleton (``phronesis.decision.decide``: this
+        service is routing's ``Stages``)."""
+        decided = await decide(self, tenant, RouteCall(session_id, request), records=self.parts.decisions)
+        assert decided.context.result is not None  # the effects built it
+        return decided.context.result
+
+    # -- routing's stages (``phronesis.decision.Stages``), in the order ``decide`` runs them ---------
+
+    kind: DecisionKind = "routing"
+
+    async def context(self, tenant: str, given: RouteCall) -> _Turn:
+        """The session (its last turns, its pending call), the tenant's applied thresholds and its
+        tools. A ``tool_arguments`` naming no registered tool is refused here, before anything is
+        decided or stored: nothing half-written."""
         started = self.parts.clock.monotonic()
-        session = await self.parts.sessions.get(tenant, session_id, turns=self.settings.history_turns)
+        request = given.request
+        session = await self.parts.sessions.get(tenant, given.session_id, turns=self.settings.history_turns)
         applied = await self._applied(tenant)
         turn = _Turn(
             query=request.query,
@@ -1028,104 +1074,132 @@ class RoutingService:
                 low=applied.get("routing.low_threshold", self.settings.low_threshold),
             ),
             cascade_threshold=applied.get("routing.cascade_threshold", self.settings.cascade_threshold),
+            tenant=tenant,
+            request=request,
+            started=started,
         )
-        output: DecisionOutput | None = None
-        confidence: float | None = None
         if session.mode == "auto":
             tools = {t.name: t for t in await self.parts.tools.list(tenant)}
             unknown = sorted(set(request.tool_arguments) - set(tools))
-            if unknown:  # refused before anything is decided or stored: nothing half-written
+            if unknown:
                 known = ", ".join(sorted(tools)) or "none"
                 raise InvalidInputError(
                     f"tool_arguments.{unknown[0]}", f"no tool {unknown[0]!r} is registered (registered: {known})"
                 )
+            turn.tools = tools
             turn.request_tools = list(request.tool_arguments)
-            decided = self._resume(turn, request, tools) or await self._decide(
-                tenant, turn, request, list(tools.values())
-            )
-            decided = self._named_by_caller(turn, decided)
-            decided = self._still_pending(turn, decided)
-            output, confidence = await self._check(tenant, turn, request, decided, tools)
-        return await self._commit(tenant, turn, output, confidence, started)
+        return turn
 
-    async def _commit(
-        self,
-        tenant: str,
-        turn: _Turn,
-        output: DecisionOutput | None,
-        confidence: float | None,
-        started: float,
-    ) -> RouteResult:
-        s = self.settings
-        decision_id = new_id()
-        # point statements, so one point transaction: on a SQLite file three hops to its writer lane
-        # (lock, message and session, record and commit) rather than an async connection's two dozen
-        async with self.parts.database.point_transaction() as tx:
-            mode = await self.parts.sessions.lock_mode(tx, tenant, turn.session.id)
-            if mode == "human" and output is not None:
-                turn.notes["superseded"] = "a human took the session over while this turn was being decided"
-                output = None
-            if output is None:
-                turn.path, confidence = "human_owned", None
-            reason = turn.reason
-            message: str | None = None
-            pending: Pending | None = None
-            sources = [src.summary() for src in turn.retrieval.sources] if turn.retrieval else []
-            effects: TurnEffects | None = None
-            if output is not None:
-                handed_off = output.decision is Decision.ESCALATE
-                if handed_off:
-                    reason = output.escalation_reason
-                    mode = "human"
-                    message = s.error_message if reason in _ERROR_REASONS else s.handoff_message
-                elif output.decision is Decision.CLARIFY:
-                    message = output.clarifying_question or "Could you tell me a little more?"
-                pending = self._pending_after(turn, output, decision_id)
-                counted = output.decision is Decision.CLARIFY and not (turn.answered or turn.out_of_scope)
-                effects = TurnEffects(
-                    clarified=counted,
-                    sources=sources,
-                    handed_off=handed_off,
-                    reason=reason,
-                    pending=pending.model_dump(mode="json", exclude_none=True) if pending is not None else None,
-                )
-            result = RouteResult(
-                decision_id=decision_id,
-                session_id=turn.session.id,
-                status="routed" if output is not None else "human_owned",
-                decision=output.decision if output else None,
-                confidence=None if confidence is None else round(confidence, 4),
-                band=None if confidence is None else turn.bands.band(confidence),
-                path=turn.path,
-                reasoning=output.reasoning if output else "a human owns this session; nothing routed",
-                router_confidence=turn.router_confidence,
-                composite=turn.composite,
-                required_tools=output.required_tools if output else [],
-                tool_arguments=turn.tool_arguments,
-                missing_parameters=turn.missing,
-                retrieval_needed=bool(output and output.decision is Decision.RETRIEVE),
-                retrieval_query=(output.retrieval_query or turn.query)
-                if output and output.decision is Decision.RETRIEVE
-                else None,
+    async def cheap(self, context: _Turn) -> Verdict[DecisionOutput | None] | None:
+        """Nothing for a session a human owns; else the conversation (a pending call answered), the
+        seed's rules and the local router; None when the LLM decides."""
+        if context.session.mode != "auto":
+            return Verdict(None, "human_owned", "a human owns this session; nothing routed")
+        output = self._resume(context, context.request, context.tools) or await self._without_llm(context)
+        return None if output is None else _verdict(context, output)
+
+    async def expensive(self, context: _Turn) -> Verdict[DecisionOutput | None]:
+        """The LLM router (its failures fall back to the local router, saying so: ``_ask_llm``)."""
+        return _verdict(context, await self._ask_llm(context.tenant, context, list(context.tools.values())))
+
+    def fallback(self, context: _Turn, why: str) -> Verdict[DecisionOutput | None]:
+        """A failure the LLM router did not answer itself: seed 002's ``internal_error`` escalation."""
+        return _verdict(context, _nothing_decided(why))
+
+    async def check(self, context: _Turn, verdict: Verdict[DecisionOutput | None]) -> Verdict[DecisionOutput | None]:
+        """The turn placed on the caller's tool or the pending call when the router could not place
+        it; then seed validation, tool arguments, retrieval, composite confidence and its bands."""
+        output = verdict.outcome
+        if output is None:
+            return verdict
+        output = self._named_by_caller(context, output)
+        output = self._still_pending(context, output)
+        output, context.confidence = await self._check(context.tenant, context, context.request, output, context.tools)
+        return _verdict(context, output)
+
+    def transaction(self) -> AbstractAsyncContextManager[PointTransaction]:
+        """Point statements, so one point transaction: on a SQLite file three hops to its writer lane
+        (lock, message and session, record and commit) rather than an async connection's two dozen."""
+        return self.parts.database.point_transaction()
+
+    async def effects(
+        self, writes: PointTransaction, context: _Turn, verdict: Verdict[DecisionOutput | None]
+    ) -> Verdict[DecisionOutput | None]:
+        """The session's message, sources, clarification streak, mode and pending call. The
+        session's mode is re-read under a row lock: a turn a human took over meanwhile is superseded."""
+        s, turn, tenant, decision_id = self.settings, context, context.tenant, context.decision_id
+        output, confidence = verdict.outcome, turn.confidence
+        mode = await self.parts.sessions.lock_mode(writes, tenant, turn.session.id)
+        if mode == "human" and output is not None:
+            turn.notes["superseded"] = "a human took the session over while this turn was being decided"
+            output = None
+        if output is None:
+            turn.path, confidence = "human_owned", None
+        reason = turn.reason
+        message: str | None = None
+        pending: Pending | None = None
+        sources = [src.summary() for src in turn.retrieval.sources] if turn.retrieval else []
+        effects: TurnEffects | None = None
+        if output is not None:
+            handed_off = output.decision is Decision.ESCALATE
+            if handed_off:
+                reason = output.escalation_reason
+                mode = "human"
+                message = s.error_message if reason in _ERROR_REASONS else s.handoff_message
+            elif output.decision is Decision.CLARIFY:
+                message = output.clarifying_question or "Could you tell me a little more?"
+            pending = self._pending_after(turn, output, decision_id)
+            counted = output.decision is Decision.CLARIFY and not (turn.answered or turn.out_of_scope)
+            effects = TurnEffects(
+                clarified=counted,
                 sources=sources,
-                conflicts=[c.model_dump() for c in turn.retrieval.conflicts] if turn.retrieval else [],
-                escalation_reason=reason if output and output.decision is Decision.ESCALATE else None,
-                message=message,
-                session_mode=mode,
-                degraded=turn.degraded,
-                pending=pending if output is not None else turn.session.pending,
-                superseded=[x.model_dump() for x in turn.retrieval.superseded] if turn.retrieval else [],
+                handed_off=handed_off,
+                reason=reason,
+                pending=pending.model_dump(mode="json", exclude_none=True) if pending is not None else None,
             )
-            await self.parts.sessions.record_turn(
-                tx,
-                tenant,
-                turn.session,
-                MessageIn(role="user", text=turn.query),
-                decision_id=decision_id,
-                effects=effects,
-            )
-            await self.parts.decisions.write(self._record(tenant, decision_id, turn, result, reason, started), into=tx)
-        return result
+        result = RouteResult(
+            decision_id=decision_id,
+            session_id=turn.session.id,
+            status="routed" if output is not None else "human_owned",
+            decision=output.decision if output else None,
+            confidence=None if confidence is None else round(confidence, 4),
+            band=None if confidence is None else turn.bands.band(confidence),
+            path=turn.path,
+            reasoning=output.reasoning if output else "a human owns this session; nothing routed",
+            router_confidence=turn.router_confidence,
+            composite=turn.composite,
+            required_tools=output.required_tools if output else [],
+            tool_arguments=turn.tool_arguments,
+            missing_parameters=turn.missing,
+            retrieval_needed=bool(output and output.decision is Decision.RETRIEVE),
+            retrieval_query=(output.retrieval_query or turn.query)
+            if output and output.decision is Decision.RETRIEVE
+            else None,
+            sources=sources,
+            conflicts=[c.model_dump() for c in turn.retrieval.conflicts] if turn.retrieval else [],
+            escalation_reason=reason if output and output.decision is Decision.ESCALATE else None,
+            message=message,
+            session_mode=mode,
+            degraded=turn.degraded,
+            pending=pending if output is not None else turn.session.pending,
+            superseded=[x.model_dump() for x in turn.retrieval.superseded] if turn.retrieval else [],
+        )
+        await self.parts.sessions.record_turn(
+            writes,
+            tenant,
+            turn.session,
+            MessageIn(role="user", text=turn.query),
+            decision_id=decision_id,
+            effects=effects,
+        )
+        turn.result, turn.record_reason = result, reason
+        return Verdict(output, turn.path, result.reasoning)
+
+    def record(self, context: _Turn, verdict: Verdict[DecisionOutput | None]) -> NewDecisionRecord:
+        assert context.result is not None  # the effects built it
+        return self._record(
+            context.tenant, context.decision_id, context, context.result, context.record_reason, context.started
+        )
 
     @staticmethod
     def _pending_after(turn: _Turn, output: DecisionOutput, decision_id: str) -> Pending | None:

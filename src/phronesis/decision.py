@@ -21,6 +21,7 @@ for every point:
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
@@ -31,10 +32,11 @@ from phronesis.audit.models import DecisionKind, NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository, RecordSink
 from phronesis.exceptions import LLMError
 
-__all__ = ["Decided", "NoExpensiveStage", "Stages", "Verdict", "decide"]
+__all__ = ["Decided", "DecidedEach", "EachStages", "NoExpensiveStage", "Stages", "Verdict", "decide", "decide_each"]
 
 GivenT = TypeVar("GivenT", contravariant=True)
 ContextT = TypeVar("ContextT")
+ItemT = TypeVar("ItemT")
 OutcomeT = TypeVar("OutcomeT")
 WritesT = TypeVar("WritesT", bound=RecordSink)
 
@@ -123,21 +125,106 @@ async def decide(
     records: DecisionRecordRepository,
 ) -> Decided[ContextT, OutcomeT]:
     """Run ``stages`` on ``given``: context, cheap, expensive only when the cheap stage cannot decide
-    (its failure is the fallback's, with the reason), check, then the record and the effects in one
+    (its failure is the fallback's, with the reason), check, then the effects and the record in one
     transaction (the effects first: they may find the verdict overruled). An error of the context, the
     check or a write is raised, and nothing is written."""
     context = await stages.context(tenant, given)
-    verdict = await stages.cheap(context)
-    if verdict is None:
-        try:
-            verdict = await stages.expensive(context)
-        except NoExpensiveStage as missing:
-            verdict = stages.fallback(context, missing.reason)
-        except (LLMError, ValidationError) as failed:  # LLM output is untrusted: the fallback answers
-            verdict = stages.fallback(context, f"{type(failed).__name__}: {failed}"[:200])
+    verdict = await _cheap_else_expensive(
+        lambda: stages.cheap(context), lambda: stages.expensive(context), lambda why: stages.fallback(context, why)
+    )
     verdict = await stages.check(context, verdict)
     async with stages.transaction() as writes:
         verdict = await stages.effects(writes, context, verdict)
         record = stages.record(context, verdict)
         await records.write(record, into=writes)
     return Decided(record.id, verdict, context)
+
+
+async def _cheap_else_expensive(
+    cheap: Callable[[], Awaitable[Verdict[OutcomeT] | None]],
+    expensive: Callable[[], Awaitable[Verdict[OutcomeT]]],
+    fallback: Callable[[str], Verdict[OutcomeT]],
+) -> Verdict[OutcomeT]:
+    """The cheap stage; the expensive one only when it cannot decide; the fallback, with the reason,
+    when that one cannot either (no LLM, an LLM error, an answer that does not validate)."""
+    verdict = await cheap()
+    if verdict is not None:
+        return verdict
+    try:
+        return await expensive()
+    except NoExpensiveStage as missing:
+        return fallback(missing.reason)
+    except (LLMError, ValidationError) as failed:  # LLM output is untrusted: the fallback answers
+        return fallback(f"{type(failed).__name__}: {failed}"[:200])
+
+
+class EachStages(Protocol[GivenT, ContextT, ItemT, OutcomeT, WritesT]):
+    """The stages of a point that decides a batch in one go (admission's runs, a proactive tick's
+    users): one context for the batch, each item decided in order by the same stages as ``Stages``
+    (a later item sees what the check made of the earlier ones), then one transaction for every
+    item's effects and records: the whole batch, or none of it."""
+
+    @property
+    def kind(self) -> DecisionKind: ...
+
+    async def context(self, tenant: str, given: GivenT) -> ContextT:
+        """What the whole batch needs, read once."""
+        ...
+
+    def items(self, context: ContextT) -> Sequence[ItemT]:
+        """The batch's items, in the order they are decided."""
+        ...
+
+    async def cheap(self, context: ContextT, item: ItemT) -> Verdict[OutcomeT] | None: ...
+
+    async def expensive(self, context: ContextT, item: ItemT) -> Verdict[OutcomeT]: ...
+
+    def fallback(self, context: ContextT, item: ItemT, why: str) -> Verdict[OutcomeT]: ...
+
+    async def check(self, context: ContextT, item: ItemT, verdict: Verdict[OutcomeT]) -> Verdict[OutcomeT]: ...
+
+    def transaction(self) -> AbstractAsyncContextManager[WritesT]: ...
+
+    async def effects(
+        self, writes: WritesT, context: ContextT, decided: Sequence[tuple[ItemT, Verdict[OutcomeT]]]
+    ) -> Sequence[Verdict[OutcomeT]]:
+        """Every item's effects, in order, and each verdict as it took effect."""
+        ...
+
+    def record(self, context: ContextT, item: ItemT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DecidedEach(Generic[ContextT, ItemT, OutcomeT]):
+    """A batch as ``decide_each`` ends it: each item with its record's id and its verdict, in order."""
+
+    decisions: Sequence[tuple[str, ItemT, Verdict[OutcomeT]]]
+    context: ContextT
+
+
+async def decide_each(
+    stages: EachStages[GivenT, ContextT, ItemT, OutcomeT, WritesT],
+    tenant: str,
+    given: GivenT,
+    *,
+    records: DecisionRecordRepository,
+) -> DecidedEach[ContextT, ItemT, OutcomeT]:
+    """``decide`` for a batch: the context once, each item through cheap, expensive and check in
+    order, then every item's effects and records in one transaction."""
+    context = await stages.context(tenant, given)
+    decided: list[tuple[ItemT, Verdict[OutcomeT]]] = []
+    for item in stages.items(context):
+        verdict = await _cheap_else_expensive(
+            lambda: stages.cheap(context, item),  # noqa: B023 (called before the next item)
+            lambda: stages.expensive(context, item),  # noqa: B023
+            lambda why: stages.fallback(context, item, why),  # noqa: B023
+        )
+        decided.append((item, await stages.check(context, item, verdict)))
+    async with stages.transaction() as writes:
+        taken = await stages.effects(writes, context, decided)
+        written = [stages.record(context, item, verdict) for (item, _), verdict in zip(decided, taken, strict=True)]
+        await records.write(*written, into=writes)
+    return DecidedEach(
+        [(record.id, item, verdict) for record, (item, _), verdict in zip(written, decided, taken, strict=True)],
+        context,
+    )

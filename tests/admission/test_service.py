@@ -244,17 +244,17 @@ async def test_two_plans_to_add_the_same_run_meet_the_unique_key(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both admissions plan ADD before either writes; the unique content key lets one in, the other re-plans as NOT."""
-    planner = engine.admission.service._parts.planner
-    decide, barrier, first_plans = planner.decide, asyncio.Barrier(2), []
+    service = engine.admission.service
+    check, barrier, first_plans = service.check, asyncio.Barrier(2), []
 
     async def plan_together(*args: Any, **kwargs: Any) -> Any:
-        plans = await decide(*args, **kwargs)
+        verdict = await check(*args, **kwargs)
         if len(first_plans) < 2:
-            first_plans.append(plans[0].verdict.decision)
+            first_plans.append(verdict.outcome.verdict.decision)
             await barrier.wait()
-        return plans
+        return verdict
 
-    monkeypatch.setattr(planner, "decide", plan_together)
+    monkeypatch.setattr(service, "check", plan_together)
     results = await asyncio.gather(admit(engine), admit(engine))
     assert first_plans == ["ADD", "ADD"]
     assert sorted(r.decision for r in results) == ["ADD", "NOT"]
@@ -320,18 +320,24 @@ async def test_a_twin_gone_before_a_replan_gets_the_run_embedded_after_all(
     """The re-send was not embedded (its twin was stored); if the twin vanishes (rows removed by hand)
     and the first plan meets a concurrent change, the re-plan embeds the run and adds it."""
     first = await admit(engine, steps=["once"])
-    executor = engine.admission.service._parts.executor
-    execute, attempts = executor.execute, []
+    service = engine.admission.service
+    check, apply, attempts = service.check, service._parts.executor.apply, []
 
-    async def twin_vanishes_then_stale(*args: Any, **kwargs: Any) -> Any:
-        attempts.append(args[1][0].verdict.decision)
-        if len(attempts) == 1:
+    async def twin_vanishes(*args: Any, **kwargs: Any) -> Any:
+        verdict = await check(*args, **kwargs)
+        attempts.append(verdict.outcome.verdict.decision)
+        if len(attempts) == 1:  # before the effects' transaction: the twin goes, then the plan is stale
             async with engine.database.transaction() as conn:
                 await conn.execute(admission_runs.delete().where(admission_runs.c.id == first.run_id))
-            raise StalePlan("changed meanwhile")
-        return await execute(*args, **kwargs)
+        return verdict
 
-    monkeypatch.setattr(executor, "execute", twin_vanishes_then_stale)
+    async def stale_once(*args: Any, **kwargs: Any) -> Any:
+        if len(attempts) == 1:
+            raise StalePlan("changed meanwhile")
+        return await apply(*args, **kwargs)
+
+    monkeypatch.setattr(service, "check", twin_vanishes)
+    monkeypatch.setattr(service._parts.executor, "apply", stale_once)
     again = await admit(engine, steps=["once"])
     assert attempts == ["NOT", "ADD"]
     assert (again.decision, again.stored, again.summary_source) == ("ADD", True, "extractive")

@@ -1,4 +1,5 @@
-"""The write half of an admission: a batch's plans in one transaction, or none of them.
+"""The write half of an admission: a batch's plans in one transaction, or none of them (the effects
+stage ``AdmissionService`` runs through ``phronesis.decision.decide_each``).
 
 Each plan's preconditions are re-checked under the transaction: a REPLACE or MERGE target
 must still be active, and the unique content key refuses a second copy of the same run
@@ -27,15 +28,13 @@ from phronesis.admission.run_index import IndexChange
 from phronesis.admission.run_repository import RunRepository, run_model
 from phronesis.admission.run_vectors import RunVectors
 from phronesis.audit.models import NewDecisionRecord
-from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.embeddings.types import Embedder
 from phronesis.ids import new_id
-from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.write_buffer import WriteBuffer
 
-__all__ = ["Executor", "StalePlan"]
+__all__ = ["Applied", "Executor", "StalePlan"]
 
 
 class StalePlan(Exception):
@@ -59,6 +58,14 @@ class _Prior:
 
 
 @dataclass(frozen=True, slots=True)
+class Applied:
+    """A batch's effects: what each admission answers, and the index changes to hand over after the commit."""
+
+    results: list[AdmissionResult]
+    changes: list[IndexChange]
+
+
+@dataclass(frozen=True, slots=True)
 class _Membership:
     merge_group: str | None
     canonical: bool
@@ -67,33 +74,32 @@ class _Membership:
 class Executor:
     def __init__(
         self,
-        database: Database,
         runs: RunRepository,
         memory_decisions: MemoryDecisionRepository,
-        decisions: DecisionRecordRepository,
         embedder: Embedder,
         clock: Clock,
         index: RunVectors,
     ) -> None:
-        self._db = database
         self._index = index
         self._runs = runs
         self._memory_decisions = memory_decisions
-        self._decisions = decisions
         self._embedder = embedder
         self._clock = clock
 
-    async def execute(self, tenant: str, plans: Sequence[Plan], *, batch_id: str | None) -> list[AdmissionResult]:
-        results = []
+    async def apply(self, tx: PointTransaction, tenant: str, plans: Sequence[Plan], *, batch_id: str | None) -> Applied:
+        """Every plan's effects, in order, in ``tx`` (the records are the caller's to write there too).
+        A plan whose precondition no longer holds raises ``StalePlan``: the transaction rolls back."""
+        results: list[AdmissionResult] = []
         changes: list[IndexChange] = []
         writes = WriteBuffer()  # the batch's inserts, sent together (see WriteBuffer)
-        # an admission's writes are point writes: a few rows each, by key (see point_transaction)
-        async with self._db.point_transaction() as tx:
-            for plan in plans:
-                results.append(await self._apply(tx, writes, tenant, plan, batch_id, changes))
-            await writes.flush(tx)
-        self._index.committed(tenant, changes)  # on the index's own thread: the answer need not wait
-        return results
+        for plan in plans:
+            results.append(await self._apply(tx, writes, tenant, plan, batch_id, changes))
+        await writes.flush(tx)
+        return Applied(results, changes)
+
+    def committed(self, tenant: str, applied: Applied) -> None:
+        """After the commit: the index takes the changes on its own thread (the answer need not wait)."""
+        self._index.committed(tenant, applied.changes)
 
     async def _join_group(
         self, tx: PointTransaction, tenant: str, group: str, outcome: str, now: datetime, prior: _Prior
@@ -190,7 +196,6 @@ class Executor:
                 "prior": prior.record(None if run is None else p.run_id, counted_use),
             },
         )
-        await self._decisions.write(self._record(tenant, decision_id, plan, similar_rows, batch_id), into=writes)
         return AdmissionResult(
             decision_id=decision_id,
             run_id=p.run_id,
@@ -236,10 +241,11 @@ class Executor:
             "updated_at": now,
         }
 
-    def _record(
-        self, tenant: str, decision_id: str, plan: Plan, similar_rows: list[dict[str, Any]], batch_id: str | None
-    ) -> NewDecisionRecord:
+    @staticmethod
+    def record(tenant: str, decision_id: str, plan: Plan, batch_id: str | None) -> NewDecisionRecord:
+        """The admission's decision record: what the judge saw and what a replay of either threshold needs."""
         p, verdict = plan.prepared, plan.verdict
+        similar_rows = [c.brief().model_dump() for c in plan.nearest]
         trace = verdict.llm
         return NewDecisionRecord(
             id=decision_id,

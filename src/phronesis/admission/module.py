@@ -101,12 +101,12 @@ class AdmissionModule:
         self.service = AdmissionService(
             self.settings,
             AdmissionParts(
+                database=self._database,
+                decisions=self._decisions,
                 runs=self.runs,
                 index=index,
                 planner=Planner(self.settings, self.runs, index, llm_judge=self._judge),
-                executor=Executor(
-                    self._database, self.runs, self.memory_decisions, self._decisions, self.embedder, self._clock, index
-                ),
+                executor=Executor(self.runs, self.memory_decisions, self.embedder, self._clock, index),
                 summariser=self._summariser,
                 calibrations=self.calibrations,
                 embedder=self.embedder,

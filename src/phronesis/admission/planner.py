@@ -1,8 +1,9 @@
 """The decide half of an admission: pre-filter and judge every run of a batch, writing nothing.
 
-A batch is planned in order against a view of memory that includes the runs planned
-before it in the same batch (pending adds, pending supersessions), so a batch
-deduplicates within itself. Nothing here holds a transaction: the LLM judge may take
+A batch is planned in order (``screen``, then ``by_llm`` or ``by_rules``, then ``settle``: the
+stages ``AdmissionService`` runs through ``phronesis.decision.decide_each``) against a view of
+memory that includes the runs planned before it in the same batch (pending adds, pending
+supersessions), so a batch deduplicates within itself. Nothing here holds a transaction: the LLM judge may take
 seconds, and the executor re-checks each plan's preconditions when it writes.
 """
 
@@ -26,10 +27,11 @@ from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.settings import AdmissionSettings
 from phronesis.admission.summaries import Summary
 from phronesis.admission.task_values import kinship
+from phronesis.decision import NoExpensiveStage
 from phronesis.embeddings.types import Vectors
 from phronesis.exceptions import ConflictError, InvalidInputError
 
-__all__ = ["Plan", "Planner", "Prepared", "View"]
+__all__ = ["Plan", "Planner", "Prepared", "Screened", "View"]
 
 OVERSAMPLE = 4
 """In a batch, fetch this many times top_k from the index: a run planned earlier in the batch
@@ -122,6 +124,15 @@ class Plan:
         return target is None or self.prepared.incoming.rank >= target.rank  # None: the same content
 
 
+@dataclass(frozen=True, slots=True)
+class Screened:
+    """A run the pre-filter could not decide: the judge's, with the candidates it sees."""
+
+    screening: Screening
+    nearest: list[Candidate]
+    duplicate_threshold: float
+
+
 @dataclass
 class View:
     """Memory as the batch sees it: stored runs plus what earlier runs in the batch planned."""
@@ -147,7 +158,6 @@ def _candidate(stored: StoredRun, similarity: float, task_id: str, task: str) ->
         task=stored.task,
         **kinship(stored.task, task),
     )
-
 
 
 def _run_ids(hashes: Mapping[tuple[str, str, str], tuple[str, str]]) -> dict[tuple[str, str, str], str]:
@@ -248,28 +258,18 @@ class Planner:
             hits[p.position] = hits[p.position] + extra[: self._settings.top_k]
         return {run_id for run_id, _, _ in rows}
 
-    async def decide(
-        self,
-        batch: Sequence[Prepared],
-        view: View,
-        *,
-        duplicate_threshold: float,
-        pair_judge: PairJudge | None = None,
-        low_similarity: float | None = None,
-    ) -> list[Plan]:
-        """Plan each run in order; a run sees the runs planned before it (the batch deduplicates
-        itself). With the tenant's ``pair_judge``, it decides which candidates are duplicates
-        (``judgement.is_duplicate``); without one, the cosine threshold does. ``low_similarity``:
-        the tenant's low threshold (None: the configured one)."""
+    @property
+    def judge_configured(self) -> str:
+        """The judge a run past the pre-filter meets: "llm" or "rules" (no LLM judge configured)."""
+        return "rules" if self._llm_judge is None else "llm"
+
+    def settle(self, plan: Plan, view: View, *, pair_judge: bool, low_similarity: float | None) -> Plan:
+        """The plan as recorded (the thresholds and judges it met), remembered in ``view``: a later
+        run of the batch sees it (the batch deduplicates itself)."""
         low = self._settings.low_similarity if low_similarity is None else low_similarity
-        judge = "rules" if self._llm_judge is None else "llm"
-        plans = []
-        for p in batch:
-            plan = await self._plan_one(p, view.hits[p.position], view, duplicate_threshold, pair_judge, low)
-            plan = replace(plan, low_similarity=low, judge=judge, pair_judge=pair_judge is not None)
-            plans.append(plan)
-            self._remember(plan, view)
-        return plans
+        plan = replace(plan, low_similarity=low, judge=self.judge_configured, pair_judge=pair_judge)
+        self._remember(plan, view)
+        return plan
 
     @staticmethod
     def unprepared(batch: Sequence[Prepared], view: View) -> list[Prepared]:
@@ -333,15 +333,21 @@ class Planner:
         verdicts = {c.run_id: duplicate for c, duplicate in zip(seen, said, strict=True)}
         return [replace(c, duplicate=verdicts[c.run_id]) if c.run_id in verdicts else c for c in nearest]
 
-    async def _plan_one(
+    def screen(
         self,
         p: Prepared,
-        found: list[tuple[str, float]],
         view: View,
+        *,
         duplicate_threshold: float,
         pair_judge: PairJudge | None,
-        low: float,
-    ) -> Plan:
+        low_similarity: float | None,
+    ) -> Plan | Screened:
+        """Seed 003's cheap stage, without any LLM: a re-sent run, the caller's own REPLACE, and the
+        pre-filter (an exact duplicate, nothing similar enough). What it cannot decide goes to the
+        judge, with the candidates it sees. With the tenant's ``pair_judge``, that judge decides which
+        candidates are duplicates (``judgement.is_duplicate``); without one, the cosine threshold does."""
+        low = self._settings.low_similarity if low_similarity is None else low_similarity
+        found = view.hits[p.position]
         stored = view.stored.get(p.run_id)
         if p.data.id is not None and stored is not None:
             verdict = Verdict(
@@ -367,28 +373,35 @@ class Planner:
         )
         if isinstance(screened, Verdict):
             return Plan(p, screened, nearest, duplicate_threshold)
-        return await self._judge(p, screened, nearest, duplicate_threshold)
+        return Screened(screened, nearest, duplicate_threshold)
 
-    async def _judge(
-        self, p: Prepared, screened: Screening, nearest: list[Candidate], duplicate_threshold: float
-    ) -> Plan:
-        rules, run = self._rule_judge, p.incoming
+    def by_rules(self, p: Prepared, screened: Screened) -> Plan:
+        """The rule judge: seed 003's judge without an LLM."""
+        rules, run, threshold = self._rule_judge, p.incoming, screened.duplicate_threshold
+        verdict = rules.judge(run, screened.screening.candidates, duplicate_threshold=threshold)
+        steps = rules.by_threshold(run, screened.screening.candidates)
+        return Plan(p, verdict, screened.nearest, threshold, by_threshold=steps)
+
+    async def by_llm(self, p: Prepared, screened: Screened) -> Plan:
+        """The LLM judge; an answer it cannot use takes the configured fail-safe (``fail_safe``:
+        the rule judge, or a fixed decision), saying why. Raises ``NoExpensiveStage`` without one."""
         if self._llm_judge is None:
-            verdict = rules.judge(run, screened.candidates, duplicate_threshold=duplicate_threshold)
-            steps = rules.by_threshold(run, screened.candidates)
-            return Plan(p, verdict, nearest, duplicate_threshold, by_threshold=steps)
-        answer = await self._llm_judge.judge(run, screened.candidates, likely_duplicate=screened.likely_duplicate)
-        first = screened.candidates[0]
+            raise NoExpensiveStage("no LLM judge is configured: the rule judge decides")
+        rules, run = self._rule_judge, p.incoming
+        nearest, duplicate_threshold = screened.nearest, screened.duplicate_threshold
+        candidates = screened.screening.candidates
+        answer = await self._llm_judge.judge(run, candidates, likely_duplicate=screened.screening.likely_duplicate)
+        first = candidates[0]
         hint_from = first.similarity if first.duplicate is None and same_structure(run, first) else None
-        hint = screened.likely_duplicate
+        hint = screened.screening.likely_duplicate
         if not isinstance(answer, JudgeFailure):
             return Plan(p, answer, nearest, duplicate_threshold, likely_duplicate=hint, likely_duplicate_from=hint_from)
         why = f"{answer.reason}: {answer.detail}"
         fail_safe = self._settings.fail_safe
         schedule: tuple[Step, ...] | None = None
         if fail_safe == "rules":
-            schedule = rules.by_threshold(run, screened.candidates)
-            fallback = rules.judge(run, screened.candidates, duplicate_threshold=duplicate_threshold)
+            schedule = rules.by_threshold(run, candidates)
+            fallback = rules.judge(run, candidates, duplicate_threshold=duplicate_threshold)
             verdict = Verdict(
                 fallback.decision,
                 fallback.target,

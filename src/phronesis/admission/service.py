@@ -1,29 +1,40 @@
 """Seed 003's pipeline for a batch of runs: summarise → embed → search → pre-filter → judge → execute.
 
 One run is a batch of one. Summaries and embeddings are computed once, outside any
-transaction; planning and execution are repeated (``max_attempts``) only when a
-concurrent writer invalidated the plan, so the same run admitted twice at once ends as
-one ADD and one NOT (the unique content key decides which).
+transaction. The rest runs through the decision skeleton (``phronesis.decision.decide_each``:
+this service is admission's ``EachStages``): the context is memory as the batch sees it, the
+cheap stage the pre-filter, the expensive stage the LLM judge (the rule judge its fallback), the
+check settles each plan so later runs see it, and the effects and records commit together. It is
+repeated (``max_attempts``) only when a concurrent writer invalidated a plan, so the same run
+admitted twice at once ends as one ADD and one NOT (the unique content key decides which).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
 
+from phronesis import decision as skeleton
 from phronesis.admission.calibration_store import Calibration, CalibrationStore
-from phronesis.admission.executor import Executor, StalePlan
+from phronesis.admission.executor import Applied, Executor, StalePlan
 from phronesis.admission.fingerprints import content_hash, task_id_for
 from phronesis.admission.models import AdmissionResult, RunIn
-from phronesis.admission.planner import Planner, Prepared
+from phronesis.admission.pair_judge import PairJudge
+from phronesis.admission.planner import Plan, Planner, Prepared, Screened, View
 from phronesis.admission.run_repository import RunRepository
 from phronesis.admission.run_vectors import RunVectors
 from phronesis.admission.settings import AdmissionSettings
 from phronesis.admission.summaries import Summariser, Summary
+from phronesis.audit.models import DecisionKind, NewDecisionRecord
+from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.decision import decide_each
 from phronesis.embeddings.types import Embedder, Vectors, embed_in_chunks
 from phronesis.exceptions import ConflictError, InvalidInputError
 from phronesis.ids import new_id
+from phronesis.storage.database import Database
+from phronesis.storage.point_transaction import PointTransaction
 from phronesis.tuning import TenantValues
 
 __all__ = ["AdmissionService"]
@@ -47,8 +58,49 @@ class Identified:
         return (self.data.agent_id, self.data.user_id, self.content_hash)
 
 
+@dataclass(slots=True)
+class Planning:
+    """One attempt at a batch, as the skeleton's input: the prepared runs (re-prepared when a twin
+    was purged), the duplicate lookup made before embedding (first attempt only), the tenant's
+    tuned thresholds and the batch's id."""
+
+    prepared: list[Prepared]
+    known: Mapping[tuple[str, str, str], tuple[str, str]] | None
+    tuned: dict[str, float]
+    batch_id: str | None
+    batch: bool
+    writing: bool = False
+    """The effects began: a conflict from here on is a concurrent writer's (plan again), not the caller's."""
+
+
+@dataclass(slots=True)
+class Admitting:
+    """A batch's context as admission's stages pass it on."""
+
+    planning: Planning
+    tenant: str
+    prepared: list[Prepared]
+    view: View
+    duplicate_threshold: float
+    pair_judge: PairJudge | None
+    low_similarity: float | None
+    batch_id: str | None
+    screened: dict[int, Screened] = field(default_factory=dict)
+    """What the pre-filter passed to the judge, by run position."""
+    applied: Applied | None = None
+    decision_ids: dict[int, str] = field(default_factory=dict)
+    """Each run's decision id, by position, as the effects wrote it."""
+
+
+def _verdict(plan: Plan) -> skeleton.Verdict[Plan]:
+    """A plan as the skeleton's verdict: the stage that decided it and its reason."""
+    return skeleton.Verdict(plan, plan.verdict.stage, plan.verdict.reason)
+
+
 @dataclass(frozen=True, slots=True)
 class AdmissionParts:
+    database: Database
+    decisions: DecisionRecordRepository
     runs: RunRepository
     index: RunVectors
     planner: Planner
@@ -84,34 +136,110 @@ class AdmissionService:
         lookup = await parts.runs.by_content(tenant, [r.key for r in identified])
         # the tenant's thresholds are read while the runs are summarised and embedded
         prepared, tuned = await asyncio.gather(self._prepare(identified, lookup, batch=batch), self._tuned(tenant))
-        low = tuned.get("admission.low_similarity")
         batch_id = new_id() if batch else None
         # the first plan reuses the duplicate lookup made before embedding; a twin stored since
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
         known: Mapping[tuple[str, str, str], tuple[str, str]] | None = lookup
         for attempt in range(1, self._settings.max_attempts + 1):
-            calibrated = await parts.calibrations.current(tenant)  # cached: rarely a read
-            while True:
-                view = await parts.planner.load(tenant, prepared, hashes=known, low_similarity=low)
-                known = None
-                missing = parts.planner.unprepared(prepared, view)
-                if not missing:
-                    break
-                # their stored twin was purged meanwhile: embed them after all and read again
-                again = [Identified(p.position, p.data, p.run_id, p.task_id, p.content_hash) for p in missing]
-                redone = {p.position: p for p in await self._prepare(again, {}, batch=batch)}
-                prepared = [redone.get(p.position, p) for p in prepared]
-            threshold = self.duplicate_threshold(tuned.get("admission.duplicate_threshold"), calibrated)
-            judge = None if calibrated is None else calibrated.pair_judge
-            plans = await parts.planner.decide(
-                prepared, view, duplicate_threshold=threshold, pair_judge=judge, low_similarity=low
-            )
+            planning = Planning(prepared, known, tuned, batch_id, batch)
             try:
-                return await parts.executor.execute(tenant, plans, batch_id=batch_id)
+                decided = await decide_each(self, tenant, planning, records=parts.decisions)
             except (StalePlan, ConflictError) as exc:
+                if not planning.writing:  # refused while planning (an id clash, a bad replaces): the caller's
+                    raise
                 if attempt == self._settings.max_attempts:
                     raise ConflictError("runs", f"memory kept changing under this admission: {exc}") from exc
+                prepared, known = planning.prepared, None  # as re-prepared, if a twin was purged
+                continue
+            applied = decided.context.applied
+            assert applied is not None  # the effects ran
+            parts.executor.committed(tenant, applied)
+            return applied.results
         raise AssertionError("unreachable")  # pragma: no cover
+
+    # -- admission's stages (``phronesis.decision.EachStages``), in the order ``decide_each`` runs them
+
+    kind: DecisionKind = "admission"
+
+    async def context(self, tenant: str, given: Planning) -> Admitting:
+        """Memory as the batch sees it (``Planner.load``: the index searched, the stored runs read),
+        with the tenant's duplicate threshold and pair judge. A run left unembedded as an exact
+        duplicate whose twin was purged meanwhile is summarised and embedded after all."""
+        parts = self._parts
+        low = given.tuned.get("admission.low_similarity")
+        calibrated = await parts.calibrations.current(tenant)  # cached: rarely a read
+        known = given.known
+        while True:
+            view = await parts.planner.load(tenant, given.prepared, hashes=known, low_similarity=low)
+            known = None
+            missing = parts.planner.unprepared(given.prepared, view)
+            if not missing:
+                break
+            again = [Identified(p.position, p.data, p.run_id, p.task_id, p.content_hash) for p in missing]
+            redone = {p.position: p for p in await self._prepare(again, {}, batch=given.batch)}
+            given.prepared = [redone.get(p.position, p) for p in given.prepared]
+        threshold = self.duplicate_threshold(given.tuned.get("admission.duplicate_threshold"), calibrated)
+        judge = None if calibrated is None else calibrated.pair_judge
+        return Admitting(given, tenant, given.prepared, view, threshold, judge, low, given.batch_id)
+
+    def items(self, context: Admitting) -> Sequence[Prepared]:
+        return context.prepared
+
+    async def cheap(self, context: Admitting, item: Prepared) -> skeleton.Verdict[Plan] | None:
+        """The pre-filter, without any LLM: a re-sent run, the caller's REPLACE, an exact duplicate,
+        nothing similar enough. The rest goes to the judge."""
+        screened = self._parts.planner.screen(
+            item,
+            context.view,
+            duplicate_threshold=context.duplicate_threshold,
+            pair_judge=context.pair_judge,
+            low_similarity=context.low_similarity,
+        )
+        if isinstance(screened, Screened):
+            context.screened[item.position] = screened
+            return None
+        return _verdict(screened)
+
+    async def expensive(self, context: Admitting, item: Prepared) -> skeleton.Verdict[Plan]:
+        """The LLM judge (its unusable answers take the configured fail-safe, ``Planner.by_llm``)."""
+        return _verdict(await self._parts.planner.by_llm(item, context.screened[item.position]))
+
+    def fallback(self, context: Admitting, item: Prepared, why: str) -> skeleton.Verdict[Plan]:
+        """Without an LLM judge, the rule judge decides (seed 003)."""
+        return _verdict(self._parts.planner.by_rules(item, context.screened[item.position]))
+
+    async def check(
+        self, context: Admitting, item: Prepared, verdict: skeleton.Verdict[Plan]
+    ) -> skeleton.Verdict[Plan]:
+        """The plan with the thresholds and judges it met, remembered so the batch's later runs see it."""
+        plan = self._parts.planner.settle(
+            verdict.outcome,
+            context.view,
+            pair_judge=context.pair_judge is not None,
+            low_similarity=context.low_similarity,
+        )
+        return _verdict(plan)
+
+    def transaction(self) -> AbstractAsyncContextManager[PointTransaction]:
+        """An admission's writes are point writes: a few rows each, by key (see ``point_transaction``)."""
+        return self._parts.database.point_transaction()
+
+    async def effects(
+        self, writes: PointTransaction, context: Admitting, decided: Sequence[tuple[Prepared, skeleton.Verdict[Plan]]]
+    ) -> Sequence[skeleton.Verdict[Plan]]:
+        """Seed 003's effects, each plan's preconditions re-checked under the transaction (``Executor``)."""
+        context.planning.writing = True
+        plans = [verdict.outcome for _, verdict in decided]
+        applied = await self._parts.executor.apply(writes, context.tenant, plans, batch_id=context.batch_id)
+        context.applied = applied
+        context.decision_ids = {
+            item.position: result.decision_id for (item, _), result in zip(decided, applied.results, strict=True)
+        }
+        return [verdict for _, verdict in decided]
+
+    def record(self, context: Admitting, item: Prepared, verdict: skeleton.Verdict[Plan]) -> NewDecisionRecord:
+        decision_id = context.decision_ids[item.position]  # the effects' memory decision's id
+        return self._parts.executor.record(context.tenant, decision_id, verdict.outcome, context.batch_id)
 
     async def _tuned(self, tenant: str) -> dict[str, float]:
         """The tenant's own ``admission.low_similarity`` and ``admission.duplicate_threshold``, in one

@@ -21,6 +21,7 @@ for every point:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -32,7 +33,18 @@ from phronesis.audit.models import DecisionKind, NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository, RecordSink
 from phronesis.exceptions import LLMError
 
-__all__ = ["Decided", "DecidedEach", "EachStages", "NoExpensiveStage", "Stages", "Verdict", "decide", "decide_each"]
+__all__ = [
+    "Decided",
+    "DecidedEach",
+    "EachStages",
+    "NoExpensiveStage",
+    "Stages",
+    "Verdict",
+    "commit",
+    "decide",
+    "decide_each",
+    "verdicts",
+]
 
 GivenT = TypeVar("GivenT", contravariant=True)
 ContextT = TypeVar("ContextT")
@@ -191,14 +203,18 @@ class EachStages(Protocol[GivenT, ContextT, ItemT, OutcomeT, WritesT]):
         """Every item's effects, in order, and each verdict as it took effect."""
         ...
 
-    def record(self, context: ContextT, item: ItemT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord: ...
+    def record(self, context: ContextT, item: ItemT, verdict: Verdict[OutcomeT]) -> NewDecisionRecord | None:
+        """The item's decision record; None when nothing was decided about it here (another process
+        decided it first, or it failed and its error is its answer)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
 class DecidedEach(Generic[ContextT, ItemT, OutcomeT]):
-    """A batch as ``decide_each`` ends it: each item with its record's id and its verdict, in order."""
+    """A batch as ``decide_each`` ends it: each item with its record's id (None: it has none, see
+    ``EachStages.record``) and its verdict, in order."""
 
-    decisions: Sequence[tuple[str, ItemT, Verdict[OutcomeT]]]
+    decisions: Sequence[tuple[str | None, ItemT, Verdict[OutcomeT]]]
     context: ContextT
 
 
@@ -208,23 +224,57 @@ async def decide_each(
     given: GivenT,
     *,
     records: DecisionRecordRepository,
+    at_once: int = 1,
 ) -> DecidedEach[ContextT, ItemT, OutcomeT]:
-    """``decide`` for a batch: the context once, each item through cheap, expensive and check in
-    order, then every item's effects and records in one transaction."""
+    """``decide`` for a batch: the context once, each item through cheap, expensive and check
+    (``verdicts``), then every item's effects and records in one transaction (``commit``)."""
     context = await stages.context(tenant, given)
-    decided: list[tuple[ItemT, Verdict[OutcomeT]]] = []
-    for item in stages.items(context):
+    decided = await verdicts(stages, context, at_once=at_once)
+    return DecidedEach(await commit(stages, context, decided, records=records), context)
+
+
+async def verdicts(
+    stages: EachStages[GivenT, ContextT, ItemT, OutcomeT, WritesT], context: ContextT, *, at_once: int = 1
+) -> list[tuple[ItemT, Verdict[OutcomeT]]]:
+    """Each item's verdict: cheap, expensive when needed (the fallback when it cannot), check. In
+    order (``at_once`` 1: a later item sees what the check made of the earlier ones), or up to
+    ``at_once`` items at a time for a point whose items are independent (a tick's users, each
+    perhaps an LLM call)."""
+
+    async def one(item: ItemT) -> tuple[ItemT, Verdict[OutcomeT]]:
         verdict = await _cheap_else_expensive(
-            lambda: stages.cheap(context, item),  # noqa: B023 (called before the next item)
-            lambda: stages.expensive(context, item),  # noqa: B023
-            lambda why: stages.fallback(context, item, why),  # noqa: B023
+            lambda: stages.cheap(context, item),
+            lambda: stages.expensive(context, item),
+            lambda why: stages.fallback(context, item, why),
         )
-        decided.append((item, await stages.check(context, item, verdict)))
+        return item, await stages.check(context, item, verdict)
+
+    items = stages.items(context)
+    if at_once <= 1:
+        return [await one(item) for item in items]
+    limit = asyncio.Semaphore(at_once)
+
+    async def limited(item: ItemT) -> tuple[ItemT, Verdict[OutcomeT]]:
+        async with limit:
+            return await one(item)
+
+    return list(await asyncio.gather(*(limited(item) for item in items)))
+
+
+async def commit(
+    stages: EachStages[GivenT, ContextT, ItemT, OutcomeT, WritesT],
+    context: ContextT,
+    decided: Sequence[tuple[ItemT, Verdict[OutcomeT]]],
+    *,
+    records: DecisionRecordRepository,
+) -> list[tuple[str | None, ItemT, Verdict[OutcomeT]]]:
+    """The items' effects, then their records, in one transaction: all of them or none. A point may
+    commit a batch again in parts when it fails (one bad user must not cost a tick its cycles)."""
     async with stages.transaction() as writes:
         taken = await stages.effects(writes, context, decided)
         written = [stages.record(context, item, verdict) for (item, _), verdict in zip(decided, taken, strict=True)]
-        await records.write(*written, into=writes)
-    return DecidedEach(
-        [(record.id, item, verdict) for record, (item, _), verdict in zip(written, decided, taken, strict=True)],
-        context,
-    )
+        await records.write(*(record for record in written if record is not None), into=writes)
+    return [
+        (None if record is None else record.id, item, verdict)
+        for record, (item, _), verdict in zip(written, decided, taken, strict=True)
+    ]

@@ -154,11 +154,11 @@ async def test_a_control_that_lands_while_a_cycle_decides_stops_its_send(
     # an inferred mute never holds back an urgent message (issue 48): the suppressed case's is not urgent
     urgency = 7 if control == "suppressed" else 9
     await proactive.add_signals("t", "ana", [deadline(urgency, "exam", title="MA1521 exam")])
-    source = proactive.ticker._runner._p.candidates
-    propose = source.propose
+    runner = proactive.ticker._runner
+    check = runner.check  # the cycle's check stage: after its candidates, before its commit
 
-    async def held(context: Any) -> Any:
-        proposed = await propose(context)
+    async def held(*args: Any) -> Any:
+        checked = await check(*args)
         if control == "opt_out":
             await proactive.on_message("t", "ana", UserMessageIn(text="STOP"))
         elif control == "opt_out_category":
@@ -169,9 +169,9 @@ async def test_a_control_that_lands_while_a_cycle_decides_stops_its_send(
             await proactive.set_pause("t", PauseIn(paused=True))
         else:
             await proactive.on_message("t", "ana", UserMessageIn(text="not helpful"))
-        return proposed
+        return checked
 
-    monkeypatch.setattr(source, "propose", held)
+    monkeypatch.setattr(runner, "check", held)
     before = len(channel.sent)
     expected = {"opt_out_category": "opted_out", "opt_out": "opted_out", "pause": "paused", "mute": "muted"}.get(
         control, control

@@ -398,20 +398,20 @@ async def test_two_cycles_of_neighbouring_slots_keep_the_rules(
     await scheduler.add_signals("t", "ana", [deadline(urgency, "essay", title="Essay draft")])
     scheduler_screened, api_screened, scheduler_done = asyncio.Event(), asyncio.Event(), asyncio.Event()
 
-    def hold(source: Any, mine: asyncio.Event, theirs: asyncio.Event, first: bool) -> None:
-        propose = source.propose
+    def hold(runner: Any, mine: asyncio.Event, theirs: asyncio.Event, first: bool) -> None:
+        check = runner.check  # the cycle's check stage: after its candidates, before its commit
 
-        async def held(context: Any) -> Any:
+        async def held(*args: Any) -> Any:
             if first:  # a new signal arrives after the scheduler screened, before the API's cycle
                 await scheduler.add_signals("t", "ana", [deadline(urgency, "reading", title="Reading list")])
             mine.set()
             await theirs.wait()
-            return await propose(context)
+            return await check(*args)
 
-        monkeypatch.setattr(source, "propose", held)
+        monkeypatch.setattr(runner, "check", held)
 
-    hold(scheduler.ticker._runner._p.candidates, scheduler_screened, api_screened, True)
-    hold(api.ticker._runner._p.candidates, api_screened, scheduler_done, False)
+    hold(scheduler.ticker._runner, scheduler_screened, api_screened, True)
+    hold(api.ticker._runner, api_screened, scheduler_done, False)
 
     async def scheduler_cycle() -> Any:
         try:

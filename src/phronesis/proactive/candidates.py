@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC
 
+from phronesis.decision import NoExpensiveStage
 from phronesis.proactive.context import CycleContext
 from phronesis.proactive.llm_candidates import CandidateFailure, LLMCandidates
 from phronesis.proactive.models import Candidate
@@ -42,9 +43,28 @@ class CandidateSource:
         zone = context.local_time.tzinfo or UTC  # times in the user's zone and words
         return template_candidates(context.signals, context.now, limit=self._max, zone=zone)
 
-    async def propose(self, context: CycleContext) -> Proposed:
-        if self._llm is None:
+    @property
+    def llm_configured(self) -> bool:
+        return self._llm is not None
+
+    def templates(self, context: CycleContext, *, why: str | None = None) -> Proposed:
+        """Seed 004's template candidates: the way without an LLM (``why`` None), or the fallback
+        for an LLM that failed, saying why."""
+        if why is None:
             return Proposed(self._templates(context), "templates")
+        return Proposed(self._templates(context), "fallback", fallback_reason=why[:256])
+
+    async def propose(self, context: CycleContext) -> Proposed:
+        """The LLM's candidates when one is configured, else the templates (a preview's way)."""
+        if self._llm is None:
+            return self.templates(context)
+        return await self.generate(context)
+
+    async def generate(self, context: CycleContext) -> Proposed:
+        """The LLM's candidates; an unusable answer falls back to the templates, saying why.
+        Raises ``NoExpensiveStage`` without an LLM."""
+        if self._llm is None:
+            raise NoExpensiveStage("no LLM is configured: template candidates")
         generated = await self._llm.generate(context)
         if isinstance(generated, CandidateFailure):
             return Proposed(

@@ -9,20 +9,21 @@ per cycle, ever.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.models import DecisionKind, NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
+from phronesis.decision import NoExpensiveStage, Verdict, commit, verdicts
 from phronesis.embeddings.types import Embedder
-from phronesis.exceptions import NotFoundError, PhronesisError
+from phronesis.exceptions import LLMError, NotFoundError, PhronesisError
 from phronesis.ids import new_id
 from phronesis.proactive.candidates import CandidateSource, Proposed
 from phronesis.proactive.channels.types import Outbound
@@ -63,15 +64,42 @@ LLM_CONCURRENCY = 8
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """One user's cycle, decided up to its commit."""
+    """One user's cycle, decided up to its commit: its candidates, then (the check) their scores."""
 
     screened: Screened
     state: UserState
     context: CycleContext
     proposed: Proposed
-    scored: list[Scored]
-    chosen: Scored | None
-    deferred: list[Scored]
+    scored: list[Scored] = field(default_factory=list)
+    chosen: Scored | None = None
+    deferred: list[Scored] = field(default_factory=list)
+
+
+Pair = tuple[Screened, UserState]
+"""A screened user and the state it was screened on: one item of a cycle's batch."""
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """A batch of cycles, as the skeleton's input: the users whose slot this run holds."""
+
+    pairs: Sequence[Pair]
+    key: str
+    now: datetime
+
+
+@dataclass(slots=True)
+class Cycles:
+    """A batch's context as the cycle's stages pass it on: every user's context (read in five
+    queries), then what the commit made of each user and the records it wrote."""
+
+    tenant: str
+    key: str
+    now: datetime
+    pairs: Sequence[Pair]
+    contexts: dict[str, CycleContext]
+    committed: dict[str, CycleResult | PhronesisError] = field(default_factory=dict)
+    records: dict[str, NewDecisionRecord] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,46 +238,103 @@ class CycleRunner:
         return [decided.get(one.user_id) or _lost(one, key) for one, _ in pairs]
 
     async def _run_held(
-        self, tenant: str, pairs: Sequence[tuple[Screened, UserState]], key: str, now: datetime
+        self, tenant: str, pairs: Sequence[Pair], key: str, now: datetime
     ) -> dict[str, CycleResult | PhronesisError]:
-        """``run_many`` for the users whose slot this run holds."""
+        """``run_many`` for the users whose slot this run holds, through the decision skeleton's
+        batch form (``phronesis.decision``: this runner is the cycle's ``EachStages``)."""
         if not pairs:
             return {}
-        contexts = await self._contexts(tenant, [one for one, _ in pairs], now)
-        limit = asyncio.Semaphore(LLM_CONCURRENCY)
-
-        async def plan(screened: Screened, state: UserState) -> _Plan | PhronesisError:
-            context = contexts.get(screened.user_id)
-            if context is None:
-                return NotFoundError("user", screened.user_id)
-            try:
-                async with limit:
-                    proposed = await self._p.candidates.propose(context)
-            except PhronesisError as exc:
-                return exc
-            return await self._plan(screened, state, context, proposed)
-
-        planned = await asyncio.gather(*(plan(one, state) for one, state in pairs))
-        ready = [one for one in planned if isinstance(one, _Plan)]
+        cycles = await self.context(tenant, Held(pairs, key, now))
+        decided = await verdicts(self, cycles, at_once=LLM_CONCURRENCY)
+        ready = [(pair, verdict) for pair, verdict in decided if isinstance(verdict.outcome, _Plan)]
         try:
-            async with self._p.database.transaction() as conn:
-                committed = await self._commit(conn, tenant, ready, key)
+            await commit(self, cycles, ready, records=self._p.decisions)
         except PhronesisError:
             if len(ready) == 1:
                 raise
-            committed = {}
+            cycles.committed, cycles.records = {}, {}
             for one in ready:  # one bad user must not cost the batch its cycles
                 try:
-                    async with self._p.database.transaction() as conn:
-                        committed |= await self._commit(conn, tenant, [one], key)
+                    await commit(self, cycles, [one], records=self._p.decisions)
                 except PhronesisError as exc:
-                    log.error("proactive cycle of %s/%s failed: %s", tenant, one.screened.user_id, exc)
-                    committed[one.screened.user_id] = exc
-        await self._deliver(tenant, ready, committed, now)
+                    log.error("proactive cycle of %s/%s failed: %s", tenant, one[0][0].user_id, exc)
+                    cycles.committed[one[0][0].user_id] = exc
+        plans = [verdict.outcome for _, verdict in ready if isinstance(verdict.outcome, _Plan)]
+        await self._deliver(tenant, plans, cycles.committed, now)
         return {
-            one.user_id: planned_one if isinstance(planned_one, PhronesisError) else committed[one.user_id]
-            for (one, _), planned_one in zip(pairs, planned, strict=True)
+            screened.user_id: verdict.outcome
+            if isinstance(verdict.outcome, PhronesisError)
+            else cycles.committed[screened.user_id]
+            for (screened, _), verdict in decided
         }
+
+    # -- the cycle's stages (``phronesis.decision.EachStages``) -------------------------------------
+
+    kind: DecisionKind = "proactive"
+
+    async def context(self, tenant: str, given: Held) -> Cycles:
+        """Every user's context: profile, recent messages and their subjects, deferred insights,
+        feedback (the pre-filter ran before, set-based over the tick's chunk: ``Ticker.screen``)."""
+        contexts = await self._contexts(tenant, [one for one, _ in given.pairs], given.now)
+        return Cycles(tenant, given.key, given.now, given.pairs, contexts)
+
+    def items(self, context: Cycles) -> Sequence[Pair]:
+        return context.pairs
+
+    async def cheap(self, context: Cycles, item: Pair) -> Verdict[_Plan | PhronesisError] | None:
+        """A user deleted since the screening: nothing to decide (the error is their answer)."""
+        user_id = item[0].user_id
+        if user_id in context.contexts:
+            return None
+        return Verdict(NotFoundError("user", user_id), "error", "the user was deleted since the screening")
+
+    async def expensive(self, context: Cycles, item: Pair) -> Verdict[_Plan | PhronesisError]:
+        """The LLM's candidates (an unusable answer falls back to the templates, saying so). A
+        failure that is not the LLM's is this user's error: the others go on."""
+        screened, state = item
+        user = context.contexts[screened.user_id]
+        try:
+            proposed = await self._p.candidates.generate(user)
+        except (NoExpensiveStage, LLMError):
+            raise  # the fallback's: the templates
+        except PhronesisError as exc:
+            return Verdict(exc, "error", str(exc))
+        return Verdict(_Plan(screened, state, user, proposed), proposed.path, proposed.fallback_reason or "")
+
+    def fallback(self, context: Cycles, item: Pair, why: str) -> Verdict[_Plan | PhronesisError]:
+        """Seed 004: with no LLM, template candidates; with one that failed, the templates, saying why."""
+        screened, state = item
+        user = context.contexts[screened.user_id]
+        candidates = self._p.candidates
+        proposed = candidates.templates(user, why=why if candidates.llm_configured else None)
+        return Verdict(_Plan(screened, state, user, proposed), proposed.path, proposed.fallback_reason or "")
+
+    async def check(
+        self, context: Cycles, item: Pair, verdict: Verdict[_Plan | PhronesisError]
+    ) -> Verdict[_Plan | PhronesisError]:
+        """Seed 004 §6: the candidates scored against the user's trust threshold, recent messages,
+        suppressions and opt-outs; the best sendable one chosen, the deferred ones kept."""
+        plan = verdict.outcome
+        if isinstance(plan, PhronesisError):
+            return verdict
+        return Verdict(
+            await self._plan(plan.screened, plan.state, plan.context, plan.proposed), verdict.path, verdict.reason
+        )
+
+    def transaction(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        return self._p.database.transaction()
+
+    async def effects(
+        self, writes: AsyncConnection, context: Cycles, decided: Sequence[tuple[Pair, Verdict[_Plan | PhronesisError]]]
+    ) -> Sequence[Verdict[_Plan | PhronesisError]]:
+        """The batch's commit (``_commit``): each user's outcome is in ``context.committed``."""
+        plans = [verdict.outcome for _, verdict in decided if isinstance(verdict.outcome, _Plan)]
+        context.committed |= await self._commit(writes, context, plans)
+        return [verdict for _, verdict in decided]
+
+    def record(self, context: Cycles, item: Pair, verdict: Verdict[_Plan | PhronesisError]) -> NewDecisionRecord | None:
+        """The cycle's record; none for a cycle another worker ran first (``already_sent``)."""
+        return context.records.get(item[0].user_id)
 
     async def _score(
         self, screened: Screened, context: CycleContext, proposed: Proposed, rng: random.Random
@@ -281,12 +366,13 @@ class CycleRunner:
         return _Plan(screened, state, context, proposed, scored, chosen, [c for c in scored if c.verdict == "deferred"])
 
     async def _commit(
-        self, conn: AsyncConnection, tenant: str, plans: list[_Plan], key: str
+        self, conn: AsyncConnection, cycles: Cycles, plans: list[_Plan]
     ) -> dict[str, CycleResult | PhronesisError]:
         """One transaction for the batch: lock the users (in id order), re-run the pre-filter on
-        what is true now for those about to send, use the signals, keep deferred insights, claim
-        the sends and write the decision records. Per user, exactly what a cycle of one did."""
-        p = self._p
+        what is true now for those about to send, use the signals, keep deferred insights and claim
+        the sends; the decision records (``cycles.records``) are written after, in it. Per user,
+        exactly what a cycle of one did."""
+        p, tenant, key = self._p, cycles.tenant, cycles.key
         if not plans:
             return {}
         now = plans[0].context.now
@@ -307,7 +393,6 @@ class CycleRunner:
         used = await p.signals.consume(conn, tenant, [f.signal_id for _, d in going for f in d.fates], now, key)
         insights: list[dict[str, Any]] = []
         claims: list[dict[str, Any]] = []
-        records: list[NewDecisionRecord] = []
         settled: list[Fate] = []
         for one, decided in going:
             user_id = one.screened.user_id
@@ -317,12 +402,11 @@ class CycleRunner:
                 continue
             insights += decided.insights
             claims += [decided.claim] if decided.claim else []
-            records.append(decided.record)
+            cycles.records[user_id] = decided.record
             settled += [f for f in decided.fates if f.signal_id in used]
             out[user_id] = decided.result
         await p.insights.save(conn, insights)
         await p.sends.claim(conn, claims)
-        await p.decisions.write(*records, into=conn)
         await p.signals.settle(conn, tenant, settled)
         await p.signals.hold(conn, tenant, {k: v for _, d in going for k, v in d.held.items()})
         # what a cycle left unused waits, and says why: blocked at the commit, or passed over by this

@@ -34,6 +34,15 @@ def test_the_core_is_the_clients_and_no_server_dependency_is_capped() -> None:
     assert not [r for r in bounded if "<" in r.split(";")[0]], "caps belong in the lock"
 
 
+def test_faiss_is_its_own_extra() -> None:
+    """HNSW is an optimisation past 20,000 vectors a partition: a server installs without faiss and
+    searches exactly (``tests/storage``: the same results, and a warning at start)."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert not [r for r in extras["server"] if r.startswith("faiss")]
+    assert extras["faiss"] == ["phronesis[server]", "faiss-cpu>=1.15"]
+    assert "faiss" in extras["all"][0]
+
+
 @pytest.mark.process
 def test_the_command_without_the_server_extra_says_what_to_install() -> None:
     code = (

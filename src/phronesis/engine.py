@@ -6,6 +6,7 @@ Decision points do not import each other; they meet here. Every part can be inje
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from datetime import timedelta
@@ -50,7 +51,7 @@ from phronesis.routing.module import RoutingModule
 from phronesis.settings import Settings, load_settings
 from phronesis.storage.database import Database
 from phronesis.storage.feed_follower import SnapshotPolicy
-from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.hnsw_index import FAISS_MISSING, HnswVectorIndex, faiss_installed
 from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprint
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.partitioned_index import PartitionedIndex
@@ -63,6 +64,8 @@ from phronesis.tenant_settings import TenantSettings
 from phronesis.tenants import DEFAULT_TENANT
 
 __all__ = ["DEFAULT_TENANT", "Engine"]
+
+log = logging.getLogger("phronesis.engine")
 
 
 class _Unset:
@@ -199,14 +202,14 @@ class Engine:
         return PartitionedIndex(
             self.embedder.dimension,
             exact_max_size=sys.maxsize if index_settings.backend == "exact" else index_settings.exact_max_size,
-            hnsw_factory=lambda dim: HnswVectorIndex(
+            hnsw_factory=(lambda dim: HnswVectorIndex(
                 dim,
                 connectivity=index_settings.hnsw_connectivity,
                 expansion_add=index_settings.hnsw_expansion_add,
                 expansion_add_online=index_settings.hnsw_expansion_add_online,
                 expansion_search=index_settings.hnsw_expansion_search,
-            ),
-        )
+            )) if faiss_installed() else None,
+        )  # fmt: skip
 
     def _snapshot_policy(self) -> SnapshotPolicy | None:
         """Snapshots live beside a database file or server; an in-memory database has nothing to follow."""
@@ -263,6 +266,12 @@ class Engine:
         self.index_backend = "pgvector" if state is None and backend in ("auto", "pgvector") else backend
         if self.index_backend == "auto":
             self.index_backend = "hnsw"
+        if self.index_backend == "hnsw" and not faiss_installed():
+            log.warning(
+                "HNSW is off: %s; in-process vector partitions stay exact past %d vectors (correct, slower)",
+                FAISS_MISSING,
+                self.settings.index.exact_max_size,
+            )
         if state is None:
             self.heuristics.repository.vector_column = PgVectorColumn.of("heuristics")
             self.heuristics.examples.vector_column = PgVectorColumn.of("heuristic_examples")

@@ -129,6 +129,24 @@ async def test_a_damaged_snapshot_is_rebuilt_and_logged(
     assert "vectors from the snapshot" in caplog.text
 
 
+async def test_a_snapshot_with_hnsw_partitions_is_rebuilt_exact_where_faiss_is_missing(
+    saved: list[str],
+    open_engine: Callable[..., Any],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A process without the ``faiss`` extra cannot read an HNSW graph: it says so at start, rebuilds
+    from the database, and its partitions stay exact (every heuristic still found)."""
+    monkeypatch.setattr("phronesis.engine.faiss_installed", lambda: False)
+    monkeypatch.setattr("phronesis.storage.partitioned_index.faiss_installed", lambda: False)
+    with caplog.at_level(logging.INFO):
+        engine: Engine = await open_engine()
+    assert "HNSW is off: faiss-cpu is not installed (pip install 'phronesis[faiss]')" in caplog.text
+    assert "the partition is an HNSW graph and faiss-cpu is not installed" in caplog.text
+    assert engine.heuristics.vectors.kinds() == {"ExactVectorIndex": 1}
+    assert len(engine.index) == SIZE - 1 and await _ids(engine, 7) == [saved[7]]
+
+
 async def test_a_snapshot_of_another_model_is_rebuilt(
     saved: list[str], open_engine: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -148,6 +148,29 @@ def test_partitions_keep_tenants_and_domains_apart_and_promote_to_hnsw() -> None
     assert index.remove("t1", "home", "h3") and len(index) == 31
 
 
+def test_without_faiss_a_partition_stays_exact_past_its_size_and_finds_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """faiss is the ``faiss`` extra: without it nothing is promoted to HNSW, and a search over the
+    grown partition is the exact one."""
+    monkeypatch.setattr("phronesis.storage.partitioned_index.faiss_installed", lambda: False)
+    index, exact = PartitionedIndex(DIM, exact_max_size=20), ExactVectorIndex(DIM)
+    data, keys = vectors(60), [f"h{i}" for i in range(60)]
+    index.upsert("t1", "home", keys[:30], data[:30])
+    index.upsert("t1", "home", keys[30:], data[30:])
+    exact.upsert(keys, data)
+    assert index.partition_kinds() == {"ExactVectorIndex": 1}
+    for query in data[:10]:
+        assert [(key, score) for _, key, score in index.search("t1", query, 5)] == exact.search(query, 5)
+
+
+def test_an_hnsw_partition_cannot_be_restored_without_faiss_and_says_why() -> None:
+    index = PartitionedIndex(DIM, hnsw_factory=None)
+    missing = r"HNSW graph and faiss-cpu is not installed \(pip install 'phronesis\[faiss\]'\)"
+    with pytest.raises(ValueError, match=missing):
+        index.restore_partition("t1", "home", True, ["k"], io.BytesIO(b"").read)
+
+
 def test_hnsw_tombstones_are_never_returned_and_compaction_keeps_the_live_set() -> None:
     index = HnswVectorIndex(DIM, compact_ratio=0.5, compact_min=10)
     data = vectors(100)

@@ -12,6 +12,7 @@ never returned and top-k is still k live results. Once tombstones pass
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from phronesis.embeddings.types import Vectors
 from phronesis.storage.vector_index import Bytes, ReadBytes
 
-__all__ = ["ONLINE_MAX", "HnswVectorIndex"]
+__all__ = ["FAISS_MISSING", "ONLINE_MAX", "HnswVectorIndex", "faiss_installed"]
 
 _RECONSTRUCT_CHUNK = 50_000
 
@@ -28,11 +29,20 @@ ONLINE_MAX = 64
 """Vectors per ``upsert`` up to which they are inserted with ``expansion_add_online``."""
 
 
+FAISS_MISSING = "faiss-cpu is not installed (pip install 'phronesis[faiss]')"
+
+
+def faiss_installed() -> bool:
+    """Whether HNSW can be built here: faiss-cpu is the ``faiss`` extra. Without it, in-process
+    partitions stay exact at every size (correct, and slower past ``exact_max_size``)."""
+    return importlib.util.find_spec("faiss") is not None
+
+
 def _import_faiss() -> Any:
     try:
         import faiss
-    except ImportError as exc:  # pragma: no cover - faiss-cpu is a core dependency
-        raise ImportError("HNSW search needs faiss-cpu: pip install faiss-cpu") from exc
+    except ImportError as exc:
+        raise ImportError(f"HNSW search needs faiss: {FAISS_MISSING}") from exc
     return faiss
 
 

@@ -3,18 +3,20 @@
 Partitioning makes the hard filters exact: a tenant never searches another tenant's
 vectors and a source filter searches only its own partition (GLADyS bug: its cache
 ignored the source filter). A partition starts exact and is rebuilt as HNSW once it
-grows past ``exact_max_size``.
+grows past ``exact_max_size``, where HNSW can be built (the ``faiss`` extra); without it, it
+stays exact.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Literal
 
 import numpy as np
 
 from phronesis.embeddings.types import Vectors
-from phronesis.storage.hnsw_index import HnswVectorIndex
+from phronesis.storage.hnsw_index import FAISS_MISSING, HnswVectorIndex, faiss_installed
 from phronesis.storage.vector_index import ExactVectorIndex, ReadBytes, VectorIndex
 
 __all__ = ["PartitionedIndex"]
@@ -26,11 +28,15 @@ class PartitionedIndex:
         dimension: int,
         *,
         exact_max_size: int = 20_000,
-        hnsw_factory: Callable[[int], VectorIndex] | None = None,
+        hnsw_factory: Callable[[int], VectorIndex] | None | Literal["default"] = "default",
     ) -> None:
+        """``hnsw_factory``: how a partition past ``exact_max_size`` is rebuilt; None: it is not
+        (every partition stays exact); by default, HNSW where faiss is installed."""
         self.dimension = dimension
         self._exact_max_size = exact_max_size
-        self._hnsw_factory = hnsw_factory or (lambda dim: HnswVectorIndex(dim))
+        if hnsw_factory == "default":
+            hnsw_factory = HnswVectorIndex if faiss_installed() else None
+        self._hnsw_factory = hnsw_factory
         self._partitions: dict[str, dict[str, VectorIndex]] = {}
 
     def __len__(self) -> int:
@@ -56,7 +62,9 @@ class PartitionedIndex:
 
     def restore_partition(self, tenant: str, domain: str, hnsw: bool, slots: list[str | None], read: ReadBytes) -> None:
         """Put back a partition a snapshot holds (exact or HNSW, as it was saved)."""
-        index = self._hnsw_factory(self.dimension) if hnsw else ExactVectorIndex(self.dimension)
+        if hnsw and self._hnsw_factory is None:
+            raise ValueError(f"the partition is an HNSW graph and {FAISS_MISSING}")
+        index = self._hnsw_factory(self.dimension) if hnsw and self._hnsw_factory else ExactVectorIndex(self.dimension)
         index.restore(slots, read)
         self._partitions.setdefault(tenant, {})[domain] = index
 
@@ -72,8 +80,9 @@ class PartitionedIndex:
         index = domains.get(domain)
         if index is None:
             index = domains[domain] = ExactVectorIndex(self.dimension)
-        if isinstance(index, ExactVectorIndex) and len(index) + len(keys) > self._exact_max_size:
-            index = domains[domain] = self._promote(index)
+        factory = self._hnsw_factory
+        if isinstance(index, ExactVectorIndex) and len(index) + len(keys) > self._exact_max_size and factory:
+            index = domains[domain] = self._promote(index, factory)
         index.upsert(keys, vectors)
 
     def upsert_rows(self, rows: Iterable[tuple[str, str, str, Vectors]]) -> None:
@@ -86,8 +95,8 @@ class PartitionedIndex:
         for (tenant, domain), (keys, vectors) in groups.items():
             self.upsert(tenant, domain, keys, np.stack(vectors))
 
-    def _promote(self, exact: ExactVectorIndex) -> VectorIndex:
-        hnsw = self._hnsw_factory(self.dimension)
+    def _promote(self, exact: ExactVectorIndex, factory: Callable[[int], VectorIndex]) -> VectorIndex:
+        hnsw = factory(self.dimension)
         pairs = list(exact.items())
         if pairs:
             keys = [key for key, _ in pairs]

@@ -315,12 +315,12 @@ class Engine:
     async def give_feedback(self, tenant: str, feedback: Feedback) -> FeedbackReceipt:
         """The one explicit-feedback entry point: an executive decision, or a fire recorded through learning."""
         if await self.executive.get_trace(tenant, feedback.response_id) is not None:
-            return await self.executive_feedback.handle(tenant, feedback)
+            return await self.executive_feedback.rate(tenant, feedback.response_id, feedback)
         # an executive decision past its trace retention is not found, even though its fire row remains
-        fire = await self.learning.fire(tenant, feedback.response_id)
-        if fire is None:
-            raise NotFoundError("decision or fire", feedback.response_id)
-        return await self.learning_feedback.handle(tenant, feedback, fire)
+        try:
+            return await self.learning_feedback.rate(tenant, feedback.response_id, feedback)
+        except NotFoundError:
+            raise NotFoundError("decision or fire", feedback.response_id) from None
 
     async def record_fire(self, heuristic_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FireRecord:
         """Seed 001 ``on_fire``: a heuristic fired for an event (``FireRequest``'s fields)."""

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 
 from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.routing.decisions import Decision
-from phronesis.routing.route_feedback import RouteFeedbackIn
+from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
 from phronesis.routing.sessions import NewSession
 from phronesis.routing.tools import ToolIn
 from phronesis.testing import FixedClock
@@ -15,6 +17,11 @@ from tests.engines import EngineFactory
 from tests.routing.conftest import exemplars, out_of_scope
 
 T = "default"
+
+
+def _session_rate(engine: Engine) -> Callable[[str, str, RouteFeedbackIn], Awaitable[RouteFeedback]]:
+    """A rating as the session's route sends it (``POST /v1/sessions/{id}/route-feedback``)."""
+    return lambda tenant, sid, body: engine.routing.rate(tenant, body.decision_id, body, session_id=sid)
 
 
 async def _engine(make_engine: EngineFactory) -> Engine:
@@ -27,7 +34,7 @@ async def test_a_rating_is_recorded_on_the_decision_and_the_last_one_wins(make_e
     engine = await _engine(make_engine)
     sid = (await engine.routing.create_session(T, NewSession())).id
     routed = await engine.route(sid, "thanks that helps")
-    rate = engine.routing.feedback.rate
+    rate = _session_rate(engine)
 
     first = await rate(T, sid, RouteFeedbackIn(decision_id=routed.decision_id, correct=True))
     assert (first.outcome, first.decided) == ("correct", "REASON_ONLY")
@@ -51,7 +58,7 @@ async def test_what_rated_decisions_teach(make_engine: EngineFactory, clock: Fix
     wrong = await engine.route(sid, "thanks that helps")
     clock.advance(seconds=1)
     unknown = await engine.route(sid, "what do plans cost")
-    rate = engine.routing.feedback.rate
+    rate = _session_rate(engine)
     await rate(T, sid, RouteFeedbackIn(decision_id=right.decision_id, correct=True))
     fix = RouteFeedbackIn(
         decision_id=wrong.decision_id, correct=False, expected_decision=Decision.USE_TOOL, expected_tool="calendar"
@@ -72,7 +79,7 @@ async def test_only_a_routed_decision_of_that_session_can_be_rated(make_engine: 
     sid = (await engine.routing.create_session(T, NewSession())).id
     other = (await engine.routing.create_session(T, NewSession())).id
     routed = await engine.route(sid, "thanks that helps")
-    rate = engine.routing.feedback.rate
+    rate = _session_rate(engine)
     with pytest.raises(NotFoundError):
         await rate(T, other, RouteFeedbackIn(decision_id=routed.decision_id, correct=True))
     with pytest.raises(NotFoundError):
@@ -109,7 +116,7 @@ async def test_a_tool_that_is_not_registered_is_refused_and_a_deleted_one_teache
     await engine.routing.put_tool(T, ToolIn(name="calendar", description="book meetings"))
     sid = (await engine.routing.create_session(T, NewSession())).id
     routed = await engine.route(sid, "thanks that helps")
-    rate = engine.routing.feedback.rate
+    rate = _session_rate(engine)
     for tool in ("teleporter", "Calendar"):
         bad = RouteFeedbackIn(
             decision_id=routed.decision_id, correct=False, expected_decision=Decision.USE_TOOL, expected_tool=tool

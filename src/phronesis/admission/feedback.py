@@ -116,8 +116,10 @@ class AdmissionFeedbackStore:
         self._decisions = decisions
         self._clock = clock
 
-    async def rate(self, tenant: str, decision_id: str, body: AdmissionFeedbackIn) -> AdmissionFeedback:
-        """Record the rating on the decision's record; 404 unless it is an admission decision."""
+    async def rate(self, tenant: str, decision_id: str, rating: AdmissionFeedbackIn) -> AdmissionFeedback:
+        """``feedback.rates.Rates``: record the rating on the decision's record; 404 unless it is an
+        admission decision."""
+        body = rating
         decision = await self._memory_decisions.get(tenant, decision_id)
         if body.expected_decision == decision.decision:
             raise InvalidInputError(

@@ -116,9 +116,9 @@ class AdmissionModule:
         self._search = RunSearch(self.runs, index, self.embedder)
         self.removal = RunRemoval(self._database, self.runs, self._clock, index, self._decisions)
 
-    async def rate(self, tenant: str, decision_id: str, body: AdmissionFeedbackIn) -> AdmissionFeedback:
-        """A person's rating of a memory decision (seed 003's feedback loop)."""
-        return await self.feedback.rate(tenant, decision_id, body)
+    async def rate(self, tenant: str, decision_id: str, rating: AdmissionFeedbackIn) -> AdmissionFeedback:
+        """``feedback.rates.Rates``: a person's rating of a memory decision (seed 003's feedback loop)."""
+        return await self.feedback.rate(tenant, decision_id, rating)
 
     async def calibration(self, tenant: str) -> dict[str, Any] | None:
         """The tenant's stored calibration of the duplicate threshold, or None (the configured one)."""

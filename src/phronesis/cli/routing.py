@@ -89,7 +89,7 @@ def feedback(
     "phronesis routing fit --from-feedback" learns from it."""
     fields = {"decision_id": decision_id, "correct": correct, "expected_tool": tool, "note": note}
     body = parsed(RouteFeedbackIn, fields | {"expected_decision": expected and expected.upper()})
-    rated = with_engine(lambda engine: engine.routing.rate(tenant, session, body))
+    rated = with_engine(lambda engine: engine.routing.rate(tenant, body.decision_id, body, session_id=session))
     emit(rated, as_json, lambda: f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 
 

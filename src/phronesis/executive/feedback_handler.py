@@ -63,7 +63,10 @@ class ExecutiveFeedback:
         self._scores = scores
         self._gate = PatternGate(service.settings.pattern_min_words, service.settings.pattern_max_words)
 
-    async def handle(self, tenant: str, feedback: Feedback) -> FeedbackReceipt:
+    async def rate(self, tenant: str, decision_id: str, rating: Feedback) -> FeedbackReceipt:
+        """``feedback.rates.Rates``: ``rating`` of the executive decision ``decision_id`` (its
+        ``response_id``)."""
+        feedback = _of(rating, decision_id)
         trace = await self._service.get_trace(tenant, feedback.response_id)
         if trace is None:
             raise NotFoundError("decision", feedback.response_id)
@@ -225,3 +228,11 @@ class ExecutiveFeedback:
             attributes={"action_type": pattern.action.type, "pattern_source": extracted.source},
         )
         return _Plan("created", create=create, vectors=vectors, detail=note)
+
+
+def _of(rating: Feedback, decision_id: str) -> Feedback:
+    """The rating as the decision's own: its ``response_id`` is ``decision_id`` (a rating sent with
+    another id is refused, naming the field)."""
+    if rating.response_id != decision_id:
+        raise InvalidInputError("response_id", f"the rating is of {rating.response_id!r}, not of {decision_id!r}")
+    return rating

@@ -7,10 +7,10 @@ magnitude (ORIGINS bug 5: GLADyS's strategy said 0.8 while its live path applied
 
 from __future__ import annotations
 
+from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.feedback.models import Feedback, FeedbackReceipt
 from phronesis.feedback.repository import FeedbackRepository
 from phronesis.feedback.scores import ScoreMapping
-from phronesis.learning.fires import StoredFire
 from phronesis.learning.module import LearningModule
 
 __all__ = ["LearningFeedback"]
@@ -22,8 +22,15 @@ class LearningFeedback:
         self._ledger = ledger
         self._scores = scores
 
-    async def handle(self, tenant: str, feedback: Feedback, fire: StoredFire) -> FeedbackReceipt:
-        feedback = await self._ledger.resolve(tenant, feedback)
+    async def rate(self, tenant: str, decision_id: str, rating: Feedback) -> FeedbackReceipt:
+        """``feedback.rates.Rates``: ``rating`` of the fire ``decision_id`` (a fire recorded through
+        the learning API is its own decision: its id is the ``response_id`` a rating quotes)."""
+        fire = await self._module.fire(tenant, decision_id)
+        if fire is None:
+            raise NotFoundError("fire", decision_id)
+        if rating.response_id != decision_id:
+            raise InvalidInputError("response_id", f"the rating is of {rating.response_id!r}, not of {decision_id!r}")
+        feedback = await self._ledger.resolve(tenant, rating)
         signed = self._scores.signed_magnitude(feedback)
         signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")
         effect, update = "recorded", None

@@ -135,9 +135,11 @@ class RoutingModule:
     async def add_documents(self, tenant: str, documents: Sequence[DocumentIn]) -> list[Document]:
         return await self.documents.add(tenant, documents)
 
-    async def rate(self, tenant: str, session_id: str, body: RouteFeedbackIn) -> RouteFeedback:
-        """A person's rating of a turn's routing (``route_feedback``)."""
-        return await self.feedback.rate(tenant, session_id, body)
+    async def rate(
+        self, tenant: str, decision_id: str, rating: RouteFeedbackIn, *, session_id: str | None = None
+    ) -> RouteFeedback:
+        """``feedback.rates.Rates``: a person's rating of a turn's routing (``route_feedback``)."""
+        return await self.feedback.rate(tenant, decision_id, rating, session_id=session_id)
 
     async def taught_exemplars(self, tenant: str) -> list[Exemplar]:
         """What the ratings taught: exemplars a refit of the tenant's router learns from."""

@@ -85,11 +85,17 @@ class RouteFeedbackStore:
     async def _registered(self, tenant: str) -> set[str]:
         return {tool.name for tool in await self._tools.list(tenant)}
 
-    async def rate(self, tenant: str, session_id: str, body: RouteFeedbackIn) -> RouteFeedback:
-        """Record the rating on the decision's record; 404 unless it is a routing decision of this session."""
-        record = await self._decisions.get(tenant, body.decision_id)
-        if record.kind != "routing" or record.subject_id != session_id:
-            raise NotFoundError("routing decision", body.decision_id)
+    async def rate(
+        self, tenant: str, decision_id: str, rating: RouteFeedbackIn, *, session_id: str | None = None
+    ) -> RouteFeedback:
+        """``feedback.rates.Rates``: record the rating on the decision's record; 404 unless it is a
+        routing decision (of ``session_id``, when the rating came through the session's route)."""
+        body = rating
+        if body.decision_id != decision_id:
+            raise InvalidInputError("decision_id", f"the rating is of {body.decision_id!r}, not of {decision_id!r}")
+        record = await self._decisions.get(tenant, decision_id)
+        if record.kind != "routing" or (session_id is not None and record.subject_id != session_id):
+            raise NotFoundError("routing decision", decision_id)
         if record.action is None:
             raise InvalidInputError("decision_id", "that turn was not routed (a human owned the session)")
         if body.expected_tool is not None and body.expected_tool not in (registered := await self._registered(tenant)):
@@ -114,7 +120,7 @@ class RouteFeedbackStore:
         outcome = "correct" if body.correct else "incorrect"
         return RouteFeedback(
             decision_id=record.id,
-            session_id=session_id,
+            session_id=record.subject_id or "",  # a routing record's subject is its session
             decided=record.action,
             outcome=outcome,
             route_feedback=feedback,

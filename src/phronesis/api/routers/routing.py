@@ -67,7 +67,7 @@ async def handback(session_id: SessionIdPath, engine: EngineDep, tenant: TenantD
 async def route_feedback(
     session_id: SessionIdPath, body: RouteFeedbackIn, engine: EngineDep, tenant: TenantDep
 ) -> RouteFeedback:
-    return await engine.routing.rate(tenant, session_id, body)
+    return await engine.routing.rate(tenant, body.decision_id, body, session_id=session_id)
 
 
 @router.post(

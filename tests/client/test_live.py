@@ -131,6 +131,8 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         p.routing.delete_tool("calendar")
         (doc,) = p.routing.add_documents([{"id": "hours", "text": "We open at nine."}]).stored
         assert [d.id for d in p.routing.documents().items] == [doc.id]
+        replaced = p.routing.put_document(doc.id, {"text": "We open at ten on Sundays."})
+        assert (replaced.id, [d.id for d in p.routing.documents().items]) == (doc.id, [doc.id])
         p.routing.delete_document(doc.id)
         escalated = p.routing.route(session.id, {"query": "I want a refund"})
         assert escalated.decision == "ESCALATE"

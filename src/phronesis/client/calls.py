@@ -276,6 +276,12 @@ def list_documents(*, limit: int = 100, offset: int = 0) -> Call[models.Document
     return Call("GET", "/v1/documents", _reader(models.DocumentPage), params=_query(limit=limit, offset=offset))
 
 
+def put_document(document_id: str, document: models.DocumentIn | Json) -> Call[models.Document]:
+    """Add or replace one document in one step (the server answers 201 when it is new, 200 when it replaced one)."""
+    path = f"/v1/documents/{_seg(document_id)}"
+    return Call("PUT", path, _reader(models.Document), _body(models.DocumentIn, document))
+
+
 def delete_document(document_id: str) -> Call[None]:
     return Call("DELETE", f"/v1/documents/{_seg(document_id)}", _none)
 

@@ -252,6 +252,10 @@ class _Routing:
         """The tenant's documents, oldest first."""
         return self._c.send(calls.list_documents(limit=limit, offset=offset))
 
+    def put_document(self, document_id: str, document: models.DocumentIn | Json) -> models.Document:
+        """Add or replace one document, by id, in one step."""
+        return self._c.send(calls.put_document(document_id, document))
+
     def delete_document(self, document_id: str) -> None:
         """Remove a document."""
         return self._c.send(calls.delete_document(document_id))

@@ -220,3 +220,37 @@ def test_adapters_use_each_objects_methods_not_its_parts() -> None:
     ]
     reached = [reach for path in sorted(files) for reach in _reaches(api, path)]
     assert reached == [], "\n".join(reached)
+
+
+SETS_A_LIBRARYS_PARTS = {"storage/hnsw_index.py"}
+"""faiss's HNSW takes its search breadth as attributes of its graph (``index.hnsw.efSearch``)."""
+
+
+def _parts_set(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Assignments to an attribute of an object's part (``a.b.c = …``, ``self.b.c = …``)."""
+    for node in ast.walk(tree):
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AugAssign | ast.AnnAssign)
+            else []
+        )
+        for target in targets:
+            part = target.value if isinstance(target, ast.Attribute) else None
+            # Starlette's ``app.state`` and ``request.state`` are bags for exactly this
+            if isinstance(part, ast.Attribute) and part.attr != "state":
+                yield node.lineno, ast.unparse(target)
+
+
+def test_no_object_sets_the_parts_of_another() -> None:
+    """Each object is whole once built: nothing reaches into another's parts to change them (the
+    engine once set each store's pgvector column and swapped its index at start; the stores now
+    ask the engine's one ``VectorBackend``, settled at start)."""
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {target}"
+        for path in sorted(ROOT.rglob("*.py"))
+        if str(path.relative_to(ROOT)) not in SETS_A_LIBRARYS_PARTS
+        for line, target in _parts_set(ast.parse(path.read_text()))
+    ]
+    assert found == []

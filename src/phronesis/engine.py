@@ -56,9 +56,10 @@ from phronesis.storage.index_snapshot import IndexSnapshots, database_fingerprin
 from phronesis.storage.migrate import upgrade
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import DIMENSION as PGVECTOR_DIMENSION
-from phronesis.storage.pgvector import PgVectorColumn, pgvector_state
+from phronesis.storage.pgvector import pgvector_state
 from phronesis.storage.pgvector import require as require_pgvector
 from phronesis.storage.point_transaction import PointTransaction
+from phronesis.storage.vector_backend import VectorBackend
 from phronesis.telemetry import configure_tracing
 from phronesis.tenant_settings import TenantSettings
 from phronesis.tenants import DEFAULT_TENANT
@@ -99,6 +100,9 @@ class Engine:
         snapshot = self._snapshot_policy()
         learning = self.settings.learning
         self.learning_strategy = create_learning_strategy(learning)
+        self.vector_backend = VectorBackend()
+        """Where embeddings are searched and whether pgvector's columns are written: every store is
+        built with it, and ``start`` settles it once the database is migrated (``_choose_backend``)."""
         self.heuristics = HeuristicMemory(
             HeuristicRepository(
                 self.database,
@@ -111,13 +115,15 @@ class Engine:
                     decay_k=learning.decay_k,
                 ),
                 channel_prior=self.learning_strategy.channel,
+                backend=self.vector_backend,
             ),
             self.embedder,
             self.index,
             self.settings.heuristics,
-            examples=ExampleRepository(self.database, self.clock),
+            examples=ExampleRepository(self.database, self.clock, backend=self.vector_backend),
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
+            backend=self.vector_backend,
         )
         otel = self.settings.otel
         self.tracing = configure_tracing(otel.enabled, otel.exporter, otel.service_name)
@@ -169,6 +175,7 @@ class Engine:
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
             tenant_settings=self.tenant_settings,
+            vector_backend=self.vector_backend,
         )
         self.admission = AdmissionModule(
             self.settings.admission,
@@ -181,6 +188,7 @@ class Engine:
             follow_interval_s=self.settings.index.follow_interval_s,
             snapshot=snapshot,
             tenant_settings=self.tenant_settings,
+            vector_backend=self.vector_backend,
         )
         self.proactive = ProactiveModule(
             self.settings.proactive,
@@ -272,15 +280,7 @@ class Engine:
                 FAISS_MISSING,
                 self.settings.index.exact_max_size,
             )
-        if state is None:
-            self.heuristics.repository.vector_column = PgVectorColumn.of("heuristics")
-            self.heuristics.examples.vector_column = PgVectorColumn.of("heuristic_examples")
-            self.routing.documents.vector_column = PgVectorColumn.of("routing_passages")
-            self.admission.runs.vector_column = PgVectorColumn.of("admission_runs")
-        if self.index_backend == "pgvector":
-            self.heuristics.use_pgvector(self.database)
-            self.routing.documents.use_pgvector()
-            self.admission.use_pgvector()
+        self.vector_backend.choose(columns=state is None, in_database=self.index_backend == "pgvector")
 
     async def decide_event(self, text: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> EventDecision:
         """Seed 000 ``ProcessEvent``: fire a heuristic or ask the LLM. ``fields`` are ``EventRequest``'s."""

@@ -28,7 +28,7 @@ from phronesis.admission.planner import Planner
 from phronesis.admission.removal import DeletedRun, RunRemoval
 from phronesis.admission.run_index import RunIndex
 from phronesis.admission.run_repository import RunRepository
-from phronesis.admission.run_vectors import PgVectorRuns, RunVectors
+from phronesis.admission.run_vectors import ChosenRuns, PgVectorRuns, RunVectors
 from phronesis.admission.search import RunSearch
 from phronesis.admission.service import AdmissionParts, AdmissionService
 from phronesis.admission.settings import AdmissionSettings
@@ -42,6 +42,7 @@ from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.vector_backend import VectorBackend
 from phronesis.tuning import TenantValues
 
 __all__ = ["AdmissionModule"]
@@ -64,6 +65,7 @@ class AdmissionModule:
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
         tenant_settings: TenantValues | None = None,
+        vector_backend: VectorBackend | None = None,
     ) -> None:
         if settings.judge == "llm" and llm is None:
             raise ConfigurationError("PHRONESIS_ADMISSION__JUDGE=llm needs an LLM (PHRONESIS_LLM__SPEC)")
@@ -71,7 +73,8 @@ class AdmissionModule:
             raise ConfigurationError("PHRONESIS_ADMISSION__SUMMARISER=llm needs an LLM (PHRONESIS_LLM__SPEC)")
         self.settings = settings
         self.embedder = embedder
-        self.runs = RunRepository(database)
+        backend = vector_backend or VectorBackend()
+        self.runs = RunRepository(database, backend=backend)
         self.memory_decisions = MemoryDecisionRepository(database)
         self.calibrations = CalibrationStore(database, clock, cache_s=settings.calibration_cache_sec)
         self.feedback = AdmissionFeedbackStore(self.memory_decisions, self.runs, decisions, clock)
@@ -94,27 +97,25 @@ class AdmissionModule:
         self._judge: LLMJudge | None = None
         if llm is not None and settings.judge != "rules":
             self._judge = LLMJudge(llm, temperature=settings.temperature, max_tokens=settings.max_tokens)
-        self._assemble(self.in_process)
-
-    def _assemble(self, index: RunVectors) -> None:
-        self.index = index
+        self._chosen = ChosenRuns(backend, self.in_process, PgVectorRuns(database))
+        runs_index: RunVectors = self._chosen
         self.service = AdmissionService(
             self.settings,
             AdmissionParts(
                 database=self._database,
                 decisions=self._decisions,
                 runs=self.runs,
-                index=index,
-                planner=Planner(self.settings, self.runs, index, llm_judge=self._judge),
-                executor=Executor(self.runs, self.memory_decisions, self.embedder, self._clock, index),
+                index=runs_index,
+                planner=Planner(self.settings, self.runs, runs_index, llm_judge=self._judge),
+                executor=Executor(self.runs, self.memory_decisions, self.embedder, self._clock, runs_index),
                 summariser=self._summariser,
                 calibrations=self.calibrations,
                 embedder=self.embedder,
                 tenant_settings=self._tenant_settings,
             ),
         )
-        self._search = RunSearch(self.runs, index, self.embedder)
-        self.removal = RunRemoval(self._database, self.runs, self._clock, index, self._decisions)
+        self._search = RunSearch(self.runs, runs_index, self.embedder)
+        self.removal = RunRemoval(self._database, self.runs, self._clock, runs_index, self._decisions)
 
     async def rate(self, tenant: str, decision_id: str, rating: AdmissionFeedbackIn) -> AdmissionFeedback:
         """``feedback.rates.Rates``: a person's rating of a memory decision (seed 003's feedback loop)."""
@@ -146,9 +147,10 @@ class AdmissionModule:
             )
         return self.service.duplicate_threshold(applied, await self.calibrations.current(tenant))
 
-    def use_pgvector(self) -> None:
-        """Search runs with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
-        self._assemble(PgVectorRuns(self._database))
+    @property
+    def index(self) -> RunVectors:
+        """The runs index searched: this process's, or PostgreSQL's (the engine's ``VectorBackend``)."""
+        return self._chosen.chosen
 
     async def close(self) -> None:
         """Finish the runs index's changes in flight (they are in the database already)."""

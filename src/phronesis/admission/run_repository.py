@@ -37,6 +37,7 @@ from phronesis.storage.tables import (
     admission_tasks,
     index_changes,
 )
+from phronesis.storage.vector_backend import VectorBackend
 from phronesis.storage.write_buffer import WriteBuffer
 
 __all__ = ["IndexedRun", "LogEntry", "RunRepository", "StoredRun", "run_model"]
@@ -224,12 +225,16 @@ def _chunks(values: Sequence[Any]) -> list[Sequence[Any]]:
 
 
 class RunRepository:
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, *, backend: VectorBackend | None = None) -> None:
         self._db = database
+        self._backend = backend or VectorBackend()
         self._insert_task = insert_or_ignore(database.dialect, admission_tasks)
         self.changes = ChangeLog(database, "runs")
-        self.vector_column: PgVectorColumn | None = None
-        """Set where the database has pgvector's columns: a new run's row then carries its vector there too."""
+
+    @property
+    def vector_column(self) -> PgVectorColumn | None:
+        """pgvector's column, where the database has it: a new run's row then carries its vector there too."""
+        return self._backend.column("admission_runs")
 
     @property
     def dialect(self) -> str:

@@ -17,8 +17,9 @@ from phronesis.admission.run_index import IndexChange
 from phronesis.embeddings.types import Vectors
 from phronesis.storage.database import Database
 from phronesis.storage.pgvector import PgVectorColumn
+from phronesis.storage.vector_backend import VectorBackend
 
-__all__ = ["PgVectorRuns", "RunVectors"]
+__all__ = ["ChosenRuns", "PgVectorRuns", "RunVectors"]
 
 
 class RunVectors(Protocol):
@@ -88,3 +89,44 @@ class PgVectorRuns:
 
     async def close(self) -> None:
         return None
+
+
+class ChosenRuns:
+    """The runs index the engine's ``VectorBackend`` chose: this process's (``in_process``) or
+    PostgreSQL's (``in_database``), asked at each use, so admission's parts are built once."""
+
+    def __init__(self, backend: VectorBackend, in_process: RunVectors, in_database: RunVectors) -> None:
+        self._backend = backend
+        self._in_process = in_process
+        self._in_database = in_database
+
+    @property
+    def chosen(self) -> RunVectors:
+        return self._in_database if self._backend.in_database else self._in_process
+
+    @property
+    def loaded(self) -> bool:
+        return self.chosen.loaded
+
+    def __len__(self) -> int:
+        return len(self.chosen)
+
+    def kinds(self) -> dict[str, int]:
+        return self.chosen.kinds()
+
+    async def load(self, progress: Callable[[int], None] | None = None) -> int:
+        return await self.chosen.load(progress)
+
+    async def sync(self, connection: AsyncConnection | None = None) -> None:
+        await self.chosen.sync(connection)
+
+    async def find_many(
+        self, tenant: str, agent_id: str, user_id: str, vectors: Vectors, k: int
+    ) -> list[list[tuple[str, float]]]:
+        return await self.chosen.find_many(tenant, agent_id, user_id, vectors, k)
+
+    def committed(self, tenant: str, changes: Sequence[IndexChange]) -> None:
+        self.chosen.committed(tenant, changes)
+
+    async def close(self) -> None:
+        await self.chosen.close()

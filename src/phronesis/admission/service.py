@@ -72,6 +72,9 @@ class Planning:
     writing: bool = False
     """The effects began: a conflict from here on is a concurrent writer's (plan again), not the caller's."""
 
+    def began_writing(self) -> None:
+        self.writing = True
+
 
 @dataclass(slots=True)
 class Admitting:
@@ -228,7 +231,7 @@ class AdmissionService:
         self, writes: PointTransaction, context: Admitting, decided: Sequence[tuple[Prepared, skeleton.Verdict[Plan]]]
     ) -> Sequence[skeleton.Verdict[Plan]]:
         """Seed 003's effects, each plan's preconditions re-checked under the transaction (``Executor``)."""
-        context.planning.writing = True
+        context.planning.began_writing()
         plans = [verdict.outcome for _, verdict in decided]
         applied = await self._parts.executor.apply(writes, context.tenant, plans, batch_id=context.batch_id)
         context.applied = applied

@@ -36,6 +36,7 @@ from phronesis.storage.index_rows import rows_by_key, rows_in_key_order
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import heuristic_examples, heuristics
+from phronesis.storage.vector_backend import VectorBackend
 
 __all__ = [
     "MAX_GIVEN",
@@ -148,13 +149,17 @@ def _indexed(row: Row[Any, Any, Any, Any, Any, Any]) -> IndexedRow:
 
 
 class ExampleRepository:
-    def __init__(self, database: Database, clock: Clock) -> None:
+    def __init__(self, database: Database, clock: Clock, *, backend: VectorBackend | None = None) -> None:
         self._db = database
+        self._backend = backend or VectorBackend()
         self._clock = clock
         self.changes = ChangeLog(database, "examples")
-        self.vector_column: PgVectorColumn | None = None
-        """Set where the database has pgvector's columns: every write of a vector fills it too."""
 
+
+    @property
+    def vector_column(self) -> PgVectorColumn | None:
+        """pgvector's column, where the database has it: every write of an example's vector fills it too."""
+        return self._backend.column("heuristic_examples")
     async def insert(
         self,
         connection: AsyncConnection,

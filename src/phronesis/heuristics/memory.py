@@ -44,11 +44,11 @@ from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.heuristics.scope import ScopeJudgement, Situation, judge_scope
 from phronesis.heuristics.settings import HeuristicSettings
 from phronesis.pages import Page
-from phronesis.storage.database import Database
 from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.followed_index import CollectionIndex, FollowedIndex
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
+from phronesis.storage.vector_backend import VectorBackend
 
 __all__ = ["HeuristicMemory"]
 
@@ -75,28 +75,36 @@ class HeuristicMemory:
         examples: ExampleRepository,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
+        backend: VectorBackend | None = None,
     ) -> None:
+        self._backend = backend or VectorBackend()
         self.repository = repository
         self.examples = examples
         self.embedder = embedder
         self.index = index
         self.settings = settings
-        self.vectors: CollectionIndex = FollowedIndex(
+        self._conditions: CollectionIndex = FollowedIndex(
             index, repository, repository.changes, embedder, interval_s=follow_interval_s, snapshot=snapshot
         )
-        """Where conditions are searched: in this process, following the database, or in
-        PostgreSQL (``use_pgvector``)."""
-        self.example_vectors: CollectionIndex = FollowedIndex(
+        self._examples: CollectionIndex = FollowedIndex(
             PartitionedIndex(embedder.dimension), examples, examples.changes, embedder, interval_s=follow_interval_s
         )
-        """Where examples and counter-examples are searched, partitioned by their heuristic's domain."""
-
-    def use_pgvector(self, database: Database) -> None:
-        """Search conditions with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
-        self.vectors = PgVectorCollection(database, PgVectorColumn.of("heuristics"), partition="domain")
-        self.example_vectors = PgVectorCollection(
+        database = repository.database
+        self._conditions_in_database = PgVectorCollection(database, PgVectorColumn.of("heuristics"), partition="domain")
+        self._examples_in_database = PgVectorCollection(
             database, PgVectorColumn.of("heuristic_examples"), partition="domain"
         )
+
+    @property
+    def vectors(self) -> CollectionIndex:
+        """Where conditions are searched: in this process, following the database, or in PostgreSQL
+        (the engine's ``VectorBackend``)."""
+        return self._conditions_in_database if self._backend.in_database else self._conditions
+
+    @property
+    def example_vectors(self) -> CollectionIndex:
+        """Where examples and counter-examples are searched, partitioned by their heuristic's domain."""
+        return self._examples_in_database if self._backend.in_database else self._examples
 
     async def get(self, tenant: str, heuristic_id: str) -> Heuristic:
         return await self.repository.get(tenant, heuristic_id)

@@ -40,6 +40,7 @@ from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import confidence_events, heuristics
+from phronesis.storage.vector_backend import VectorBackend
 
 __all__ = ["HeuristicRepository"]
 
@@ -116,8 +117,10 @@ class HeuristicRepository:
         evidence_model: EvidenceModel | None = None,
         evidence_policy: EvidencePolicy | None = None,
         channel_prior: Channel | None = None,
+        backend: VectorBackend | None = None,
     ) -> None:
         self._db = database
+        self._backend = backend or VectorBackend()
         self.evidence_model: EvidenceModel = evidence_model or BetaEvidence()
         """Set by the engine from the learning strategy (seed 001: the strategy picks, memory computes)."""
         self.evidence_policy = evidence_policy or EvidencePolicy()
@@ -129,10 +132,13 @@ class HeuristicRepository:
         self._default_confidence = default_confidence
         self._clock = clock or SystemClock()
         self.changes = ChangeLog(database, "heuristics")
-        self.vector_column: PgVectorColumn | None = None
-        """Set where the database has pgvector's columns: every write of an embedding fills it too."""
         """Every write that changes what matching searches (a condition's vector, a domain, a row
         added or deleted) is recorded here in its transaction, so every process's index follows."""
+
+    @property
+    def vector_column(self) -> PgVectorColumn | None:
+        """pgvector's column, where the database has it: every write of an embedding fills it too."""
+        return self._backend.column("heuristics")
 
     @property
     def database(self) -> Database:

@@ -45,6 +45,7 @@ from phronesis.storage.paging import fetch_page
 from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.tables import routing_documents, routing_passages
+from phronesis.storage.vector_backend import VectorBackend
 
 __all__ = ["Document", "DocumentHit", "DocumentIn", "DocumentRepository", "DocumentStatus"]
 
@@ -131,13 +132,16 @@ class DocumentRepository:
         index: PartitionedIndex | None = None,
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
+        backend: VectorBackend | None = None,
     ) -> None:
         self._db = database
         self._embedder = embedder
         self._clock = clock
+        self._backend = backend = backend or VectorBackend()
         self.changes = ChangeLog(database, "passages")
-        self.passages = PassageSource(database, self.changes, clock)
-        self.vectors: CollectionIndex = FollowedIndex(
+        self.passages = PassageSource(database, self.changes, clock, backend)
+        self._in_database = PgVectorCollection(database, PgVectorColumn.of("routing_passages"), partition=None)
+        self._in_process: CollectionIndex = FollowedIndex(
             index or PartitionedIndex(embedder.dimension),
             self.passages,
             self.changes,
@@ -147,13 +151,15 @@ class DocumentRepository:
         )
 
     @property
-    def vector_column(self) -> PgVectorColumn | None:
-        """Set where the database has pgvector's columns: every write of a passage's vector fills it too."""
-        return self.passages.vector_column
+    def vectors(self) -> CollectionIndex:
+        """Where passages are searched: in this process, following the database, or in PostgreSQL
+        (the engine's ``VectorBackend``)."""
+        return self._in_database if self._backend.in_database else self._in_process
 
-    @vector_column.setter
-    def vector_column(self, column: PgVectorColumn | None) -> None:
-        self.passages.vector_column = column
+    @property
+    def vector_column(self) -> PgVectorColumn | None:
+        """pgvector's column, where the database has it: every write of a passage's vector fills it too."""
+        return self.passages.vector_column
 
     async def rows(
         self,
@@ -342,10 +348,6 @@ class DocumentRepository:
             )
             done += len(rows)
         return done
-
-    def use_pgvector(self) -> None:
-        """Search passages with pgvector inside PostgreSQL (``index.backend``); nothing held here."""
-        self.vectors = PgVectorCollection(self._db, PgVectorColumn.of("routing_passages"), partition=None)
 
 
 async def none_taken(conn: AsyncConnection, tenant: str, ids: Sequence[str]) -> None:

@@ -35,6 +35,7 @@ from phronesis.routing.tools import Tool, ToolIn, ToolRepository
 from phronesis.storage.database import Database
 from phronesis.storage.feed_follower import SnapshotPolicy
 from phronesis.storage.partitioned_index import PartitionedIndex
+from phronesis.storage.vector_backend import VectorBackend
 from phronesis.tuning import TenantValues
 
 __all__ = ["RoutingModule"]
@@ -55,13 +56,20 @@ class RoutingModule:
         follow_interval_s: float = 0.0,
         snapshot: SnapshotPolicy | None = None,
         tenant_settings: TenantValues | None = None,
+        vector_backend: VectorBackend | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
         self.sessions = SessionRepository(database, clock)
         self.tools = ToolRepository(database, clock)
         self.documents = DocumentRepository(
-            database, embedder, clock, index=document_index, follow_interval_s=follow_interval_s, snapshot=snapshot
+            database,
+            embedder,
+            clock,
+            index=document_index,
+            follow_interval_s=follow_interval_s,
+            snapshot=snapshot,
+            backend=vector_backend,
         )
         self.document_jobs = DocumentJobs(database, self.documents, embedder, clock, settings)
         self.store = RouterStore(database, clock)

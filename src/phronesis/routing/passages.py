@@ -28,6 +28,7 @@ from phronesis.storage.index_rows import rows_by_key, rows_in_key_order
 from phronesis.storage.pgvector import PgVectorColumn
 from phronesis.storage.reembedding import store_embeddings_now
 from phronesis.storage.tables import routing_passages
+from phronesis.storage.vector_backend import VectorBackend
 
 __all__ = ["PARTITION", "PassageSource", "document_of", "passage_key", "split_passages"]
 
@@ -115,12 +116,16 @@ def _indexed(row: Row[Any, Any, Any, Any, Any]) -> IndexedRow:
 class PassageSource:
     """The passages table as the followed index reads it (``storage.followed_index.IndexSource``)."""
 
-    def __init__(self, database: Database, changes: ChangeLog, clock: Clock) -> None:
+    def __init__(self, database: Database, changes: ChangeLog, clock: Clock, backend: VectorBackend) -> None:
         self._db = database
         self._changes = changes
         self._clock = clock
-        self.vector_column: PgVectorColumn | None = None
-        """Set where the database has pgvector's columns: every write of an embedding fills it too."""
+        self._backend = backend
+
+    @property
+    def vector_column(self) -> PgVectorColumn | None:
+        """pgvector's column, where the database has it: every write of an embedding fills it too."""
+        return self._backend.column("routing_passages")
 
     async def iter_rows(self, batch_size: int = 5000) -> AsyncIterator[list[IndexedRow]]:
         async for batch in rows_in_key_order(self._db, _INDEXED, routing_passages, _indexed, batch_size=batch_size):

@@ -254,3 +254,25 @@ def test_no_object_sets_the_parts_of_another() -> None:
         for line, target in _parts_set(ast.parse(path.read_text()))
     ]
     assert found == []
+
+
+def test_the_engine_and_the_points_use_each_objects_methods_not_its_parts() -> None:
+    """Inside the engine too: what one point is given of another (``parts.heuristics``) and what the
+    engine calls on its objects are methods, never their stores (the executive wrote fires and
+    endorsements through ``heuristics.repository``; it is given the store it writes to)."""
+    import inspect
+
+    api, reached = _api_objects(), []
+    for path in sorted(ROOT.rglob("*.py")):
+        in_engine = path == ROOT / "engine.py"
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)):
+                continue
+            owner, root = api.get(node.value.attr), ast.unparse(node.value.value)
+            holder = root.split(".")[-1] in ("engine", "parts", "_p") or (in_engine and root == "self")
+            if owner is None or not holder:
+                continue
+            member = inspect.getattr_static(owner, node.attr, None)
+            if not (inspect.isfunction(member) or isinstance(member, property)):
+                reached.append(f"{path.relative_to(SOURCE)}:{node.lineno}: {root}.{node.value.attr}.{node.attr}")
+    assert reached == [], "\n".join(reached)

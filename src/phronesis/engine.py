@@ -103,20 +103,21 @@ class Engine:
         self.vector_backend = VectorBackend()
         """Where embeddings are searched and whether pgvector's columns are written: every store is
         built with it, and ``start`` settles it once the database is migrated (``_choose_backend``)."""
-        self.heuristics = HeuristicMemory(
-            HeuristicRepository(
-                self.database,
-                prior_strength=self.settings.heuristics.prior_strength,
-                default_confidence=self.settings.heuristics.default_confidence,
-                clock=self.clock,
-                evidence_model=self.learning_strategy.evidence,
-                evidence_policy=EvidencePolicy(
-                    bounds=(learning.min_confidence, learning.max_confidence) if learning.bounds_enabled else None,
-                    decay_k=learning.decay_k,
-                ),
-                channel_prior=self.learning_strategy.channel,
-                backend=self.vector_backend,
+        heuristic_store = HeuristicRepository(
+            self.database,
+            prior_strength=self.settings.heuristics.prior_strength,
+            default_confidence=self.settings.heuristics.default_confidence,
+            clock=self.clock,
+            evidence_model=self.learning_strategy.evidence,
+            evidence_policy=EvidencePolicy(
+                bounds=(learning.min_confidence, learning.max_confidence) if learning.bounds_enabled else None,
+                decay_k=learning.decay_k,
             ),
+            channel_prior=self.learning_strategy.channel,
+            backend=self.vector_backend,
+        )
+        self.heuristics = HeuristicMemory(
+            heuristic_store,
             self.embedder,
             self.index,
             self.settings.heuristics,
@@ -134,7 +135,7 @@ class Engine:
         self.background = BackgroundTasks()
         self.learning = LearningModule(
             self.database,
-            self.heuristics.repository,
+            heuristic_store,
             self.learning_strategy,
             self.clock,
             max_clock_skew_s=learning.max_clock_skew_sec,
@@ -151,6 +152,7 @@ class Engine:
             ExecutiveParts(
                 database=self.database,
                 heuristics=self.heuristics,
+                heuristic_store=heuristic_store,
                 decisions=self.decisions,
                 embedder=self.embedder,
                 llm=self.llm,
@@ -247,7 +249,7 @@ class Engine:
             await self.heuristics.load_index(progress)
             await self.admission.load_index(progress)
             if self.index_backend == "pgvector":  # an in-process index embeds them when it loads
-                await self.routing.documents.embed_missing()
+                await self.routing.embed_missing_documents()
         self.started = load_index
 
     async def warm_up(self) -> None:
@@ -384,7 +386,7 @@ class Engine:
     async def _rate_executive_fire(
         self, conn: AsyncConnection, tenant: str, response_id: str, feedback: Feedback, signed: float
     ) -> ConfidenceUpdate | None | NotAFire:
-        fire = await self.learning.fires.for_response(conn, tenant, response_id)
+        fire = await self.learning.fire_for_response(conn, tenant, response_id)
         if fire is None:
             return NOT_A_FIRE
         return await self.learning.rate(conn, tenant, fire, feedback, signed)
@@ -417,7 +419,7 @@ class Engine:
         indexes that changed since their snapshot."""
         await self.background.drain()
         await self.heuristics.vectors.close()
-        await self.routing.documents.vectors.close()
+        await self.routing.close()
         await self.proactive.close()
         await self.admission.close()
         await self.database.dispose()

@@ -123,7 +123,7 @@ class ExecutiveFeedback:
     ) -> tuple[dict[str, Any], str]:
         assert plan.heuristic_id is not None
         parts = self._service.parts
-        repository = parts.heuristics.repository
+        repository = parts.heuristic_store
         update: ConfidenceUpdate | None | NotAFire = NOT_A_FIRE
         if plan.effect == "updated" and parts.rate_fire is not None:
             # the fired heuristic: learning's explicit channel (last click wins in confidence and in
@@ -151,7 +151,7 @@ class ExecutiveFeedback:
         self, conn: AsyncConnection, tenant: str, lesson: Lesson, feedback: Feedback
     ) -> tuple[dict[str, Any], str]:
         """Take back what this decision's earlier positive rating taught."""
-        repository = self._service.parts.heuristics.repository
+        repository = self._service.parts.heuristic_store
         receipt: dict[str, Any] = {"heuristic_id": lesson.heuristic_id}
         if lesson.effect == "created":
             if await repository.delete_untried(tenant, lesson.heuristic_id, connection=conn):

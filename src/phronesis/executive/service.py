@@ -45,6 +45,7 @@ from phronesis.executive.types import (
     Picked,
 )
 from phronesis.heuristics.memory import HeuristicMemory
+from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.ids import new_id
 from phronesis.llm.limited import ConcurrencyLimitedLLM
 from phronesis.llm.types import LLMProvider
@@ -61,6 +62,9 @@ class ExecutiveParts:
 
     database: Database
     heuristics: HeuristicMemory
+    """Where candidates are matched."""
+    heuristic_store: HeuristicRepository
+    """Where a fire's count and an endorsement's evidence are written (heuristic memory's store)."""
     decisions: DecisionRecordRepository
     embedder: Embedder
     llm: LLMProvider | None
@@ -144,7 +148,7 @@ class ExecutiveService:
             settings.emergency_enabled, settings.emergency_min_confidence, settings.emergency_min_threat
         )
         self.recovery = RecoveryRule(
-            parts.heuristics.repository,
+            parts.heuristic_store,
             parts.clock,
             after_sec=settings.probation_after_sec,
             enabled=settings.recovery_enabled,
@@ -335,7 +339,7 @@ class ExecutiveService:
         if result.path is not DecisionPath.HEURISTIC or result.matched_heuristic_id is None:
             return verdict
         if self.parts.record_fire is None:
-            await self.parts.heuristics.repository.record_fire(
+            await self.parts.heuristic_store.record_fire(
                 context.tenant, result.matched_heuristic_id, transaction=writes, missing_ok=True
             )
             return verdict
@@ -426,7 +430,7 @@ class ExecutiveService:
         patch: dict[str, Any] = {"convergence": convergence.model_dump()}
         async with self.parts.database.transaction() as conn:
             if magnitude is not None:
-                update = await self.parts.heuristics.repository.update_confidence(
+                update = await self.parts.heuristic_store.update_confidence(
                     tenant,
                     convergence.converged_heuristic_id,
                     positive=True,

@@ -495,6 +495,10 @@ class LearningModule:
             conn, tenant, fire, positive=positive, magnitude=magnitude, source=source, key=f"explicit:{feedback.key}"
         )
 
+    async def fire_for_response(self, conn: AsyncConnection, tenant: str, response_id: str) -> StoredFire | None:
+        """The fire a decision caused (its ``response_id``), read in the caller's transaction; None: none."""
+        return await self.fires.for_response(conn, tenant, response_id)
+
     async def fire(self, tenant: str, fire_id: str) -> StoredFire | None:
         async with self.database.connect() as conn:
             return await self.fires.get(conn, tenant, fire_id)

@@ -93,6 +93,14 @@ class RoutingModule:
         self.tool_outcomes = ToolOutcomes(settings, parts)
         self._database = database
 
+    async def embed_missing_documents(self) -> int:
+        """Embed the passages stored without a vector (a switch to pgvector; an embedder changed)."""
+        return await self.documents.embed_missing()
+
+    async def close(self) -> None:
+        """Finish the documents index's work in flight and save its snapshot (the rows are in the database)."""
+        await self.documents.vectors.close()
+
     async def warm_up(self, vector: Vectors) -> None:
         """A turn's reads done once for no tenant, so that a fresh process's first turn costs what any
         turn does: the bundled router ready and its thread started, and each point read

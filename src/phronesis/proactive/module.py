@@ -25,7 +25,6 @@ from phronesis.proactive.channels.registry import build_channels
 from phronesis.proactive.channels.types import Channel
 from phronesis.proactive.controls import PauseIn, PauseState, TenantControls
 from phronesis.proactive.counters import CounterRepository
-from phronesis.proactive.cycle import CycleParts, CycleRunner
 from phronesis.proactive.feedback import FeedbackLoop, ReplyEffect
 from phronesis.proactive.insights import InsightRepository
 from phronesis.proactive.llm_candidates import LLMCandidates
@@ -53,6 +52,7 @@ from phronesis.proactive.models import (
 from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.retention import purge
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.service import ProactiveParts, ProactiveService
 from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import SignalRepository, SignalsAdded
 from phronesis.proactive.sources.icalendar_source import ICalendarSource
@@ -137,9 +137,9 @@ class ProactiveModule:
         )
         self._templates = CandidateSource(None, max_candidates=settings.max_candidates)
         """Template candidates only: a preview that must not call (or pay) the LLM."""
-        runner = CycleRunner(
+        runner = ProactiveService(
             settings,
-            CycleParts(
+            ProactiveParts(
                 database=database,
                 users=self.users,
                 signals=self.signals,

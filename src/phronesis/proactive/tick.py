@@ -21,13 +21,13 @@ from phronesis.clock import Clock
 from phronesis.exceptions import PhronesisError
 from phronesis.proactive.candidates import CandidateSource
 from phronesis.proactive.counters import CounterRepository
-from phronesis.proactive.cycle import CycleRunner, blocked_record, cycle_key
 from phronesis.proactive.fates import waiting
 from phronesis.proactive.feedback import FeedbackLoop
 from phronesis.proactive.models import CycleResult, Preview, TickReport
 from phronesis.proactive.outbox import Outbox
 from phronesis.proactive.prefilter import Screened, UserState, prefilter, sends_today
 from phronesis.proactive.sends import SendRepository
+from phronesis.proactive.service import ProactiveService, blocked_record, cycle_key
 from phronesis.proactive.settings import ProactiveSettings
 from phronesis.proactive.signals import SignalRepository
 from phronesis.proactive.state import StateLoader
@@ -74,7 +74,7 @@ class Ticker:
         signals: SignalRepository,
         sends: SendRepository,
         feedback: FeedbackLoop,
-        runner: CycleRunner,
+        runner: ProactiveService,
         outbox: Outbox,
         counters: CounterRepository,
         decisions: DecisionRecordRepository,

@@ -48,7 +48,7 @@ from phronesis.proactive.topics import active_topics
 from phronesis.proactive.users import UserRepository, opted_out_by
 from phronesis.storage.database import Database
 
-__all__ = ["CycleParts", "CycleRunner", "cycle_key"]
+__all__ = ["ProactiveParts", "ProactiveService", "cycle_key"]
 
 log = logging.getLogger("phronesis.proactive")
 
@@ -116,7 +116,7 @@ class _Decided:
 
 
 @dataclass(frozen=True, slots=True)
-class CycleParts:
+class ProactiveParts:
     database: Database
     users: UserRepository
     signals: SignalRepository
@@ -131,8 +131,8 @@ class CycleParts:
     """The sentence model, for repeats whose subject is unknown (``meaning``); None: by words."""
 
 
-class CycleRunner:
-    def __init__(self, settings: ProactiveSettings, parts: CycleParts, rng: random.Random) -> None:
+class ProactiveService:
+    def __init__(self, settings: ProactiveSettings, parts: ProactiveParts, rng: random.Random) -> None:
         self._settings = settings
         self._p = parts
         self._rng = rng

@@ -120,8 +120,10 @@ def test_route_feedback_is_recorded_on_the_decision(live_server: LiveServer) -> 
         record = client.get(f"/v1/decisions/{routed['decision_id']}").json()
         assert record["outcome"] == "incorrect"
         assert record["attributes"]["route_feedback"]["expected_decision"] == "RETRIEVE"
-        other = client.post("/v1/sessions", json={}).json()["id"]  # another session's decision: not found
-        assert client.post(f"/v1/sessions/{other}/route-feedback", json=body).status_code == 404
+        other = client.post("/v1/sessions", json={}).json()["id"]  # another session's decision: says whose
+        elsewhere = client.post(f"/v1/sessions/{other}/route-feedback", json=body)
+        assert (elsewhere.status_code, elsewhere.json()["field"]) == (422, "decision_id")
+        assert f"is of session '{sid}', not of '{other}'" in elsewhere.json()["detail"]
 
 
 def test_replay_over_http(live_server: LiveServer) -> None:

@@ -80,8 +80,10 @@ async def test_only_a_routed_decision_of_that_session_can_be_rated(make_engine: 
     other = (await engine.routing.create_session(T, NewSession())).id
     routed = await engine.route(sid, "thanks that helps")
     rate = _session_rate(engine)
-    with pytest.raises(NotFoundError):
+    with pytest.raises(InvalidInputError) as elsewhere:  # it exists: "not found" would mislead
         await rate(T, other, RouteFeedbackIn(decision_id=routed.decision_id, correct=True))
+    assert elsewhere.value.field == "decision_id"
+    assert f"is of session {sid!r}, not of {other!r}" in str(elsewhere.value)
     with pytest.raises(NotFoundError):
         await rate(T, sid, RouteFeedbackIn(decision_id="nope", correct=True))
     escalated = await engine.route(sid, "I want a refund now")

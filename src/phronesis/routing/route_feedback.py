@@ -89,13 +89,18 @@ class RouteFeedbackStore:
         self, tenant: str, decision_id: str, rating: RouteFeedbackIn, *, session_id: str | None = None
     ) -> RouteFeedback:
         """``feedback.rates.Rates``: record the rating on the decision's record; 404 unless it is a
-        routing decision (of ``session_id``, when the rating came through the session's route)."""
+        routing decision. Through a session's route (``session_id``), a decision of another session
+        is refused naming ``decision_id`` and the session it is of."""
         body = rating
         if body.decision_id != decision_id:
             raise InvalidInputError("decision_id", f"the rating is of {body.decision_id!r}, not of {decision_id!r}")
         record = await self._decisions.get(tenant, decision_id)
-        if record.kind != "routing" or (session_id is not None and record.subject_id != session_id):
+        if record.kind != "routing":
             raise NotFoundError("routing decision", decision_id)
+        if session_id is not None and record.subject_id != session_id:
+            raise InvalidInputError(
+                "decision_id", f"decision {decision_id!r} is of session {record.subject_id!r}, not of {session_id!r}"
+            )
         if record.action is None:
             raise InvalidInputError("decision_id", "that turn was not routed (a human owned the session)")
         if body.expected_tool is not None and body.expected_tool not in (registered := await self._registered(tenant)):

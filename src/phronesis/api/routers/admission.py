@@ -105,6 +105,7 @@ async def undo_decision(decision_id: DecisionIdPath, engine: EngineDep, tenant: 
 @router.post(
     "/v1/memory-decisions/{decision_id}/feedback",
     summary="Was an admission decision right, and what should it have been (the last rating wins)",
+    responses={404: {"description": "No memory decision with this id"}},
 )
 async def decision_feedback(
     decision_id: DecisionIdPath, body: AdmissionFeedbackIn, engine: EngineDep, tenant: TenantDep

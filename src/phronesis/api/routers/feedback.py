@@ -15,7 +15,7 @@ router = APIRouter(tags=["feedback"])
     summary="Rate a decision: positive/negative, a 3-point user score or a 5-point developer score",
     responses={
         404: {"description": "No decision or fire with this response id"},
-        409: {"description": "Already rated"},
+        409: {"description": "The same rating of this decision twice (a different rating replaces the standing one)"},
     },
 )
 async def give_feedback(feedback: Feedback, engine: EngineDep, tenant: TenantDep) -> FeedbackReceipt:

@@ -63,6 +63,7 @@ async def handback(session_id: SessionIdPath, engine: EngineDep, tenant: TenantD
 @router.post(
     "/v1/sessions/{session_id}/route-feedback",
     summary="Was a routing decision right, and what should it have been (the last rating wins)",
+    responses={404: {"description": "No routing decision with this id"}},
 )
 async def route_feedback(
     session_id: SessionIdPath, body: RouteFeedbackIn, engine: EngineDep, tenant: TenantDep
@@ -198,7 +199,12 @@ async def list_documents(
     return await engine.routing.list_documents(tenant, limit=limit, offset=offset)
 
 
-@router.delete("/v1/documents/{document_id}", status_code=204, summary="Remove a document")
+@router.delete(
+    "/v1/documents/{document_id}",
+    status_code=204,
+    summary="Remove a document",
+    responses={404: {"description": "No document with this id"}},
+)
 async def delete_document(document_id: NamePath, engine: EngineDep, tenant: TenantDep) -> Response:
     if not await engine.routing.delete_document(tenant, document_id):
         raise NotFoundError("document", document_id)

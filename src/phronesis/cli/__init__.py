@@ -6,6 +6,7 @@ from phronesis.cli import (
     admission,
     demo,
     executive,
+    gladys,
     heuristics,
     learning,
     mcp,
@@ -18,5 +19,5 @@ from phronesis.cli.base import app, main
 
 __all__ = ["app", "main"]
 
-COMMANDS = (admission, demo, executive, heuristics, learning, mcp, proactive, replay, routing, settings)
+COMMANDS = (admission, demo, executive, gladys, heuristics, learning, mcp, proactive, replay, routing, settings)
 """The modules whose import registered their commands on ``app``."""

@@ -164,9 +164,9 @@ def test_no_history_in_the_source() -> None:
     assert not found, "issue numbers in the source (move them to CHANGELOG.md):\n" + "\n".join(found)
 
 
-ADAPTERS = ("api", "cli", "mcp", "ui", "processes", "server.py")
+ADAPTERS = ("api", "cli", "mcp", "ui", "gladys", "processes", "server.py")
 """The packages that put the engine behind a surface: HTTP, the command line, MCP, the dashboard,
-the long-running processes."""
+GLADyS's gRPC wire, the long-running processes."""
 
 
 def _api_objects() -> dict[str, type]:

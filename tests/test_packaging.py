@@ -43,6 +43,28 @@ def test_faiss_is_its_own_extra() -> None:
     assert "faiss" in extras["all"][0]
 
 
+def test_grpc_is_its_own_extra() -> None:
+    """GLADyS's wire (``phronesis grpc``) needs grpcio and the protobuf its generated code was written for."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert extras["grpc"] == ["phronesis[server]", "grpcio>=1.85", "protobuf>=7.35"]
+    assert not [r for r in extras["server"] if r.startswith(("grpcio", "protobuf"))]
+
+
+@pytest.mark.process
+def test_grpc_without_its_extra_says_what_to_install() -> None:
+    code = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name == 'grpc' else real(name, *a)\n"
+        "sys.argv = ['phronesis', 'grpc']\n"
+        "from phronesis.command import main\n"
+        "main()\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.returncode != 0
+    assert ran.stderr.strip().endswith("phronesis grpc needs gRPC: pip install 'phronesis[grpc]'")
+
+
 @pytest.mark.process
 def test_the_command_without_the_server_extra_says_what_to_install() -> None:
     code = (

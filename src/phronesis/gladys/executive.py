@@ -18,6 +18,7 @@ from typing import Any
 
 import grpc
 
+from phronesis.api.readiness import Readiness
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError
 from phronesis.feedback.models import Feedback
@@ -42,6 +43,7 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
         self._engine = engine
         self._tenant = tenant
         self._started = time.monotonic()
+        self._readiness = Readiness(engine)
 
     @answered
     async def ProcessEvent(
@@ -105,14 +107,29 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
     async def GetHealth(
         self, request: types_pb2.GetHealthRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> types_pb2.GetHealthResponse:
-        return types_pb2.GetHealthResponse(status=types_pb2.HEALTH_STATUS_HEALTHY)
+        """The readiness check (database, sentence model; the LLM where one is required)."""
+        report = await self._readiness.report()
+        down = [
+            f"{name}: {part.detail or part.state}"
+            for name, part in report.parts.items()
+            if part.state == "unavailable" and part.required
+        ]
+        return types_pb2.GetHealthResponse(status=_status(report.status), message="; ".join(down))
 
     @answered
     async def GetHealthDetails(
         self, request: types_pb2.GetHealthDetailsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> types_pb2.GetHealthDetailsResponse:
+        """The readiness check, part by part, with the uptime and what this server serves."""
+        report = await self._readiness.report()
+        parts = report.parts.items()
+        details = {name: part.state + (f": {part.detail}" if part.detail else "") for name, part in parts}
         return types_pb2.GetHealthDetailsResponse(
-            status=types_pb2.HEALTH_STATUS_HEALTHY,
+            status=_status(report.status),
             uptime_seconds=int(time.monotonic() - self._started),
-            details={"tenant": self._tenant, "index_backend": self._engine.index_backend},
+            details=details | {"tenant": self._tenant, "index_backend": self._engine.index_backend},
         )
+
+
+def _status(status: str) -> types_pb2.HealthStatus.ValueType:
+    return types_pb2.HEALTH_STATUS_HEALTHY if status == "ready" else types_pb2.HEALTH_STATUS_UNHEALTHY

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from phronesis.cli import app
 
-NO_RESULT = {"serve", "worker", "beat", "mcp", "demo", "admission export"}
+NO_RESULT = {"serve", "worker", "beat", "mcp", "grpc", "demo", "admission export"}
 """Commands that run a service, tell a story to a person, or write a graph format (Cypher,
 GraphML) rather than print a result. Commands whose output is JSON already take ``--json`` too
 (a trial's script passing it everywhere broke on them)."""

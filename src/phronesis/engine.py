@@ -321,7 +321,9 @@ class Engine:
         # an executive decision past its trace retention is not found, even though its fire row remains
         try:
             return await self.learning_feedback.rate(tenant, feedback.response_id, feedback)
-        except NotFoundError:
+        except NotFoundError as missing:
+            if (missing.kind, missing.key) != ("fire", feedback.response_id):
+                raise  # something else the rating needed: said as it is
             raise NotFoundError("decision or fire", feedback.response_id) from None
 
     async def record_fire(self, heuristic_id: str, *, tenant: str = DEFAULT_TENANT, **fields: Any) -> FireRecord:

@@ -32,6 +32,7 @@ from phronesis.executive.pattern_learning import ExtractedPattern, PatternGate, 
 from phronesis.executive.service import ExecutiveService
 from phronesis.executive.traces import ReasoningTrace
 from phronesis.feedback.models import Feedback, FeedbackReceipt
+from phronesis.feedback.rates import refuse_another
 from phronesis.feedback.repository import FeedbackRepository, Lesson
 from phronesis.feedback.scores import ScoreMapping
 from phronesis.heuristics.evidence_writer import EvidenceItem
@@ -66,7 +67,8 @@ class ExecutiveFeedback:
     async def rate(self, tenant: str, decision_id: str, rating: Feedback) -> FeedbackReceipt:
         """``feedback.rates.Rates``: ``rating`` of the executive decision ``decision_id`` (its
         ``response_id``)."""
-        feedback = _of(rating, decision_id)
+        refuse_another(rating.response_id, decision_id, field="response_id")
+        feedback = rating
         trace = await self._service.get_trace(tenant, feedback.response_id)
         if trace is None:
             raise NotFoundError("decision", feedback.response_id)
@@ -228,11 +230,3 @@ class ExecutiveFeedback:
             attributes={"action_type": pattern.action.type, "pattern_source": extracted.source},
         )
         return _Plan("created", create=create, vectors=vectors, detail=note)
-
-
-def _of(rating: Feedback, decision_id: str) -> Feedback:
-    """The rating as the decision's own: its ``response_id`` is ``decision_id`` (a rating sent with
-    another id is refused, naming the field)."""
-    if rating.response_id != decision_id:
-        raise InvalidInputError("response_id", f"the rating is of {rating.response_id!r}, not of {decision_id!r}")
-    return rating

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Protocol, TypeVar
 
-__all__ = ["Rates"]
+from phronesis.exceptions import InvalidInputError
+
+__all__ = ["Rates", "refuse_another"]
 
 RatingT = TypeVar("RatingT", contravariant=True)
 ReceiptT = TypeVar("ReceiptT", covariant=True)
@@ -23,3 +25,10 @@ class Rates(Protocol[RatingT, ReceiptT]):
         """Take ``rating`` of the decision ``decision_id``; ``NotFoundError`` when the tenant has no
         such decision of this point."""
         ...
+
+
+def refuse_another(named: str, decision_id: str, *, field: str) -> None:
+    """A rating whose body names another decision (``field``: ``named``) than the one rated is
+    refused, naming the field: every point's rating that carries its decision's id."""
+    if named != decision_id:
+        raise InvalidInputError(field, f"the rating is of {named!r}, not of {decision_id!r}")

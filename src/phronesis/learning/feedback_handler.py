@@ -7,8 +7,9 @@ magnitude (ORIGINS bug 5: GLADyS's strategy said 0.8 while its live path applied
 
 from __future__ import annotations
 
-from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.exceptions import NotFoundError
 from phronesis.feedback.models import Feedback, FeedbackReceipt
+from phronesis.feedback.rates import refuse_another
 from phronesis.feedback.repository import FeedbackRepository
 from phronesis.feedback.scores import ScoreMapping
 from phronesis.learning.module import LearningModule
@@ -28,8 +29,7 @@ class LearningFeedback:
         fire = await self._module.fire(tenant, decision_id)
         if fire is None:
             raise NotFoundError("fire", decision_id)
-        if rating.response_id != decision_id:
-            raise InvalidInputError("response_id", f"the rating is of {rating.response_id!r}, not of {decision_id!r}")
+        refuse_another(rating.response_id, decision_id, field="response_id")
         feedback = await self._ledger.resolve(tenant, rating)
         signed = self._scores.signed_magnitude(feedback)
         signal = "neutral" if signed == 0 else ("positive" if signed > 0 else "negative")

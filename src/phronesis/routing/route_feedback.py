@@ -20,6 +20,7 @@ from phronesis.audit import ratings
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.feedback.rates import refuse_another
 from phronesis.routing.decisions import Decision
 from phronesis.routing.exemplars import Exemplar
 from phronesis.routing.tools import ToolRepository
@@ -92,8 +93,7 @@ class RouteFeedbackStore:
         routing decision. Through a session's route (``session_id``), a decision of another session
         is refused naming ``decision_id`` and the session it is of."""
         body = rating
-        if body.decision_id != decision_id:
-            raise InvalidInputError("decision_id", f"the rating is of {body.decision_id!r}, not of {decision_id!r}")
+        refuse_another(body.decision_id, decision_id, field="decision_id")
         record = await self._decisions.get(tenant, decision_id)
         if record.kind != "routing":
             raise NotFoundError("routing decision", decision_id)

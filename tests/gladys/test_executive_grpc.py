@@ -97,6 +97,10 @@ async def test_the_status_codes_are_what_gladys_expects(executive: executive_pb2
         await executive.ProvideFeedback(executive_pb2.ProvideFeedbackRequest(response_id="no-such", positive=True))
     assert unknown.value.code() is grpc.StatusCode.NOT_FOUND
     assert unknown.value.details() == "decision or fire 'no-such' not found"
+    with pytest.raises(grpc.aio.AioRpcError) as unnamed:
+        await executive.ProvideFeedback(executive_pb2.ProvideFeedbackRequest(event_id="ev-9", positive=True))
+    assert unnamed.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert (unnamed.value.details() or "").startswith("response_id: ")
     with pytest.raises(grpc.aio.AioRpcError) as empty:
         await executive.ProcessEvent(_event("", "ev-3"))
     assert empty.value.code() is grpc.StatusCode.INVALID_ARGUMENT

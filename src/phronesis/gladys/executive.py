@@ -20,7 +20,7 @@ import grpc
 
 from phronesis.api.readiness import Readiness
 from phronesis.engine import Engine
-from phronesis.exceptions import NotFoundError
+from phronesis.exceptions import NotFoundError, validated
 from phronesis.feedback.models import Feedback
 from phronesis.gladys.status import answered
 from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc, types_pb2
@@ -98,7 +98,7 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
         self, request: executive_pb2.ProvideFeedbackRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> executive_pb2.ProvideFeedbackResponse:
         rating = "positive" if request.positive else "negative"
-        feedback = Feedback(response_id=request.response_id or "-", rating=rating)
+        feedback = validated(Feedback, {"response_id": request.response_id, "rating": rating})
         receipt = await self._engine.give_feedback(self._tenant, feedback)
         created = receipt.heuristic_id if receipt.effect == "created" and receipt.heuristic_id else ""
         return executive_pb2.ProvideFeedbackResponse(accepted=receipt.accepted, created_heuristic_id=created)

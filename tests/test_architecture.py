@@ -176,6 +176,7 @@ def _api_objects() -> dict[str, type]:
     from phronesis.audit.repository import DecisionRecordRepository
     from phronesis.executive.service import ExecutiveService
     from phronesis.heuristics.memory import HeuristicMemory
+    from phronesis.learning.flight_recorder import FlightRecorder
     from phronesis.learning.module import LearningModule
     from phronesis.proactive.module import ProactiveModule
     from phronesis.quotas import TenantQuotas
@@ -185,6 +186,7 @@ def _api_objects() -> dict[str, type]:
     return {
         "executive": ExecutiveService,
         "learning": LearningModule,
+        "flight_recorder": FlightRecorder,
         "routing": RoutingModule,
         "admission": AdmissionModule,
         "proactive": ProactiveModule,

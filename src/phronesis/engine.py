@@ -37,6 +37,7 @@ from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.factory import create_learning_strategy
 from phronesis.learning.feedback_handler import LearningFeedback
+from phronesis.learning.flight_recorder import FlightRecorder
 from phronesis.learning.lessons import LessonTeacher
 from phronesis.learning.models import FireRequest, Observation, ObservedEvent
 from phronesis.learning.module import LearningModule
@@ -142,10 +143,12 @@ class Engine:
             lessons=LessonTeacher(self.heuristics, like_similarity=learning.lesson_like_similarity),
             embedder=self.embedder,
             related_similarity=learning.related_similarity,
+            implicit_signals=learning.implicit_signals,
         )
         scores = ScoreMapping(
             learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes
         )
+        self.flight_recorder = FlightRecorder(self.learning, self.database, self.clock)
         self.learning_feedback = LearningFeedback(self.learning, self.feedback_ledger, scores)
         self.executive = ExecutiveService(
             self.settings.executive,

@@ -14,6 +14,7 @@ import logging
 import re
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any, Literal
 
 __all__ = [
@@ -22,7 +23,9 @@ __all__ = [
     "RequestIdFilter",
     "TextFormatter",
     "configure_logging",
+    "call_notes",
     "current_request_id",
+    "note_call",
     "redact_query",
     "request_id",
     "uvicorn_log_config",
@@ -32,6 +35,19 @@ LogFormat = Literal["text", "json"]
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("phronesis_request_id", default=None)
 """The id of the HTTP request being served (``X-Request-ID``), set by the API's middleware."""
+
+
+call_notes: contextvars.ContextVar[Mapping[str, Any] | None] = contextvars.ContextVar(
+    "phronesis_call_notes", default=None
+)
+"""What an adapter noted of the call being served, merged into the attributes of every decision record
+the call writes: GLADyS's trace id (``caller_trace_id``, from ``x-gladys-trace-id``), the caller's
+candidates set aside and why. A caller's trace and a record meet, and nothing it sent goes unsaid."""
+
+
+def note_call(**notes: Any) -> None:
+    """Add to what the decision records of the call being served will say (``call_notes``)."""
+    call_notes.set({**(call_notes.get() or {}), **notes})
 
 
 def current_request_id() -> str | None:

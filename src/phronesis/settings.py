@@ -125,6 +125,28 @@ class AuditSettings(Schema):
     records (0: only when a page asks, which makes a first view over months of records slow)."""
 
 
+class GladysSettings(Schema):
+    """The GLADyS adapter (``phronesis grpc``): where GLADyS and phronesis mean different things by the
+    same field, which meaning it answers with (docs/gladys.md)."""
+
+    learner: Literal["orchestrator", "phronesis"] = "orchestrator"
+    """Who turns what follows a fire into learning signals in a GLADyS deployment. ``orchestrator``
+    (GLADyS's own learning module sends them through ``UpdateHeuristicConfidence``): ``phronesis grpc``
+    runs with ``learning.implicit_signals`` and ``executive.observe_on_decide`` off, so no undo, ignore
+    or timeout is counted twice. ``phronesis``: the orchestrator's learning is off and phronesis's
+    seed-001 learner does it."""
+    unset_magnitude: float = Field(default=1.0, gt=0.0, le=10.0, allow_inf_nan=False)
+    """The weight of an ``UpdateHeuristicConfidence`` that sends no magnitude (proto3 sends 0 for
+    unset). GLADyS's memory reads it as a full signal, 1.0, the default here. phronesis's own binary
+    rating (``ProvideFeedback``, ``POST /v1/feedback``) weighs ``learning.explicit_magnitude`` (0.8, as
+    GLADyS's orchestrator sends its explicit feedback); set 0.8 to read an unset magnitude that way."""
+    accept_fallback: bool = False
+    """``ProcessEvent``'s ``accepted`` on a decision that answered nothing (the LLM unavailable, a
+    rejected or fallback decision). False (phronesis's meaning): ``accepted`` is true only when a
+    heuristic fired or the LLM answered. True (GLADyS's executive's): accepted whenever the event was
+    taken. Either way the reason is in ``error_message``."""
+
+
 class OtelSettings(Schema):
     """OpenTelemetry tracing (``phronesis.telemetry``; the ``otel`` extra): a span per decision."""
 
@@ -228,6 +250,7 @@ class Settings(BaseSettings):
     routing: RoutingSettings = Field(default_factory=RoutingSettings)
     admission: AdmissionSettings = Field(default_factory=AdmissionSettings)
     proactive: ProactiveSettings = Field(default_factory=ProactiveSettings)
+    gladys: GladysSettings = Field(default_factory=GladysSettings)
 
     @classmethod
     def settings_customise_sources(

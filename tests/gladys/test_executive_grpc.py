@@ -4,76 +4,61 @@ tell (an event processed, then rated) and the status codes its callers expect.""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+import json
+import sqlite3
+from collections.abc import AsyncIterator
 
 import grpc
 import pytest
 
-from phronesis.gladys.wire import common_pb2, executive_pb2, executive_pb2_grpc, types_pb2
-from tests.loopback import free_port
-from tests.processes import phronesis_env
+from phronesis.gladys.wire import common_pb2, executive_pb2, executive_pb2_grpc, memory_pb2, memory_pb2_grpc, types_pb2
+from tests.gladys.conftest import Gladys
 
-pytestmark = pytest.mark.process
-
-
-@pytest.fixture(scope="module")
-def address(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``phronesis grpc`` on a free loopback port until the module's tests end."""
-    port = free_port()
-    data_dir: Path = tmp_path_factory.mktemp("gladys")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "phronesis", "grpc", "--executive-port", str(port)],
-        env=phronesis_env(data_dir),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stdout or ()), daemon=True)
-    reader.start()
-    target = f"127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while not any("ExecutiveService on" in line for line in lines):
-            if process.poll() is not None or time.monotonic() > deadline:
-                reader.join(timeout=5)
-                raise RuntimeError("phronesis grpc did not start:\n" + "".join(lines))
-            time.sleep(0.2)
-        yield target
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        reader.join(timeout=5)
-        if process.stdout is not None:
-            process.stdout.close()
+pytestmark = [pytest.mark.process, pytest.mark.model]
 
 
 @pytest.fixture
-async def executive(address: str) -> AsyncIterator[executive_pb2_grpc.ExecutiveServiceStub]:
-    async with grpc.aio.insecure_channel(address) as channel:
+async def executive(gladys: Gladys) -> AsyncIterator[executive_pb2_grpc.ExecutiveServiceStub]:
+    async with grpc.aio.insecure_channel(gladys.executive) as channel:
         yield executive_pb2_grpc.ExecutiveServiceStub(channel)
+
+
+@pytest.fixture
+async def memory(gladys: Gladys) -> AsyncIterator[memory_pb2_grpc.MemoryStorageStub]:
+    async with grpc.aio.insecure_channel(gladys.memory) as channel:
+        yield memory_pb2_grpc.MemoryStorageStub(channel)
+
+
+async def _store(memory: memory_pb2_grpc.MemoryStorageStub, heuristic_id: str, condition: str, action: str) -> None:
+    effects = json.dumps({"type": "suggest", "message": action})
+    given = memory_pb2.Heuristic(
+        id=heuristic_id, condition_text=condition, effects_json=effects, confidence=0.9, origin="test", source="home"
+    )
+    stored = await memory.StoreHeuristic(memory_pb2.StoreHeuristicRequest(heuristic=given))
+    assert stored.success and stored.heuristic_id == heuristic_id
 
 
 def _event(text: str, event_id: str, **fields: object) -> executive_pb2.ProcessEventRequest:
     return executive_pb2.ProcessEventRequest(
-        event=common_pb2.Event(id=event_id, source="home", raw_text=text), immediate=True, **fields  # type: ignore[arg-type]
+        event=common_pb2.Event(id=event_id, source="home", raw_text=text),
+        immediate=True,
+        **fields,  # type: ignore[arg-type]
     )
 
 
 async def test_an_event_with_glady_s_suggestion_fires_it_and_its_rating_is_taken(
+    gladys: Gladys,
     executive: executive_pb2_grpc.ExecutiveServiceStub,
+    memory: memory_pb2_grpc.MemoryStorageStub,
 ) -> None:
-    """GLADyS sends the heuristic it matched without a similarity and without its condition."""
+    """GLADyS sends the heuristic its memory (phronesis) matched, without a similarity and without
+    its condition; its trace id reaches the decision record."""
+    await _store(memory, "h-hall", "the hall is dark", "turn on the hall light")
     suggestion = executive_pb2.HeuristicSuggestion(
         heuristic_id="h-hall", suggested_action="turn on the hall light", confidence=0.9
     )
     decided = await executive.ProcessEvent(
-        _event("the hall is dark", "ev-1", suggestion=suggestion), metadata=(("x-gladys-trace-id", "t-1"),)
+        _event("the hallway is dark", "ev-1", suggestion=suggestion), metadata=(("x-gladys-trace-id", "t-1"),)
     )
     assert (decided.accepted, decided.decision_path, decided.matched_heuristic_id) == (True, "heuristic", "h-hall")
     assert decided.response_text == "turn on the hall light" and decided.error_message == ""
@@ -82,6 +67,43 @@ async def test_an_event_with_glady_s_suggestion_fires_it_and_its_rating_is_taken
         executive_pb2.ProvideFeedbackRequest(event_id="ev-1", response_id=decided.response_id, positive=True)
     )
     assert rated.accepted and rated.created_heuristic_id == ""
+    with sqlite3.connect(gladys.database) as db:
+        (attributes,) = db.execute(
+            "SELECT attributes FROM decision_records WHERE id = ?", (decided.response_id,)
+        ).fetchone()
+    assert json.loads(attributes)["caller_trace_id"] == "t-1"
+
+
+async def test_a_suggestion_for_the_opposite_situation_does_not_fire(
+    gladys: Gladys,
+    executive: executive_pb2_grpc.ExecutiveServiceStub,
+    memory: memory_pb2_grpc.MemoryStorageStub,
+) -> None:
+    """The story: GLADyS's memory matched "the living room is too cold" for "the living room is too
+    warm" (0.8 similar to the sentence model) and suggested raising the thermostat. Each suggestion is
+    held to phronesis's own judgement of the match, so it is set aside, and says why in the log."""
+    await _store(memory, "h-cold", "the living room is too cold", "raise the thermostat")
+    suggestion = executive_pb2.HeuristicSuggestion(
+        heuristic_id="h-cold", suggested_action="raise the thermostat", confidence=0.9
+    )
+    decided = await executive.ProcessEvent(_event("the living room is too warm", "ev-warm", suggestion=suggestion))
+    assert decided.matched_heuristic_id != "h-cold" and decided.response_text != "raise the thermostat"
+    assert (decided.accepted, decided.error_message) == (False, "llm_unavailable")
+    assert any("h-cold (opposite: " in line for line in gladys.log)
+    with sqlite3.connect(gladys.database) as db:
+        (attributes,) = db.execute(
+            "SELECT attributes FROM decision_records WHERE id = ?", (decided.response_id,)
+        ).fetchone()
+    (aside,) = json.loads(attributes)["candidates_set_aside"]  # on the record, with why
+    assert aside["heuristic_id"] == "h-cold" and aside["why"].startswith("opposite: ")
+    unknown = executive_pb2.HeuristicSuggestion(
+        heuristic_id="h-elsewhere",
+        condition_text="the kitchen is too cold",
+        suggested_action="raise the thermostat",
+        confidence=0.9,
+    )  # one phronesis does not hold: judged on the condition sent
+    decided = await executive.ProcessEvent(_event("the kitchen is too warm", "ev-warm-2", candidates=[unknown]))
+    assert decided.matched_heuristic_id != "h-elsewhere" and not decided.accepted
 
 
 async def test_an_event_nothing_answers_is_not_accepted_and_says_why(

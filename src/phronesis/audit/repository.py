@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from phronesis.audit.models import DecisionKind, DecisionRecord, NewDecisionRecord, OutcomeSummary, PathCount
 from phronesis.clock import Clock, SystemClock
 from phronesis.exceptions import NotFoundError
-from phronesis.logs import current_request_id
+from phronesis.logs import call_notes, current_request_id
 from phronesis.pages import Page
 from phronesis.storage.database import Database
 from phronesis.storage.filters import where_given
@@ -44,12 +44,16 @@ _INSERT = insert(decision_records)
 
 def _row(record: NewDecisionRecord, now: datetime, tracing: Tracing | None = None) -> dict[str, Any]:
     """The stored row of a new record: its fields, the time it was written and, when an HTTP
-    request caused it, that request's id (``X-Request-ID``), so a log line and a record meet;
-    with tracing on, the decision's span and its trace id (``telemetry``)."""
+    request caused it, that request's id (``X-Request-ID``), so a log line and a record meet; what
+    the adapter serving the call noted of it (``logs.call_notes``: GLADyS's trace id); with tracing on,
+    the decision's span and its trace id (``telemetry``)."""
     row = record.model_dump() | {"created_at": now}
     rid = current_request_id()
     if rid is not None and "request_id" not in row["attributes"]:
         row["attributes"] = {**row["attributes"], "request_id": rid}
+    notes = call_notes.get()
+    if notes:
+        row["attributes"] = {**notes, **row["attributes"]}
     if tracing is not None:
         row["attributes"] = tracing.decision(record, row["attributes"])
     return row

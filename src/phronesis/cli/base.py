@@ -22,6 +22,7 @@ from phronesis.exceptions import InvalidInputError, PhronesisError, validation_m
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
+    from phronesis.settings import Settings
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -157,11 +158,17 @@ def run(coroutine_factory: Callable[[], Awaitable[T]], *, flags: Mapping[str, st
 
 
 def with_engine(
-    work: Callable[[Engine], Awaitable[T]], *, load_index: bool = False, flags: Mapping[str, str] | None = None
+    work: Callable[[Engine], Awaitable[T]],
+    *,
+    load_index: bool = False,
+    flags: Mapping[str, str] | None = None,
+    settings: Callable[[], Settings] | None = None,
 ) -> T:
     """Open an engine (migrated; the vector index loaded only when asked), run ``work``, close it.
 
-    Building the engine is cheap: the sentence model loads only when a command embeds.
+    Building the engine is cheap: the sentence model loads only when a command embeds. ``settings``:
+    how a command's settings differ from the environment's (read inside ``run``, so a bad setting is
+    the command's one line, as any other error).
     """
     from phronesis.engine import Engine
 
@@ -173,7 +180,7 @@ def with_engine(
         )
 
     async def go() -> T:
-        engine = Engine()
+        engine = Engine(settings() if settings is not None else None)
         try:
             await engine.start(load_index=load_index)
             return await work(engine)

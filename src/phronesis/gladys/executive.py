@@ -3,16 +3,18 @@ orchestrator calls phronesis where it called its own executive (``EXECUTIVE_ADDR
 
 Where the two differ in meaning, phronesis's choice, documented in ``docs/gladys.md``:
 
-- ``accepted`` is true when something was answered (a heuristic fired or the LLM answered), as
-  GLADyS's executive says; a rejected or fallback decision is ``accepted`` false with its reason in
-  ``error_message``;
+- ``accepted`` is true when something was answered (a heuristic fired or the LLM answered); a
+  rejected or fallback decision is ``accepted`` false with its reason in ``error_message``
+  (``gladys.accept_fallback`` switches to GLADyS's meaning, the reason still said);
 - the suggestion and candidates GLADyS sends carry no similarity and may have no condition text:
-  phronesis matches the event against its own heuristic memory when none are sent, and a sent
-  candidate without its condition takes the stored heuristic's, else its action.
+  each is held to heuristic memory's floor on its similarity to the event (a stored heuristic on its
+  whole scope), a candidate without its condition takes the stored heuristic's, else its action,
+  and when none is left (or none was sent) phronesis matches the event against its own memory.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -22,20 +24,13 @@ from phronesis.api.readiness import Readiness
 from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError, validated
 from phronesis.feedback.models import Feedback
-from phronesis.gladys.status import answered
+from phronesis.gladys.status import answered, health, health_details
 from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc, types_pb2
+from phronesis.logs import note_call
 
 __all__ = ["ExecutiveServicer"]
 
-TRACE_HEADER = "x-gladys-trace-id"
-
-
-def trace_id(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
-    """The caller's trace id (GLADyS sends it as metadata ``x-gladys-trace-id``)."""
-    for key, value in context.invocation_metadata() or ():
-        if key == TRACE_HEADER and isinstance(value, str) and value:
-            return value
-    return None
+log = logging.getLogger("phronesis.gladys")
 
 
 class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
@@ -59,8 +54,9 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
         if candidates:
             fields["candidates"] = candidates
         decision = await self._engine.decide_event(event.raw_text, tenant=self._tenant, **fields)
+        accepted = decision.accepted or self._engine.settings.gladys.accept_fallback
         return executive_pb2.ProcessEventResponse(
-            accepted=decision.accepted,
+            accepted=accepted,
             error_message=decision.error or ("" if decision.accepted else (decision.reason or "")),
             response_id=decision.response_id,
             response_text=decision.response_text,
@@ -72,26 +68,47 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
         )
 
     async def _candidates(self, request: executive_pb2.ProcessEventRequest) -> list[dict[str, Any]]:
-        """The suggestion and candidates the caller matched, first seen first; a candidate without its
-        condition takes the stored heuristic's (GLADyS may send none), else its action."""
+        """The suggestion and candidates the caller matched, first seen first, each judged as heuristic
+        memory judges a match: held to its floor and to the situation's opposite (GLADyS sends no
+        similarity; its memory matched "the living room is too cold" for "too warm", and the
+        suggestion would raise the thermostat). A candidate sent without its condition takes the stored
+        heuristic's; one phronesis does not hold either cannot be judged and is set aside. Those set
+        aside are on the decision's record with why (``candidates_set_aside``) and in the log; none
+        left: phronesis's memory matches the event."""
         sent = ([request.suggestion] if request.HasField("suggestion") else []) + list(request.candidates)
-        out: dict[str, dict[str, Any]] = {}
+        given: dict[str, dict[str, Any]] = {}
+        aside: dict[str, str] = {}
         for s in sent:
-            if not s.heuristic_id or s.heuristic_id in out:
+            if not s.heuristic_id or s.heuristic_id in given or s.heuristic_id in aside:
                 continue
             condition = s.condition_text
             if not condition:
                 try:
                     condition = (await self._engine.heuristics.get(self._tenant, s.heuristic_id)).condition_text
                 except NotFoundError:
-                    condition = s.suggested_action
-            out[s.heuristic_id] = {
+                    aside[s.heuristic_id] = "no condition sent, and phronesis does not hold it"
+                    continue
+            given[s.heuristic_id] = {
                 "heuristic_id": s.heuristic_id,
                 "condition_text": condition,
                 "suggested_action": s.suggested_action,
                 "confidence": s.confidence,
             }
-        return list(out.values())
+        pairs = [(c["heuristic_id"], c["condition_text"]) for c in given.values()]
+        judged = await self._engine.heuristics.judge_given(self._tenant, request.event.raw_text, pairs)
+        for heuristic_id, judgement in judged.items():
+            if not judgement.matches:
+                why = judgement.opposite or judgement.why_not
+                aside[heuristic_id] = f"{why}, similarity {judgement.similarity:.2f}"
+        if aside:  # on the decision's record, and in the log
+            note_call(candidates_set_aside=[{"heuristic_id": h, "why": why} for h, why in aside.items()])
+            said = "; ".join(f"{heuristic_id} ({why})" for heuristic_id, why in aside.items())
+            log.info("event %r: the caller's candidates set aside: %s", request.event.id, said)
+        return [
+            c | {"similarity": judged[c["heuristic_id"]].similarity}
+            for c in given.values()
+            if c["heuristic_id"] not in aside
+        ]
 
     @answered
     async def ProvideFeedback(
@@ -107,29 +124,10 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
     async def GetHealth(
         self, request: types_pb2.GetHealthRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> types_pb2.GetHealthResponse:
-        """The readiness check (database, sentence model; the LLM where one is required)."""
-        report = await self._readiness.report()
-        down = [
-            f"{name}: {part.detail or part.state}"
-            for name, part in report.parts.items()
-            if part.state == "unavailable" and part.required
-        ]
-        return types_pb2.GetHealthResponse(status=_status(report.status), message="; ".join(down))
+        return await health(self._readiness)
 
     @answered
     async def GetHealthDetails(
         self, request: types_pb2.GetHealthDetailsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> types_pb2.GetHealthDetailsResponse:
-        """The readiness check, part by part, with the uptime and what this server serves."""
-        report = await self._readiness.report()
-        parts = report.parts.items()
-        details = {name: part.state + (f": {part.detail}" if part.detail else "") for name, part in parts}
-        return types_pb2.GetHealthDetailsResponse(
-            status=_status(report.status),
-            uptime_seconds=int(time.monotonic() - self._started),
-            details=details | {"tenant": self._tenant, "index_backend": self._engine.index_backend},
-        )
-
-
-def _status(status: str) -> types_pb2.HealthStatus.ValueType:
-    return types_pb2.HEALTH_STATUS_HEALTHY if status == "ready" else types_pb2.HEALTH_STATUS_UNHEALTHY
+        return await health_details(self._readiness, self._engine, tenant=self._tenant, started=self._started)

@@ -7,28 +7,73 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from typing import Any
 
 import grpc
 
 from phronesis.engine import Engine
 from phronesis.gladys.executive import ExecutiveServicer
-from phronesis.gladys.wire import executive_pb2_grpc
+from phronesis.gladys.memory import SERVICE, MemoryServicer, unserved
+from phronesis.gladys.wire import executive_pb2_grpc, memory_pb2_grpc
+from phronesis.settings import Settings
 
-__all__ = ["serve"]
+__all__ = ["Unserved", "for_deployment", "serve"]
 
 log = logging.getLogger("phronesis.gladys")
 
 
-async def serve(engine: Engine, *, tenant: str, host: str, executive_port: int) -> None:
-    """Serve until SIGINT or SIGTERM, then stop taking calls and finish those in flight (the caller
-    closes the engine)."""
+def for_deployment(settings: Settings) -> Settings:
+    """The settings ``phronesis grpc`` runs with: one learner (``gladys.learner``). Where GLADyS's
+    orchestrator learns, phronesis records fires closed to its own implicit signals and does not
+    read each decided event as a follow-up, so an undo, an ignore or a timeout counts once."""
+    if settings.gladys.learner != "orchestrator":
+        return settings
+    return settings.model_copy(
+        update={
+            "learning": settings.learning.model_copy(update={"implicit_signals": False}),
+            "executive": settings.executive.model_copy(update={"observe_on_decide": False}),
+        }
+    )
+
+
+class Unserved(grpc.GenericRpcHandler):
+    """Every call of GLADyS's memory service that phronesis does not serve: ``UNIMPLEMENTED``, saying
+    what it serves (gRPC's own answer names no alternative)."""
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method: str = handler_call_details.method
+        service, _, name = method.lstrip("/").partition("/")
+        if service != SERVICE:
+            return None
+
+        async def refuse(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, unserved(name))
+            raise AssertionError("abort raises")  # pragma: no cover
+
+        return grpc.unary_unary_rpc_method_handler(refuse)
+
+
+async def serve(engine: Engine, *, tenant: str, host: str, executive_port: int, memory_port: int) -> None:
+    """Serve both services until SIGINT or SIGTERM, then stop taking calls and finish those in flight
+    (the caller closes the engine)."""
+    log.info("%s", engine.summary())
+    await engine.embedder.embed(["warm-up"])  # the sentence model loaded before the first call, not in it
     executive = grpc.aio.server()
     executive_pb2_grpc.add_ExecutiveServiceServicer_to_server(ExecutiveServicer(engine, tenant), executive)
-    bound = executive.add_insecure_port(f"{host}:{executive_port}")
-    if bound == 0:
-        raise OSError(f"cannot listen on {host}:{executive_port}")
+    memory = grpc.aio.server()
+    memory_pb2_grpc.add_MemoryStorageServicer_to_server(MemoryServicer(engine, tenant), memory)
+    memory.add_generic_rpc_handlers((Unserved(),))
+    bound = {
+        name: _bind(server, host, port)
+        for name, server, port in (
+            ("gladys.v1.ExecutiveService", executive, executive_port),
+            (SERVICE, memory, memory_port),
+        )
+    }
     await executive.start()
-    log.info("gladys.v1.ExecutiveService on %s:%d for tenant %r", host, bound, tenant)
+    await memory.start()
+    for name, port in bound.items():
+        log.info("%s on %s:%d for tenant %r", name, host, port, tenant)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -36,4 +81,11 @@ async def serve(engine: Engine, *, tenant: str, host: str, executive_port: int) 
     try:
         await stop.wait()
     finally:
-        await executive.stop(grace=5)
+        await asyncio.gather(executive.stop(grace=5), memory.stop(grace=5))
+
+
+def _bind(server: grpc.aio.Server, host: str, port: int) -> int:
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen on {host}:{port}")
+    return bound

@@ -1,17 +1,21 @@
-"""phronesis's errors as the gRPC status codes GLADyS's callers expect: an unknown heuristic or
-decision is ``NOT_FOUND``, bad input ``INVALID_ARGUMENT`` naming the field, a database or embedder
-outage ``UNAVAILABLE``, a concurrent change ``ABORTED``. Anything else is ``INTERNAL`` with an id
-to find in the log, never a traceback on the wire."""
+"""What every RPC phronesis serves to GLADyS shares: errors as the gRPC status codes GLADyS's callers
+expect (an unknown heuristic or decision is ``NOT_FOUND``, bad input ``INVALID_ARGUMENT`` naming the
+field, a database or embedder outage ``UNAVAILABLE``, a concurrent change ``ABORTED``; anything else
+``INTERNAL`` with an id to find in the log, never a traceback on the wire), the caller's trace id
+(``x-gladys-trace-id``) on the log lines and the decision records a call writes, and health from
+the readiness check."""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 
+from phronesis.api.readiness import Readiness
 from phronesis.exceptions import (
     ConflictError,
     EmbeddingError,
@@ -20,14 +24,29 @@ from phronesis.exceptions import (
     QuotaExceededError,
     StorageUnavailable,
 )
+from phronesis.gladys.wire import types_pb2
 from phronesis.ids import new_id
+from phronesis.logs import call_notes, request_id
 
-__all__ = ["answered"]
+if TYPE_CHECKING:
+    from phronesis.engine import Engine
+
+__all__ = ["TRACE_HEADER", "answered", "health", "health_details", "trace_id"]
+
+TRACE_HEADER = "x-gladys-trace-id"
 
 log = logging.getLogger("phronesis.gladys")
 
 Reply = TypeVar("Reply")
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Reply]]
+
+
+def trace_id(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
+    """The caller's trace id (GLADyS sends it as metadata ``x-gladys-trace-id``)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == TRACE_HEADER and isinstance(value, str) and value.strip():
+            return value.strip()[:128]
+    return None
 
 
 def code_of(error: Exception) -> tuple[grpc.StatusCode, str] | None:
@@ -50,6 +69,9 @@ def answered(handler: Handler[Reply]) -> Handler[Reply]:
 
     @wraps(handler)
     async def run(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Reply:
+        trace = trace_id(context)
+        traced = call_notes.set({"caller_trace_id": trace} if trace else None)
+        logged = request_id.set(trace or new_id()[:12])
         try:
             return await handler(self, request, context)
         except grpc.aio.AbortError:
@@ -61,5 +83,36 @@ def answered(handler: Handler[Reply]) -> Handler[Reply]:
             error_id = new_id()[:12]
             log.exception("gRPC %s failed (error_id=%s)", handler.__name__, error_id)
             await context.abort(grpc.StatusCode.INTERNAL, f"internal error (error_id={error_id})")
+        finally:
+            request_id.reset(logged)
+            call_notes.reset(traced)
 
     return run
+
+
+async def health(readiness: Readiness) -> types_pb2.GetHealthResponse:
+    """The readiness check (database, sentence model; the LLM where one is required)."""
+    report = await readiness.report()
+    down = [
+        f"{name}: {part.detail or part.state}"
+        for name, part in report.parts.items()
+        if part.state == "unavailable" and part.required
+    ]
+    return types_pb2.GetHealthResponse(status=_status(report.status), message="; ".join(down))
+
+
+async def health_details(
+    readiness: Readiness, engine: Engine, *, tenant: str, started: float
+) -> types_pb2.GetHealthDetailsResponse:
+    """The readiness check, part by part, with the uptime and what this server serves."""
+    report = await readiness.report()
+    details = {name: part.state + (f": {part.detail}" if part.detail else "") for name, part in report.parts.items()}
+    return types_pb2.GetHealthDetailsResponse(
+        status=_status(report.status),
+        uptime_seconds=int(time.monotonic() - started),
+        details=details | {"tenant": tenant, "index_backend": engine.index_backend},
+    )
+
+
+def _status(status: str) -> types_pb2.HealthStatus.ValueType:
+    return types_pb2.HEALTH_STATUS_HEALTHY if status == "ready" else types_pb2.HEALTH_STATUS_UNHEALTHY

@@ -424,6 +424,31 @@ class HeuristicMemory:
         )
         return ranked[:k]
 
+    async def judge_given(self, tenant: str, text: str, given: Sequence[tuple[str, str]]) -> dict[str, ScopeJudgement]:
+        """Whether ``text`` falls in the scope of each (heuristic id, condition) a caller matched itself,
+        judged as a match is: a stored heuristic on its own scope (condition, examples,
+        counter-examples), an unknown one on the condition given; an opposite ("too warm" for "too
+        cold") or a similarity below memory's floor (seed 000's ``SALIENCE_HEURISTIC_MIN_SIMILARITY``)
+        does not match, however the caller matched it."""
+        if not given:
+            return {}
+        rows = await self.repository.get_many(tenant, [heuristic_id for heuristic_id, _ in given])
+        conditions = [rows[h].condition_text if h in rows else condition for h, condition in given]
+        vectors = await self._embed([text, *conditions])
+        vector = np.asarray(vectors[0], dtype=np.float32)
+        scopes = await self.examples.scopes(tenant, sorted(rows)) if rows else {}
+        floor = self.settings.min_similarity
+        out: dict[str, ScopeJudgement] = {}
+        for (heuristic_id, _), condition, condition_vector in zip(given, conditions, vectors[1:], strict=True):
+            similarity = float(np.dot(np.asarray(condition_vector, dtype=np.float32), vector))
+            stored = rows.get(heuristic_id)
+            out[heuristic_id] = (
+                judge_scope(text, [Situation(None, condition, similarity)], [], floor=floor)
+                if stored is None
+                else self._judge(text, vectors[0], stored, similarity, scopes.get(heuristic_id, []), floor)
+            )
+        return out
+
     def _judge(
         self,
         text: str,

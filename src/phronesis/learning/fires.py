@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, select, update
+from sqlalchemy import and_, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Vectors
@@ -22,9 +22,14 @@ from phronesis.storage.database import Database
 from phronesis.storage.point_transaction import PointTransaction
 from phronesis.storage.tables import heuristic_fires, heuristics
 
-__all__ = ["FireRepository", "StoredFire"]
+__all__ = ["CALLER", "FireRepository", "StoredFire"]
 
 _f = heuristic_fires.c
+
+CALLER = "caller"
+"""``implicit_source`` of a fire whose implicit signals its caller sends itself (``learning.implicit_signals``
+off: GLADyS's orchestrator). Closed from the start, no sweep, follow-up or timeout here gives it one, in
+any process sharing the database; it is not an outcome the channel learns from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +49,12 @@ class StoredFire(FireRecord):
     """The executive decision it belongs to, if any (what a follow-up may name as ``reply_to``)."""
     probation_of: str | None = None
     """A probation fire (``executive.recovery``): the key of the undo it takes back if it goes well."""
+    outcome: str | None = None
+    """The outcome a caller recorded (``success`` / ``fail``; GLADyS's ``UpdateFireOutcome``), which
+    moves no confidence; None while unknown."""
+    outcome_source: str | None = None
+    outcome_at: datetime | None = None
+    episodic_event_id: str | None = None
 
     @property
     def standing(self) -> Retraction | None:
@@ -70,6 +81,10 @@ class StoredFire(FireRecord):
             event_vector=row.event_embedding,
             response_id=row.response_id,
             probation_of=row.probation_of,
+            outcome=row.outcome,
+            outcome_source=row.outcome_source,
+            outcome_at=row.outcome_at,
+            episodic_event_id=row.episodic_event_id,
         )
 
 
@@ -87,6 +102,25 @@ _LATEST_OPEN = (
     )
     .order_by(_f.fired_at.desc(), _f.id.desc())
     .limit(bindparam("limit"))
+)
+
+
+# caller mode: the decision takes over the caller's own record of the same fire (RecordHeuristicFire
+# came first), so the fire is counted once
+_ADOPT = (
+    update(heuristic_fires)
+    .where(
+        _f.tenant == bindparam("w_tenant"),
+        _f.heuristic_id == bindparam("w_heuristic"),
+        _f.event_id == bindparam("w_event"),
+        _f.response_id.is_(None),
+    )
+    .values(
+        response_id=bindparam("response_id"),
+        event_text=bindparam("event_text"),
+        event_embedding=bindparam("event_embedding"),
+    )
+    .returning(_f.id, _f.fired_at)
 )
 
 
@@ -111,8 +145,11 @@ class FireRepository:
         event_text: str | None = None,
         event_vector: Vectors | None = None,
         probation_of: str | None = None,
+        caller_learns: bool = False,
+        episodic_event_id: str | None = None,
     ) -> FireRecord:
-        """Queue the fire in ``transaction``: it is sent with the transaction's next statement or commit."""
+        """Queue the fire in ``transaction``: it is sent with the transaction's next statement or commit.
+        ``caller_learns``: its caller sends its implicit signals itself, so it is closed to ours (``CALLER``)."""
         fire_id = new_id()
         row = {
             "id": fire_id,
@@ -125,9 +162,102 @@ class FireRepository:
             "event_text": event_text,
             "event_embedding": event_vector,
             "probation_of": probation_of,
+            "implicit_source": CALLER if caller_learns else None,
+            "implicit_at": fired_at if caller_learns else None,
+            "episodic_event_id": episodic_event_id,
         }
         await transaction.insert([(_INSERT, [row])])
         return FireRecord(fire_id, heuristic_id, event_id, source, fired_at)
+
+    async def adopt(
+        self,
+        transaction: PointTransaction,
+        tenant: str,
+        heuristic_id: str,
+        *,
+        event_id: str,
+        response_id: str | None,
+        event_text: str | None,
+        event_vector: Vectors | None,
+    ) -> FireRecord | None:
+        """The caller's own record of this fire (same heuristic and event, no decision yet) becomes the
+        decision's; None when there is none."""
+        parameters = {
+            "w_tenant": tenant,
+            "w_heuristic": heuristic_id,
+            "w_event": event_id,
+            "response_id": response_id,
+            "event_text": event_text,
+            "event_embedding": event_vector,
+        }
+        rows, _ = await transaction.execute(_ADOPT, parameters)
+        if not rows:
+            return None
+        fire_id, fired_at = rows[0]
+        return FireRecord(fire_id, heuristic_id, event_id, "", fired_at)
+
+    async def of_event(self, conn: AsyncConnection, tenant: str, heuristic_id: str, event_id: str) -> StoredFire | None:
+        """The first fire of this heuristic for this event, if any."""
+        query = (
+            select(heuristic_fires)
+            .where(_f.tenant == tenant, _f.heuristic_id == heuristic_id, _f.event_id == event_id)
+            .order_by(_f.fired_at, _f.id)
+            .limit(1)
+        )
+        row = (await conn.execute(query)).one_or_none()
+        return None if row is None else StoredFire.from_row(row)
+
+    async def set_outcome(
+        self, conn: AsyncConnection, tenant: str, fire_id: str, *, outcome: str | None, source: str | None, at: datetime
+    ) -> bool:
+        """Record what came of a fire (a record only: no evidence moves). False: no such fire."""
+        result = await conn.execute(
+            update(heuristic_fires)
+            .where(_f.tenant == tenant, _f.id == fire_id)
+            .values(outcome=outcome, outcome_source=source, outcome_at=at)
+        )
+        return result.rowcount > 0
+
+    async def link_episode(self, conn: AsyncConnection, fire_id: str, episodic_event_id: str) -> None:
+        await conn.execute(update(heuristic_fires).where(_f.id == fire_id).values(episodic_event_id=episodic_event_id))
+
+    async def pending(
+        self, conn: AsyncConnection, tenant: str, *, heuristic_id: str | None, since: datetime | None, limit: int
+    ) -> list[StoredFire]:
+        """Fires with no recorded outcome yet, newest first (of one heuristic, or every one; since a time, or ever)."""
+        query = select(heuristic_fires).where(_f.tenant == tenant, _f.outcome.is_(None))
+        if heuristic_id is not None:
+            query = query.where(_f.heuristic_id == heuristic_id)
+        if since is not None:
+            query = query.where(_f.fired_at >= since)
+        rows = await conn.execute(query.order_by(_f.fired_at.desc(), _f.id.desc()).limit(limit))
+        return [StoredFire.from_row(row) for row in rows]
+
+    async def page(
+        self, conn: AsyncConnection, tenant: str, *, outcome: str | None, limit: int, offset: int
+    ) -> tuple[list[tuple[StoredFire, str | None, str, float]], int]:
+        """Fires newest first, each with its heuristic's name, condition and confidence, and how many
+        there are in all; ``outcome`` ``unknown`` is those with none recorded."""
+        h = heuristics.c
+        where = [_f.tenant == tenant]
+        if outcome == "unknown":
+            where.append(_f.outcome.is_(None))
+        elif outcome is not None:
+            where.append(_f.outcome == outcome)
+        total = (await conn.execute(select(func.count()).select_from(heuristic_fires).where(*where))).scalar_one()
+        query = (
+            select(heuristic_fires, h.name, h.condition_text, h.confidence)
+            .join(heuristics, (h.tenant == _f.tenant) & (h.id == _f.heuristic_id))
+            .where(*where)
+            .order_by(_f.fired_at.desc(), _f.id.desc())
+            .limit(limit)
+            .offset(offset)
+        )
+        out = [
+            (StoredFire.from_row(row), row.name, row.condition_text, float(row.confidence))
+            for row in await conn.execute(query)
+        ]
+        return out, int(total)
 
     async def get(self, conn: AsyncConnection, tenant: str, fire_id: str) -> StoredFire | None:
         row = (await conn.execute(select(heuristic_fires).where(_f.tenant == tenant, _f.id == fire_id))).one_or_none()

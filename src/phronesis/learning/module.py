@@ -47,7 +47,7 @@ from phronesis.heuristics.channel import (
 from phronesis.heuristics.evidence_writer import EvidenceItem
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
-from phronesis.learning.fires import FireRepository, StoredFire
+from phronesis.learning.fires import CALLER, FireRepository, StoredFire
 from phronesis.learning.lessons import Lesson, LessonTeacher
 from phronesis.learning.models import (
     ChannelOutcome,
@@ -121,6 +121,7 @@ class LearningModule:
         lessons: LessonTeacher | None = None,
         embedder: Embedder | None = None,
         related_similarity: float = 0.5,
+        implicit_signals: bool = True,
     ) -> None:
         self.database = database
         self.heuristics = heuristics
@@ -134,6 +135,9 @@ class LearningModule:
         """Embeds a fire's event text when the caller sends it without a vector (the API), and a
         follow-up, to find the fires it is about; None: every open fire of its source, as seed 001."""
         self.related_similarity = related_similarity
+        self.implicit_signals = implicit_signals
+        """False: the caller sends each fire's implicit signals itself (``learning.implicit_signals``), so
+        fires are closed to ours and a decision takes over the caller's record of the same fire."""
 
     @property
     def window(self) -> timedelta:
@@ -159,6 +163,7 @@ class LearningModule:
         missing_ok: bool = False,
         event_vector: Vectors | None = None,
         probation_of: str | None = None,
+        episodic_event_id: str | None = None,
     ) -> FireRecord | None:
         """Count the fire and remember it for implicit signals. Unknown heuristic: 404, or None if ``missing_ok``.
 
@@ -170,6 +175,18 @@ class LearningModule:
         if request.event_text is not None and event_vector is None and self._embedder is not None:
             event_vector = (await self._embedder.embed([request.event_text]))[0]
         async with self.database.point_joined(transaction) as tx:
+            if not self.implicit_signals and request.response_id is not None:
+                adopted = await self.fires.adopt(
+                    tx,
+                    tenant,
+                    heuristic_id,
+                    event_id=request.event_id,
+                    response_id=request.response_id,
+                    event_text=request.event_text,
+                    event_vector=event_vector if request.event_text is not None else None,
+                )
+                if adopted is not None:  # the caller recorded it first: counted then
+                    return adopted
             if not await self.heuristics.record_fire(tenant, heuristic_id, transaction=tx, missing_ok=missing_ok):
                 return None
             return await self.fires.add(
@@ -183,6 +200,8 @@ class LearningModule:
                 event_text=request.event_text,
                 event_vector=event_vector if request.event_text is not None else None,
                 probation_of=probation_of,
+                caller_learns=not self.implicit_signals,
+                episodic_event_id=episodic_event_id,
             )
 
     # ------------------------------------------------------------------ implicit
@@ -461,7 +480,7 @@ class LearningModule:
         """The standing rating of ``fire`` went from ``before`` to ``positive`` (None: none stands). The
         channel learns what the fire's outcome meant (helped as rated), and the outcome counters count
         the fire once, as rated last: one rule for every click (last click wins)."""
-        if fire.implicit_source is not None:
+        if fire.implicit_source not in (None, CALLER):  # the caller's own signals are not an outcome seen here
             changes = ((positive, 1.0), (before, -1.0))
             observed = [(fire.implicit_source, helped, delta) for helped, delta in changes if helped is not None]
             await count_observation(conn, tenant, observed)

@@ -106,6 +106,12 @@ class LearningSettings(Schema):
     max_confidence: Probability = 0.95
     decay_k: float = Field(default=0.0, ge=0.0, le=100.0)
     """F-03 diminishing returns: a signal weighs ``magnitude / (1 + k·n)``, n = signals the heuristic had. 0: off."""
+    implicit_signals: bool = True
+    """Whether phronesis turns what follows a fire (an undo, thanks, silence, the timeout) into learning
+    signals (seed 001). Off where the caller does that and sends the signals itself, as GLADyS's
+    orchestrator does through ``UpdateHeuristicConfidence``: counting them here too would count each
+    twice. Fires recorded while it is off are closed to implicit signals in every process sharing the
+    database, and a decision's fire takes over the caller's record of the same fire (one count)."""
     sweep_interval_sec: PositiveSeconds = 5.0
     """How often the service turns fires older than the undo window into timeout positives."""
     max_clock_skew_sec: float = Field(default=5.0, ge=0.0, le=3600.0)

@@ -195,8 +195,14 @@ heuristic_fires = Table(
     Column("event_embedding", EmbeddingBytes, nullable=True),
     # (0022) a probation fire: the undo it may take back if it goes well (that signal's key)
     Column("probation_of", String(200), nullable=True),
+    # (0029) the outcome a caller recorded (GLADyS's UpdateFireOutcome): a record, not evidence
+    Column("outcome", String(16), nullable=True),
+    Column("outcome_source", String(64), nullable=True),
+    Column("outcome_at", UTCDateTime, nullable=True),
+    Column("episodic_event_id", String(256), nullable=True),
     ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_heuristic_fires_tenant_source_fired", "tenant", "source", "fired_at"),
+    Index("ix_heuristic_fires_tenant_fired", "tenant", "fired_at"),
     Index("ix_heuristic_fires_open", "implicit_source", "fired_at"),
     Index("ix_heuristic_fires_tenant_response", "tenant", "response_id"),
 )

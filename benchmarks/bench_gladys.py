@@ -117,6 +117,10 @@ def ok(response: httpx.Response) -> httpx.Response:
     return response.raise_for_status()
 
 
+class Skip(Exception):
+    """This round has nothing for the call to do (a rating of a decision that answered nothing)."""
+
+
 class Calls:
     """Each RPC beside its HTTP twin (None: HTTP has none), a new text each round."""
 
@@ -133,8 +137,9 @@ class Calls:
         self.decided: dict[str, str] = {}
 
     @staticmethod
-    def text(i: int, via: str) -> str:
-        return f"{TOPICS[i % len(TOPICS)]} number {i} needs attention right now, round {i} ({via})"
+    def text(i: int, via: str, what: str = "decide") -> str:
+        """A text no call before it embedded (each call pays for its embedding, as a new event does)."""
+        return f"{TOPICS[i % len(TOPICS)]} number {i} needs attention right now, round {i} ({via} {what})"
 
     @staticmethod
     async def stored(i: int, via: str) -> str:
@@ -143,7 +148,7 @@ class Calls:
     def heuristic(self, i: int, via: str) -> memory_pb2.Heuristic:
         return memory_pb2.Heuristic(
             id=f"h-{via}-{i}",
-            condition_text=f"when {self.text(i, via)}",
+            condition_text=f"sensor {i} of the {via} wing reports a new reading",  # apart from the events
             effects_json=json.dumps({"type": "suggest", "message": f"handle {i}"}),
             confidence=0.5,
             origin="test",
@@ -154,13 +159,15 @@ class Calls:
         body = ok(
             await self.http.post("/v1/events/decide", json={"text": self.text(i, "http"), "source": "home"})
         ).json()
-        self.decided[f"http-{i}"] = body["response_id"]
+        if body["decision_path"] != "rejected":  # a rejected decision has nothing to rate
+            self.decided[f"http-{i}"] = body["response_id"]
         return body
 
     async def grpc_decide(self, i: int) -> object:
         event = common_pb2.Event(id=f"g-{i}", raw_text=self.text(i, "grpc"), source="home")
         answer = await self.executive.ProcessEvent(executive_pb2.ProcessEventRequest(event=event, immediate=True))
-        self.decided[f"grpc-{i}"] = answer.response_id
+        if answer.accepted:
+            self.decided[f"grpc-{i}"] = answer.response_id
         return answer
 
     async def http_store(self, i: int) -> object:
@@ -179,19 +186,24 @@ class Calls:
 
     async def http_match(self, i: int) -> object:
         return ok(
-            await self.http.post("/v1/heuristics/match", json={"text": self.text(i + 7, "http"), "source": "home"})
+            await self.http.post(
+                "/v1/heuristics/match",
+                json={"text": self.text(i, "http", "match"), "source": "home", "include_general": True},
+            )
         )
 
     async def grpc_match(self, i: int) -> object:
-        request = memory_pb2.QueryMatchingHeuristicsRequest(event_text=self.text(i + 7, "grpc"), source_filter="home")
+        request = memory_pb2.QueryMatchingHeuristicsRequest(
+            event_text=self.text(i, "grpc", "match"), source_filter="home"
+        )
         return await self.memory.QueryMatchingHeuristics(request)
 
     async def http_query(self, i: int) -> object:
-        return ok(await self.http.post("/v1/heuristics/match", json={"text": self.text(i + 13, "http")}))
+        return ok(await self.http.post("/v1/heuristics/match", json={"text": self.text(i, "http", "query")}))
 
     async def grpc_query(self, i: int) -> object:
         return await self.memory.QueryHeuristics(
-            memory_pb2.QueryHeuristicsRequest(query_text=self.text(i + 13, "grpc"))
+            memory_pb2.QueryHeuristicsRequest(query_text=self.text(i, "grpc", "query"))
         )
 
     async def http_get(self, i: int) -> object:
@@ -232,13 +244,19 @@ class Calls:
         return await self.memory.ListFires(memory_pb2.ListFiresRequest(limit=20))
 
     async def grpc_embed(self, i: int) -> object:
-        return await self.memory.GenerateEmbedding(memory_pb2.GenerateEmbeddingRequest(text=self.text(i + 19, "grpc")))
+        return await self.memory.GenerateEmbedding(
+            memory_pb2.GenerateEmbeddingRequest(text=self.text(i, "grpc", "embed"))
+        )
 
     async def http_feedback(self, i: int) -> object:
+        if f"http-{i}" not in self.decided:
+            raise Skip
         body = {"response_id": self.decided[f"http-{i}"], "rating": "positive"}
         return ok(await self.http.post("/v1/feedback", json=body))
 
     async def grpc_feedback(self, i: int) -> object:
+        if f"grpc-{i}" not in self.decided:
+            raise Skip
         request = executive_pb2.ProvideFeedbackRequest(response_id=self.decided[f"grpc-{i}"], positive=True)
         return await self.executive.ProvideFeedback(request)
 
@@ -248,7 +266,12 @@ class Calls:
             ("ProvideFeedback", "POST /v1/feedback", self.http_feedback, self.grpc_feedback),
             ("StoreHeuristic", "POST /v1/heuristics", self.http_store, self.grpc_store),
             ("GetHeuristic", "GET /v1/heuristics/{id}", self.http_get, self.grpc_get),
-            ("QueryMatchingHeuristics", "POST /v1/heuristics/match (source)", self.http_match, self.grpc_match),
+            (
+                "QueryMatchingHeuristics",
+                "POST /v1/heuristics/match (source, general)",
+                self.http_match,
+                self.grpc_match,
+            ),
             ("QueryHeuristics", "POST /v1/heuristics/match", self.http_query, self.grpc_query),
             (
                 "UpdateHeuristicConfidence",
@@ -279,7 +302,10 @@ async def rounds(
                 if call is None:
                     continue
                 started = time.perf_counter()
-                await call(i)
+                try:
+                    await call(i)
+                except Skip:
+                    continue
                 samples.setdefault(key, []).append(time.perf_counter() - started)
     ROWS.extend((rpc, endpoint) for rpc, endpoint, _, _ in pairs)
     return samples
@@ -301,17 +327,21 @@ def main() -> None:
         f"{args.heuristics} heuristics, {args.events} calls of each, one at a time, interleaved, "
         "the real model, no LLM\n"
     )
-    print("| gRPC call | p50 ms | p99 ms | HTTP endpoint, the same work | p50 ms | p99 ms |")
-    print("|---|---:|---:|---|---:|---:|")
+    print("| gRPC call | n | p50 ms | p99 ms | HTTP endpoint, the same work | n | p50 ms | p99 ms |")
+    print("|---|---:|---:|---:|---|---:|---:|---:|")
     for rpc, endpoint in ROWS:
         over_grpc = samples[f"grpc {rpc}"]
         over_http = samples.get(f"http {endpoint}")
         twin = (
-            f"{endpoint} | {percentile(over_http, 50) * 1000:.1f} | {percentile(over_http, 99) * 1000:.1f}"
+            f"{endpoint} | {len(over_http)} | {percentile(over_http, 50) * 1000:.1f} | "
+            f"{percentile(over_http, 99) * 1000:.1f}"
             if over_http
-            else "none (gRPC only) | | "
+            else "none (gRPC only) | | | "
         )
-        print(f"| {rpc} | {percentile(over_grpc, 50) * 1000:.1f} | {percentile(over_grpc, 99) * 1000:.1f} | {twin} |")
+        print(
+            f"| {rpc} | {len(over_grpc)} | {percentile(over_grpc, 50) * 1000:.1f} | "
+            f"{percentile(over_grpc, 99) * 1000:.1f} | {twin} |"
+        )
 
 
 if __name__ == "__main__":

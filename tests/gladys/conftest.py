@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,11 +32,10 @@ class Gladys:
     """What the process has printed so far."""
 
 
-@pytest.fixture(scope="package")
-def gladys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gladys]:
-    """``phronesis grpc`` until the package's tests end."""
+@contextmanager
+def running(data_dir: Path, **variables: str) -> Iterator[Gladys]:
+    """``phronesis grpc`` on free loopback ports, with these settings, until the block ends."""
     executive_port, memory_port = free_port(), free_port()
-    data_dir: Path = tmp_path_factory.mktemp("gladys")
     process = subprocess.Popen(
         [
             sys.executable,
@@ -47,7 +47,7 @@ def gladys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gladys]:
             "--memory-port",
             str(memory_port),
         ],
-        env=phronesis_env(data_dir, PHRONESIS_EMBEDDINGS__SPEC=REAL_MODEL),
+        env=phronesis_env(data_dir, PHRONESIS_EMBEDDINGS__SPEC=REAL_MODEL, **variables),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -69,3 +69,10 @@ def gladys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gladys]:
         reader.join(timeout=5)
         if process.stdout is not None:
             process.stdout.close()
+
+
+@pytest.fixture(scope="package")
+def gladys(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gladys]:
+    """``phronesis grpc`` with its defaults until the package's tests end."""
+    with running(tmp_path_factory.mktemp("gladys")) as served:
+        yield served

@@ -6,15 +6,18 @@ RPC, and the status codes its callers expect."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 import numpy as np
 import pytest
 
 from phronesis.gladys.wire import common_pb2, executive_pb2, executive_pb2_grpc, memory_pb2, memory_pb2_grpc, types_pb2
-from tests.gladys.conftest import Gladys
+from tests.gladys.conftest import Gladys, running
 
 pytestmark = [pytest.mark.process, pytest.mark.model]
 
@@ -228,6 +231,30 @@ async def test_one_learner_the_orchestrator_s_fire_and_the_executive_s_are_one(
     assert (got.fire_count, got.confidence) == (1, pytest.approx(0.9))
     listed = await memory.ListFires(memory_pb2.ListFiresRequest(limit=100))
     assert [f.id for f in listed.fires if f.heuristic_id == heuristic_id] == [fired.fire_id]
+
+
+async def test_with_phronesis_as_the_learner_a_fire_nobody_complains_of_is_a_success(tmp_path: Path) -> None:
+    """``PHRONESIS_GLADYS__LEARNER=phronesis``: the orchestrator's learning is off, and phronesis's
+    seed-001 learner counts the outcome timeout on the clock (a fire with no complaint in the window)."""
+    variables = {
+        "PHRONESIS_GLADYS__LEARNER": "phronesis",
+        "PHRONESIS_LEARNING__UNDO_WINDOW_SEC": "1",
+        "PHRONESIS_LEARNING__SWEEP_INTERVAL_SEC": "0.2",
+    }
+    with running(tmp_path, **variables) as served:
+        async with grpc.aio.insecure_channel(served.memory) as channel:
+            memory = memory_pb2_grpc.MemoryStorageStub(channel)
+            heuristic_id = await _store(memory, _heuristic("h-fan", "the bedroom is stuffy", "open the window"))
+            await memory.RecordHeuristicFire(
+                memory_pb2.RecordHeuristicFireRequest(heuristic_id=heuristic_id, event_id="fan-1")
+            )
+            deadline = time.monotonic() + 30
+            while (
+                got := await memory.GetHeuristic(memory_pb2.GetHeuristicRequest(id=heuristic_id))
+            ).heuristic.confidence <= 0.5:
+                assert time.monotonic() < deadline, "no timeout positive within 30 s"
+                await asyncio.sleep(0.2)
+    assert got.heuristic.confidence > 0.5
 
 
 async def test_the_status_codes_are_what_gladys_expects(memory: memory_pb2_grpc.MemoryStorageStub) -> None:

@@ -15,17 +15,14 @@ Where the two differ in meaning, phronesis's choice, documented in ``docs/gladys
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 import grpc
 
-from phronesis.api.readiness import Readiness
-from phronesis.engine import Engine
 from phronesis.exceptions import NotFoundError, validated
 from phronesis.feedback.models import Feedback
-from phronesis.gladys.status import answered, health, health_details
-from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc, types_pb2
+from phronesis.gladys.status import Served, answered
+from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc
 from phronesis.logs import note_call
 
 __all__ = ["ExecutiveServicer"]
@@ -33,13 +30,7 @@ __all__ = ["ExecutiveServicer"]
 log = logging.getLogger("phronesis.gladys")
 
 
-class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
-    def __init__(self, engine: Engine, tenant: str) -> None:
-        self._engine = engine
-        self._tenant = tenant
-        self._started = time.monotonic()
-        self._readiness = Readiness(engine)
-
+class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
     @answered
     async def ProcessEvent(
         self, request: executive_pb2.ProcessEventRequest, context: grpc.aio.ServicerContext[Any, Any]
@@ -119,15 +110,3 @@ class ExecutiveServicer(executive_pb2_grpc.ExecutiveServiceServicer):
         receipt = await self._engine.give_feedback(self._tenant, feedback)
         created = receipt.heuristic_id if receipt.effect == "created" and receipt.heuristic_id else ""
         return executive_pb2.ProvideFeedbackResponse(accepted=receipt.accepted, created_heuristic_id=created)
-
-    @answered
-    async def GetHealth(
-        self, request: types_pb2.GetHealthRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> types_pb2.GetHealthResponse:
-        return await health(self._readiness)
-
-    @answered
-    async def GetHealthDetails(
-        self, request: types_pb2.GetHealthDetailsRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> types_pb2.GetHealthDetailsResponse:
-        return await health_details(self._readiness, self._engine, tenant=self._tenant, started=self._started)

@@ -19,7 +19,6 @@ Where the two differ in meaning, phronesis's choice (``docs/gladys.md``):
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,12 +26,10 @@ import grpc
 import numpy as np
 
 from phronesis.api.bodies import ConfidenceRequest
-from phronesis.api.readiness import Readiness
-from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError, validated
 from phronesis.gladys.heuristics import create_of, message_of
-from phronesis.gladys.status import answered, health, health_details
-from phronesis.gladys.wire import memory_pb2, memory_pb2_grpc, types_pb2
+from phronesis.gladys.status import Served, answered, required
+from phronesis.gladys.wire import memory_pb2, memory_pb2_grpc
 from phronesis.heuristics.models import HeuristicMatch
 from phronesis.learning.fires import StoredFire
 from phronesis.learning.flight_recorder import FlightFire
@@ -44,13 +41,7 @@ SERVED = tuple(memory_pb2.DESCRIPTOR.services_by_name["MemoryStorage"].methods_b
 _WIRE = {"source": "feedback_source", "magnitude": "magnitude", "positive": "positive"}
 
 
-class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
-    def __init__(self, engine: Engine, tenant: str) -> None:
-        self._engine = engine
-        self._tenant = tenant
-        self._started = time.monotonic()
-        self._readiness = Readiness(engine)
-
+class MemoryServicer(Served, memory_pb2_grpc.MemoryStorageServicer):
     # ------------------------------------------------------------------ heuristics
 
     @answered
@@ -73,8 +64,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
     async def GetHeuristic(
         self, request: memory_pb2.GetHeuristicRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> memory_pb2.GetHeuristicResponse:
-        if not request.id:
-            raise InvalidInputError("id", "is required")
+        required(request, "id")
         heuristic = await self._engine.heuristics.get(self._tenant, request.id)
         return memory_pb2.GetHeuristicResponse(heuristic=message_of(heuristic))
 
@@ -116,8 +106,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
     async def UpdateHeuristicConfidence(
         self, request: memory_pb2.UpdateHeuristicConfidenceRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> memory_pb2.UpdateHeuristicConfidenceResponse:
-        if not request.heuristic_id:
-            raise InvalidInputError("heuristic_id", "is required")
+        required(request, "heuristic_id")
         magnitude = request.magnitude or self._engine.settings.gladys.unset_magnitude
         body = _wire_validated(
             ConfidenceRequest,
@@ -141,10 +130,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
     async def RecordHeuristicFire(
         self, request: memory_pb2.RecordHeuristicFireRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> memory_pb2.RecordHeuristicFireResponse:
-        if not request.heuristic_id:
-            raise InvalidInputError("heuristic_id", "is required")
-        if not request.event_id:
-            raise InvalidInputError("event_id", "is required")
+        required(request, "heuristic_id", "event_id")
         fire_id = await self._engine.flight_recorder.record(
             self._tenant,
             request.heuristic_id,
@@ -157,8 +143,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
     async def UpdateFireOutcome(
         self, request: memory_pb2.UpdateFireOutcomeRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> memory_pb2.UpdateFireOutcomeResponse:
-        if not request.fire_id:
-            raise InvalidInputError("fire_id", "is required")
+        required(request, "fire_id")
         await self._engine.flight_recorder.set_outcome(
             self._tenant, request.fire_id, request.outcome, source=request.feedback_source or None
         )
@@ -186,7 +171,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
         )
         return memory_pb2.ListFiresResponse(fires=[_listed(f) for f in fires], total_count=total)
 
-    # ------------------------------------------------------------------ embeddings, health
+    # ------------------------------------------------------------------ embeddings
 
     @answered
     async def GenerateEmbedding(
@@ -200,18 +185,6 @@ class MemoryServicer(memory_pb2_grpc.MemoryStorageServicer):
             raise InvalidInputError("text", f"longer than {limit} characters")
         (vector,) = await self._engine.embedder.embed([request.text])
         return memory_pb2.GenerateEmbeddingResponse(embedding=np.asarray(vector, dtype="<f4").tobytes())
-
-    @answered
-    async def GetHealth(
-        self, request: types_pb2.GetHealthRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> types_pb2.GetHealthResponse:
-        return await health(self._readiness)
-
-    @answered
-    async def GetHealthDetails(
-        self, request: types_pb2.GetHealthDetailsRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> types_pb2.GetHealthDetailsResponse:
-        return await health_details(self._readiness, self._engine, tenant=self._tenant, started=self._started)
 
     def _vector(self, given: bytes, field: str) -> np.ndarray[Any, np.dtype[np.float32]]:
         dimension = self._engine.embedder.dimension

@@ -15,6 +15,7 @@ from phronesis.engine import Engine
 from phronesis.gladys.executive import ExecutiveServicer
 from phronesis.gladys.memory import SERVICE, MemoryServicer, unserved
 from phronesis.gladys.wire import executive_pb2_grpc, memory_pb2_grpc
+from phronesis.loops import PeriodicLoop
 from phronesis.settings import Settings
 
 __all__ = ["Unserved", "for_deployment", "serve"]
@@ -55,7 +56,8 @@ class Unserved(grpc.GenericRpcHandler):
 
 async def serve(engine: Engine, *, tenant: str, host: str, executive_port: int, memory_port: int) -> None:
     """Serve both services until SIGINT or SIGTERM, then stop taking calls and finish those in flight
-    (the caller closes the engine)."""
+    (the caller closes the engine). Where phronesis learns (``gladys.learner``), its fires' timeouts
+    are swept on the clock here too, as ``phronesis serve`` does."""
     log.info("%s", engine.summary())
     await engine.embedder.embed(["warm-up"])  # the sentence model loaded before the first call, not in it
     executive = grpc.aio.server()
@@ -78,9 +80,19 @@ async def serve(engine: Engine, *, tenant: str, host: str, executive_port: int, 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    # seed 001 on the clock where phronesis learns: "no complaint within the window" is a timeout positive
+    sweeping = (
+        loop.create_task(
+            PeriodicLoop("learning-sweep", engine.learning.sweep, engine.settings.learning.sweep_interval_sec).run()
+        )
+        if engine.settings.learning.implicit_signals
+        else None
+    )
     try:
         await stop.wait()
     finally:
+        if sweeping is not None:
+            sweeping.cancel()
         await asyncio.gather(executive.stop(grace=5), memory.stop(grace=5))
 
 

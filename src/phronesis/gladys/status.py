@@ -31,7 +31,7 @@ from phronesis.logs import call_notes, request_id
 if TYPE_CHECKING:
     from phronesis.engine import Engine
 
-__all__ = ["TRACE_HEADER", "answered", "health", "health_details", "trace_id"]
+__all__ = ["TRACE_HEADER", "Served", "answered", "required", "trace_id"]
 
 TRACE_HEADER = "x-gladys-trace-id"
 
@@ -90,28 +90,49 @@ def answered(handler: Handler[Reply]) -> Handler[Reply]:
     return run
 
 
-async def health(readiness: Readiness) -> types_pb2.GetHealthResponse:
-    """The readiness check (database, sentence model; the LLM where one is required)."""
-    report = await readiness.report()
-    down = [
-        f"{name}: {part.detail or part.state}"
-        for name, part in report.parts.items()
-        if part.state == "unavailable" and part.required
-    ]
-    return types_pb2.GetHealthResponse(status=_status(report.status), message="; ".join(down))
+class Served:
+    """What each servicer of the one engine shares: the tenant it acts for, and health from the
+    readiness check (``GetHealth``, ``GetHealthDetails``, which both GLADyS services declare)."""
+
+    def __init__(self, engine: Engine, tenant: str) -> None:
+        self._engine = engine
+        self._tenant = tenant
+        self._started = time.monotonic()
+        self._readiness = Readiness(engine)
+
+    @answered
+    async def GetHealth(
+        self, request: types_pb2.GetHealthRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> types_pb2.GetHealthResponse:
+        """The readiness check (database, sentence model; the LLM where one is required)."""
+        report = await self._readiness.report()
+        down = [
+            f"{name}: {part.detail or part.state}"
+            for name, part in report.parts.items()
+            if part.state == "unavailable" and part.required
+        ]
+        return types_pb2.GetHealthResponse(status=_status(report.status), message="; ".join(down))
+
+    @answered
+    async def GetHealthDetails(
+        self, request: types_pb2.GetHealthDetailsRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> types_pb2.GetHealthDetailsResponse:
+        """The readiness check, part by part, with the uptime and what this server serves."""
+        report = await self._readiness.report()
+        parts = report.parts.items()
+        details = {name: part.state + (f": {part.detail}" if part.detail else "") for name, part in parts}
+        return types_pb2.GetHealthDetailsResponse(
+            status=_status(report.status),
+            uptime_seconds=int(time.monotonic() - self._started),
+            details=details | {"tenant": self._tenant, "index_backend": self._engine.index_backend},
+        )
 
 
-async def health_details(
-    readiness: Readiness, engine: Engine, *, tenant: str, started: float
-) -> types_pb2.GetHealthDetailsResponse:
-    """The readiness check, part by part, with the uptime and what this server serves."""
-    report = await readiness.report()
-    details = {name: part.state + (f": {part.detail}" if part.detail else "") for name, part in report.parts.items()}
-    return types_pb2.GetHealthDetailsResponse(
-        status=_status(report.status),
-        uptime_seconds=int(time.monotonic() - started),
-        details=details | {"tenant": tenant, "index_backend": engine.index_backend},
-    )
+def required(request: Any, *fields: str) -> None:
+    """Each of ``fields`` of ``request`` is set (proto3 cannot say unset; empty is unset), or the error names it."""
+    for field in fields:
+        if not getattr(request, field):
+            raise InvalidInputError(field, "is required")
 
 
 def _status(status: str) -> types_pb2.HealthStatus.ValueType:

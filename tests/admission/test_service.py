@@ -45,6 +45,8 @@ async def test_scenario_1_a_new_unique_task_is_added(engine: Engine) -> None:
     first = await admit(engine)
     assert (first.decision, first.stage, first.rule, first.stored) == ("ADD", "prefilter", "no_similar_runs", True)
     assert first.run is not None and first.run.status == "active" and first.run.canonical
+    record = await engine.decisions.get("default", first.decision_id)  # issue 52: the whole decision's time
+    assert record.latency_ms is not None and record.latency_ms > 0 and record.attributes["llm_latency_ms"] is None
     other = await admit(engine, task="Translate the onboarding guide into French")
     assert (other.decision, other.rule) == ("ADD", "below_low_similarity")
     assert other.similar_runs and other.similar_runs[0].run_id == first.run_id

@@ -46,7 +46,11 @@ def test_decide_read_rate_and_report(live_server: LiveServer, unique: str) -> No
 def test_without_an_llm_an_unmatched_event_is_rejected_not_failed(live_server: LiveServer, unique: str) -> None:
     with live_server.client() as client:
         decision = client.post("/v1/events/decide", json={"text": f"nothing matches {unique}"}).json()
+        record = client.get(f"/v1/decisions/{decision['response_id']}").json()
+        listed = client.get("/v1/decisions", params={"subject_id": record["subject_id"]}).json()["items"]
     assert decision["decision_path"] == "rejected" and decision["reason"] == "llm_unavailable"
+    said = "did nothing: no heuristic was confident enough and no LLM is configured (no heuristic matched)"
+    assert record["explanation"] == said and [r["explanation"] for r in listed] == [said]  # issue 52: in words
 
 
 def test_bad_input_is_a_problem_naming_the_field(live_server: LiveServer) -> None:

@@ -38,6 +38,9 @@ async def test_a_due_user_gets_one_message_from_templates_and_a_record(
     assert result.action_type == "button_prompt" and result.probability == 1.0
     records = await DecisionRecordRepository(database).query("t", kind="proactive")
     assert records[0].action == "sent" and records[0].attributes["delivery"] == "sent"
+    # issue 52: the cycle's whole time (the dashboard's p50 / p99 had none); no LLM, so no LLM time
+    assert records[0].latency_ms is not None and records[0].latency_ms > 0
+    assert records[0].attributes["llm_latency_ms"] is None
     # the message's signal was used; the other approved one waits, behind the cooldown
     assert (await proactive.run_cycle("t", "ana")).reason == "cooldown"
     assert [s.data["title"] for s in (await proactive.list_signals("t", "ana", pending=True)).items] == ["Reading week"]

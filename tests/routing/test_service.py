@@ -489,6 +489,9 @@ async def test_failing_tools_escalate_even_with_a_sure_router(make_engine: Engin
     assert (result.decision, result.escalation_reason) == ("ESCALATE", "confidence_below_threshold")
     assert "below 0.5" in result.reasoning
     assert await _replays_to_itself(engine) == 1
+    # issue 52: a tool's report asks no LLM, and says so (the dashboard's "decided without the LLM")
+    reports = (await engine.decisions.page(T, kind="routing", strategy="tool_outcome")).items
+    assert [r.llm_calls for r in reports] == [0, 0, 0]
 
 
 async def test_a_blend_with_the_router_still_lets_the_composite_escalate(make_engine: EngineFactory) -> None:
@@ -606,3 +609,23 @@ async def test_a_router_label_that_names_a_tool_yields_to_the_requests_verb(make
     record = await engine.decisions.get(T, result.decision_id)
     assert record.attributes["tool_choice"]["router_label"] == "email"
     assert result.required_tools == ["crm"] and record.attributes["tool_choice"]["verb_owner"] == "crm"
+
+
+async def test_an_escalation_the_router_chose_is_not_the_user_s_own_request(make_engine: EngineFactory) -> None:
+    """Issue 52: the local router's ESCALATE was labelled ``explicit``, the reason of a user who asks
+    for a person; the dashboard counted the router's choices as users' requests."""
+    engine: Engine = await make_engine()
+    angry = [
+        "this is unacceptable i am furious",
+        "i am very angry with your service",
+        "your product is a disgrace",
+        "i am fed up with all of this",
+        "worst service i have ever had",
+        "i am so annoyed with you people",
+    ]
+    complaints = [Exemplar(text=text, label="complaint", decision="ESCALATE") for text in angry]
+    await engine.routing.fit(T, exemplars() + complaints, oos=out_of_scope())
+    result = await engine.route(await _session(engine), "i am furious, your service is a disgrace")
+    assert (result.decision, result.escalation_reason) == ("ESCALATE", "router_decided")
+    asked = await engine.route(await _session(engine), "can I talk to a human please")
+    assert (asked.decision, asked.escalation_reason) == ("ESCALATE", "explicit")

@@ -72,6 +72,56 @@ def test_the_explorer_filters_and_a_decision_explains_itself(watched: Watched, d
     watched.shot("decision")
 
 
+def test_each_decision_is_explained_in_words_as_the_api_explains_it(watched: Watched, dashboard: Dashboard) -> None:
+    """Issue 52: a row says what the decision was about; a decision's page says why in a sentence,
+    the sentence the API returns, its numbers those of the record."""
+    sign_in(watched)
+    page = watched.page
+    decided = dashboard.executive_decision
+    page.goto("/ui/decisions?kind=executive")
+    row = page.locator(f"table[data-table=decisions] tr[data-id='{decided['id']}']")
+    assert row.locator("td.about").inner_text() == "the greenhouse door was left open overnight"
+    page.goto(f"/ui/decisions/{decided['id']}")
+    said = page.inner_text("dd.explanation")
+    with dashboard.api() as client:
+        record = client.get(f"/v1/decisions/{decided['id']}").json()
+    assert said == record["explanation"]
+    candidate = record["inputs"]["candidates"][0]
+    assert said.startswith(
+        f"fired 'close it' (confidence {candidate['confidence']:.2f}, similarity {candidate['similarity']:.2f})"
+    )
+    watched.shot("decision-explained")
+
+    sign_in(watched, "sk-umbrella-ui")
+    merge = dashboard.runs["merge"]
+    page.goto(f"/ui/decisions/{merge}")
+    said = page.inner_text("dd.explanation")
+    with dashboard.api("sk-umbrella-ui") as client:
+        record = client.get(f"/v1/decisions/{merge}").json()
+    assert said == record["explanation"]
+    target, similarity = record["attributes"]["target_run_id"], record["attributes"]["similarity"]
+    assert said == (
+        f"MERGE into run {target} for 'Generate the invoice schema': same task and outcome, "
+        f"different references or artifacts (similarity {similarity:.2f})"
+    )
+
+    sign_in(watched, "sk-initech-ui")
+    with dashboard.api("sk-initech-ui") as client:
+        records = client.get("/v1/decisions", params={"kind": "proactive"}).json()["items"]
+    by_user = {r["subject_id"]: r for r in records}
+    page.goto(f"/ui/decisions/{by_user['ana']['id']}")
+    sent = by_user["ana"]["attributes"]["candidates"][0]
+    assert page.inner_text("dd.explanation") == by_user["ana"]["explanation"]
+    assert by_user["ana"]["explanation"].startswith("sent '")
+    assert (
+        f"({sent['category']}, score {sent['score']} ≥ {by_user['ana']['attributes']['threshold']})"
+        in (by_user["ana"]["explanation"])
+    )
+    page.goto(f"/ui/decisions/{by_user['ben']['id']}")
+    assert page.inner_text("dd.explanation") == by_user["ben"]["explanation"] == "silent: no signals"
+    watched.shot("decision-proactive")
+
+
 def test_one_tenant_never_sees_another_tenants_decisions(watched: Watched, dashboard: Dashboard) -> None:
     sign_in(watched, "sk-globex-ui")
     page = watched.page

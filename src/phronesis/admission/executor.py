@@ -242,7 +242,9 @@ class Executor:
         }
 
     @staticmethod
-    def record(tenant: str, decision_id: str, plan: Plan, batch_id: str | None) -> NewDecisionRecord:
+    def record(
+        tenant: str, decision_id: str, plan: Plan, batch_id: str | None, *, latency_ms: float | None = None
+    ) -> NewDecisionRecord:
         """The admission's decision record: what the judge saw and what a replay of either threshold needs."""
         p, verdict = plan.prepared, plan.verdict
         similar_rows = [c.brief().model_dump() for c in plan.nearest]
@@ -269,13 +271,14 @@ class Executor:
             prompt=trace.prompt if trace else None,
             raw_llm_output=trace.raw_output if trace else None,
             model=trace.model if trace else None,
-            latency_ms=trace.latency_ms if trace else None,
+            latency_ms=latency_ms,
             prompt_tokens=trace.prompt_tokens if trace else None,
             completion_tokens=trace.completion_tokens if trace else None,
             # the judge's request, if it was asked, and the summary's (the dashboard's LLM counts)
             llm_calls=int(trace is not None) + p.summary.llm_calls,
             reason=verdict.reason[:256],
             attributes={
+                "llm_latency_ms": trace.latency_ms if trace else None,
                 "target_run_id": verdict.target,
                 "similarity": plan.similarity,
                 "rule": verdict.rule,

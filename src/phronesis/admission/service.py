@@ -12,6 +12,7 @@ admitted twice at once ends as one ADD and one NOT (the unique content key decid
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -69,6 +70,9 @@ class Planning:
     tuned: dict[str, float]
     batch_id: str | None
     batch: bool
+    started: float = 0.0
+    """When the admission began (``time.perf_counter``): each record's latency is the whole
+    decision's, its summary, embedding and any judge's call included (a batch: until its commit)."""
     writing: bool = False
     """The effects began: a conflict from here on is a concurrent writer's (plan again), not the caller's."""
 
@@ -135,6 +139,7 @@ class AdmissionService:
                     raise InvalidInputError(f"runs.{position}.id", f"run {run.id!r} appears twice in the batch")
                 seen[run.id] = position
         parts = self._parts
+        started = time.perf_counter()
         identified = [self._identify(position, run) for position, run in enumerate(runs)]
         lookup = await parts.runs.by_content(tenant, [r.key for r in identified])
         # the tenant's thresholds are read while the runs are summarised and embedded
@@ -144,7 +149,7 @@ class AdmissionService:
         # then is caught by the unique content key (ConflictError: plan again, reading afresh)
         known: Mapping[tuple[str, str, str], tuple[str, str]] | None = lookup
         for attempt in range(1, self._settings.max_attempts + 1):
-            planning = Planning(prepared, known, tuned, batch_id, batch)
+            planning = Planning(prepared, known, tuned, batch_id, batch, started)
             try:
                 decided = await decide_each(self, tenant, planning, records=parts.decisions)
             except (StalePlan, ConflictError) as exc:
@@ -242,7 +247,10 @@ class AdmissionService:
 
     def record(self, context: Admitting, item: Prepared, verdict: skeleton.Verdict[Plan]) -> NewDecisionRecord:
         decision_id = context.decision_ids[item.position]  # the effects' memory decision's id
-        return self._parts.executor.record(context.tenant, decision_id, verdict.outcome, context.batch_id)
+        latency_ms = (time.perf_counter() - context.planning.started) * 1000
+        return self._parts.executor.record(
+            context.tenant, decision_id, verdict.outcome, context.batch_id, latency_ms=latency_ms
+        )
 
     async def _tuned(self, tenant: str) -> dict[str, float]:
         """The tenant's own ``admission.low_similarity`` and ``admission.duplicate_threshold``, in one

@@ -55,8 +55,10 @@ class NewDecisionRecord(Schema):
     model: str | None = Field(default=None, max_length=128)
     """The LLM model that was asked; None when none was."""
     latency_ms: float | None = None
-    """How long it took, in milliseconds: the whole decision for executive and routing, the LLM
-    call for admission and proactive. None when not measured."""
+    """How long the decision took, in milliseconds, embedding and any LLM call included: the event or
+    turn for executive and routing, the admission call for admission (a batch: until its commit), the
+    user's cycle for proactive (the LLM's own share is ``attributes.llm_latency_ms`` there). None
+    when not measured (a proactive pre-filter block, records of older versions)."""
     prompt_tokens: int | None = None
     """Prompt tokens the LLM reported for this decision; None when no LLM was asked or none were reported."""
     completion_tokens: int | None = None
@@ -84,6 +86,9 @@ class DecisionRecord(NewDecisionRecord):
     """When ``outcome`` was last set (UTC); None until then."""
     created_at: datetime
     """When the decision was recorded (UTC), set by the server."""
+    explanation: str = ""
+    """The decision in one sentence, worded from this record by its decision point (what the
+    dashboard shows above the record and the CLI prints); empty where the record was read without it."""
 
 
 class PathCount(Schema):

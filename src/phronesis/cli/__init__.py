@@ -4,6 +4,7 @@ the whole command line."""
 
 from phronesis.cli import (
     admission,
+    decisions,
     demo,
     executive,
     gladys,
@@ -19,5 +20,18 @@ from phronesis.cli.base import app, main
 
 __all__ = ["app", "main"]
 
-COMMANDS = (admission, demo, executive, gladys, heuristics, learning, mcp, proactive, replay, routing, settings)
+COMMANDS = (
+    admission,
+    decisions,
+    demo,
+    executive,
+    gladys,
+    heuristics,
+    learning,
+    mcp,
+    proactive,
+    replay,
+    routing,
+    settings,
+)
 """The modules whose import registered their commands on ``app``."""

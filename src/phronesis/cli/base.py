@@ -70,6 +70,11 @@ settings_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(settings_app, name="settings")
+decisions_app = typer.Typer(
+    help="Decision records, each explained in words: list them, show one.",
+    no_args_is_help=True,
+)
+app.add_typer(decisions_app, name="decisions")
 
 log = logging.getLogger("phronesis.cli")
 

@@ -556,6 +556,11 @@ class DecisionRecord(Model):
     """
     When the decision was recorded (UTC), set by the server.
     """
+    explanation: Annotated[str | None, Field(title="Explanation")] = ""
+    """
+    The decision in one sentence, worded from this record by its decision point (what the
+    dashboard shows above the record and the CLI prints); empty where the record was read without it.
+    """
     id: Annotated[str, Field(max_length=64, min_length=1, title="Id")]
     """
     The response id a caller quotes back with feedback.
@@ -583,8 +588,10 @@ class DecisionRecord(Model):
     """
     latency_ms: Annotated[float | None, Field(title="Latency Ms")] = None
     """
-    How long it took, in milliseconds: the whole decision for executive and routing, the LLM
-    call for admission and proactive. None when not measured.
+    How long the decision took, in milliseconds, embedding and any LLM call included: the event or
+    turn for executive and routing, the admission call for admission (a batch: until its commit), the
+    user's cycle for proactive (the LLM's own share is ``attributes.llm_latency_ms`` there). None
+    when not measured (a proactive pre-filter block, records of older versions).
     """
     llm_calls: Annotated[LlmCalls | None, Field(title="Llm Calls")] = None
     """

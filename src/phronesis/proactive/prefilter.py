@@ -68,6 +68,9 @@ class Screened:
     """The signals that passed (context-only ones ride along as context)."""
     urgent: bool = False
     sends_today: int = 0
+    detail: dict[str, str] = field(default_factory=dict)
+    """What a block's explanation says beyond its reason: quiet hours' local end (``until_local``)
+    and the user's timezone."""
 
     @property
     def passed(self) -> bool:
@@ -118,7 +121,8 @@ def prefilter(state: UserState, now: datetime, settings: ProactiveSettings) -> S
 
     if is_quiet(now, state.zone, wake=state.wake, sleep=state.sleep):
         if not urgent:
-            return Screened(state.user_id, state.trust, "quiet_hours")
+            until = {"until_local": state.wake.strftime("%H:%M"), "timezone": str(state.zone)}
+            return Screened(state.user_id, state.trust, "quiet_hours", detail=until)
         kept = urgent  # seed 004: during quiet hours only urgent signals pass
 
     count = sends_today(state, now, settings.daily_cap_day)

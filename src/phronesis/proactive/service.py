@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
@@ -100,6 +101,9 @@ class Cycles:
     contexts: dict[str, CycleContext]
     committed: dict[str, CycleResult | PhronesisError] = field(default_factory=dict)
     records: dict[str, NewDecisionRecord] = field(default_factory=dict)
+    started: float = field(default_factory=time.perf_counter)
+    """When the batch's cycles began: each record's latency is its whole cycle's, reading the
+    user's context, any LLM call, scoring and the commit included."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,8 +279,9 @@ class ProactiveService:
     async def context(self, tenant: str, given: Held) -> Cycles:
         """Every user's context: profile, recent messages and their subjects, deferred insights,
         feedback (the pre-filter ran before, set-based over the tick's chunk: ``Ticker.screen``)."""
+        started = time.perf_counter()
         contexts = await self._contexts(tenant, [one for one, _ in given.pairs], given.now)
-        return Cycles(tenant, given.key, given.now, given.pairs, contexts)
+        return Cycles(tenant, given.key, given.now, given.pairs, contexts, started=started)
 
     def items(self, context: Cycles) -> Sequence[Pair]:
         return context.pairs
@@ -334,7 +339,12 @@ class ProactiveService:
 
     def record(self, context: Cycles, item: Pair, verdict: Verdict[_Plan | PhronesisError]) -> NewDecisionRecord | None:
         """The cycle's record; none for a cycle another worker ran first (``already_sent``)."""
-        return context.records.get(item[0].user_id)
+        record = context.records.get(item[0].user_id)
+        if record is None:
+            return None
+        latency_ms = (time.perf_counter() - context.started) * 1000
+        llm = {"llm_latency_ms": record.latency_ms}
+        return record.model_copy(update={"latency_ms": latency_ms, "attributes": record.attributes | llm})
 
     async def _score(
         self, screened: Screened, context: CycleContext, proposed: Proposed, rng: random.Random
@@ -793,5 +803,5 @@ def blocked_record(tenant: str, screened: Screened, key: str) -> NewDecisionReco
         inputs={"trust": screened.trust.info(), "sends_today": screened.sends_today},
         reason=screened.reason,
         llm_calls=0,
-        attributes={"cycle_key": key},
+        attributes={"cycle_key": key, **screened.detail},
     )

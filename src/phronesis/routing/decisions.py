@@ -45,6 +45,10 @@ class EscalationReason(StrEnum):
     OUT_OF_SCOPE = "out_of_scope"
     REPEATED_CLARIFICATION = "repeated_clarification"
     EXPLICIT = "explicit"
+    """The user asked for a person (seed 002's explicit request rule)."""
+    ROUTER = "router_decided"
+    """The router read the turn as one for a person, with no seed rule behind it (no sensitive topic,
+    no ask for a person): the dashboard's reasons tell it from the user's own request."""
     REQUESTED = "requested_by_caller"
     NO_SUITABLE_TOOL = "no_suitable_tool"
     """USE_TOOL, but no registered tool does what was asked: a person can."""

@@ -296,7 +296,7 @@ class RoutingService:
         unsure = (
             decision is Decision.CLARIFY
             or output.intent == "out_of_scope"
-            or (decision is Decision.ESCALATE and output.escalation_reason == EscalationReason.EXPLICIT.value)
+            or (decision is Decision.ESCALATE and output.escalation_reason == EscalationReason.ROUTER.value)
         )
         for opinion in (
             self._fed_by_arguments(turn, output, prediction, tools),
@@ -572,7 +572,7 @@ class RoutingService:
             intent=prediction.label,
         )
         if prediction.decision is Decision.ESCALATE:
-            output = output.model_copy(update={"escalation_reason": EscalationReason.EXPLICIT.value})
+            output = output.model_copy(update={"escalation_reason": EscalationReason.ROUTER.value})
         return output
 
     async def _ask_llm(self, tenant: str, turn: _Turn, tools: list[Tool], *, fallback: bool = True) -> DecisionOutput:

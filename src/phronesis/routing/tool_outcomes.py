@@ -88,6 +88,7 @@ class ToolOutcomes:
                     action=action,
                     confidence=None,
                     inputs=outcome.model_dump(),
+                    llm_calls=0,  # a tool's report is decided by rule: counted as decided without the LLM
                     reason=reason,
                     attributes={
                         "critical": tool.critical,

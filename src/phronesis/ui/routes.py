@@ -28,6 +28,7 @@ from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError, validation_message
+from phronesis.explanations import about, explained
 from phronesis.heuristics.examples import Scope
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, as_asked, setting_of
@@ -307,7 +308,7 @@ async def explorer(request: Request) -> Response:
         request,
         "decisions.html",
         viewer=who,
-        rows=rows,
+        rows=[(row, about(row)) for row in rows],
         query=query,
         kinds=KINDS,
         next_page=next_page,
@@ -334,7 +335,7 @@ async def decision_page(request: Request, record_id: str) -> Response:
         request,
         "decision.html",
         viewer=who,
-        record=record,
+        record=explained(record),
         feedback=rated,
         ratings=ratings,
         candidates=candidates,

@@ -10,6 +10,7 @@ from phronesis.api.bodies import DecisionPage
 from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.audit.models import DecisionKind, DecisionRecord
 from phronesis.clock import Instant
+from phronesis.explanations import explained
 
 router = APIRouter(prefix="/v1/decisions", tags=["decisions"])
 
@@ -27,7 +28,7 @@ async def list_decisions(
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> DecisionPage:
-    return await engine.decisions.page(
+    page = await engine.decisions.page(
         tenant,
         kind=kind,
         strategy=strategy,
@@ -38,10 +39,11 @@ async def list_decisions(
         limit=limit,
         offset=offset,
     )
+    return page.model_copy(update={"items": [explained(record) for record in page.items]})
 
 
 @router.get("/{response_id}", summary="One decision record by its response id")
 async def get_decision(
     response_id: Annotated[str, Path(min_length=1, max_length=64)], engine: EngineDep, tenant: TenantDep
 ) -> DecisionRecord:
-    return await engine.decisions.get(tenant, response_id)
+    return explained(await engine.decisions.get(tenant, response_id))

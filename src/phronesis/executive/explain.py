@@ -1,0 +1,51 @@
+"""An executive decision in words (seed 000), from its record: which heuristic fired and why it won,
+what the LLM was asked, or why nothing was done."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from phronesis.audit.models import NewDecisionRecord
+from phronesis.audit.words import count, quoted, score
+
+__all__ = ["explain_executive"]
+
+_NOTHING = {
+    "llm_unavailable": "no heuristic was confident enough and no LLM is configured",
+    "not_immediate": "no heuristic was confident enough, and the event is not immediate, so the LLM was not asked",
+    "no_candidates": "no heuristic matched and the LLM was not asked",
+}
+
+
+def explain_executive(record: NewDecisionRecord) -> str:
+    given = record.inputs.get("candidates")
+    candidates: list[dict[str, Any]] = [c for c in given if isinstance(c, dict)] if isinstance(given, list) else []
+    threshold = record.attributes.get("threshold", record.inputs.get("base_threshold"))
+    fired_id = record.attributes.get("matched_heuristic_id")
+    if record.path == "heuristic":
+        fired = next((c for c in candidates if c.get("heuristic_id") == fired_id), None)
+        if fired is None:
+            return f"fired {quoted(record.action)} (confidence {score(record.confidence)})"
+        others = len(candidates) - 1
+        said = (
+            f"fired {quoted(record.action)} (confidence {score(fired.get('confidence'))}, "
+            f"similarity {score(fired.get('similarity'))}) for {quoted(fired.get('condition_text'), 40)}"
+        )
+        if record.attributes.get("tier"):
+            said += f", {record.attributes['tier']} tier at threshold {score(threshold)}"
+        return said + (f" over {count(others, 'weaker candidate')}" if others > 0 else "")
+    best = max(candidates, key=lambda c: c.get("confidence") or 0.0, default=None)
+    below = (
+        f"best candidate {quoted(best.get('condition_text'), 40)} at confidence {score(best.get('confidence'))}"
+        f" < {score(threshold)}"
+        if best is not None
+        else "no heuristic matched"
+    )
+    if record.path == "llm":
+        model = f" ({record.model})" if record.model else ""
+        return f"asked the LLM{model}: {quoted(record.action)}; {below}"
+    if record.path == "fallback":
+        answer = quoted(record.action) if record.action else "nothing"
+        return f"fell back to {answer}: {record.reason or 'the LLM failed'}; {below}"
+    why = _NOTHING.get(record.reason or "", record.reason or "no answer")
+    return f"did nothing: {why} ({below})"

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from types import ModuleType
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -26,6 +26,7 @@ from phronesis.api.metrics import Metrics, MetricsMiddleware
 from phronesis.api.nul_guard import NulGuardMiddleware
 from phronesis.api.openapi import document
 from phronesis.api.problems import install_problem_handlers
+from phronesis.api.query_guard import known_query_only
 from phronesis.api.rate_limit import RateLimitMiddleware
 from phronesis.api.readiness import Readiness
 from phronesis.api.request_ids import RequestIdMiddleware
@@ -239,16 +240,10 @@ def create_app(engine: Engine | None = None, *, close_engine: bool | None = None
     if the_engine.settings.api.dev_mode:  # keyless: only requests addressed to loopback (DNS rebinding)
         app.add_middleware(LoopbackGuardMiddleware)
     app.include_router(health.router)
-    app.include_router(heuristics.router)
-    app.include_router(decisions.router)
-    app.include_router(events.router)
-    app.include_router(feedback.router)
-    app.include_router(learning.router)
-    app.include_router(routing.router)
-    app.include_router(admission.router)
-    app.include_router(proactive.router)
-    app.include_router(replay.router)
-    app.include_router(settings_router.router)
+    known_query = [Depends(known_query_only)]  # an unknown query parameter is a 422, as a body's field is
+    for api in (heuristics, decisions, events, feedback, learning, routing, admission, proactive, replay):
+        app.include_router(api.router, dependencies=known_query)
+    app.include_router(settings_router.router, dependencies=known_query)
     dashboard = optional_surface("phronesis.ui", "jinja2", "ui", "the dashboard (/ui)")
     if dashboard is not None:
         app.include_router(dashboard.router)

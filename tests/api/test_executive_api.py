@@ -60,6 +60,8 @@ def test_bad_input_is_a_problem_naming_the_field(live_server: LiveServer) -> Non
         ({"text": "ok", "salience": {"threat": 3}}, "salience"),
         ({"text": "ok", "urgency": -1}, "urgency"),
         ({"text": "ok", "strategy": "psychic"}, "strategy"),
+        ({"text": "ok", "immediate": "yes"}, "immediate"),  # issue 52: a string is not a yes
+        ({"text": "ok", "immediate": 1}, "immediate"),
     ]
     with live_server.client() as client:
         before = len(client.get("/v1/decisions", params={"limit": 1000}).json()["items"])

@@ -108,3 +108,24 @@ def test_a_transaction_rolled_back_by_the_database_is_a_503_to_retry_now() -> No
     assert answer.headers["retry-after"] == "1"
     assert answer.headers["content-type"] == "application/problem+json"
     assert "retry" in answer.json()["detail"] and "error_id" not in answer.json()
+
+
+@pytest.mark.parametrize(
+    ("route", "unknown", "takes"),
+    [
+        ("/v1/decisions", "bogus", "kind, limit, offset, path, since, strategy, subject_id, until"),
+        ("/v1/decisions", "subject", "kind, limit, offset, path, since, strategy, subject_id, until"),
+        ("/v1/heuristics/export", "format", "none"),
+    ],
+)
+def test_an_unknown_query_parameter_is_422_naming_it(
+    live_server: LiveServer, route: str, unknown: str, takes: str
+) -> None:
+    """Issue 52: ``/v1/decisions?bogus=1`` answered every decision; ``?subject=`` filtered nothing."""
+    with live_server.client() as client:
+        refused = client.get(route, params={unknown: "1"})
+        assert client.get(route, params={"limit": "1"} if takes != "none" else {}).status_code == 200
+    assert refused.status_code == 422 and refused.headers["content-type"] == "application/problem+json"
+    (error,) = refused.json()["errors"]
+    assert error["field"] == unknown
+    assert error["message"] == f"is not a query parameter of this endpoint; it takes {takes}"

@@ -87,7 +87,10 @@ def test_bad_import_names_the_line_and_writes_nothing(cli: CliRunner, tmp_path: 
     pack.write_text('{"condition_text": "a", "action_text": "b"}\n{"condition_text": 3}\n')
     result = cli.invoke(app, ["heuristics", "import", str(pack)])
     assert result.exit_code == 2 and "line 2" in result.output
-    assert cli.invoke(app, ["heuristics", "list"]).output == ""
+    assert cli.invoke(app, ["heuristics", "list"]).output == "no heuristics\n"  # issue 52: said, not blank
+    added = ["heuristics", "add", "--condition", "it rains", "--action", "take an umbrella", "--id", "rain"]
+    assert cli.invoke(app, added).exit_code == 0
+    assert cli.invoke(app, ["heuristics", "history", "rain"]).output == "no confidence changes yet for rain\n"
 
 
 def test_config_show_masks_secrets_and_bad_config_is_one_line(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:

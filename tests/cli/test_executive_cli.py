@@ -30,6 +30,11 @@ def test_decide_then_feedback_then_report(cli: CliRunner) -> None:
 
     report = json.loads(cli.invoke(app, ["executive", "report", "--json"]).output)["strategies"]
     assert report[0]["strategy"] == "heuristic_first" and report[0]["positive"] == 1
+    # issue 52: at 80 columns the table cut its headers to "strate…"; a narrow terminal reads blocks
+    narrow = cli.invoke(app, ["executive", "report"], env={"COLUMNS": "80"}).output
+    assert "…" not in narrow and "heuristic_first\n  decisions" in narrow and "positive rate (95% CI)" in narrow
+    wide = cli.invoke(app, ["executive", "report"], env={"COLUMNS": "200"}).output
+    assert "…" not in wide and "┃ strategy" in wide
 
 
 def test_decide_prints_why(cli: CliRunner) -> None:

@@ -74,7 +74,7 @@ class MatchRequest(Schema):
     configured similarity threshold."""
     min_confidence: float = Field(default=0.0, ge=0.0, le=1.0, allow_inf_nan=False)
     """Leave out heuristics whose confidence is below this (0 to 1)."""
-    include_general: bool = False
+    include_general: bool = Field(default=False, strict=True)
     """With ``source``: also the heuristics that have no domain, which apply to every source.
     ``true`` lists what a decision on an event from ``source`` considers."""
 
@@ -87,7 +87,7 @@ class MatchResponse(Schema):
 class ConfidenceRequest(Schema):
     model_config = ConfigDict(extra="forbid")
 
-    positive: bool
+    positive: bool = Field(strict=True)
     """True: evidence the heuristic's action was right; false: that it was wrong."""
     magnitude: float | None = Field(default=None, gt=0.0, le=10.0, allow_inf_nan=False)
     """Evidence weight, above 0 and at most 10; unset means 1.0. 0 is refused, never read as 1.0."""

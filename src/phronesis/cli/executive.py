@@ -111,24 +111,55 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
 
 
-def report_table(reports: list[StrategyReport]) -> Table:
-    table = Table(title="Executive decisions per strategy")
-    for column in ("strategy", "decisions", "by path", "LLM calls", "tokens", "mean predicted", "rated +/−/0"):
-        table.add_column(column)
-    table.add_column("positive rate (95% CI)")
+REPORT_COLUMNS = (
+    "strategy",
+    "decisions",
+    "by path",
+    "LLM calls",
+    "tokens",
+    "mean predicted",
+    "rated +/−/0",
+    "positive rate (95% CI)",
+)
+
+
+def _report_rows(reports: list[StrategyReport]) -> list[tuple[str, ...]]:
+    rows: list[tuple[str, ...]] = []
     for r in reports:
         ci = f" [{r.positive_rate_ci[0]:.0%}, {r.positive_rate_ci[1]:.0%}]" if r.positive_rate_ci else ""
-        table.add_row(
-            r.strategy,
-            str(r.decisions),
-            ", ".join(f"{path} {count}" for path, count in sorted(r.by_path.items())),
-            str(r.llm_calls),
-            str(r.tokens),
-            "-" if r.mean_predicted_success is None else f"{r.mean_predicted_success:.2f}",
-            f"{r.positive}/{r.negative}/{r.neutral}",
-            _percent(r.positive_rate) + ci,
+        rows.append(
+            (
+                r.strategy,
+                str(r.decisions),
+                ", ".join(f"{path} {count}" for path, count in sorted(r.by_path.items())),
+                str(r.llm_calls),
+                str(r.tokens),
+                "-" if r.mean_predicted_success is None else f"{r.mean_predicted_success:.2f}",
+                f"{r.positive}/{r.negative}/{r.neutral}",
+                _percent(r.positive_rate) + ci,
+            )
         )
+    return rows
+
+
+def report_table(reports: list[StrategyReport]) -> Table:
+    table = Table(title="Executive decisions per strategy")
+    for column in REPORT_COLUMNS:
+        table.add_column(column, no_wrap=True)
+    for row in _report_rows(reports):
+        table.add_row(*row)
     return table
+
+
+def report_blocks(reports: list[StrategyReport]) -> str:
+    """The report one strategy at a time, a line per figure: what a terminal too narrow for the table
+    shows (at 80 columns the table cut its headers to "strate…")."""
+    width = max(len(column) for column in REPORT_COLUMNS[1:])
+    blocks = []
+    for strategy, *figures in _report_rows(reports):
+        lines = [f"  {column:<{width}}  {value}" for column, value in zip(REPORT_COLUMNS[1:], figures, strict=True)]
+        blocks.append("\n".join([strategy, *lines]))
+    return "Executive decisions per strategy\n\n" + "\n\n".join(blocks)
 
 
 @executive_app.command("report")
@@ -153,7 +184,12 @@ def report(
     elif not reports:
         typer.echo("no executive decisions yet")
     else:
-        Console().print(report_table(reports))
+        console, table = Console(), report_table(reports)
+        needs = console.measure(table, options=console.options.update_width(10_000)).maximum
+        if needs > console.width:  # it would cut its columns: one block per strategy
+            typer.echo(report_blocks(reports))
+        else:
+            console.print(table)
 
 
 @executive_app.command("reevaluate")

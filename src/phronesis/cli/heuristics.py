@@ -116,7 +116,7 @@ def list_(
         raise fail("--origin: must be one of dev, pack, learned, llm")
     chosen: Origin | None = origin  # type: ignore[assignment]
     page = with_engine(lambda e: e.heuristics.page(tenant, domain=domain, origin=chosen, limit=limit))
-    emit(page, as_json, lambda: "\n".join(_line(item) for item in page.items))
+    emit(page, as_json, lambda: "\n".join(_line(item) for item in page.items) or "no heuristics")
     if page.total > len(page.items):
         typer.echo(f"(the first {len(page.items)} of {page.total} shown: raise --limit)", err=True)
 

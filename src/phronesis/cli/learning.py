@@ -46,7 +46,7 @@ def history(
                 f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
                 f"\t{sign}{entry.magnitude:g}\t{entry.source}"
             )
-        return "\n".join(out)
+        return "\n".join(out) or f"no confidence changes yet for {heuristic_id}"
 
     emit(page, as_json, lines)  # JSON: the API's page, newest first
 

@@ -31,7 +31,7 @@ class EventRequest(Schema):
     reply_to: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = None
     """What this event answers, if you know: an earlier decision's response_id or the event id it was for. Then, as a
     follow-up, it undoes, thanks or ignores only that decision's fire (see POST /v1/events/observe)."""
-    immediate: bool = True
+    immediate: bool = Field(default=True, strict=True)
     """Whether the event needs an answer now: when no heuristic fires, only an immediate event is
     sent to the LLM; otherwise the decision is rejected (reason ``not_immediate``)."""
     urgency: Urgency = 0.0

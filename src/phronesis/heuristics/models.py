@@ -63,7 +63,7 @@ class HeuristicCreate(_Bounds):
     origin_id: Annotated[str, StringConstraints(max_length=128)] | None = None
     """Where it came from, by id (at most 128 characters); a learned heuristic has the response id of the decision that
     taught it."""
-    locked: bool = False
+    locked: bool = Field(default=False, strict=True)
     """True: no signal moves its confidence (each is answered with effect locked); a PATCH of confidence still sets
     it."""
     floor: Unit = 0.0
@@ -101,7 +101,7 @@ class HeuristicUpdate(_Bounds):
     it."""
     origin: Origin | None = None
     """Who made it: dev, pack, learned or llm."""
-    locked: bool | None = None
+    locked: bool | None = Field(default=None, strict=True)
     """True: no signal moves its confidence; a PATCH of confidence still sets it."""
     floor: Unit | None = None
     """The lowest confidence it may have, 0 to 1; not above ceiling."""

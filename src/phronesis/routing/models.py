@@ -33,7 +33,7 @@ class RouteRequest(Schema):
     """The user's turn, as they wrote it (1–4000 characters); stored in the session as a ``user`` message."""
     tool_arguments: dict[str, dict[str, Any]] = Field(default_factory=dict, max_length=16)
     """Arguments the agent already has, per tool; merged over the LLM's and the lead context's."""
-    critical: bool | None = None
+    critical: bool | None = Field(default=None, strict=True)
     """A retrieval failure on a critical query escalates. None: decided from ``routing.critical_topics``."""
     router: Literal["local", "llm", "cascade"] | None = None
     """Override ``routing.router`` for this call."""
@@ -122,7 +122,7 @@ class ToolOutcomeIn(Schema):
 
     tool: str = Field(min_length=1, max_length=64)
     """The name of the registered tool that ran (an unregistered name is a 404)."""
-    success: bool
+    success: bool = Field(strict=True)
     """Whether the tool call succeeded; every report moves the session's tool success rate."""
     attempt: int = Field(default=1, ge=1, le=100)
     """1 for the first call; each retry adds one."""

@@ -45,6 +45,32 @@ async def test_apply_reset_and_list_each_recorded_as_a_decision(database: Databa
     assert listed["routing.cascade_threshold"].decision_id is None
 
 
+async def test_a_reset_that_changes_nothing_records_nothing(database: Database) -> None:
+    """Issue 52: resetting a value the tenant never had wrote a decision record of a change."""
+    store = _store(database)
+    nothing = await store.apply("t", NAME, ApplyIn(value=None))
+    assert (nothing.value, nothing.applied, nothing.decision_id, nothing.updated_at) == (0.7, None, None, None)
+    assert (await DecisionRecordRepository(database).page("t", kind="setting")).total == 0
+    applied = await store.apply("t", NAME, ApplyIn(value=0.6))
+    reset = await store.apply("t", NAME, ApplyIn(value=None))
+    again = await store.apply("t", NAME, ApplyIn(value=None))  # already back: nothing more to record
+    assert again.decision_id == reset.decision_id != applied.decision_id
+    assert (await DecisionRecordRepository(database).page("t", kind="setting")).total == 2
+
+
+async def test_always_llm_where_no_llm_is_configured_is_taken_with_a_warning(database: Database) -> None:
+    settings = Settings.model_validate({"executive": {"heuristic_threshold": 0.7}})
+    clock = FixedClock(NOW)
+    records = DecisionRecordRepository(database, clock=clock)
+    without = TenantSettings(settings, database, records, clock, llm_configured=False)
+    applied = await without.apply("t", "executive.strategy", ApplyIn(value="always_llm"))
+    assert applied.value == "always_llm" and applied.warning is not None
+    assert "no LLM configured" in applied.warning and "llm_unavailable" in applied.warning
+    assert (await without.apply("t", "executive.strategy", ApplyIn(value="heuristic_first"))).warning is None
+    with_llm = TenantSettings(settings, database, records, clock, llm_configured=True)
+    assert (await with_llm.apply("u", "executive.strategy", ApplyIn(value="always_llm"))).warning is None
+
+
 def test_a_value_that_is_no_number_is_refused() -> None:
     for bad in (float("nan"), float("inf"), True, "x" * 65):
         with pytest.raises(ValidationError):

@@ -131,7 +131,9 @@ class Engine:
         self.tracing = configure_tracing(otel.enabled, otel.exporter, otel.service_name)
         self.decisions = DecisionRecordRepository(self.database, clock=self.clock, tracing=self.tracing)
         self.feedback_ledger = FeedbackRepository(self.database, clock=self.clock)
-        self.tenant_settings = TenantSettings(self.settings, self.database, self.decisions, self.clock)
+        self.tenant_settings = TenantSettings(
+            self.settings, self.database, self.decisions, self.clock, llm_configured=self.llm is not None
+        )
         self.quotas = TenantQuotas(self.database, self.settings.quotas)
         self.background = BackgroundTasks()
         self.learning = LearningModule(

@@ -58,6 +58,7 @@ __all__ = [
     "shown",
 ]
 
+
 def _given(value: Any) -> SettingValue:
     """A value as given: a finite number (``true`` is not 1), or a name of at most 64 characters.
     Which one a setting takes is ``out_of_range``'s to say, naming the setting."""
@@ -174,7 +175,6 @@ def out_of_range(name: str, value: SettingValue) -> str | None:
     return None
 
 
-
 t = tenant_settings.c
 # built once: it runs at every executive decision, and building a statement costs more Python
 # than running its cached compiled form (the executive's profile)
@@ -214,6 +214,9 @@ class AppliedSetting(Schema):
     """The decision record of the last change (``GET /v1/decisions/{id}``)."""
     updated_at: datetime | None
     """When the tenant's value was last applied or reset (UTC). None: never changed."""
+    warning: str | None = None
+    """Why the value, though taken, will not do what it says on this server (``always_llm`` where no
+    LLM is configured); None when nothing stands in its way."""
 
     @field_serializer("value", "configured", "applied")
     def _whole(self, value: SettingValue | None) -> SettingValue | int | None:
@@ -225,9 +228,16 @@ class AppliedSetting(Schema):
 
 class TenantSettings:
     def __init__(
-        self, settings: Settings, database: Database, decisions: DecisionRecordRepository, clock: Clock
+        self,
+        settings: Settings,
+        database: Database,
+        decisions: DecisionRecordRepository,
+        clock: Clock,
+        *,
+        llm_configured: bool = True,
     ) -> None:
         self._settings = settings
+        self._llm_configured = llm_configured
         self._db = database
         self._decisions = decisions
         self._clock = clock
@@ -319,7 +329,21 @@ class TenantSettings:
         now = self._clock.now()
         decision_id = new_id()
         configured = self.configured(name)
+        warning = self._warning(name, change.value)
         async with self._db.transaction() as conn:
+            standing = (await conn.execute(select(t.value, t.choice, t.decision_id, t.updated_at).where(
+                t.tenant == tenant, t.name == name
+            ))).one_or_none()  # fmt: skip
+            if change.value is None and (standing is None or _applied(standing.value, standing.choice) is None):
+                # a reset of a value the tenant never had changes nothing: nothing to record
+                return AppliedSetting(
+                    name=name,
+                    value=configured,
+                    configured=configured,
+                    applied=None,
+                    decision_id=None if standing is None else standing.decision_id,
+                    updated_at=None if standing is None else standing.updated_at,
+                )
             seed = insert_or_ignore(self._db.dialect, tenant_settings)
             await conn.execute(seed.values(tenant=tenant, name=name, value=None, decision_id=None, updated_at=now))
             # locked until commit: a concurrent change waits, then reads what this one wrote
@@ -353,7 +377,16 @@ class TenantSettings:
             applied=change.value,
             decision_id=decision_id,
             updated_at=now,
+            warning=warning,
         )
+
+    def _warning(self, name: str, value: SettingValue | None) -> str | None:
+        if name == "executive.strategy" and value == "always_llm" and not self._llm_configured:
+            return (
+                "this server has no LLM configured (PHRONESIS_LLM__SPEC=none): with always_llm every event is "
+                "rejected (llm_unavailable) until one is"
+            )
+        return None
 
     def _strategy_assigned(self) -> str | None:
         """Why a tenant's strategy would not hold, or None: an A/B experiment assigns every event's

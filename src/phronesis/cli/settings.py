@@ -44,7 +44,11 @@ def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str
         return await engine.tenant_settings.apply(tenant, name, change)
 
     applied = with_engine(work)
-    emit(applied, as_json, lambda: f"{_line(applied)} (decision {applied.decision_id})")
+    unchanged = value is None and applied.applied is None and applied.updated_at is None
+    done = "nothing to reset: it had no value of its own" if unchanged else f"decision {applied.decision_id}"
+    emit(applied, as_json, lambda: f"{_line(applied)} ({done})")
+    if applied.warning and not as_json:
+        typer.echo(f"warning: {applied.warning}", err=True)
 
 
 # a negative value ("-0.05") is a value, not an unknown option (not "No such option: -0")

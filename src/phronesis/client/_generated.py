@@ -90,6 +90,11 @@ class AppliedSetting(Model):
     """
     What decisions use now: the tenant's value, else the configured one.
     """
+    warning: Annotated[str | None, Field(title="Warning")] = None
+    """
+    Why the value, though taken, will not do what it says on this server (``always_llm`` where no
+    LLM is configured); None when nothing stands in its way.
+    """
 
 
 Note1 = TypeAliasType("Note1", Annotated[str, Field(max_length=1000, title="Note")])

@@ -156,3 +156,17 @@ def test_match_can_list_what_a_decision_considers(live_server: LiveServer, uniqu
         assert [m["heuristic"]["id"] for m in found][:1] == [general]
         decided = client.post("/v1/events/decide", json=asked).json()
         assert general in [c["heuristic_id"] for c in decided["candidates"]]
+
+
+def test_a_heuristic_repeating_a_condition_is_created_with_a_warning(live_server: LiveServer, unique: str) -> None:
+    """Issue 52: following both tours created the same heuristic twice, silently."""
+    condition = f"The porch light {unique} is on at noon"
+    body = {"condition_text": condition, "action_text": "switch it off", "domain": "home"}
+    with live_server.client() as client:
+        first = client.post("/v1/heuristics", json=body).json()
+        assert (first["duplicate_of"], first["warning"]) == ([], None)
+        again = client.post("/v1/heuristics", json=body | {"condition_text": f"  {condition.lower()} "})
+        elsewhere = client.post("/v1/heuristics", json=body | {"domain": "office"}).json()
+    assert again.status_code == 201 and again.json()["duplicate_of"] == [first["id"]]
+    assert again.json()["warning"].startswith("a heuristic with this condition already exists in domain 'home': ")
+    assert (elsewhere["duplicate_of"], elsewhere["warning"]) == ([], None)

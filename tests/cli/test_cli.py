@@ -90,6 +90,9 @@ def test_bad_import_names_the_line_and_writes_nothing(cli: CliRunner, tmp_path: 
     assert cli.invoke(app, ["heuristics", "list"]).output == "no heuristics\n"  # issue 52: said, not blank
     added = ["heuristics", "add", "--condition", "it rains", "--action", "take an umbrella", "--id", "rain"]
     assert cli.invoke(app, added).exit_code == 0
+    twice = cli.invoke(app, ["heuristics", "add", "--condition", "It rains", "--action", "stay in", "--id", "rain-2"])
+    assert twice.exit_code == 0 and twice.stdout == "rain-2\n"
+    assert twice.stderr.startswith("warning: a heuristic with this condition already exists in domain '': rain ")
     assert cli.invoke(app, ["heuristics", "history", "rain"]).output == "no confidence changes yet for rain\n"
 
 

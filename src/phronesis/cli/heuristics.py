@@ -21,7 +21,7 @@ from phronesis.cli.base import (
 )
 from phronesis.cli.remote import served
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
-from phronesis.heuristics.models import Heuristic, HeuristicCreate, HeuristicUpdate, Origin
+from phronesis.heuristics.models import Heuristic, HeuristicCreate, HeuristicCreated, HeuristicUpdate, Origin
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:
@@ -71,12 +71,14 @@ def add(
     )
     created = served(
         tenant,
-        lambda engine: engine.heuristics.add(tenant, data),
+        lambda engine: engine.heuristics.create(tenant, data),
         lambda c: c.heuristics.create(data.model_dump(mode="json", exclude_unset=True)),
-        answer=Heuristic,
+        answer=HeuristicCreated,
         load_index=False,
     )
     emit(created, as_json, lambda: created.id)
+    if created.warning and not as_json:
+        typer.echo(f"warning: {created.warning}", err=True)
 
 
 @heuristics_app.command("update")

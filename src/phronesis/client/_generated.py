@@ -1558,6 +1558,138 @@ class HeuristicCreate(Model):
     """
 
 
+class HeuristicCreated(Model):
+    action_text: Annotated[str, Field(title="Action Text")]
+    """
+    What to do or say when the condition matches.
+    """
+    alpha: Annotated[float, Field(title="Alpha")]
+    """
+    Evidence for it: the prior's share plus the weight of the positive signals it got (a pseudo-count; under the
+    discounted strategies older evidence fades).
+    """
+    attributes: Annotated[dict[str, Any], Field(title="Attributes")]
+    """
+    Free-form JSON kept with it, returned as is.
+    """
+    beta: Annotated[float, Field(title="Beta")]
+    """
+    Evidence against it: the prior's share plus the weight of the negative signals it got (a pseudo-count; under the
+    discounted strategies older evidence fades).
+    """
+    ceiling: Annotated[float, Field(title="Ceiling")]
+    """
+    The highest confidence it may have, 0 to 1.
+    """
+    condition_text: Annotated[str, Field(title="Condition Text")]
+    """
+    The situation it applies to. Events are matched to it by the similarity of their embeddings.
+    """
+    confidence: Annotated[float, Field(title="Confidence")]
+    """
+    How likely it is to be right, 0 to 1: alpha / (alpha + beta), kept between floor and ceiling.
+    """
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    """
+    When it was created (UTC).
+    """
+    domain: Annotated[str, Field(title="Domain")]
+    """
+    The event source it applies to; "" for every source.
+    """
+    duplicate_of: Annotated[list[str] | None, Field(title="Duplicate Of")] = None
+    """
+    Heuristics of the same domain with the same condition (case and outer spaces aside), created
+    before this one: both are kept and both match the same events.
+    """
+    embedding_model: Annotated[str | None, Field(title="Embedding Model")]
+    """
+    The model its condition was embedded with; None if it is not embedded yet.
+    """
+    evidence_at: Annotated[AwareDatetime | None, Field(title="Evidence At")] = None
+    """
+    When evidence last arrived (discounted strategies fade evidence from here).
+    """
+    failure_count: Annotated[int, Field(title="Failure Count")]
+    """
+    How many of its fires have a negative explicit rating standing (each fire counted once, as its latest rating
+    says). Kept apart from confidence.
+    """
+    feedback_weight: Annotated[float, Field(title="Feedback Weight")]
+    """
+    Multiplies the weight of every signal about it, 0.25 to 2: above 1 it learns faster, below 1 slower.
+    """
+    fire_count: Annotated[int, Field(title="Fire Count")]
+    """
+    How many times it fired for an event (recorded by the executive, or through POST /v1/heuristics/{id}/fires).
+    """
+    floor: Annotated[float, Field(title="Floor")]
+    """
+    The lowest confidence it may have, 0 to 1.
+    """
+    id: Annotated[str, Field(title="Id")]
+    """
+    The heuristic's id: the caller's, or a generated UUID.
+    """
+    ignore_streak: Annotated[int | None, Field(title="Ignore Streak")] = 0
+    """
+    How many follow-up events in a row ignored its fires. At the configured threshold (3 by default) it gets a
+    negative signal and the count starts again; a rating, undo, thanks or timeout resets it.
+    """
+    last_fired_at: Annotated[AwareDatetime | None, Field(title="Last Fired At")]
+    """
+    When it last fired (UTC); None if it never has.
+    """
+    locked: Annotated[bool, Field(title="Locked")]
+    """
+    True: no signal moves its confidence; a PATCH of confidence still sets it.
+    """
+    name: Annotated[str | None, Field(title="Name")]
+    """
+    A short display name; None if it has none.
+    """
+    origin: Annotated[Literal["dev", "pack", "learned", "llm"], Field(title="Origin")]
+    """
+    Who made it: dev (a developer), pack (a shipped pack), learned (from feedback) or llm.
+    """
+    origin_id: Annotated[str | None, Field(title="Origin Id")]
+    """
+    Where it came from, by id; a learned heuristic has the response id of the decision that taught it. None if not
+    given.
+    """
+    prior_alpha: Annotated[float | None, Field(title="Prior Alpha")] = 1.0
+    """
+    The prior's share of alpha: the starting confidence times the prior's strength (2 by default).
+    """
+    prior_beta: Annotated[float | None, Field(title="Prior Beta")] = 1.0
+    """
+    The prior's share of beta: one minus the starting confidence, times the prior's strength (2 by default).
+    """
+    signal_count: Annotated[int | None, Field(title="Signal Count")] = 0
+    """
+    How many feedback signals have changed this heuristic's confidence. With diminishing returns
+    switched on (``PHRONESIS_LEARNING__DECAY_K`` above 0, off by default) each new signal weighs
+    less the more it already has.
+    """
+    success_count: Annotated[int, Field(title="Success Count")]
+    """
+    How many of its fires have a positive explicit rating standing (each fire counted once, as its latest rating
+    says). Kept apart from confidence.
+    """
+    tenant: Annotated[str, Field(title="Tenant")]
+    """
+    The tenant that owns it, set by the server from the API key.
+    """
+    updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
+    """
+    When anything about it last changed, its confidence included (UTC).
+    """
+    warning: Annotated[str | None, Field(title="Warning")] = None
+    """
+    Said when ``duplicate_of`` is not empty (e.g. a tour followed twice); None otherwise.
+    """
+
+
 class HeuristicMatch(Model):
     counter_similarity: Annotated[float | None, Field(title="Counter Similarity")] = (
         None

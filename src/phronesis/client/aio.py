@@ -120,7 +120,7 @@ class _Heuristics:
     def __init__(self, client: AsyncClient) -> None:
         self._c = client
 
-    async def create(self, heuristic: models.HeuristicCreate | Json) -> models.Heuristic:
+    async def create(self, heuristic: models.HeuristicCreate | Json) -> models.HeuristicCreated:
         """Teach a heuristic: a condition, an action, a confidence."""
         return await self._c.send(calls.create_heuristic(heuristic))
 

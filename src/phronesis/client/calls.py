@@ -125,8 +125,10 @@ def executive_report(*, since: datetime | None = None) -> Call[models.ExecutiveR
     return Call("GET", "/v1/executive/report", _reader(models.ExecutiveReport), params=_query(since=since))
 
 
-def create_heuristic(heuristic: models.HeuristicCreate | Json) -> Call[models.Heuristic]:
-    return Call("POST", "/v1/heuristics", _reader(models.Heuristic), _body(models.HeuristicCreate, heuristic))
+def create_heuristic(heuristic: models.HeuristicCreate | Json) -> Call[models.HeuristicCreated]:
+    return Call(
+        "POST", "/v1/heuristics", _reader(models.HeuristicCreated), _body(models.HeuristicCreate, heuristic)
+    )
 
 
 def get_heuristic(heuristic_id: str) -> Call[models.HeuristicDetail]:

@@ -121,7 +121,7 @@ class _Heuristics:
     def __init__(self, client: Client) -> None:
         self._c = client
 
-    def create(self, heuristic: models.HeuristicCreate | Json) -> models.Heuristic:
+    def create(self, heuristic: models.HeuristicCreate | Json) -> models.HeuristicCreated:
         """Teach a heuristic: a condition, an action, a confidence."""
         return self._c.send(calls.create_heuristic(heuristic))
 

@@ -59,9 +59,9 @@ MAX_LEARNED = 50
 """Learned examples (and as many counter-examples) one heuristic keeps; the oldest makes room."""
 
 _t = heuristic_examples.c
-_SCOPES = select(
-    _t.heuristic_id, _t.id, _t.kind, _t.text, _t.embedding, _t.embedding_model
-).where(_t.tenant == bindparam("w_tenant"), _t.heuristic_id.in_(bindparam("w_ids", expanding=True)))
+_SCOPES = select(_t.heuristic_id, _t.id, _t.kind, _t.text, _t.embedding, _t.embedding_model).where(
+    _t.tenant == bindparam("w_tenant"), _t.heuristic_id.in_(bindparam("w_ids", expanding=True))
+)
 """Every example of a few heuristics, with its vector: on every decision's path (built once)."""
 _OWNERS = select(_t.heuristic_id).where(
     _t.tenant == bindparam("w_tenant"), _t.id.in_(bindparam("w_ids", expanding=True))
@@ -155,11 +155,11 @@ class ExampleRepository:
         self._clock = clock
         self.changes = ChangeLog(database, "examples")
 
-
     @property
     def vector_column(self) -> PgVectorColumn | None:
         """pgvector's column, where the database has it: every write of an example's vector fills it too."""
         return self._backend.column("heuristic_examples")
+
     async def insert(
         self,
         connection: AsyncConnection,
@@ -209,15 +209,22 @@ class ExampleRepository:
         dropped: builtins.set[str] = set()
         for kind in sorted(kinds):
             learned = (
-                await connection.execute(
-                    select(_t.id)
-                    .where(
-                        _t.tenant == tenant, _t.heuristic_id == heuristic_id, _t.kind == kind, _t.origin == "learned"
+                (
+                    await connection.execute(
+                        select(_t.id)
+                        .where(
+                            _t.tenant == tenant,
+                            _t.heuristic_id == heuristic_id,
+                            _t.kind == kind,
+                            _t.origin == "learned",
+                        )
+                        .order_by(_t.created_at.desc(), _t.id.desc())
+                        .offset(MAX_LEARNED)
                     )
-                    .order_by(_t.created_at.desc(), _t.id.desc())
-                    .offset(MAX_LEARNED)
                 )
-            ).scalars().all()
+                .scalars()
+                .all()
+            )
             if learned:
                 await connection.execute(delete(heuristic_examples).where(_t.tenant == tenant, _t.id.in_(learned)))
                 dropped.update(learned)
@@ -368,9 +375,7 @@ class ExampleRepository:
         await connection.execute(
             update(heuristic_examples).where(_t.tenant == tenant, _t.heuristic_id == heuristic_id).values(domain=domain)
         )
-        rows = (
-            await connection.execute(_INDEXED.where(_t.tenant == tenant, _t.heuristic_id == heuristic_id))
-        ).all()
+        rows = (await connection.execute(_INDEXED.where(_t.tenant == tenant, _t.heuristic_id == heuristic_id))).all()
         await self.changes.append(connection, tenant, (("add", row.id) for row in rows), self._clock.now())
         return [_indexed(row) for row in rows]
 

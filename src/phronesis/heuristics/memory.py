@@ -35,6 +35,7 @@ from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
     HeuristicCreate,
+    HeuristicCreated,
     HeuristicMatch,
     HeuristicUpdate,
     Origin,
@@ -140,6 +141,20 @@ class HeuristicMemory:
         loaded = await self.vectors.load(progress)
         await self.example_vectors.load()
         return loaded
+
+    async def create(self, tenant: str, data: HeuristicCreate) -> HeuristicCreated:
+        """Add one heuristic (``POST /v1/heuristics``), saying which it repeats: same domain, same
+        condition. Both are kept (a second one may be meant); the caller is told, not refused."""
+        same = await self.repository.with_condition(tenant, data.domain, data.condition_text)
+        created = await self.add(tenant, data)
+        duplicates = [h.id for h in same if h.id != created.id]
+        warning = (
+            f"a heuristic with this condition already exists in domain {data.domain!r}: "
+            f"{', '.join(duplicates)} (both are kept and both match; delete one if it was not meant)"
+            if duplicates
+            else None
+        )
+        return HeuristicCreated.model_validate(created.model_dump() | {"duplicate_of": duplicates, "warning": warning})
 
     async def add(self, tenant: str, data: HeuristicCreate) -> Heuristic:
         return (await self.add_many(tenant, [data]))[0]

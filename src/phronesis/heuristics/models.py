@@ -12,6 +12,7 @@ from phronesis.json_values import JsonObject
 from phronesis.schema import Schema
 
 __all__ = [
+    "HeuristicCreated",
     "ConfidenceUpdate",
     "Heuristic",
     "HeuristicDetail",
@@ -180,6 +181,16 @@ class Heuristic(Schema):
     ignore_streak: int = 0
     """How many follow-up events in a row ignored its fires. At the configured threshold (3 by default) it gets a
     negative signal and the count starts again; a rating, undo, thanks or timeout resets it."""
+
+
+class HeuristicCreated(Heuristic):
+    """A new heuristic, and whether it repeats one the tenant has."""
+
+    duplicate_of: list[str] = Field(default_factory=list)
+    """Heuristics of the same domain with the same condition (case and outer spaces aside), created
+    before this one: both are kept and both match the same events."""
+    warning: str | None = None
+    """Said when ``duplicate_of`` is not empty (e.g. a tour followed twice); None otherwise."""
 
 
 class HeuristicDetail(Heuristic):

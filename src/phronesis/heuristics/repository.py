@@ -285,6 +285,25 @@ class HeuristicRepository:
         async with self._db.connect() as conn:
             return await fetch_page(conn, query, _to_model, limit=limit, offset=offset)
 
+    async def with_condition(
+        self, tenant: str, domain: str, condition_text: str, *, limit: int = 5
+    ) -> builtins.list[Heuristic]:
+        """Heuristics of ``domain`` whose condition is ``condition_text`` (case and outer spaces aside):
+        what a new one would duplicate."""
+        said = " ".join(condition_text.split()).lower()
+        query = (
+            select(*_COLUMNS)
+            .where(
+                heuristics.c.tenant == tenant,
+                heuristics.c.domain == domain,
+                func.lower(func.trim(heuristics.c.condition_text)) == said,
+            )
+            .order_by(heuristics.c.created_at, heuristics.c.id)
+            .limit(limit)
+        )
+        async with self._db.connect() as conn:
+            return [_to_model(row) for row in await conn.execute(query)]
+
     async def count(self, tenant: str | None = None) -> int:
         query = select(func.count()).select_from(heuristics)
         if tenant is not None:

@@ -16,6 +16,7 @@ from phronesis.heuristics.models import (
     ConfidenceUpdate,
     Heuristic,
     HeuristicCreate,
+    HeuristicCreated,
     HeuristicDetail,
     HeuristicUpdate,
     Origin,
@@ -28,9 +29,11 @@ EXPORT_PAGE = 1000
 
 
 @router.post("", status_code=201, summary="Create a heuristic")
-async def create_heuristic(body: HeuristicCreate, engine: EngineDep, tenant: TenantDep) -> Heuristic:
+async def create_heuristic(body: HeuristicCreate, engine: EngineDep, tenant: TenantDep) -> HeuristicCreated:
+    """A heuristic whose condition the tenant already has in that domain is created all the same,
+    with ``warning`` and ``duplicate_of`` naming the earlier one."""
     await engine.quotas.reserve(tenant, "heuristics", 1)
-    return await engine.heuristics.add(tenant, body)
+    return await engine.heuristics.create(tenant, body)
 
 
 @router.get("", summary="List heuristics")

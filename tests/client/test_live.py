@@ -134,6 +134,9 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         replaced = p.routing.put_document(doc.id, {"text": "We open at ten on Sundays."})
         assert (replaced.id, [d.id for d in p.routing.documents().items]) == (doc.id, [doc.id])
         p.routing.delete_document(doc.id)
+        # issue 52: the API's own body is taken as it is documented, not only a list
+        (again,) = p.routing.add_documents({"documents": [{"id": "hours-2", "text": "We close at six."}]}).stored
+        p.routing.delete_document(again.id)
         escalated = p.routing.route(session.id, {"query": "I want a refund"})
         assert escalated.decision == "ESCALATE"
         assert p.routing.handback(session.id).mode == "auto"
@@ -155,6 +158,7 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         )
         assert len(stored.stored) == 1 and p.proactive.signals("bo", pending=True).items
         assert p.proactive.run_cycle("bo").user_id == "bo"
+        assert p.proactive.run_cycle({"user_id": "bo"}).user_id == "bo"  # the API's own body too
         assert p.proactive.run_tick().users >= 0
         assert isinstance(p.proactive.stats(days=1), dict)
         assert all(f.user_id == "bo" for f in p.proactive.feedback(user_id="bo").items)

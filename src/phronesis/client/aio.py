@@ -227,11 +227,11 @@ class _Routing:
         """Unregister a tool."""
         return await self._c.send(calls.delete_tool(name))
 
-    async def add_documents(self, documents: Sequence[models.DocumentIn | Json]) -> models.DocumentsStored:
-        """Add documents to the knowledge base."""
+    async def add_documents(self, documents: calls.Documents) -> models.DocumentsStored:
+        """Add documents to the knowledge base: a list of them, or the API's body ``{"documents": [...]}``."""
         return await self._c.send(calls.add_documents(documents))
 
-    async def submit_document_job(self, documents: Sequence[models.DocumentIn | Json]) -> models.DocumentJob:
+    async def submit_document_job(self, documents: calls.Documents) -> models.DocumentJob:
         """Add documents in the background: a batch too large for one request. Poll ``document_job``."""
         return await self._c.send(calls.submit_document_job(documents))
 
@@ -421,8 +421,8 @@ class _Proactive:
         """A user's deferred insights."""
         return await self._c.send(calls.list_insights(user_id, fresh=fresh, limit=limit, offset=offset))
 
-    async def run_cycle(self, user_id: str) -> models.CycleResult:
-        """Run one user's cycle now (send, defer or stay silent)."""
+    async def run_cycle(self, user_id: str | models.CycleRequest | Json) -> models.CycleResult:
+        """Run one user's cycle now (send, defer or stay silent): the user's id, or the API's body."""
         return await self._c.send(calls.run_cycle(user_id))
 
     async def run_tick(self) -> models.TickReport:

@@ -126,9 +126,7 @@ def executive_report(*, since: datetime | None = None) -> Call[models.ExecutiveR
 
 
 def create_heuristic(heuristic: models.HeuristicCreate | Json) -> Call[models.HeuristicCreated]:
-    return Call(
-        "POST", "/v1/heuristics", _reader(models.HeuristicCreated), _body(models.HeuristicCreate, heuristic)
-    )
+    return Call("POST", "/v1/heuristics", _reader(models.HeuristicCreated), _body(models.HeuristicCreate, heuristic))
 
 
 def get_heuristic(heuristic_id: str) -> Call[models.HeuristicDetail]:
@@ -252,13 +250,24 @@ def delete_tool(name: str) -> Call[None]:
     return Call("DELETE", f"/v1/tools/{_seg(name)}", _none)
 
 
-def add_documents(documents: Sequence[models.DocumentIn | Json]) -> Call[models.DocumentsStored]:
-    body = _body(models.DocumentBatch, {"documents": [_body(models.DocumentIn, document) for document in documents]})
+Documents = Sequence[models.DocumentIn | Json] | models.DocumentBatch | Json
+"""Documents as a list, or as the API's own body (``{"documents": [...]}``)."""
+
+
+def _documents(documents: Documents) -> Body:
+    """The API's body for a list of documents; the body itself where it was given as the API documents it."""
+    if isinstance(documents, models.DocumentBatch | Mapping):
+        return documents
+    return {"documents": [_body(models.DocumentIn, document) for document in documents]}
+
+
+def add_documents(documents: Documents) -> Call[models.DocumentsStored]:
+    body = _body(models.DocumentBatch, _documents(documents))
     return Call("POST", "/v1/documents", _reader(models.DocumentsStored), body)
 
 
-def submit_document_job(documents: Sequence[models.DocumentIn | Json]) -> Call[models.DocumentJob]:
-    body = _body(models.DocumentBatch, {"documents": [_body(models.DocumentIn, document) for document in documents]})
+def submit_document_job(documents: Documents) -> Call[models.DocumentJob]:
+    body = _body(models.DocumentBatch, _documents(documents))
     return Call("POST", "/v1/documents/jobs", _reader(models.DocumentJob), body)
 
 
@@ -437,8 +446,9 @@ def list_insights(user_id: str, *, fresh: bool = True, limit: int = 100, offset:
     return Call("GET", f"/v1/users/{_seg(user_id)}/insights", _reader(models.InsightPage), params=params)
 
 
-def run_cycle(user_id: str) -> Call[models.CycleResult]:
-    body = _body(models.CycleRequest, {"user_id": user_id})
+def run_cycle(user_id: str | models.CycleRequest | Json) -> Call[models.CycleResult]:
+    """``user_id``, or the API's own body (``{"user_id": ...}``)."""
+    body = _body(models.CycleRequest, {"user_id": user_id} if isinstance(user_id, str) else user_id)
     return Call("POST", "/v1/proactive/cycles", _reader(models.CycleResult), body)
 
 

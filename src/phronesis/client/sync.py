@@ -228,11 +228,11 @@ class _Routing:
         """Unregister a tool."""
         return self._c.send(calls.delete_tool(name))
 
-    def add_documents(self, documents: Sequence[models.DocumentIn | Json]) -> models.DocumentsStored:
-        """Add documents to the knowledge base."""
+    def add_documents(self, documents: calls.Documents) -> models.DocumentsStored:
+        """Add documents to the knowledge base: a list of them, or the API's body ``{"documents": [...]}``."""
         return self._c.send(calls.add_documents(documents))
 
-    def submit_document_job(self, documents: Sequence[models.DocumentIn | Json]) -> models.DocumentJob:
+    def submit_document_job(self, documents: calls.Documents) -> models.DocumentJob:
         """Add documents in the background: a batch too large for one request. Poll ``document_job``."""
         return self._c.send(calls.submit_document_job(documents))
 
@@ -420,8 +420,8 @@ class _Proactive:
         """A user's deferred insights."""
         return self._c.send(calls.list_insights(user_id, fresh=fresh, limit=limit, offset=offset))
 
-    def run_cycle(self, user_id: str) -> models.CycleResult:
-        """Run one user's cycle now (send, defer or stay silent)."""
+    def run_cycle(self, user_id: str | models.CycleRequest | Json) -> models.CycleResult:
+        """Run one user's cycle now (send, defer or stay silent): the user's id, or the API's body."""
         return self._c.send(calls.run_cycle(user_id))
 
     def run_tick(self) -> models.TickReport:

@@ -3,12 +3,20 @@ where, a body that is not sent as JSON a 415 naming the header, an outage a 503 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from phronesis.api.problems import install_problem_handlers
-from phronesis.exceptions import StorageContention
+from phronesis.embeddings.hashing import HashingEmbedder
+from phronesis.embeddings.types import Vectors
+from phronesis.engine import Engine
+from phronesis.exceptions import EmbeddingError, StorageContention
+from phronesis.server import create_app
+from phronesis.settings import Settings
 from tests.api.conftest import LiveServer
 
 ROUTES = ["/v1/heuristics", "/v1/events/decide", "/v1/heuristics/match"]
@@ -129,3 +137,37 @@ def test_an_unknown_query_parameter_is_422_naming_it(
     (error,) = refused.json()["errors"]
     assert error["field"] == unknown
     assert error["message"] == f"is not a query parameter of this endpoint; it takes {takes}"
+
+
+class _Breakable(HashingEmbedder):
+    """The hashing embedder, until it is broken: then every embedding fails as the model's would."""
+
+    broken = False
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.broken:
+            raise EmbeddingError("all-MiniLM-L6-v2 failed to embed 1 texts: out of memory")
+        return await super().embed(texts)
+
+
+def test_an_embedding_failure_is_a_503_to_retry_and_stores_nothing(tmp_path: Path) -> None:
+    """Issue 52: ``POST /v1/runs`` with the embedder failing answered 500 with a traceback in the log;
+    like any outage it is a 503 with Retry-After, and nothing half-written."""
+    embedder = _Breakable(384)
+    settings = Settings(data_dir=tmp_path, embeddings={"spec": "hashing:384"}, api={"dev_mode": True})
+    app = create_app(Engine(settings, embedder=embedder, llm=None), close_engine=True)
+    bodies = {
+        "/v1/runs": {"agent_id": "a", "task": "Generate the invoice schema", "outcome": "success"},
+        "/v1/events/decide": {"text": "the hall is dark"},
+        "/v1/heuristics": {"condition_text": "the hall is dark", "action_text": "turn on the light"},
+    }
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        embedder.broken = True
+        for path, body in bodies.items():
+            answer = client.post(path, json=body)
+            assert answer.status_code == 503 and answer.headers["retry-after"], (path, answer.text)
+            assert answer.json()["title"] == "Embedding model unavailable" and "error_id" not in answer.json()
+        embedder.broken = False
+        assert client.get("/v1/runs").json()["total"] == 0
+        assert client.get("/v1/decisions").json()["total"] == 0
+        assert client.get("/v1/heuristics").json()["total"] == 0

@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from phronesis.exceptions import (
     ConfigurationError,
     ConflictError,
+    EmbeddingError,
     InvalidInputError,
     NotFoundError,
     PhronesisError,
@@ -142,6 +143,14 @@ async def _phronesis_error(request: Request, exc: Exception) -> JSONResponse:
             503,
             "Storage unavailable",
             f"the database is unavailable; retry in {RETRY_AFTER_S} s",
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+    if isinstance(exc, EmbeddingError):
+        log.warning("the embedding model failed, answered 503: %s", exc)
+        return problem_response(
+            503,
+            "Embedding model unavailable",
+            f"the sentence model could not embed this request's text; nothing was stored: retry in {RETRY_AFTER_S} s",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         )
     if isinstance(exc, QuotaExceededError):

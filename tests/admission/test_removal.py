@@ -15,7 +15,7 @@ from tests.engines import EngineFactory
 
 
 async def search_ids(engine: Engine, query: str = "Generate schema") -> list[str]:
-    return [hit.run.id for hit in await engine.admission.search(T, query, k=10)]
+    return [hit.run.id for hit in await engine.admission.search(T, query, k=10, min_similarity=-1.0)]
 
 
 async def test_deleting_a_replacement_brings_back_what_it_replaced(make_engine: EngineFactory) -> None:
@@ -62,7 +62,7 @@ async def test_a_group_chooses_its_canonical_run_again_and_one_left_is_no_group(
     await engine.admission.delete_run(T, b.run_id)
     alone = await engine.admission.run(T, a.run_id)
     assert (alone.canonical, alone.merge_group) == (True, None)
-    hits = await engine.admission.search(T, "Generate schema")
+    hits = await engine.admission.search(T, "Generate schema", min_similarity=-1.0)
     assert [(h.run.id, h.group) for h in hits] == [(a.run_id, None)]
 
 

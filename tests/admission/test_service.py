@@ -101,17 +101,20 @@ async def test_scenario_4_complementary_runs_merge_and_aggregate(engine: Engine,
     assert old.status == new.status == "active"
     assert old.merge_group == new.merge_group == a.run_id
     assert (old.canonical, new.canonical) == (False, True)  # same outcome: the newer is canonical
-    hits = await engine.admission.search(T, "Generate schema")
-    assert [h.run.id for h in hits] == [b.run_id, a.run_id]  # canonical first within the group
+    hits = await engine.admission.search(T, "Generate schema", min_similarity=-1.0)
+    assert {h.run.id for h in hits} == {a.run_id, b.run_id}
+    assert [h.similarity for h in hits] == sorted((h.similarity for h in hits), reverse=True)  # best first
     group = hits[0].group
     assert group is not None and (group.size, group.usage_count, group.references) == (2, 5, ["A", "B"])
-    collapsed = await engine.admission.search(T, "Generate schema", collapse=True)
-    assert [h.run.id for h in collapsed] == [b.run_id]
+    collapsed = await engine.admission.search(T, "Generate schema", min_similarity=-1.0, collapse=True)
+    assert [h.run.id for h in collapsed] == [b.run_id]  # the group's canonical run, at the group's place
+    assert collapsed[0].best_similarity == max(h.similarity for h in hits)
 
 
 async def test_a_group_found_through_another_member_shows_its_canonical_run(engine: Engine, clock: FixedClock) -> None:
-    """The query matches only the older member; the group's slot still leads with its canonical
-    run, and ``collapse`` returns that one, not the member that matched."""
+    """The query matches only the older member: hits are that member alone (issue 52: a canonical
+    below the floor was listed, out of score order), and ``collapse`` returns the group's canonical
+    run, not the member that matched, at the member's place (``best_similarity``)."""
     old = await admit(engine, references=["A"], summary="Parsed the orders CSV and inferred each column type")
     clock.advance(seconds=1)
     new = await admit(
@@ -119,12 +122,17 @@ async def test_a_group_found_through_another_member_shows_its_canonical_run(engi
     )
     assert (new.decision, (await engine.admission.run(T, new.run_id)).canonical) == ("MERGE", True)
     query = "Parsed the orders CSV and inferred each column type"
-    floor = (1.0 + max(h.similarity for h in await engine.admission.search(T, query) if h.run.id == new.run_id)) / 2
+    floor = (
+        1.0
+        + max(
+            h.similarity for h in await engine.admission.search(T, query, min_similarity=-1.0) if h.run.id == new.run_id
+        )
+    ) / 2
     hits = await engine.admission.search(T, query, min_similarity=floor)
-    assert [h.run.id for h in hits] == [new.run_id, old.run_id]
-    assert hits[0].similarity < floor <= hits[1].similarity  # each with its own similarity
+    assert [h.run.id for h in hits] == [old.run_id] and floor <= hits[0].similarity
     collapsed = await engine.admission.search(T, query, min_similarity=floor, collapse=True)
     assert [h.run.id for h in collapsed] == [new.run_id]
+    assert collapsed[0].similarity < floor <= collapsed[0].best_similarity == hits[0].similarity
 
 
 async def test_success_stays_canonical_over_a_newer_failure(engine: Engine) -> None:
@@ -389,3 +397,15 @@ async def test_the_opposite_task_is_its_own_run_and_search_finds_both(engine: En
     assert "enable/disable" in disable.reason
     hits = await engine.admission.search(T, "two-factor authentication for the admin account", collapse=True)
     assert {h.run.id for h in hits} == {enable.run_id, disable.run_id}
+
+
+async def test_search_leaves_out_what_is_barely_similar_and_answers_best_first(engine: Engine) -> None:
+    """Issue 52: a search answered hits down to 0.09 similarity, out of score order."""
+    schema = await admit(engine)
+    other = await admit(engine, task="Translate the onboarding guide into French", summary="translated it")
+    everything = await engine.admission.search(T, "Generate schema", min_similarity=-1.0)
+    assert {h.run.id for h in everything} == {schema.run_id, other.run_id}
+    assert [h.similarity for h in everything] == sorted((h.similarity for h in everything), reverse=True)
+    low = next(h.similarity for h in everything if h.run.id == other.run_id)
+    assert low < engine.settings.admission.search_min_similarity  # noise, by the default floor
+    assert [h.run.id for h in await engine.admission.search(T, "Generate schema")] == [schema.run_id]

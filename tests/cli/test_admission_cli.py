@@ -29,9 +29,10 @@ def test_admit_search_and_export(cli: CliRunner, tmp_path: Path) -> None:
     assert json.loads(merged.stdout)["decision"] == "MERGE"
     again = cli.invoke(app, ["admission", "admit", "--task", "Generate schema", "--outcome", "success", "--ref", "A"])
     assert again.stdout.startswith("NOT") and "not stored" in again.stdout and "  run " not in again.stdout
-    found = cli.invoke(app, ["admission", "search", "Generate schema", "--json"])
+    found = cli.invoke(app, ["admission", "search", "Generate schema", "--min-similarity=-1", "--json"])
     hits = json.loads(found.stdout)
-    assert len(hits) == 2 and hits[0]["run"]["canonical"]
+    assert len(hits) == 2 and [h["similarity"] for h in hits] == sorted((h["similarity"] for h in hits), reverse=True)
+    assert sum(h["run"]["canonical"] for h in hits) == 1
     output = tmp_path / "graph.graphml"
     exported = cli.invoke(app, ["admission", "export", "--format", "graphml", "-o", str(output)])
     assert exported.exit_code == 0, exported.output

@@ -38,5 +38,6 @@ async def test_an_agent_ide_session_over_stdio(tmp_path: Path) -> None:
         record = await client.read_resource(f"phronesis://decisions/{answer['response_id']}")
         assert json.loads(getattr(record.contents[0], "text", ""))["tenant"] == "acme"
     # the CLI, another process on the same database, sees what the MCP session recorded
-    listed = json.loads(cli(env, "admission", "search", "cool the server room", "--json", "--tenant", "acme"))
+    asked = ("admission", "search", "cool the server room", "--min-similarity=-1", "--json", "--tenant", "acme")
+    listed = json.loads(cli(env, *asked))
     assert [hit["run"]["task"] for hit in listed] == ["cool the server room"]

@@ -285,5 +285,8 @@ class SearchHit(Schema):
     """The run found."""
     similarity: float
     """Cosine similarity of the query's embedding to the run summary's, -1 to 1."""
+    best_similarity: float
+    """The best similarity among the runs of this hit's merge group (its own for a run in no group):
+    with ``collapse`` a group's canonical run stands at its group's place, ordered by this."""
     group: GroupView | None
     """The run's merge group with its totals; None for a run in no group."""

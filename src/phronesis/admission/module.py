@@ -173,11 +173,14 @@ class AdmissionModule:
         agent_id: str = "default",
         user_id: str = "",
         k: int = 5,
-        min_similarity: float = 0.0,
+        min_similarity: float | None = None,
         collapse: bool = False,
     ) -> list[SearchHit]:
+        """Active runs most similar to ``query``, best first, none below ``min_similarity`` (default
+        ``admission.search_min_similarity``); ``collapse``: one per merge group, its canonical run."""
+        floor = self.settings.search_min_similarity if min_similarity is None else min_similarity
         return await self._search.search(
-            tenant, query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity, collapse=collapse
+            tenant, query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=floor, collapse=collapse
         )
 
     async def run(self, tenant: str, run_id: str) -> Run:

@@ -51,19 +51,27 @@ class RunSearch:
         live = [(stored[key], score) for key, score in found if key in stored and stored[key].status == "active"]
         groups = await self._runs.groups(tenant, [r.merge_group for r, _ in live if r.merge_group])
         live += await self._canonicals_not_found(tenant, vector, live, groups)
-        order: list[str] = []  # one slot per group (or lone run), at its best hit
-        members: dict[str, list[SearchHit]] = {}
+        best: dict[str, float] = {}
         for run, score in live:
-            slot: str = run.merge_group or run.id
-            if slot not in members:
-                order.append(slot)
-                members[slot] = []
-            members[slot].append(SearchHit(run=run, similarity=score, group=groups.get(run.merge_group or "")))
-        hits: list[SearchHit] = []
-        for slot in order:  # a canonical added below its group's best hit moves up to that slot
-            ranked = sorted(members[slot], key=lambda h: (not h.run.canonical, -h.similarity))
-            hits += ranked[:1] if collapse else ranked
-        return hits[:k]
+            slot = run.merge_group or run.id
+            best[slot] = max(best.get(slot, -1.0), score)
+        hits = [
+            SearchHit(
+                run=run,
+                similarity=score,
+                best_similarity=best[run.merge_group or run.id],
+                group=groups.get(run.merge_group or ""),
+            )
+            for run, score in live
+            if score >= min_similarity or (collapse and run.canonical)
+        ]
+        if collapse:  # one hit per group, its canonical run, at the group's place
+            kept: dict[str, SearchHit] = {}
+            for hit in sorted(hits, key=lambda h: (not h.run.canonical, -h.similarity)):
+                kept.setdefault(hit.run.merge_group or hit.run.id, hit)
+            hits = list(kept.values())
+            return sorted(hits, key=lambda h: (-h.best_similarity, -h.similarity, h.run.id))[:k]
+        return sorted(hits, key=lambda h: (-h.similarity, h.run.id))[:k]
 
     async def _canonicals_not_found(
         self, tenant: str, vector: Vectors, live: list[tuple[Run, float]], groups: dict[str, GroupView]

@@ -20,6 +20,9 @@ class AdmissionSettings(Schema):
     duplicate_threshold: Probability = 0.95
     """Seed ``VERY_HIGH_SIMILARITY_THRESHOLD``: at or above it with the same structure a run is a likely
     duplicate. ``phronesis admission calibrate`` replaces it per tenant from labelled pairs."""
+    search_min_similarity: float = Field(default=0.3, ge=-1.0, le=1.0)
+    """``GET /v1/runs/search``'s floor where a request sets none: a hit less similar than this is noise
+    (a search answered hits down to 0.09)."""
     top_k: int = Field(default=3, ge=1, le=20)
     """How many similar runs the judge sees (seed: top 3)."""
     judge: Literal["auto", "llm", "rules"] = "auto"

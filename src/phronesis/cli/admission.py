@@ -221,14 +221,24 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     k: Annotated[int, typer.Option("-k", min=1, max=100, help="How many runs.")] = 5,
     collapse: Annotated[bool, typer.Option(help="One run (the canonical) per merge group.")] = False,
+    min_similarity: Annotated[
+        float | None,
+        typer.Option(
+            min=-1.0,
+            max=1.0,
+            help="No hit below it (default: admission.search_min_similarity). A negative: --min-similarity=-1.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the hits as JSON.")] = False,
     agent: AgentOption = "default",
     user: UserOption = "",
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
-    """Active runs most similar to QUERY (superseded runs never match)."""
+    """Active runs most similar to QUERY, best first (superseded runs never match)."""
     hits = with_engine(
-        lambda engine: engine.admission.search(tenant, query, agent_id=agent, user_id=user, k=k, collapse=collapse)
+        lambda engine: engine.admission.search(
+            tenant, query, agent_id=agent, user_id=user, k=k, min_similarity=min_similarity, collapse=collapse
+        )
     )
     if as_json:
         typer.echo(json.dumps([h.model_dump(mode="json") for h in hits], indent=2))

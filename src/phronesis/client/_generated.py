@@ -3116,6 +3116,11 @@ class Scope(Model):
 
 
 class SearchHit(Model):
+    best_similarity: Annotated[float, Field(title="Best Similarity")]
+    """
+    The best similarity among the runs of this hit's merge group (its own for a run in no group):
+    with ``collapse`` a group's canonical run stands at its group's place, ordered by this.
+    """
     group: GroupView | None
     """
     The run's merge group with its totals; None for a run in no group.

@@ -325,9 +325,7 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         replaces: Annotated[
             str | None, Field(description="The id of a stored run this one replaces, when you know it.")
         ] = None,
-        attributes: Annotated[
-            dict[str, Any] | None, Field(description="Free-form metadata kept with the run.")
-        ] = None,
+        attributes: Annotated[dict[str, Any] | None, Field(description="Free-form metadata kept with the run.")] = None,
     ) -> AdmissionResult:
         """Offer a finished agent run to memory: ADD it, NOT (a duplicate or not worth keeping),
         REPLACE an older run of the same task, or MERGE with similar ones. Returns the decision, the
@@ -361,10 +359,16 @@ def _memory_tools(server: MCPServer, engine: Engine, tenant_of: TenantOf) -> Non
         k: Annotated[int, Field(ge=1, le=100, description="How many runs at most.")] = 5,
         agent_id: Annotated[str, Field(description="The agent whose runs to search.")] = "default",
         user_id: Annotated[str, Field(description="The user whose runs to search ('' for none).")] = "",
+        min_similarity: Annotated[
+            float | None, Field(ge=-1.0, le=1.0, description="No run less similar (default: the server's floor).")
+        ] = None,
     ) -> RunHits:
-        """Recall the stored runs most similar to a query (superseded runs left out), to reuse what
-        worked before or avoid what failed."""
-        hits = await _answer(engine.admission.search(tenant_of(ctx), query, agent_id=agent_id, user_id=user_id, k=k))
+        """Recall the stored runs most similar to a query, best first (superseded runs left out), to
+        reuse what worked before or avoid what failed."""
+        search = engine.admission.search(
+            tenant_of(ctx), query, agent_id=agent_id, user_id=user_id, k=k, min_similarity=min_similarity
+        )
+        hits = await _answer(search)
         return RunHits(hits=hits)
 
     @_tool(server, READS)

@@ -45,7 +45,10 @@ async def admit_batch(body: RunBatch, engine: EngineDep, tenant: TenantDep) -> B
     return BatchResult(batch_id=results[0].batch_id if results else None, results=results, counts=counts)
 
 
-@router.get("/v1/runs/search", summary="Active runs most similar to a query, canonical first within a merge group")
+@router.get(
+    "/v1/runs/search",
+    summary="Active runs most similar to a query, best first (collapse: one per merge group, its canonical run)",
+)
 async def search(
     engine: EngineDep,
     tenant: TenantDep,
@@ -53,7 +56,9 @@ async def search(
     agent_id: AgentQuery = "default",
     user_id: UserQuery = "",
     k: Annotated[int, Query(ge=1, le=100)] = 5,
-    min_similarity: Annotated[float, Query(ge=-1.0, le=1.0)] = 0.0,
+    min_similarity: Annotated[
+        float | None, Query(ge=-1.0, le=1.0, description="No hit below it; default admission.search_min_similarity.")
+    ] = None,
     collapse: bool = False,
 ) -> RunHits:
     hits = await engine.admission.search(

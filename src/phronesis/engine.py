@@ -150,7 +150,7 @@ class Engine:
         scores = ScoreMapping(
             learning.explicit_magnitude, learning.user_score_magnitudes, learning.dev_score_magnitudes
         )
-        self.flight_recorder = FlightRecorder(self.learning, self.database, self.clock)
+        self.flight_recorder = FlightRecorder(self.learning, heuristic_store, self.database, self.clock)
         self.learning_feedback = LearningFeedback(self.learning, self.feedback_ledger, scores)
         self.executive = ExecutiveService(
             self.settings.executive,

@@ -49,7 +49,7 @@ def test_without_an_llm_an_unmatched_event_is_rejected_not_failed(live_server: L
         record = client.get(f"/v1/decisions/{decision['response_id']}").json()
         listed = client.get("/v1/decisions", params={"subject_id": record["subject_id"]}).json()["items"]
     assert decision["decision_path"] == "rejected" and decision["reason"] == "llm_unavailable"
-    said = "did nothing: no heuristic was confident enough and no LLM is configured (no heuristic matched)"
+    said = "did nothing: no heuristic matched, and no LLM is configured"
     assert record["explanation"] == said and [r["explanation"] for r in listed] == [said]  # issue 52: in words
 
 

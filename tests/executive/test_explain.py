@@ -47,16 +47,34 @@ def test_a_tier_says_its_threshold() -> None:
 def test_nothing_done_says_why_and_the_best_candidate_below_the_threshold() -> None:
     record = _record("rejected", None, [CURTAINS], reason="llm_unavailable")
     assert explain(record) == (
-        "did nothing: no heuristic was confident enough and no LLM is configured "
-        "(best candidate 'the room is cold at night' at confidence 0.50 < 0.70)"
+        "did nothing: no heuristic was confident enough: the best, 'the room is cold at night', "
+        "at confidence 0.50 < 0.70, and no LLM is configured"
     )
-    assert explain(_record("rejected", None, [], reason="not_immediate")).endswith("(no heuristic matched)")
+    assert explain(_record("rejected", None, [], reason="llm_unavailable")) == (
+        "did nothing: no heuristic matched, and no LLM is configured"  # not "confident enough" (the trial)
+    )
+    assert explain(_record("rejected", None, [], reason="not_immediate")) == (
+        "did nothing: no heuristic matched, and the event is not immediate, so the LLM was not asked"
+    )
+
+
+def test_nothing_done_says_which_of_the_caller_s_candidates_were_set_aside_and_the_rule_s_own_words() -> None:
+    aside = [{"heuristic_id": "h-cold", "why": "opposite: cold/warm, similarity 0.92"}]
+    record = _record("rejected", None, [], reason="llm_unavailable", attributes={"candidates_set_aside": aside})
+    assert explain(record) == (
+        "did nothing: no heuristic matched; the caller's candidates set aside: "
+        "h-cold (opposite: cold/warm, similarity 0.92), and no LLM is configured"
+    )
+    detail = "threat 0.95: no heuristic answers it and no LLM is configured; a person should look at it now"
+    emergency = _record("rejected", None, [], reason="emergency_unmatched", attributes={"detail": detail})
+    assert explain(emergency) == f"did nothing: {detail}"
 
 
 def test_the_llm_path_says_the_model_and_its_answer() -> None:
     record = _record("llm", "open a window", [CURTAINS], model="gpt-x")
     assert explain(record) == (
-        "asked the LLM (gpt-x): 'open a window'; best candidate 'the room is cold at night' at confidence 0.50 < 0.70"
+        "asked the LLM (gpt-x): 'open a window'; no heuristic was confident enough: "
+        "the best, 'the room is cold at night', at confidence 0.50 < 0.70"
     )
 
 

@@ -96,6 +96,8 @@ async def test_a_suggestion_for_the_opposite_situation_does_not_fire(
         ).fetchone()
     (aside,) = json.loads(attributes)["candidates_set_aside"]  # on the record, with why
     assert aside["heuristic_id"] == "h-cold" and aside["why"].startswith("opposite: ")
+    similarity = float(aside["why"].rsplit("similarity ", 1)[1])  # the cosine the model gave, not a sentinel
+    assert 0.7 <= similarity <= 1.0
     unknown = executive_pb2.HeuristicSuggestion(
         heuristic_id="h-elsewhere",
         condition_text="the kitchen is too cold",
@@ -126,7 +128,42 @@ async def test_the_status_codes_are_what_gladys_expects(executive: executive_pb2
     with pytest.raises(grpc.aio.AioRpcError) as empty:
         await executive.ProcessEvent(_event("", "ev-3"))
     assert empty.value.code() is grpc.StatusCode.INVALID_ARGUMENT
-    assert (empty.value.details() or "").startswith("text: ")
+    assert (empty.value.details() or "").startswith("event.raw_text: ")  # named as GLADyS sent it
+    sure = executive_pb2.HeuristicSuggestion(heuristic_id="h-x", suggested_action="x", confidence=3.0)
+    with pytest.raises(grpc.aio.AioRpcError) as unsure:
+        await executive.ProcessEvent(_event("the hall is dark", "ev-4", suggestion=sure))
+    assert unsure.value.details() == "suggestion.confidence: must be between 0 and 1"
+
+
+async def test_a_call_this_port_does_not_serve_says_what_it_serves_and_where(gladys: Gladys) -> None:
+    """gRPC's own "Method not found!" names nothing: a call sent to the wrong port is told where to go."""
+    async with grpc.aio.insecure_channel(gladys.executive) as channel:
+        for method, said in (
+            ("/gladys.v1.ExecutiveService/Reflect", "phronesis does not serve gladys.v1.ExecutiveService/Reflect: "
+             "it serves ProcessEvent, ProvideFeedback, GetHealth, GetHealthDetails"),
+            ("/gladys.memory.MemoryStorage/StoreHeuristic",
+             f"gladys.memory.MemoryStorage is served on {gladys.memory}, "
+             "not on this port (gladys.v1.ExecutiveService)"),
+            ("/gladys.v1.SalienceGateway/EvaluateSalience",
+             "phronesis serves gladys.v1.ExecutiveService on this port, not gladys.v1.SalienceGateway"),
+        ):  # fmt: skip
+            call = channel.unary_unary(method, request_serializer=None, response_deserializer=None)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await call(b"")
+            assert (refused.value.code(), refused.value.details()) == (grpc.StatusCode.UNIMPLEMENTED, said)
+
+
+async def test_a_trace_id_in_the_request_s_metadata_is_taken_where_no_header_is_sent(
+    gladys: Gladys, executive: executive_pb2_grpc.ExecutiveServiceStub
+) -> None:
+    request = _event("the cellar smells of damp", "ev-5")
+    request.metadata.CopyFrom(common_pb2.RequestMetadata(trace_id="t-meta", request_id="r-meta"))
+    decided = await executive.ProcessEvent(request)
+    with sqlite3.connect(gladys.database) as db:
+        (attributes,) = db.execute(
+            "SELECT attributes FROM decision_records WHERE id = ?", (decided.response_id,)
+        ).fetchone()
+    assert (json.loads(attributes)["caller_trace_id"], json.loads(attributes)["request_id"]) == ("t-meta", "r-meta")
 
 
 async def test_health_is_the_readiness_check(executive: executive_pb2_grpc.ExecutiveServiceStub) -> None:

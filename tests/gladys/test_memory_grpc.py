@@ -188,11 +188,14 @@ async def test_pending_and_listed_fires_follow_their_outcomes(memory: memory_pb2
         memory_pb2.GetPendingFiresRequest(heuristic_id=heuristic_id, max_age_seconds=300)
     )
     assert [(f.id, f.outcome, f.event_id) for f in pending.fires] == [(fired.fire_id, "unknown", "parcel-1")]
+    assert (pending.fires[0].condition_text, pending.fires[0].confidence) == ("a parcel was delivered", 0.5)
     await memory.UpdateFireOutcome(
         memory_pb2.UpdateFireOutcomeRequest(fire_id=fired.fire_id, outcome="fail", feedback_source="implicit_undo")
     )
     pending = await memory.GetPendingFires(memory_pb2.GetPendingFiresRequest(heuristic_id=heuristic_id))
     assert list(pending.fires) == []
+    pending_all = await memory.ListFires(memory_pb2.ListFiresRequest(outcome="pending", limit=100))  # GLADyS's word
+    assert fired.fire_id not in {f.id for f in pending_all.fires}
     failed = await memory.ListFires(memory_pb2.ListFiresRequest(outcome="fail", limit=10))
     (listed,) = [f for f in failed.fires if f.id == fired.fire_id]
     assert (listed.heuristic_name, listed.condition_text, listed.feedback_source) == (
@@ -275,6 +278,16 @@ async def test_the_status_codes_are_what_gladys_expects(memory: memory_pb2_grpc.
         memory.UpdateFireOutcome(memory_pb2.UpdateFireOutcomeRequest(fire_id="no-such", outcome="success")),
         grpc.StatusCode.NOT_FOUND,
     )
+    await _refused(
+        memory.GetPendingFires(memory_pb2.GetPendingFiresRequest(heuristic_id="no-such")), grpc.StatusCode.NOT_FOUND
+    )
+    said = await _refused(
+        memory.UpdateHeuristicConfidence(
+            memory_pb2.UpdateHeuristicConfidenceRequest(heuristic_id="h-door", positive=True, predicted_success=2.0)
+        ),
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+    assert said.startswith("predicted_success: must be between 0 and 1")
     not_json = _heuristic("h-bad", "it rains", "x")
     not_json.effects_json = "{suggest"
     said = await _refused(

@@ -22,7 +22,8 @@ async def test_an_outcome_is_recorded_and_moves_no_confidence(make_engine: Engin
     fire_id = await engine.flight_recorder.record("default", lights.id, event_id="e1", episodic_event_id="ep1")
 
     (pending,) = await engine.flight_recorder.pending("default", heuristic_id=lights.id)
-    assert (pending.id, pending.event_id, pending.episodic_event_id, pending.outcome) == (fire_id, "e1", "ep1", None)
+    assert (pending.fire.id, pending.fire.event_id, pending.fire.episodic_event_id) == (fire_id, "e1", "ep1")
+    assert (pending.outcome, pending.heuristic_name, pending.condition_text) == ("unknown", "lights", "it is dark")
 
     await engine.flight_recorder.set_outcome("default", fire_id, "success", source="user_explicit")
     assert await engine.flight_recorder.pending("default") == []
@@ -35,7 +36,7 @@ async def test_an_outcome_is_recorded_and_moves_no_confidence(make_engine: Engin
     assert (await engine.flight_recorder.page("default", outcome="fail"))[1] == 0
 
     await engine.flight_recorder.set_outcome("default", fire_id, "unknown", source=None)  # taken back
-    assert [f.id for f in await engine.flight_recorder.pending("default")] == [fire_id]
+    assert [f.fire.id for f in await engine.flight_recorder.pending("default")] == [fire_id]
 
 
 async def test_an_outcome_names_what_is_wrong(make_engine: EngineFactory) -> None:
@@ -60,8 +61,10 @@ async def test_pending_fires_are_those_within_the_age_asked(make_engine: EngineF
     old = await engine.flight_recorder.record("default", lights.id, event_id="e1")
     clock.advance(seconds=120)
     new = await engine.flight_recorder.record("default", lights.id, event_id="e2")
-    assert [f.id for f in await engine.flight_recorder.pending("default", max_age_s=60)] == [new]
-    assert [f.id for f in await engine.flight_recorder.pending("default")] == [new, old]
+    assert [f.fire.id for f in await engine.flight_recorder.pending("default", max_age_s=60)] == [new]
+    assert [f.fire.id for f in await engine.flight_recorder.pending("default")] == [new, old]
+    with pytest.raises(NotFoundError):  # not an empty list: the heuristic is not there
+        await engine.flight_recorder.pending("default", heuristic_id="no-such-heuristic")
 
 
 async def test_the_executive_and_the_caller_record_one_fire_per_event(make_engine: EngineFactory) -> None:
@@ -85,6 +88,10 @@ async def test_the_executive_and_the_caller_record_one_fire_per_event(make_engin
     assert adopted.response_id == decided.response_id  # a rating of the decision rates that fire
     receipt = await engine.feedback(decided.response_id, rating="positive")
     assert receipt.accepted and await _confidence(engine, lights.id) > 0.9
+    # the rating is what came of that fire, as a reader of the recorder sees it: no longer pending
+    rated = next(row for row in (await engine.flight_recorder.page("default", outcome="success"))[0])
+    assert (rated.fire.id, rated.outcome, rated.said_by) == (first, "success", rated.fire.explicit_source)
+    assert first not in {f.fire.id for f in await engine.flight_recorder.pending("default")}
 
 
 @pytest.mark.parametrize("learner", ["caller", "phronesis"])

@@ -11,9 +11,9 @@ from phronesis.audit.words import count, quoted, score
 __all__ = ["explain_executive"]
 
 _NOTHING = {
-    "llm_unavailable": "no heuristic was confident enough and no LLM is configured",
-    "not_immediate": "no heuristic was confident enough, and the event is not immediate, so the LLM was not asked",
-    "no_candidates": "no heuristic matched and the LLM was not asked",
+    "llm_unavailable": "no LLM is configured",
+    "not_immediate": "the event is not immediate, so the LLM was not asked",
+    "no_candidates": "the LLM was not asked",
 }
 
 
@@ -29,23 +29,30 @@ def explain_executive(record: NewDecisionRecord) -> str:
         others = len(candidates) - 1
         said = (
             f"fired {quoted(record.action)} (confidence {score(fired.get('confidence'))}, "
-            f"similarity {score(fired.get('similarity'))}) for {quoted(fired.get('condition_text'), 40)}"
+            f"similarity {score(fired.get('similarity'))}) for {quoted(fired.get('condition_text'))}"
         )
         if record.attributes.get("tier"):
             said += f", {record.attributes['tier']} tier at threshold {score(threshold)}"
         return said + (f" over {count(others, 'weaker candidate')}" if others > 0 else "")
     best = max(candidates, key=lambda c: c.get("confidence") or 0.0, default=None)
     below = (
-        f"best candidate {quoted(best.get('condition_text'), 40)} at confidence {score(best.get('confidence'))}"
-        f" < {score(threshold)}"
+        f"no heuristic was confident enough: the best, {quoted(best.get('condition_text'))}, at confidence "
+        f"{score(best.get('confidence'))} < {score(threshold)}"
         if best is not None
         else "no heuristic matched"
     )
+    aside = record.attributes.get("candidates_set_aside")
+    if isinstance(aside, list) and aside:  # a caller's candidates judged and set aside (GLADyS's suggestion)
+        said = ", ".join(f"{c.get('heuristic_id')} ({c.get('why')})" for c in aside if isinstance(c, dict))
+        below += f"; the caller's candidates set aside: {said}"
     if record.path == "llm":
         model = f" ({record.model})" if record.model else ""
         return f"asked the LLM{model}: {quoted(record.action)}; {below}"
     if record.path == "fallback":
         answer = quoted(record.action) if record.action else "nothing"
         return f"fell back to {answer}: {record.reason or 'the LLM failed'}; {below}"
+    detail = record.attributes.get("detail")
+    if isinstance(detail, str) and detail:  # a rule's own words (the emergency rule's, F-24)
+        return f"did nothing: {detail}"
     why = _NOTHING.get(record.reason or "", record.reason or "no answer")
-    return f"did nothing: {why} ({below})"
+    return f"did nothing: {below}, and {why}"

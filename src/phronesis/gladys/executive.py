@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 
-from phronesis.exceptions import NotFoundError, validated
+from phronesis.exceptions import InvalidInputError, NotFoundError, validated
 from phronesis.feedback.models import Feedback
 from phronesis.gladys.status import Served, answered
 from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc
@@ -28,6 +28,9 @@ from phronesis.logs import note_call
 __all__ = ["ExecutiveServicer"]
 
 log = logging.getLogger("phronesis.gladys")
+
+_WIRE = {"text": "event.raw_text", "event_id": "event.id", "source": "event.source", "salience": "event.salience"}
+"""phronesis's name of an event's field → GLADyS's, for the field an error names."""
 
 
 class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
@@ -44,7 +47,11 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
         candidates = await self._candidates(request)
         if candidates:
             fields["candidates"] = candidates
-        decision = await self._engine.decide_event(event.raw_text, tenant=self._tenant, **fields)
+        try:
+            decision = await self._engine.decide_event(event.raw_text, tenant=self._tenant, **fields)
+        except InvalidInputError as error:  # named as GLADyS sent it: event.raw_text, not text
+            head, dot, rest = error.field.partition(".")
+            raise InvalidInputError(_WIRE.get(head, head) + dot + rest, error.message) from None
         accepted = decision.accepted or self._engine.settings.gladys.accept_fallback
         return executive_pb2.ProcessEventResponse(
             accepted=accepted,
@@ -66,11 +73,20 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
         heuristic's; one phronesis does not hold either cannot be judged and is set aside. Those set
         aside are on the decision's record with why (``candidates_set_aside``) and in the log; none
         left: phronesis's memory matches the event."""
-        sent = ([request.suggestion] if request.HasField("suggestion") else []) + list(request.candidates)
+        sent = [("suggestion", request.suggestion)] if request.HasField("suggestion") else []
+        sent += [(f"candidates.{i}", candidate) for i, candidate in enumerate(request.candidates)]
         given: dict[str, dict[str, Any]] = {}
         aside: dict[str, str] = {}
-        for s in sent:
-            if not s.heuristic_id or s.heuristic_id in given or s.heuristic_id in aside:
+        for field, s in sent:
+            if not 0.0 <= s.confidence <= 1.0:  # named as the caller sent it, not as phronesis reads it
+                raise InvalidInputError(f"{field}.confidence", "must be between 0 and 1")
+            if not s.heuristic_id:
+                aside[field] = "no heuristic_id: nothing to fire or to rate"
+                continue
+            if s.heuristic_id in given or s.heuristic_id in aside:
+                continue
+            if not s.suggested_action.strip():
+                aside[s.heuristic_id] = "no suggested_action: nothing to answer with"
                 continue
             condition = s.condition_text
             if not condition:
@@ -87,16 +103,15 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
             }
         pairs = [(c["heuristic_id"], c["condition_text"]) for c in given.values()]
         judged = await self._engine.heuristics.judge_given(self._tenant, request.event.raw_text, pairs)
-        for heuristic_id, judgement in judged.items():
+        for heuristic_id, (judgement, cosine) in judged.items():
             if not judgement.matches:
-                why = judgement.opposite or judgement.why_not
-                aside[heuristic_id] = f"{why}, similarity {judgement.similarity:.2f}"
+                aside[heuristic_id] = f"{judgement.opposite or judgement.why_not}, similarity {cosine:.2f}"
         if aside:  # on the decision's record, and in the log
             note_call(candidates_set_aside=[{"heuristic_id": h, "why": why} for h, why in aside.items()])
             said = "; ".join(f"{heuristic_id} ({why})" for heuristic_id, why in aside.items())
             log.info("event %r: the caller's candidates set aside: %s", request.event.id, said)
         return [
-            c | {"similarity": judged[c["heuristic_id"]].similarity}
+            c | {"similarity": judged[c["heuristic_id"]][0].similarity}
             for c in given.values()
             if c["heuristic_id"] not in aside
         ]

@@ -31,10 +31,9 @@ from phronesis.gladys.heuristics import create_of, message_of
 from phronesis.gladys.status import Served, answered, required
 from phronesis.gladys.wire import memory_pb2, memory_pb2_grpc
 from phronesis.heuristics.models import HeuristicMatch
-from phronesis.learning.fires import StoredFire
 from phronesis.learning.flight_recorder import FlightFire
 
-__all__ = ["SERVICE", "MemoryServicer", "unserved"]
+__all__ = ["SERVED", "SERVICE", "MemoryServicer", "not_served", "unserved"]
 
 SERVICE = "gladys.memory.MemoryStorage"
 SERVED = tuple(memory_pb2.DESCRIPTOR.services_by_name["MemoryStorage"].methods_by_name)
@@ -107,6 +106,8 @@ class MemoryServicer(Served, memory_pb2_grpc.MemoryStorageServicer):
         self, request: memory_pb2.UpdateHeuristicConfidenceRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> memory_pb2.UpdateHeuristicConfidenceResponse:
         required(request, "heuristic_id")
+        if not 0.0 <= request.predicted_success <= 1.0:
+            raise InvalidInputError("predicted_success", "must be between 0 and 1 (0: none sent)")
         magnitude = request.magnitude or self._engine.settings.gladys.unset_magnitude
         body = _wire_validated(
             ConfidenceRequest,
@@ -169,7 +170,7 @@ class MemoryServicer(Served, memory_pb2_grpc.MemoryStorageServicer):
         fires, total = await self._engine.flight_recorder.page(
             self._tenant, outcome=request.outcome or None, limit=request.limit or 100, offset=request.offset
         )
-        return memory_pb2.ListFiresResponse(fires=[_listed(f) for f in fires], total_count=total)
+        return memory_pb2.ListFiresResponse(fires=[_fire(f) for f in fires], total_count=total)
 
     # ------------------------------------------------------------------ embeddings
 
@@ -218,35 +219,36 @@ def _wire_validated(model: type[ConfidenceRequest], data: dict[str, Any]) -> Con
 def _matches(matches: Sequence[HeuristicMatch]) -> memory_pb2.QueryHeuristicsResponse:
     return memory_pb2.QueryHeuristicsResponse(
         matches=[
-            memory_pb2.HeuristicMatch(heuristic=message_of(m.heuristic), similarity=m.similarity, score=m.score)
+            memory_pb2.HeuristicMatch(
+                heuristic=message_of(m.heuristic), similarity=min(1.0, max(-1.0, m.similarity)), score=m.score
+            )
             for m in matches
         ]
     )
 
 
-def _fire(fire: StoredFire) -> memory_pb2.HeuristicFire:
+def _fire(listed: FlightFire) -> memory_pb2.HeuristicFire:
+    fire = listed.fire
     return memory_pb2.HeuristicFire(
         id=fire.id,
         heuristic_id=fire.heuristic_id,
         event_id=fire.event_id,
         fired_at_ms=int(fire.fired_at.timestamp() * 1000),
-        outcome=fire.outcome or "unknown",
-        feedback_source=fire.outcome_source or "",
+        outcome=listed.outcome,
+        feedback_source=listed.said_by or "",
         episodic_event_id=fire.episodic_event_id or "",
+        heuristic_name=listed.heuristic_name or "",
+        condition_text=listed.condition_text,
+        confidence=listed.confidence,
     )
-
-
-def _listed(listed: FlightFire) -> memory_pb2.HeuristicFire:
-    message = _fire(listed.fire)
-    message.heuristic_name = listed.heuristic_name or ""
-    message.condition_text = listed.condition_text
-    message.confidence = listed.confidence
-    return message
 
 
 def unserved(method: str) -> str:
     """What a call of GLADyS's memory service that phronesis does not serve is told."""
-    return (
-        f"phronesis does not serve {SERVICE}/{method}: it serves the heuristic calls "
-        f"({', '.join(SERVED)}); keep GLADyS's own memory service for the rest"
-    )
+    return f"{not_served(SERVICE, method, SERVED)}; keep GLADyS's own memory service for the rest"
+
+
+def not_served(service: str, method: str, served: tuple[str, ...]) -> str:
+    """What a call of a GLADyS service that phronesis does not serve is told: what it serves of it."""
+    calls = f"the heuristic calls ({', '.join(served)})" if service == SERVICE else ", ".join(served)
+    return f"phronesis does not serve {service}/{method}: it serves {calls}"

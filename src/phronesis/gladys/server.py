@@ -13,14 +13,17 @@ import grpc
 
 from phronesis.engine import Engine
 from phronesis.gladys.executive import ExecutiveServicer
-from phronesis.gladys.memory import SERVICE, MemoryServicer, unserved
-from phronesis.gladys.wire import executive_pb2_grpc, memory_pb2_grpc
+from phronesis.gladys.memory import SERVED, SERVICE, MemoryServicer, not_served, unserved
+from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc, memory_pb2_grpc
 from phronesis.loops import PeriodicLoop
 from phronesis.settings import Settings
 
 __all__ = ["Unserved", "for_deployment", "serve"]
 
 log = logging.getLogger("phronesis.gladys")
+
+EXECUTIVE = "gladys.v1.ExecutiveService"
+EXECUTIVE_SERVED = tuple(executive_pb2.DESCRIPTOR.services_by_name["ExecutiveService"].methods_by_name)
 
 
 def for_deployment(settings: Settings) -> Settings:
@@ -38,17 +41,27 @@ def for_deployment(settings: Settings) -> Settings:
 
 
 class Unserved(grpc.GenericRpcHandler):
-    """Every call of GLADyS's memory service that phronesis does not serve: ``UNIMPLEMENTED``, saying
-    what it serves (gRPC's own answer names no alternative)."""
+    """Every call this port does not serve: ``UNIMPLEMENTED``, saying what it serves, and where the
+    other service is when a call was sent to the wrong port (gRPC's own answer, "Method not found!",
+    names neither)."""
+
+    def __init__(self, here: str, served: dict[str, tuple[str, ...]], addresses: dict[str, str]) -> None:
+        self._here = here
+        self._served = served
+        self._addresses = addresses
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
         method: str = handler_call_details.method
         service, _, name = method.lstrip("/").partition("/")
-        if service != SERVICE:
-            return None
+        if service == self._here:
+            said = unserved(name) if service == SERVICE else not_served(service, name, self._served[service])
+        elif service in self._addresses:
+            said = f"{service} is served on {self._addresses[service]}, not on this port ({self._here})"
+        else:
+            said = f"phronesis serves {self._here} on this port, not {service}"
 
         async def refuse(request: bytes, context: grpc.aio.ServicerContext[Any, Any]) -> bytes:
-            await context.abort(grpc.StatusCode.UNIMPLEMENTED, unserved(name))
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, said)
             raise AssertionError("abort raises")  # pragma: no cover
 
         return grpc.unary_unary_rpc_method_handler(refuse)
@@ -58,20 +71,20 @@ async def serve(engine: Engine, *, tenant: str, host: str, executive_port: int, 
     """Serve both services until SIGINT or SIGTERM, then stop taking calls and finish those in flight
     (the caller closes the engine). Where phronesis learns (``gladys.learner``), its fires' timeouts
     are swept on the clock here too, as ``phronesis serve`` does."""
-    log.info("%s", engine.summary())
     await engine.embedder.embed(["warm-up"])  # the sentence model loaded before the first call, not in it
+    log.info("%s", engine.summary())  # ready only once the model is
     executive = grpc.aio.server()
     executive_pb2_grpc.add_ExecutiveServiceServicer_to_server(ExecutiveServicer(engine, tenant), executive)
     memory = grpc.aio.server()
     memory_pb2_grpc.add_MemoryStorageServicer_to_server(MemoryServicer(engine, tenant), memory)
-    memory.add_generic_rpc_handlers((Unserved(),))
-    bound = {
-        name: _bind(server, host, port)
-        for name, server, port in (
-            ("gladys.v1.ExecutiveService", executive, executive_port),
-            (SERVICE, memory, memory_port),
-        )
-    }
+    bound = {name: _bind(server, host, port) for name, server, port in (
+        (EXECUTIVE, executive, executive_port),
+        (SERVICE, memory, memory_port),
+    )}  # fmt: skip
+    addresses = {name: f"{host}:{port}" for name, port in bound.items()}
+    served = {EXECUTIVE: EXECUTIVE_SERVED, SERVICE: SERVED}
+    executive.add_generic_rpc_handlers((Unserved(EXECUTIVE, served, addresses),))
+    memory.add_generic_rpc_handlers((Unserved(SERVICE, served, addresses),))
     await executive.start()
     await memory.start()
     for name, port in bound.items():

@@ -41,12 +41,33 @@ Reply = TypeVar("Reply")
 Handler = Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Reply]]
 
 
-def trace_id(context: grpc.aio.ServicerContext[Any, Any]) -> str | None:
-    """The caller's trace id (GLADyS sends it as metadata ``x-gladys-trace-id``)."""
+def _said(value: object) -> str | None:
+    return value.strip()[:128] if isinstance(value, str) and value.strip() else None
+
+
+def _metadata(request: Any) -> list[Any]:
+    """The request's ``RequestMetadata``, then its event's, where the message has them."""
+    found = []
+    owners: list[Any] = [request, getattr(request, "event", None)]
+    for owner in owners:
+        descriptor = getattr(owner, "DESCRIPTOR", None)
+        if descriptor is not None and "metadata" in descriptor.fields_by_name and owner.HasField("metadata"):
+            found.append(owner.metadata)
+    return found
+
+
+def trace_id(context: grpc.aio.ServicerContext[Any, Any], request: Any = None) -> str | None:
+    """The caller's trace id: the metadata header ``x-gladys-trace-id`` GLADyS sends, else the
+    ``RequestMetadata.trace_id`` of the request or of its event."""
     for key, value in context.invocation_metadata() or ():
-        if key == TRACE_HEADER and isinstance(value, str) and value.strip():
-            return value.strip()[:128]
-    return None
+        if key == TRACE_HEADER and (said := _said(value)):
+            return said
+    return next((said for m in _metadata(request) if (said := _said(m.trace_id))), None)
+
+
+def caller_request_id(request: Any) -> str | None:
+    """The ``RequestMetadata.request_id`` the caller sent, if any: the log lines' and records' request id."""
+    return next((said for m in _metadata(request) if (said := _said(m.request_id))), None)
 
 
 def code_of(error: Exception) -> tuple[grpc.StatusCode, str] | None:
@@ -69,9 +90,9 @@ def answered(handler: Handler[Reply]) -> Handler[Reply]:
 
     @wraps(handler)
     async def run(self: Any, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Reply:
-        trace = trace_id(context)
+        trace = trace_id(context, request)
         traced = call_notes.set({"caller_trace_id": trace} if trace else None)
-        logged = request_id.set(trace or new_id()[:12])
+        logged = request_id.set(caller_request_id(request) or new_id())
         try:
             return await handler(self, request, context)
         except grpc.aio.AbortError:

@@ -439,12 +439,15 @@ class HeuristicMemory:
         )
         return ranked[:k]
 
-    async def judge_given(self, tenant: str, text: str, given: Sequence[tuple[str, str]]) -> dict[str, ScopeJudgement]:
+    async def judge_given(
+        self, tenant: str, text: str, given: Sequence[tuple[str, str]]
+    ) -> dict[str, tuple[ScopeJudgement, float]]:
         """Whether ``text`` falls in the scope of each (heuristic id, condition) a caller matched itself,
         judged as a match is: a stored heuristic on its own scope (condition, examples,
         counter-examples), an unknown one on the condition given; an opposite ("too warm" for "too
         cold") or a similarity below memory's floor (seed 000's ``SALIENCE_HEURISTIC_MIN_SIMILARITY``)
-        does not match, however the caller matched it."""
+        does not match, however the caller matched it. Each with the event's cosine similarity to the
+        condition (what an opposite is, side by side: the judgement's own is -1 without a positive)."""
         if not given:
             return {}
         rows = await self.repository.get_many(tenant, [heuristic_id for heuristic_id, _ in given])
@@ -453,15 +456,16 @@ class HeuristicMemory:
         vector = np.asarray(vectors[0], dtype=np.float32)
         scopes = await self.examples.scopes(tenant, sorted(rows)) if rows else {}
         floor = self.settings.min_similarity
-        out: dict[str, ScopeJudgement] = {}
+        out: dict[str, tuple[ScopeJudgement, float]] = {}
         for (heuristic_id, _), condition, condition_vector in zip(given, conditions, vectors[1:], strict=True):
             similarity = float(np.dot(np.asarray(condition_vector, dtype=np.float32), vector))
             stored = rows.get(heuristic_id)
-            out[heuristic_id] = (
+            judged = (
                 judge_scope(text, [Situation(None, condition, similarity)], [], floor=floor)
                 if stored is None
                 else self._judge(text, vectors[0], stored, similarity, scopes.get(heuristic_id, []), floor)
             )
+            out[heuristic_id] = (judged, similarity)
         return out
 
     def _judge(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, select, update
+from sqlalchemy import and_, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from phronesis.embeddings.types import Vectors
@@ -55,6 +55,16 @@ class StoredFire(FireRecord):
     outcome_source: str | None = None
     outcome_at: datetime | None = None
     episodic_event_id: str | None = None
+
+    @property
+    def settled(self) -> tuple[str | None, str | None]:
+        """What came of the fire and who said so: the outcome its caller recorded, else the rating
+        standing on it (``success`` / ``fail``); (None, None) while neither is."""
+        if self.outcome is not None:
+            return self.outcome, self.outcome_source
+        if self.explicit_positive is not None:
+            return ("success" if self.explicit_positive else "fail"), self.explicit_source
+        return None, None
 
     @property
     def standing(self) -> Retraction | None:
@@ -122,6 +132,14 @@ _ADOPT = (
     )
     .returning(_f.id, _f.fired_at)
 )
+
+
+_OUTCOME: dict[str, list[Any]] = {
+    "unknown": [_f.outcome.is_(None), _f.explicit_positive.is_(None)],
+    "success": [or_(_f.outcome == "success", and_(_f.outcome.is_(None), _f.explicit_positive.is_(True)))],
+    "fail": [or_(_f.outcome == "fail", and_(_f.outcome.is_(None), _f.explicit_positive.is_(False)))],
+}
+"""A fire's outcome as a reader sees it: the one its caller recorded, else the rating standing on it."""
 
 
 class _Row:
@@ -223,28 +241,34 @@ class FireRepository:
 
     async def pending(
         self, conn: AsyncConnection, tenant: str, *, heuristic_id: str | None, since: datetime | None, limit: int
-    ) -> list[StoredFire]:
-        """Fires with no recorded outcome yet, newest first (of one heuristic, or every one; since a time, or ever)."""
-        query = select(heuristic_fires).where(_f.tenant == tenant, _f.outcome.is_(None))
+    ) -> list[tuple[StoredFire, str | None, str, float]]:
+        """Fires with no outcome yet (none recorded, none rated), newest first, each with its
+        heuristic's name, condition and confidence: of one heuristic or every one, since a time or ever."""
+        where = [_f.tenant == tenant, *_OUTCOME["unknown"]]
         if heuristic_id is not None:
-            query = query.where(_f.heuristic_id == heuristic_id)
+            where.append(_f.heuristic_id == heuristic_id)
         if since is not None:
-            query = query.where(_f.fired_at >= since)
-        rows = await conn.execute(query.order_by(_f.fired_at.desc(), _f.id.desc()).limit(limit))
-        return [StoredFire.from_row(row) for row in rows]
+            where.append(_f.fired_at >= since)
+        rows, _ = await self._listed(conn, where, limit=limit, offset=0, count=False)
+        return rows
 
     async def page(
         self, conn: AsyncConnection, tenant: str, *, outcome: str | None, limit: int, offset: int
     ) -> tuple[list[tuple[StoredFire, str | None, str, float]], int]:
         """Fires newest first, each with its heuristic's name, condition and confidence, and how many
-        there are in all; ``outcome`` ``unknown`` is those with none recorded."""
+        there are in all. An outcome is the one recorded, else the rating standing on the fire."""
+        where = [_f.tenant == tenant, *(_OUTCOME[outcome] if outcome is not None else [])]
+        return await self._listed(conn, where, limit=limit, offset=offset, count=True)
+
+    async def _listed(
+        self, conn: AsyncConnection, where: list[Any], *, limit: int, offset: int, count: bool
+    ) -> tuple[list[tuple[StoredFire, str | None, str, float]], int]:
         h = heuristics.c
-        where = [_f.tenant == tenant]
-        if outcome == "unknown":
-            where.append(_f.outcome.is_(None))
-        elif outcome is not None:
-            where.append(_f.outcome == outcome)
-        total = (await conn.execute(select(func.count()).select_from(heuristic_fires).where(*where))).scalar_one()
+        total = (
+            (await conn.execute(select(func.count()).select_from(heuristic_fires).where(*where))).scalar_one()
+            if count
+            else 0
+        )
         query = (
             select(heuristic_fires, h.name, h.condition_text, h.confidence)
             .join(heuristics, (h.tenant == _f.tenant) & (h.id == _f.heuristic_id))
@@ -253,11 +277,8 @@ class FireRepository:
             .limit(limit)
             .offset(offset)
         )
-        out = [
-            (StoredFire.from_row(row), row.name, row.condition_text, float(row.confidence))
-            for row in await conn.execute(query)
-        ]
-        return out, int(total)
+        rows = await conn.execute(query)
+        return [(StoredFire.from_row(r), r.name, r.condition_text, float(r.confidence)) for r in rows], int(total)
 
     async def get(self, conn: AsyncConnection, tenant: str, fire_id: str) -> StoredFire | None:
         row = (await conn.execute(select(heuristic_fires).where(_f.tenant == tenant, _f.id == fire_id))).one_or_none()

@@ -17,6 +17,7 @@ from typing import Literal, get_args
 
 from phronesis.clock import Clock
 from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.fires import FireRepository, StoredFire
 from phronesis.learning.models import FireRequest
 from phronesis.learning.module import LearningModule
@@ -42,11 +43,20 @@ class FlightFire:
 
     @property
     def outcome(self) -> Outcome:
-        return "success" if self.fire.outcome == "success" else "fail" if self.fire.outcome == "fail" else "unknown"
+        """The outcome its caller recorded, else the rating standing on it (``FireRepository``)."""
+        settled, _ = self.fire.settled
+        return "success" if settled == "success" else "fail" if settled == "fail" else "unknown"
+
+    @property
+    def said_by(self) -> str | None:
+        """Who said what came of it: the outcome's source, else the rating's."""
+        return self.fire.settled[1]
 
 
 def outcome_of(value: str, field: str = "outcome") -> Outcome:
-    """A caller's outcome, or the error naming the field and the outcomes there are."""
+    """A caller's outcome (``pending`` reads as ``unknown``), or the error naming the field and the
+    outcomes there are."""
+    value = "unknown" if value == "pending" else value
     for outcome in get_args(Outcome):
         if value == outcome:
             return outcome  # type: ignore[no-any-return]
@@ -54,8 +64,11 @@ def outcome_of(value: str, field: str = "outcome") -> Outcome:
 
 
 class FlightRecorder:
-    def __init__(self, learning: LearningModule, database: Database, clock: Clock) -> None:
+    def __init__(
+        self, learning: LearningModule, heuristics: HeuristicRepository, database: Database, clock: Clock
+    ) -> None:
         self._learning = learning
+        self._heuristics = heuristics
         self._fires = FireRepository()
         self._database = database
         self._clock = clock
@@ -94,11 +107,15 @@ class FlightRecorder:
 
     async def pending(
         self, tenant: str, *, heuristic_id: str | None = None, max_age_s: float | None = None, limit: int = MAX_PAGE
-    ) -> list[StoredFire]:
-        """Fires with no outcome yet, newest first: of one heuristic or all, fired within ``max_age_s`` or ever."""
+    ) -> list[FlightFire]:
+        """Fires with no outcome yet (none recorded, none rated), newest first: of one heuristic (it
+        must exist) or all, fired within ``max_age_s`` or ever."""
+        if heuristic_id is not None:
+            await self._heuristics.get(tenant, heuristic_id)  # NotFoundError: not an empty list
         since = None if max_age_s is None else self._clock.now() - timedelta(seconds=max_age_s)
         async with self._database.connect() as conn:
-            return await self._fires.pending(conn, tenant, heuristic_id=heuristic_id, since=since, limit=limit)
+            rows = await self._fires.pending(conn, tenant, heuristic_id=heuristic_id, since=since, limit=limit)
+        return [FlightFire(fire, name, condition, confidence) for fire, name, condition, confidence in rows]
 
     async def page(
         self, tenant: str, *, outcome: str | None = None, limit: int = 100, offset: int = 0

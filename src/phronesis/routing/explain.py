@@ -75,7 +75,7 @@ def _who(record: NewDecisionRecord) -> str:
         topics = a.get("sensitive_topics")
         return f"escalated: {why}" + (f" ({', '.join(map(str, topics))})" if topics else "")
     if record.path == "rule":
-        return f"by rule: {a.get('reasoning') or record.reason or 'a seed rule'}"
+        return f"by rule: {a.get('reasoning') or record.reason or 'one of the seed rules'}"
     if record.path == "dialogue":
         pending = a.get("pending_before") or {}
         tool = pending.get("tool")

@@ -1241,6 +1241,7 @@ class RoutingService:
     ) -> NewDecisionRecord:
         attributes: dict[str, Any] = {
             "band": result.band,
+            "reasoning": result.reasoning[:500] if result.reasoning else None,  # the words of its explanation
             "router_confidence": turn.router_confidence,
             "router_source": turn.router_source,
             "local": turn.local.explain() if turn.local else None,

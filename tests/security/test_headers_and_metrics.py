@@ -28,5 +28,12 @@ def test_every_response_forbids_framing_and_the_metrics_need_their_token(tmp_pat
         assert "'unsafe-inline'" not in http.get("/ui/").headers["content-security-policy"].split("script-src")[1]
         assert http.get("/metrics").status_code == 401
         assert http.get("/metrics", headers={"authorization": "Bearer wrong"}).status_code == 401
+        http.get("/ui/static/style.css")
         scraped = http.get("/metrics", headers={"authorization": "Bearer scrape-me-0123"})
         assert scraped.status_code == 200 and "phronesis_http_requests" in scraped.text
+        # issue 52: a page or a static file is counted under its route, not "(unmatched)"
+        assert 'route="/ui/static/{path}",status="200"' in scraped.text
+        assert 'route="(slash redirect)",status="307"' in scraped.text  # /ui/ → /ui
+        counted = [line for line in scraped.text.splitlines() if line.startswith("phronesis_http_requests_total")]
+        unmatched = [line for line in counted if 'route="(unmatched)"' in line]
+        assert unmatched and all('status="404"' in line for line in unmatched), unmatched  # /v1/nothing-here

@@ -93,7 +93,17 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, send_status)
         finally:
-            # the router writes the matched route into the scope it was given, which is ours
-            template = getattr(scope.get("route"), "path", "(unmatched)")
+            # the router writes the matched route into the scope it was given, which is ours; a
+            # mount (the dashboard's static files) writes its prefix into root_path instead
+            template = getattr(scope.get("route"), "path", None) or _mounted(scope)
+            if template is None:  # no route: the router's own redirect to the path with(out) its slash, or a 404
+                template = "(slash redirect)" if status in (307, 308) else "(unmatched)"
             self.metrics.requests.labels(scope["method"], template, str(status)).inc()
             self.metrics.latency.labels(template).observe(time.perf_counter() - started)
+
+
+def _mounted(scope: Scope) -> str | None:
+    """The template of a request a mount answered (``/ui/static/{path}``), else None."""
+    root, app_root = scope.get("root_path", ""), scope.get("app_root_path", "")
+    prefix = root[len(app_root) :] if root.startswith(app_root) else ""
+    return f"{prefix}/{{path}}" if prefix else None

@@ -221,3 +221,16 @@ def test_python_dash_m_phronesis_is_the_console_entry_point(
     with pytest.raises(SystemExit) as exited:
         runpy.run_module("phronesis", run_name="__main__")
     assert exited.value.code == 0 and capsys.readouterr().out.startswith("phronesis ")
+
+
+def test_observe_says_a_soft_outcome_is_soft(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 52: under ``calibrated`` an ignore is weighed both ways; observe called it "negative"."""
+    monkeypatch.setenv("PHRONESIS_LEARNING__STRATEGY", "calibrated")
+    added = ["heuristics", "add", "--condition", "it is dark", "--action", "turn on the lights", "--id", "dark"]
+    assert cli.invoke(app, added).exit_code == 0
+    assert cli.invoke(app, ["heuristics", "fire", "dark", "--event-id", "e1", "--source", "home"]).exit_code == 0
+    observed = cli.invoke(
+        app, ["observe", "the kettle boiled", "--event-id", "e2", "--source", "home", "--reply-to", "e1"]
+    )
+    assert observed.exit_code == 0, observed.output
+    assert observed.stdout.startswith("implicit_ignored soft outcome (weighed by what it meant) on dark: updated")

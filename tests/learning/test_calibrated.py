@@ -59,6 +59,7 @@ async def test_every_ignore_is_weak_evidence_against(make_engine: EngineFactory)
     await engine.record_fire(h.id, event_id="e1", source="home")
     observed = await engine.observe("the kettle boiled", event_id="e2", source="home", reply_to="e1")
     assert [(s.source, s.effect) for s in observed.signals] == [("implicit_ignored", "updated")]
+    assert observed.signals[0].soft  # issue 52: weighed both ways, not said to be plainly "negative"
     after = await _confidence(engine, h.id)
     assert 0.6 < after < 0.7
 

@@ -84,7 +84,8 @@ def observe(
                 if outcome.old_confidence is not None and outcome.new_confidence is not None
                 else ""
             )
-            out.append(f"{outcome.source} {outcome.signal} on {outcome.heuristic_id}: {outcome.effect}{moved}")
+            kind = "soft outcome (weighed by what it meant)" if outcome.soft else outcome.signal  # not "negative"
+            out.append(f"{outcome.source} {kind} on {outcome.heuristic_id}: {outcome.effect}{moved}")
         return "\n".join(out)
 
     emit(observed, as_json, lines)

@@ -3360,7 +3360,13 @@ class SignalOutcome(Model):
     """
     signal: Annotated[str, Field(title="Signal")]
     """
-    ``positive``, ``negative`` or ``neutral`` (recorded, no update).
+    ``positive``, ``negative`` or ``neutral`` (recorded, no update): the direction it was read in. A
+    ``soft`` one is weighed both ways, by what such outcomes meant (see ``soft``).
+    """
+    soft: Annotated[bool | None, Field(title="Soft")] = False
+    """
+    True: the ``calibrated`` strategy weighed this outcome part for, part against, by what the
+    tenant's rated fires say it means (an ignore is not plainly negative); ``signal`` is only its lean.
     """
     source: Annotated[str, Field(title="Source")]
     """

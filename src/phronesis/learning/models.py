@@ -74,7 +74,11 @@ class SignalOutcome(Schema):
     """What kind of signal: implicit_undo, user_implicit (thanks or confirmation), implicit_ignored or
     implicit_timeout."""
     signal: str
-    """``positive``, ``negative`` or ``neutral`` (recorded, no update)."""
+    """``positive``, ``negative`` or ``neutral`` (recorded, no update): the direction it was read in. A
+    ``soft`` one is weighed both ways, by what such outcomes meant (see ``soft``)."""
+    soft: bool = False
+    """True: the ``calibrated`` strategy weighed this outcome part for, part against, by what the
+    tenant's rated fires say it means (an ignore is not plainly negative); ``signal`` is only its lean."""
     magnitude: float
     """The signal's strength, before feedback_weight and decay; 0 for a neutral signal."""
     effect: str

@@ -659,6 +659,7 @@ def _outcome(
         fire_id=fire.id if fire is not None else None,
         source=signal.source,
         signal=signal.signal_type.value,
+        soft=signal.soft,
         magnitude=signal.magnitude,
         effect=effect,
         old_confidence=None if update is None else update.old_confidence,

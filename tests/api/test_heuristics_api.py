@@ -99,6 +99,8 @@ def test_health_and_metrics(live_server: LiveServer) -> None:
     with live_server.client() as client:
         health = client.get("/healthz").json()
         assert health["status"] == "ok" and health["index_backend"]
+        # issue 52: "hnsw" read as if every partition were a graph; how the search runs is said in words
+        assert health["index_search"].startswith(("in this process", "in PostgreSQL")), health["index_search"]
         ready = client.get("/readyz")
         assert ready.status_code == 200 and ready.json()["status"] == "ready"
         assert ready.json()["parts"]["database"]["state"] == "ok"

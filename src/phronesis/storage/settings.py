@@ -36,6 +36,8 @@ class IndexSettings(Schema):
     """efConstruction for a few vectors added to a built graph while a decision waits (its own new
     run or heuristic): a third of the insertion time of 128 (measured at 100k vectors)."""
     hnsw_expansion_search: int = Field(default=128, ge=8, le=4096)
+    """efSearch: how many candidates an HNSW search looks at, search breadth against time (a partition
+    past ``exact_max_size`` only; smaller ones are searched exactly)."""
     follow_interval_s: float = Field(default=0.0, ge=0.0, le=1.0)
     """How often at most a search reads the change feed for writes committed by other processes
     (this process's own writes are searched at once): the longest such a write can be missed.

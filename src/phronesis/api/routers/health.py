@@ -14,6 +14,8 @@ from phronesis.api.deps import EngineDep
 from phronesis.api.metrics import Metrics
 from phronesis.api.readiness import Readiness, ReadinessReport
 from phronesis.embeddings.cache import CachedEmbedder
+from phronesis.engine import Engine
+from phronesis.storage.hnsw_index import faiss_installed
 
 router = APIRouter(tags=["operations"])
 
@@ -27,6 +29,7 @@ async def healthz(engine: EngineDep) -> JSONResponse:
     body = {
         "status": "ok" if engine.started else "starting",
         "index_backend": engine.index_backend,
+        "index_search": _searched(engine),
         "index": {"size": heuristics, "partitions": heuristic_partitions},
         "runs_index": {"size": runs, "partitions": run_partitions},
         "llm": engine.llm.model_name if engine.llm else None,
@@ -34,6 +37,17 @@ async def healthz(engine: EngineDep) -> JSONResponse:
         "process": os.getpid(),  # which worker of `serve --workers N` answered
     }
     return JSONResponse(body, status_code=200 if engine.started else 503)
+
+
+def _searched(engine: Engine) -> str:
+    """How vectors are searched, in words: ``hnsw`` is exact search until a partition outgrows
+    ``index.exact_max_size`` (it read as if every partition were a graph)."""
+    if engine.index_backend == "pgvector":
+        return "in PostgreSQL (pgvector); this process holds no index"
+    if engine.index_backend == "exact" or not faiss_installed():
+        return "in this process, exact (every vector compared)"
+    limit = engine.settings.index.exact_max_size
+    return f"in this process: exact up to {limit:,} vectors a partition, an HNSW graph above"
 
 
 @router.get(

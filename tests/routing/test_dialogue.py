@@ -404,8 +404,9 @@ async def test_arguments_for_a_tool_that_is_not_registered_and_a_timezone_that_i
         await engine.route(sid, "beam me up", tool_arguments={"teleporter": {"x": 1}})
     assert refused.value.field == "tool_arguments.teleporter"
     assert (await engine.routing.session(T, sid)).message_count == 0  # nothing stored
-    with pytest.raises(ValidationError, match="IANA"):
+    with pytest.raises(InvalidInputError, match="IANA") as zone:  # issue 52: it named the parent field
         NewSession(lead_context={"timezone": "Mars/Olympus"})
+    assert zone.value.field == "lead_context.timezone"
     with pytest.raises(ValidationError, match="read-only tool needs no confirmation") as both:
         ToolIn(name="x", description="d", read_only=True, confirm=True)
     assert both.value.errors()[0]["loc"] == ("confirm",)

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import ConfigDict, Field, field_validator
 
+from phronesis.exceptions import InvalidInputError
 from phronesis.json_values import JsonObject
 from phronesis.routing.dialogue import Pending
 from phronesis.schema import Schema
@@ -66,8 +67,8 @@ class NewSession(Schema):
             ZoneInfo(zone) if isinstance(zone, str) and zone else None
         except (ZoneInfoNotFoundError, ValueError):
             zone = None
-        if not isinstance(zone, str) or not zone:
-            raise ValueError("timezone must be an IANA timezone name such as 'Europe/Berlin'")
+        if not isinstance(zone, str) or not zone:  # named as the field it is, not as its parent
+            raise InvalidInputError("lead_context.timezone", "must be an IANA timezone name such as 'Europe/Berlin'")
         return lead
 
 

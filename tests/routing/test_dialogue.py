@@ -404,6 +404,11 @@ async def test_arguments_for_a_tool_that_is_not_registered_and_a_timezone_that_i
         await engine.route(sid, "beam me up", tool_arguments={"teleporter": {"x": 1}})
     assert refused.value.field == "tool_arguments.teleporter"
     assert (await engine.routing.session(T, sid)).message_count == 0  # nothing stored
+    escalated = await engine.route(sid, "I want a refund for the entire year.")
+    assert escalated.session_mode == "human"
+    with pytest.raises(InvalidInputError) as owned:  # issue 52: a session a person owns skipped the check
+        await engine.route(sid, "beam me up", tool_arguments={"teleporter": {"x": 1}})
+    assert owned.value.field == "tool_arguments.teleporter"
     with pytest.raises(InvalidInputError, match="IANA") as zone:  # issue 52: it named the parent field
         NewSession(lead_context={"timezone": "Mars/Olympus"})
     assert zone.value.field == "lead_context.timezone"

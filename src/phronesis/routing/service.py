@@ -158,7 +158,8 @@ class _Turn:
     decision_id: str = field(default_factory=new_id)
     """The turn's decision, named before it is decided: its record, message and pending call carry it."""
     tools: dict[str, Tool] = field(default_factory=dict)
-    """The tenant's registered tools, by name (none read for a session a human owns)."""
+    """The tenant's registered tools, by name (none read for a session a human owns, unless the turn
+    names tools: its ``tool_arguments`` are checked all the same)."""
     confidence: float | None = None
     """The composite confidence the check settled on."""
     result: RouteResult | None = None
@@ -1078,7 +1079,7 @@ class RoutingService:
             request=request,
             started=started,
         )
-        if session.mode == "auto":
+        if session.mode == "auto" or request.tool_arguments:  # bad input is refused whoever owns the session
             tools = {t.name: t for t in await self.parts.tools.list(tenant)}
             unknown = sorted(set(request.tool_arguments) - set(tools))
             if unknown:

@@ -133,6 +133,10 @@ def test_every_operation_meets_its_endpoint(base_url: str) -> None:
         assert [d.id for d in p.routing.documents().items] == [doc.id]
         replaced = p.routing.put_document(doc.id, {"text": "We open at ten on Sundays."})
         assert (replaced.id, [d.id for d in p.routing.documents().items]) == (doc.id, [doc.id])
+        # issue 52: new or replaced is said, and replacing keeps when it was first stored
+        assert (replaced.created, replaced.created_at) == (False, doc.created_at)
+        assert p.routing.put_document("hours-new", {"text": "Closed on holidays."}).created
+        p.routing.delete_document("hours-new")
         p.routing.delete_document(doc.id)
         # issue 52: the API's own body is taken as it is documented, not only a list
         (again,) = p.routing.add_documents({"documents": [{"id": "hours-2", "text": "We close at six."}]}).stored

@@ -703,7 +703,7 @@ class Document(Model):
     """
     created_at: Annotated[AwareDatetime, Field(title="Created At")]
     """
-    When the document was first stored (UTC); a ``PUT`` that replaces it sets it anew.
+    When the document was first stored (UTC); a ``PUT`` that replaces it keeps it.
     """
     doc_type: Annotated[str, Field(title="Doc Type")]
     """
@@ -832,6 +832,49 @@ class DocumentJob(Model):
     updated_at: Annotated[AwareDatetime, Field(title="Updated At")]
     """
     When the job last moved: submitted, a chunk stored, ended (UTC).
+    """
+
+
+class DocumentPut(Model):
+    attributes: Annotated[dict[str, Any], Field(title="Attributes")]
+    """
+    Free-form metadata given with the document.
+    """
+    created: Annotated[bool, Field(title="Created")]
+    """
+    True: there was no document of this id (``201``); False: it replaced one (``200``).
+    """
+    created_at: Annotated[AwareDatetime, Field(title="Created At")]
+    """
+    When the document was first stored (UTC); a ``PUT`` that replaces it keeps it.
+    """
+    doc_type: Annotated[str, Field(title="Doc Type")]
+    """
+    The kind of document (``pricing``, ``sop``, ``policy``, ``faq``, ``general`` …); sets its
+    quality in ranking.
+    """
+    id: Annotated[str, Field(title="Id")]
+    """
+    The document's id: the one given, or a random one.
+    """
+    published_at: Annotated[AwareDatetime | None, Field(title="Published At")]
+    """
+    When the content was last true (UTC); recency decays from here. None: undated (the
+    default recency).
+    """
+    status: Annotated[
+        Literal["current", "superseded"] | None, Field(title="Status")
+    ] = "current"
+    """
+    ``current`` or ``superseded`` (an outdated version kept for the record).
+    """
+    text: Annotated[str, Field(title="Text")]
+    """
+    The document's content.
+    """
+    title: Annotated[str, Field(title="Title")]
+    """
+    The document's title (may be empty).
     """
 
 

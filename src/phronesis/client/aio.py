@@ -251,8 +251,8 @@ class _Routing:
         """The tenant's documents, oldest first."""
         return await self._c.send(calls.list_documents(limit=limit, offset=offset))
 
-    async def put_document(self, document_id: str, document: models.DocumentIn | Json) -> models.Document:
-        """Add or replace one document, by id, in one step."""
+    async def put_document(self, document_id: str, document: models.DocumentIn | Json) -> models.DocumentPut:
+        """Add or replace one document, by id, in one step (``created``: it was new)."""
         return await self._c.send(calls.put_document(document_id, document))
 
     async def delete_document(self, document_id: str) -> None:

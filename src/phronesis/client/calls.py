@@ -287,10 +287,10 @@ def list_documents(*, limit: int = 100, offset: int = 0) -> Call[models.Document
     return Call("GET", "/v1/documents", _reader(models.DocumentPage), params=_query(limit=limit, offset=offset))
 
 
-def put_document(document_id: str, document: models.DocumentIn | Json) -> Call[models.Document]:
-    """Add or replace one document in one step (the server answers 201 when it is new, 200 when it replaced one)."""
+def put_document(document_id: str, document: models.DocumentIn | Json) -> Call[models.DocumentPut]:
+    """Add or replace one document in one step (``created``: it was new; the server answers 201, else 200)."""
     path = f"/v1/documents/{_seg(document_id)}"
-    return Call("PUT", path, _reader(models.Document), _body(models.DocumentIn, document))
+    return Call("PUT", path, _reader(models.DocumentPut), _body(models.DocumentIn, document))
 
 
 def delete_document(document_id: str) -> Call[None]:

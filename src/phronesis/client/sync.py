@@ -252,8 +252,8 @@ class _Routing:
         """The tenant's documents, oldest first."""
         return self._c.send(calls.list_documents(limit=limit, offset=offset))
 
-    def put_document(self, document_id: str, document: models.DocumentIn | Json) -> models.Document:
-        """Add or replace one document, by id, in one step."""
+    def put_document(self, document_id: str, document: models.DocumentIn | Json) -> models.DocumentPut:
+        """Add or replace one document, by id, in one step (``created``: it was new)."""
         return self._c.send(calls.put_document(document_id, document))
 
     def delete_document(self, document_id: str) -> None:

@@ -97,11 +97,18 @@ class Document(Schema):
     """When the content was last true (UTC); recency decays from here. None: undated (the
     default recency)."""
     created_at: datetime
-    """When the document was first stored (UTC); a ``PUT`` that replaces it sets it anew."""
+    """When the document was first stored (UTC); a ``PUT`` that replaces it keeps it."""
     attributes: dict[str, Any]
     """Free-form metadata given with the document."""
     status: DocumentStatus = "current"
     """``current`` or ``superseded`` (an outdated version kept for the record)."""
+
+
+class DocumentPut(Document):
+    """A document a ``PUT`` stored, and whether it was new."""
+
+    created: bool
+    """True: there was no document of this id (``201``); False: it replaced one (``200``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,9 +249,13 @@ class DocumentRepository:
             raise InvalidInputError("id", f"the body names {document.id!r} but the path names {document_id!r}")
         rows, passages = await self.rows(tenant, [document], [document_id])
         p = routing_passages.c
-        columns = [name for name in rows[0] if name not in ("tenant", "id")]
+        columns = [name for name in rows[0] if name not in ("tenant", "id", "created_at")]  # first stored: kept
+        c = routing_documents.c
         async with self._db.transaction() as conn:
             await conn.execute(upsert(self._db.dialect, routing_documents, ["tenant", "id"], columns), rows)
+            first_stored = (
+                await conn.execute(select(c.created_at).where(c.tenant == tenant, c.id == document_id))
+            ).scalar_one()
             old = (
                 (await conn.execute(select(p.id).where(p.tenant == tenant, p.document_id == document_id)))
                 .scalars()
@@ -255,7 +266,7 @@ class DocumentRepository:
         for key in set(old) - {q["id"] for q in passages}:
             self.vectors.removed(tenant, key)
         self.applied(tenant, passages)
-        return _document(rows[0]), not old  # every stored document has a passage
+        return _document(rows[0] | {"created_at": first_stored}), not old  # every stored document has a passage
 
     async def list(self, tenant: str, *, limit: int = 100, offset: int = 0) -> Page[Document]:
         c = routing_documents.c

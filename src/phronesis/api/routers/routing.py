@@ -12,7 +12,7 @@ from phronesis.api.deps import EngineDep, Limit, Offset, TenantDep
 from phronesis.exceptions import InvalidInputError, NotFoundError
 from phronesis.pages import page_of
 from phronesis.routing.document_jobs import DocumentJob
-from phronesis.routing.documents import Document, DocumentIn
+from phronesis.routing.documents import DocumentIn, DocumentPut
 from phronesis.routing.models import RouteRequest, RouteResult, ToolOutcomeIn, ToolOutcomeResult
 from phronesis.routing.passages import split_passages
 from phronesis.routing.route_feedback import RouteFeedback, RouteFeedbackIn
@@ -176,17 +176,17 @@ async def cancel_document_job(job_id: NamePath, engine: EngineDep, tenant: Tenan
 @router.put(
     "/v1/documents/{document_id}",
     summary="Add or replace one document in one step (201 when new, 200 when it replaced one)",
-    responses={201: {"description": "A new document", "model": Document}},
+    responses={201: {"description": "A new document", "model": DocumentPut}},
 )
 async def put_document(
     document_id: NamePath, body: DocumentIn, engine: EngineDep, tenant: TenantDep, response: Response
-) -> Document:
+) -> DocumentPut:
     _bounded([body], engine.settings.api.max_passages_per_request)
     await engine.routing.refuse_held(tenant, [document_id])
     await engine.quotas.reserve_new(tenant, "documents", document_id)
     document, created = await engine.routing.put_document(tenant, document_id, body)
     response.status_code = 201 if created else 200
-    return document
+    return DocumentPut.model_validate(document.model_dump() | {"created": created})
 
 
 @router.get("/v1/documents", summary="The tenant's documents, oldest first")

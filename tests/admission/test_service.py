@@ -409,3 +409,28 @@ async def test_search_leaves_out_what_is_barely_similar_and_answers_best_first(e
     low = next(h.similarity for h in everything if h.run.id == other.run_id)
     assert low < engine.settings.admission.search_min_similarity  # noise, by the default floor
     assert [h.run.id for h in await engine.admission.search(T, "Generate schema")] == [schema.run_id]
+
+
+async def test_a_bare_re_report_does_not_displace_the_detailed_run_it_repeats(
+    engine: Engine, clock: FixedClock
+) -> None:
+    """Issue 52: in a merge group, a sparse re-report (no steps, no artifacts) became canonical over the
+    detailed run: newer > older holds between runs that say as much, not over one that says more."""
+    detailed = await admit(
+        engine,
+        steps=["read orders.csv", "inferred the column types", "wrote schema.sql"],
+        references=["orders.csv"],
+        artifacts=["schema.sql"],
+    )
+    clock.advance(seconds=1)
+    other = await admit(
+        engine, references=["customers.csv"], artifacts=["customers.sql"], summary="wrote customers.sql"
+    )
+    assert other.decision == "MERGE"
+    clock.advance(seconds=1)
+    bare = await admit(engine, references=["notes.md"])  # the same task again, saying almost nothing
+    if bare.decision != "MERGE":
+        pytest.skip(f"the judge decided {bare.decision} ({bare.rule}): nothing joined the group")
+    canonical = [r for r in (detailed, other, bare) if (await engine.admission.run(T, r.run_id)).canonical]
+    assert [r.run_id for r in canonical] != [bare.run_id]
+    assert len(canonical) == 1

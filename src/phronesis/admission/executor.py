@@ -23,7 +23,7 @@ from typing import Any
 
 from phronesis.admission.memory_decisions import MemoryDecisionRepository
 from phronesis.admission.models import OUTCOME_RANK, AdmissionResult, Run
-from phronesis.admission.planner import Plan
+from phronesis.admission.planner import Plan, Prepared
 from phronesis.admission.run_index import IndexChange
 from phronesis.admission.run_repository import RunRepository, run_model
 from phronesis.admission.run_vectors import RunVectors
@@ -102,13 +102,19 @@ class Executor:
         self._index.committed(tenant, applied.changes)
 
     async def _join_group(
-        self, tx: PointTransaction, tenant: str, group: str, outcome: str, now: datetime, prior: _Prior
+        self, tx: PointTransaction, tenant: str, group: str, joining: Prepared, now: datetime, prior: _Prior
     ) -> bool:
-        """Is the joining run the group's canonical one? Success > failure, and newer > older on a tie."""
+        """Is the joining run the group's canonical one? Success > failure (seed 003), and on a tie
+        newer > older, unless the newer says less: fewer references and artifacts, or a summary under
+        half as long (a bare re-report of the same task displaced the detailed run it repeats)."""
         current = await self._runs.group_canonical(tx, tenant, group)
         if current is None:
             return True
-        if OUTCOME_RANK[outcome] >= OUTCOME_RANK[current.outcome]:
+        outcome = joining.data.outcome
+        items = len(joining.data.references) + len(joining.data.artifacts)
+        sparser = items < current.items or 2 * len(joining.summary.text) < current.summary_length
+        better = OUTCOME_RANK[outcome] > OUTCOME_RANK[current.outcome]
+        if better or (OUTCOME_RANK[outcome] == OUTCOME_RANK[current.outcome] and not sparser):
             prior.keep(current.id, canonical=True)
             await self._runs.set_merge_state(tx, tenant, current.id, at=now, group=None, canonical=False)
             return True
@@ -135,12 +141,12 @@ class Executor:
             # the better version takes the superseded run's place in its merge group
             return _Membership(
                 target.merge_group,
-                await self._join_group(tx, tenant, target.merge_group, p.data.outcome, now, prior),
+                await self._join_group(tx, tenant, target.merge_group, p, now, prior),
             )
         group = target.merge_group or target.id
         if target.merge_group is None:
             await self._runs.set_merge_state(tx, tenant, target.id, at=now, group=group, canonical=True)
-        return _Membership(group, await self._join_group(tx, tenant, group, p.data.outcome, now, prior))
+        return _Membership(group, await self._join_group(tx, tenant, group, p, now, prior))
 
     async def _apply(
         self,

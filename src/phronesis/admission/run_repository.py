@@ -162,8 +162,24 @@ _ACTIVE_FOR_UPDATE = (
     .where(runs.tenant == bindparam("tenant"), runs.id == bindparam("run_id"), runs.status == "active")
     .with_for_update()
 )
+def _count_of(table: Any) -> Any:
+    """How many values of ``table`` (references, artifacts) the selected run has."""
+    return (
+        select(func.count())
+        .select_from(table)
+        .where(table.c.tenant == runs.tenant, table.c.run_id == runs.id)
+        .scalar_subquery()
+    )
+
+
 _GROUP_CANONICAL = (
-    select(runs.id, runs.outcome, runs.created_at)
+    select(
+        runs.id,
+        runs.outcome,
+        runs.created_at,
+        _count_of(admission_run_references) + _count_of(admission_run_artifacts),
+        func.length(runs.summary),
+    )
     .where(
         runs.tenant == bindparam("tenant"),
         runs.merge_group == bindparam("group"),
@@ -212,6 +228,9 @@ class GroupCanonical:
     id: str
     outcome: str
     created_at: datetime
+    items: int
+    """Its references and artifacts, counted."""
+    summary_length: int
 
 
 def run_model(row: Mapping[Any, Any], references: Sequence[str], artifacts: Sequence[str]) -> Run:

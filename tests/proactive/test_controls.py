@@ -103,6 +103,7 @@ async def test_a_mute_silences_even_urgent_messages_until_it_ends(
     await proactive.add_signals("t", "ana", [deadline(10)])
     assert (await proactive.run_cycle("t", "ana")).reason == "muted"
     clock.advance(minutes=61)
+    assert (await proactive.user("t", "ana")).muted_until is None  # issue 52: an ended mute is not shown
     assert (await proactive.run_cycle("t", "ana")).decision == "sent"
     await proactive.mute("t", "ana", MuteIn(until=START + timedelta(days=1)))
     assert (await proactive.unmute("t", "ana")).muted_until is None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import delete, select, update
@@ -53,6 +53,12 @@ class UserRepository:
         values["opted_out_topics"] = values.get("opted_out_topics") or {}
         values["opted_in_topics"] = values.get("opted_in_topics") or []
         now = self._clock.now()
+        # a mute that has ended is not shown as standing (it kept showing on the profile: issue 52)
+        if values.get("muted_until") is not None and values["muted_until"] <= now:
+            values["muted_until"] = None
+        values["opted_out_topics"] = {
+            topic: until for topic, until in values["opted_out_topics"].items() if until is None or _after(until, now)
+        }
         values["trust_level"] = trust_for(
             self._settings,
             now=now,
@@ -269,3 +275,9 @@ class UserRepository:
         # category or everything is off: "weather" does not turn every nudge back on)
         allowed = sorted({*(row.opted_in_topics or ()), *topics}) if off else list(row.opted_in_topics or ())
         return await self.update_controls(conn, tenant, user_id, opted_out_topics=stopped, opted_in_topics=allowed)
+
+
+def _after(until: Any, now: datetime) -> bool:
+    """Whether a topic's mute (stored as an ISO time in JSON, or read back as a time) ends after ``now``."""
+    end = datetime.fromisoformat(until) if isinstance(until, str) else until
+    return not isinstance(end, datetime) or (end if end.tzinfo else end.replace(tzinfo=UTC)) > now

@@ -189,3 +189,17 @@ def test_errors_name_the_options_and_times_are_the_users_own(cli: CliRunner) -> 
     cli.invoke(app, ["proactive", "signals", "add", "ana", "--type", "bill_due", "--urgency", "6", "--title", "Rent"])
     [line] = cli.invoke(app, ["proactive", "signals", "list", "ana"]).output.splitlines()
     assert line[17:20] == "+08", line
+
+
+def test_users_put_takes_when_the_relationship_started(cli: CliRunner) -> None:
+    """Issue 52: ``users put`` had no ``--created-at``: a user met a year ago was ``new`` from the CLI."""
+    put = cli.invoke(
+        app,
+        ["proactive", "users", "put", "bo", "--created-at", "2025-01-01T00:00:00+00:00", "--interactions", "500",
+         "--json"],
+    )  # fmt: skip
+    assert put.exit_code == 0, put.output
+    profile = json.loads(put.stdout)
+    assert profile["created_at"].startswith("2025-01-01") and profile["trust_level"] != "new"
+    bad = cli.invoke(app, ["proactive", "users", "put", "bo", "--created-at", "last spring"])
+    assert bad.exit_code == 2 and bad.output.startswith("error: --created-at: ")

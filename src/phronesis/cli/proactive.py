@@ -101,6 +101,13 @@ def users_put(
     interactions: Annotated[
         int | None, typer.Option(help="Messages the user has sent so far (default: 0 when new, else unchanged).")
     ] = None,
+    created_at: Annotated[
+        str | None,
+        typer.Option(
+            "--created-at",
+            help="When the relationship started, ISO 8601 with its offset (trust counts days from it; default: now).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
@@ -116,6 +123,7 @@ def users_put(
             address=address,
             calendar_url=calendar,
             interaction_count=interactions,
+            created_at=created_at,
         ),
         flags=_PUT_FLAGS,
     )
@@ -150,6 +158,7 @@ _PUT_FLAGS = {
     "address": "--address",
     "calendar_url": "--calendar",
     "interaction_count": "--interactions",
+    "created_at": "--created-at",
 }
 """``users put``'s options by the profile field each sets (its errors name the option)."""
 

@@ -234,3 +234,16 @@ def test_observe_says_a_soft_outcome_is_soft(cli: CliRunner, monkeypatch: pytest
     )
     assert observed.exit_code == 0, observed.output
     assert observed.stdout.startswith("implicit_ignored soft outcome (weighed by what it meant) on dark: updated")
+
+
+def test_a_read_without_a_data_directory_creates_no_database(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 52: ``heuristics list`` with no data directory named created an empty database in the
+    default place and listed nothing, as if the server's were empty."""
+    monkeypatch.delenv("PHRONESIS_DATA_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    listed = cli.invoke(app, ["heuristics", "list"])
+    assert listed.exit_code == 2 and listed.output.startswith("error: no database at ")
+    assert "the default place" in listed.output and "PHRONESIS_DATA_DIR" in listed.output
+    assert not list((tmp_path / "xdg").rglob("phronesis.db"))

@@ -104,9 +104,7 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def invalid(
-    exc: ValidationError, *, option: str | None = None, flags: Mapping[str, str] | None = None
-) -> typer.Exit:
+def invalid(exc: ValidationError, *, option: str | None = None, flags: Mapping[str, str] | None = None) -> typer.Exit:
     """A validation error as the CLI's one line: the option (or field) and what is wrong with it.
     ``flags`` maps the model's field names to the command's options: the line names ``--interactions``,
     not ``interaction_count``, and "give exactly one of --until and --minutes" (not the API's field
@@ -136,9 +134,7 @@ def _options(flags: Mapping[str, str] | None) -> dict[str, str]:
     return named | dict(flags or {})
 
 
-def parsed(
-    model: type[M], data: Any, *, option: str | None = None, flags: Mapping[str, str] | None = None
-) -> M:
+def parsed(model: type[M], data: Any, *, option: str | None = None, flags: Mapping[str, str] | None = None) -> M:
     """``data`` validated into ``model``, or the CLI's one line naming the option (``invalid``)."""
     try:
         return model.model_validate(data)
@@ -168,14 +164,19 @@ def with_engine(
     load_index: bool = False,
     flags: Mapping[str, str] | None = None,
     settings: Callable[[], Settings] | None = None,
+    reads_only: bool = False,
 ) -> T:
     """Open an engine (migrated; the vector index loaded only when asked), run ``work``, close it.
 
     Building the engine is cheap: the sentence model loads only when a command embeds. ``settings``:
     how a command's settings differ from the environment's (read inside ``run``, so a bad setting is
-    the command's one line, as any other error).
+    the command's one line, as any other error). ``reads_only``: a command that only reads does not
+    create the embedded database in the default place (no data directory named); it says where it looked.
     """
     from phronesis.engine import Engine
+
+    if reads_only:
+        _database_exists()
 
     if os.environ.get("PHRONESIS_URL"):  # else a local, empty database is taken for the server's
         typer.echo(
@@ -193,6 +194,25 @@ def with_engine(
             await engine.close()
 
     return run(go, flags=flags)
+
+
+def _database_exists() -> None:
+    """The embedded SQLite file a reading command would open, or a one-line error naming where it
+    looked (``heuristics list`` without PHRONESIS_DATA_DIR created an empty database elsewhere)."""
+    from phronesis.settings import load_settings
+
+    try:
+        chosen = load_settings()
+    except PhronesisError as exc:
+        raise fail(str(exc)) from None
+    if chosen.database.url or chosen.data_dir is not None:  # a place was named: an empty one is empty
+        return
+    path = chosen.resolved_data_dir() / "phronesis.db"
+    if not path.exists():
+        raise fail(
+            f"no database at {path}, the default place: nothing is stored there (set PHRONESIS_DATA_DIR to "
+            "the server's data directory, or run `phronesis db upgrade` to create one here)"
+        )
 
 
 def _print_version(value: bool) -> None:
@@ -399,4 +419,3 @@ def _read_input(path: str) -> bytes:
         return Path(path).read_bytes()
     except OSError as exc:
         raise fail(f"cannot read {path}: {exc.strerror}") from None
-

@@ -33,7 +33,9 @@ def list_decisions(
     if kind is not None and kind not in KINDS:
         raise fail(f"--kind: must be one of {', '.join(KINDS)}")
     chosen: DecisionKind | None = kind  # type: ignore[assignment]
-    page = with_engine(lambda e: e.decisions.page(tenant, kind=chosen, subject_id=subject, limit=limit))
+    page = with_engine(
+        lambda e: e.decisions.page(tenant, kind=chosen, subject_id=subject, limit=limit), reads_only=True
+    )
     items = [explained(record) for record in page.items]
     emit(page.model_copy(update={"items": items}), as_json, lambda: "\n".join(map(_line, items)) or "no decisions")
     if page.total > len(items):
@@ -43,7 +45,7 @@ def list_decisions(
 @decisions_app.command("show")
 def show(record_id: str, as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """One decision: what it was about, what was decided and why, in words (--json: the whole record)."""
-    record = explained(with_engine(lambda e: e.decisions.get(tenant, record_id)))
+    record = explained(with_engine(lambda e: e.decisions.get(tenant, record_id), reads_only=True))
     emit(
         record,
         as_json,

@@ -117,7 +117,7 @@ def list_(
     if origin is not None and origin not in ("dev", "pack", "learned", "llm"):
         raise fail("--origin: must be one of dev, pack, learned, llm")
     chosen: Origin | None = origin  # type: ignore[assignment]
-    page = with_engine(lambda e: e.heuristics.page(tenant, domain=domain, origin=chosen, limit=limit))
+    page = with_engine(lambda e: e.heuristics.page(tenant, domain=domain, origin=chosen, limit=limit), reads_only=True)
     emit(page, as_json, lambda: "\n".join(_line(item) for item in page.items) or "no heuristics")
     if page.total > len(page.items):
         typer.echo(f"(the first {len(page.items)} of {page.total} shown: raise --limit)", err=True)
@@ -126,7 +126,7 @@ def list_(
 @heuristics_app.command("show")
 def show(heuristic_id: str, as_json: JsonAlways = False, tenant: TenantOption = DEFAULT_TENANT) -> None:
     """Show one heuristic as JSON."""
-    item = with_engine(lambda e: e.heuristics.get(tenant, heuristic_id))
+    item = with_engine(lambda e: e.heuristics.get(tenant, heuristic_id), reads_only=True)
     typer.echo(item.model_dump_json(indent=2))
 
 

@@ -1,4 +1,4 @@
-"""Every decision explained in one sentence, from what its record keeps (issue 52): the sentence the
+"""Every decision explained in one sentence, from what its record keeps: the sentence the
 API returns as ``explanation``, the dashboard shows above the record's JSON, and the CLI prints.
 
 Each decision point words its own decisions (``<point>/explain.py``); this module only picks by the

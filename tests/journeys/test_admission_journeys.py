@@ -45,8 +45,8 @@ class Agent:
         result: dict[str, Any] = answer.json()
         return result
 
-    def search(self, query: str) -> list[dict[str, Any]]:
-        found = self.http.get("/v1/runs/search", params={"q": query, "agent_id": "etl", "k": 10})
+    def search(self, query: str, **params: Any) -> list[dict[str, Any]]:
+        found = self.http.get("/v1/runs/search", params={"q": query, "agent_id": "etl", "k": 10} | params)
         assert found.status_code == 200, found.text
         hits: list[dict[str, Any]] = found.json()["hits"]
         return hits
@@ -108,12 +108,15 @@ def test_a_month_of_runs(agent: Agent) -> None:
     record = agent.http.get(f"/v1/decisions/{undone['undo_id']}").json()
     assert (record["action"], record["inputs"]["decision_id"]) == ("UNDO", fresh["decision_id"])
 
-    # two successes with different references: both kept, one group, the newer canonical first
+    # two successes with different references: both kept, one group, the newer canonical
     a = agent.admit("Build the revenue report", steps=["Queried sales"], references=["sales.sql"])
     b = agent.admit("Build the revenue report", steps=["Queried the warehouse"], references=["warehouse.sql"])
     assert (b["decision"], b["target_run_id"]) == ("MERGE", a["run_id"])
-    hits = [h for h in agent.search("revenue report") if h["group"] is not None]
-    assert [h["run"]["id"] for h in hits][:2] == [b["run_id"], a["run_id"]]
+    hits = [h for h in agent.search("revenue report", min_similarity=-1) if h["group"] is not None]
+    assert {h["run"]["id"] for h in hits} == {a["run_id"], b["run_id"]}  # best first (issue 52), both there
+    assert [h["similarity"] for h in hits] == sorted((h["similarity"] for h in hits), reverse=True)
+    collapsed = agent.search("revenue report", collapse="true", min_similarity=-1)
+    assert [h["run"]["id"] for h in collapsed if h["group"] is not None] == [b["run_id"]]  # the canonical
 
     # invoices that differ only in their numbers are each their own task
     invoices = [

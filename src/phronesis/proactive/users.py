@@ -53,7 +53,7 @@ class UserRepository:
         values["opted_out_topics"] = values.get("opted_out_topics") or {}
         values["opted_in_topics"] = values.get("opted_in_topics") or []
         now = self._clock.now()
-        # a mute that has ended is not shown as standing (it kept showing on the profile: issue 52)
+        # a mute that has ended is not shown as standing (it kept showing on the profile)
         if values.get("muted_until") is not None and values["muted_until"] <= now:
             values["muted_until"] = None
         values["opted_out_topics"] = {

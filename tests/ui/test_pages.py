@@ -122,6 +122,32 @@ def test_each_decision_is_explained_in_words_as_the_api_explains_it(watched: Wat
     watched.shot("decision-proactive")
 
 
+def test_a_routing_session_reads_as_its_story(watched: Watched, dashboard: Dashboard) -> None:
+    """Issue 52: a session's turns in order, each with what was decided, why, and what answered."""
+    with dashboard.api("sk-umbrella-ui") as client:
+        session = client.post("/v1/sessions", json={"lead_context": {"email": "ann@umbrella.io"}}).json()
+        asked = [
+            client.post(f"/v1/sessions/{session['id']}/route", json={"query": query}).json()
+            for query in ("What do your plans cost?", "I want a refund for the entire year.")
+        ]
+        records = [client.get(f"/v1/decisions/{turn['decision_id']}").json() for turn in asked]
+    sign_in(watched, "sk-umbrella-ui")
+    page = watched.page
+    page.goto(f"/ui/decisions/{asked[1]['decision_id']}")
+    page.click("a.session")
+    page.wait_for_url(f"**/ui/sessions/{session['id']}")
+    rows = page.locator("table[data-table=turns] tbody tr")
+    assert [r.get_attribute("data-id") for r in rows.all()] == [t["decision_id"] for t in asked]  # in order
+    assert [r.locator("td.said").inner_text() for r in rows.all()] == [
+        "What do your plans cost?",
+        "I want a refund for the entire year.",
+    ]
+    assert [r.locator("td.explanation").inner_text() for r in rows.all()] == [r["explanation"] for r in records]
+    assert rows.nth(1).locator("td.action").inner_text().startswith("ESCALATE")
+    assert page.get_attribute("[data-mode]", "data-mode") == "human"  # the refund handed it to a person
+    watched.shot("session")
+
+
 def test_one_tenant_never_sees_another_tenants_decisions(watched: Watched, dashboard: Dashboard) -> None:
     sign_in(watched, "sk-globex-ui")
     page = watched.page

@@ -28,7 +28,7 @@ from phronesis.audit.rollups import LATENCY_BOUNDS_MS
 from phronesis.clock import Instant
 from phronesis.engine import Engine
 from phronesis.exceptions import ConflictError, InvalidInputError, NotFoundError, validation_message
-from phronesis.explanations import about, explained
+from phronesis.explanations import about, explain, explained
 from phronesis.heuristics.examples import Scope
 from phronesis.replay import ReplayIn, TuneIn, run_replay, tune
 from phronesis.replay.models import PARAMETERS, Asked, as_asked, setting_of
@@ -411,6 +411,30 @@ async def routing_page(request: Request) -> Response:
         labels=labels,
         cells=cells,
     )
+
+
+SESSION_TURNS = 500
+"""A session's page shows at most this many of its latest turns and tool reports."""
+
+
+@_page("/sessions/{session_id}")
+async def session_page(request: Request, session_id: str) -> Response:
+    """A routing session's story, the way a trace view groups spans: each turn in order, with what
+    was decided and why, the sources that answered, the tool it called and what the tool reported."""
+    who = _who(request)
+    if who is None:
+        return _sign_in_first()
+    engine = _engine(request)
+    session_id = session_id[:64]
+    try:
+        session = await engine.routing.session(who.tenant, session_id, turns=0)
+    except NotFoundError:
+        session = None  # deleted since: its records still tell its story
+    records = await engine.decisions.query(who.tenant, kind="routing", subject_id=session_id, limit=SESSION_TURNS)
+    if session is None and not records:
+        return _not_found(request, who, "session", session_id)
+    turns = [(record, explain(record)) for record in reversed(records)]  # oldest first
+    return _render(request, "session.html", viewer=who, session=session, session_id=session_id, turns=turns)
 
 
 @_page("/admission")

@@ -278,3 +278,31 @@ async def test_a_neutral_score_takes_the_standing_rating_back(
     assert (stored.confidence, stored.success_count, stored.failure_count) == (pytest.approx(0.6), 0, 0)
     again = await engine.feedback(fire.id, rating="negative")  # and a later click still counts
     assert again.new_confidence is not None and again.new_confidence < 0.6
+
+
+async def _counts(engine: Engine, heuristic_id: str) -> tuple[int, int]:
+    h = await engine.heuristics.get("default", heuristic_id)
+    return h.success_count, h.failure_count
+
+
+async def test_an_undo_and_a_thanks_are_counted_until_a_rating_says_otherwise(
+    make_engine: EngineFactory, learning_strategy: str
+) -> None:
+    """Issue 52: success/failure stayed 0/0 after an undo and a "thanks": both confirm what came of
+    a fire (a timeout or an ignore confirms nothing). A rating replaces what they said; withdrawn,
+    what they said counts again: each fire once, as its last word says."""
+    engine = await _engine(make_engine, learning_strategy)
+    h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.6)
+    undone = await engine.record_fire(h.id, event_id="e1", source="home")
+    await engine.observe("no, undo that", event_id="e2", source="home", reply_to="e1")
+    assert await _counts(engine, h.id) == (0, 1)
+    thanked = await engine.record_fire(h.id, event_id="e3", source="home")
+    await engine.observe("thanks, that worked great", event_id="e4", source="home", reply_to="e3")
+    assert await _counts(engine, h.id) == (1, 1)
+
+    await engine.feedback(undone.id, rating="positive")  # the user says it was right after all
+    assert await _counts(engine, h.id) == (2, 0)
+    await engine.feedback(undone.id, user_score=2)  # neutral, withdrawn: the undo is its last word again
+    assert await _counts(engine, h.id) == (1, 1)
+    await engine.feedback(thanked.id, rating="positive")  # the same as the thanks: counted once
+    assert await _counts(engine, h.id) == (1, 1)

@@ -55,6 +55,9 @@ class StoredFire(FireRecord):
     outcome_source: str | None = None
     outcome_at: datetime | None = None
     episodic_event_id: str | None = None
+    implicit_positive: bool | None = None
+    """What a confirming implicit outcome (an undo, a thanks or a complaint) said of the fire; None
+    for none, or for one that confirms nothing (a timeout, an ignore)."""
 
     @property
     def settled(self) -> tuple[str | None, str | None]:
@@ -95,6 +98,7 @@ class StoredFire(FireRecord):
             outcome_source=row.outcome_source,
             outcome_at=row.outcome_at,
             episodic_event_id=row.episodic_event_id,
+            implicit_positive=row.implicit_positive,
         )
 
 
@@ -337,6 +341,9 @@ class FireRepository:
             .where(_f.id == fire_id)
             .values(explicit_source=source, explicit_positive=positive, explicit_weight=weight, explicit_at=at)
         )
+
+    async def set_implicit_outcome(self, conn: AsyncConnection, fire_id: str, positive: bool) -> None:
+        await conn.execute(update(heuristic_fires).where(_f.id == fire_id).values(implicit_positive=positive))
 
     async def clear_explicit(self, conn: AsyncConnection, fire_id: str) -> None:
         """No rating stands on the fire any more (a neutral click replaced it)."""

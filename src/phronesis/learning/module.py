@@ -104,6 +104,11 @@ def _latest_event(fires: Sequence[StoredFire], deictic: bool) -> list[StoredFire
     return [f for f in fires if f.heuristic_id in heuristics]
 
 
+CONFIRMING = frozenset({"implicit_undo", "user_implicit"})
+"""The implicit outcomes that confirm what came of a fire (an undo; a thanks or a complaint); a
+timeout or an ignore is silence, which confirms nothing."""
+
+
 def implicit_key(fire_id: str) -> str:
     """One implicit signal per fire: every implicit channel shares this key."""
     return f"fire:{fire_id}:implicit"
@@ -419,6 +424,14 @@ class LearningModule:
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update
 
+    async def _confirmed(self, conn: AsyncConnection, tenant: str, fire: StoredFire, positive: bool) -> None:
+        """An undo, a thanks or a complaint confirms what came of a fire (F-25's outcome-confirmed
+        count, where silence confirms nothing): counted as a success or a failure, unless a rating
+        already stands on the fire (the rating is its last word)."""
+        await self.fires.set_implicit_outcome(conn, fire.id, positive)
+        if fire.standing is None:
+            await self.heuristics.record_outcome(tenant, fire.heuristic_id, success=positive, connection=conn)
+
     async def _recover(self, conn: AsyncConnection, tenant: str, fire: StoredFire) -> None:
         """A probation fire went well (``executive.recovery``): the undo it was on probation for is
         taken back, once (the recovery's own key)."""
@@ -484,8 +497,15 @@ class LearningModule:
             changes = ((positive, 1.0), (before, -1.0))
             observed = [(fire.implicit_source, helped, delta) for helped, delta in changes if helped is not None]
             await count_observation(conn, tenant, observed)
+        # a confirming implicit outcome (an undo, a thanks) counts until a rating stands, and again after
+        # one is withdrawn: the counters hold each fire once, as its last word says
+        implicit = fire.implicit_positive
         await self.heuristics.record_outcome(
-            tenant, fire.heuristic_id, success=positive, replaces=before, connection=conn
+            tenant,
+            fire.heuristic_id,
+            success=implicit if positive is None else positive,
+            replaces=implicit if before is None else before,
+            connection=conn,
         )
 
     async def rate(
@@ -544,6 +564,8 @@ class LearningModule:
                 outcomes.append(_outcome(signal, fire, "neutral"))
                 continue
             positive = signal.signal_type is SignalType.POSITIVE
+            if signal.source in CONFIRMING and isinstance(fire, StoredFire):
+                await self._confirmed(conn, tenant, fire, positive)
             details = dict(signal.metadata)
             scope_only = False
             if positive and isinstance(fire, StoredFire):

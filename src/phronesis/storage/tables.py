@@ -200,6 +200,8 @@ heuristic_fires = Table(
     Column("outcome_source", String(64), nullable=True),
     Column("outcome_at", UTCDateTime, nullable=True),
     Column("episodic_event_id", String(256), nullable=True),
+    # (0029) what a confirming implicit outcome (undo, thanks, complaint) said: counted until rated
+    Column("implicit_positive", Boolean, nullable=True),
     ForeignKeyConstraint(["tenant", "heuristic_id"], ["heuristics.tenant", "heuristics.id"], ondelete="CASCADE"),
     Index("ix_heuristic_fires_tenant_source_fired", "tenant", "source", "fired_at"),
     Index("ix_heuristic_fires_tenant_fired", "tenant", "fired_at"),

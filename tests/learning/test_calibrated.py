@@ -128,3 +128,18 @@ def test_a_bad_channel_prior_is_a_settings_error() -> None:
 
     with pytest.raises(ValidationError, match="unknown outcome"):
         LearningSettings(channel_prior={"implicit_lol": (0.5, 0.5)})
+
+
+async def test_a_rated_fire_s_timeout_adds_nothing_the_rating_did_not_say(
+    make_engine: EngineFactory, clock: FixedClock
+) -> None:
+    """Issue 52: a fire rated 👎 and then silent had its timeout weighed at the heuristic's confidence,
+    as if nobody knew whether it helped; the rating says it did not, and counted once already."""
+    engine = await _calibrated(make_engine)
+    h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.5)
+    fire = await engine.record_fire(h.id, event_id="e1", source="home")
+    rated = await engine.feedback(fire.id, rating="negative")
+    await _timeout(engine, clock)
+    assert await _confidence(engine, h.id) == pytest.approx(rated.new_confidence)
+    steps = (await engine.learning.history("default", h.id)).items
+    assert [step.source for step in steps] == ["user_explicit"]  # the timeout moved nothing

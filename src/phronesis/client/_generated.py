@@ -3377,7 +3377,8 @@ class SignalIn(Model):
 class SignalOutcome(Model):
     effect: Annotated[str, Field(title="Effect")]
     """
-    ``updated``, ``locked``, ``duplicate``, ``neutral`` or ``missing`` (the heuristic was deleted).
+    ``updated``, ``locked``, ``duplicate``, ``neutral``, ``missing`` (the heuristic was deleted) or
+    ``rated`` (a soft outcome of a fire a rating stands on: the rating says whether it helped).
     """
     fire_id: Annotated[str | None, Field(title="Fire Id")]
     """

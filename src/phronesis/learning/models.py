@@ -82,7 +82,8 @@ class SignalOutcome(Schema):
     magnitude: float
     """The signal's strength, before feedback_weight and decay; 0 for a neutral signal."""
     effect: str
-    """``updated``, ``locked``, ``duplicate``, ``neutral`` or ``missing`` (the heuristic was deleted)."""
+    """``updated``, ``locked``, ``duplicate``, ``neutral``, ``missing`` (the heuristic was deleted) or
+    ``rated`` (a soft outcome of a fire a rating stands on: the rating says whether it helped)."""
     old_confidence: float | None = None
     """The heuristic's confidence before, 0 to 1; None when nothing was applied (a neutral signal, or the heuristic is
     gone)."""

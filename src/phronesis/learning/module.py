@@ -566,6 +566,11 @@ class LearningModule:
             positive = signal.signal_type is SignalType.POSITIVE
             if signal.source in CONFIRMING and isinstance(fire, StoredFire):
                 await self._confirmed(conn, tenant, fire, positive)
+            if signal.soft and isinstance(fire, StoredFire) and fire.standing is not None:
+                # a soft outcome is evidence of whether the fire helped; its rating says so outright, and
+                # counted already (a 👎 then silence had weighed the timeout at the heuristic's confidence)
+                outcomes.append(_outcome(signal, fire, "rated"))
+                continue
             details = dict(signal.metadata)
             scope_only = False
             if positive and isinstance(fire, StoredFire):

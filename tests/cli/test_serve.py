@@ -10,6 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from phronesis.storage.migrate import head_revision
 from tests.loopback import free_port
 from tests.processes import server
 
@@ -47,13 +48,23 @@ def test_serve_refuses_pgvector_on_a_database_without_it_in_one_line(tmp_path: P
     assert done.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"
 
 
-def test_db_upgrade_migrates_then_says_pgvector_cannot_be_used_here(tmp_path: Path) -> None:
+def test_db_upgrade_and_config_show_say_pgvector_cannot_be_used_here(tmp_path: Path) -> None:
+    """Issue 52: ``db upgrade`` printed its revision before refusing the backend; ``config show`` did
+    not check it at all (``serve`` refuses it)."""
     env = {**os.environ, "PHRONESIS_DATA_DIR": str(tmp_path), "PHRONESIS_INDEX__BACKEND": "pgvector"}
     done = subprocess.run(
         [sys.executable, "-m", "phronesis", "db", "upgrade"], env=env, capture_output=True, text=True, timeout=120
     )
-    assert done.returncode == 2 and done.stdout.startswith("database at revision")
-    assert done.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"
+    assert done.returncode == 2 and done.stdout == ""  # nothing said done
+    assert done.stderr.strip() == (
+        "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL (the schema is at revision "
+        f"{head_revision()} without it)"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "phronesis", "config", "show"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert shown.returncode == 2 and shown.stdout == ""
+    assert shown.stderr.strip() == "error: PHRONESIS_INDEX__BACKEND=pgvector: the database is not PostgreSQL"
 
 
 def test_a_port_in_use_is_one_line_naming_the_setting_before_anything_starts(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 
-from phronesis.exceptions import InvalidInputError, PhronesisError, validation_message
+from phronesis.exceptions import ConfigurationError, InvalidInputError, PhronesisError, validation_message
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -384,9 +384,9 @@ def db_upgrade(as_json: JsonOption = False) -> None:
             await database.dispose()
 
     revision, missing, dialect = run(go)
+    if missing is not None and settings.index.backend == "pgvector":  # refused before any "done" is said
+        raise fail(f"PHRONESIS_INDEX__BACKEND=pgvector: {missing} (the schema is at revision {revision} without it)")
     emit({"revision": revision}, as_json, lambda: f"database at revision {revision}")
-    if missing is not None and settings.index.backend == "pgvector":
-        raise fail(f"PHRONESIS_INDEX__BACKEND=pgvector: {missing}")
     if missing is not None and dialect == "postgresql":
         typer.echo(f"pgvector: not used ({missing}); vectors are searched in each process", err=True)
 
@@ -403,7 +403,15 @@ def config_show(as_json: JsonAlways = False) -> None:
 
     async def check() -> None:
         engine = Engine(settings)  # cheap: nothing connects and no model loads here
-        await engine.close()
+        try:
+            if settings.index.backend == "pgvector":  # serve and db upgrade refuse without it: so does this
+                from phronesis.storage.pgvector import pgvector_state
+
+                missing = await pgvector_state(engine.database)
+                if missing is not None:
+                    raise ConfigurationError(f"PHRONESIS_INDEX__BACKEND=pgvector: {missing}")
+        finally:
+            await engine.close()
 
     run(check)
     typer.echo(json.dumps(settings.masked(), indent=2, sort_keys=True))

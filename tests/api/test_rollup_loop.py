@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
+
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.audit.rollups import MARGIN, DecisionRollups, hour_of
@@ -66,9 +68,13 @@ def test_the_server_rolls_up_finished_hours_without_a_page_asking(tmp_path: Path
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, _seed(tmp_path)).result()
     engine = Engine(_settings(tmp_path, 0.5), embedder=HashingEmbedder(384), llm=None)
-    with serving_app(create_app(engine, close_engine=True)):
+    with serving_app(create_app(engine, close_engine=True)) as base_url:
         mark = _wait_for_mark(tmp_path, 15.0)
+        scraped = httpx.get(f"{base_url}/metrics", timeout=30).text
     assert mark is not None and mark >= hour_of(datetime.now(UTC) - MARGIN) - 1
+    # issue 52: /metrics had no decision counters; the rollups' are there, every tenant's
+    assert 'phronesis_decisions{kind="routing",path="local"} 8.0' in scraped
+    assert 'phronesis_decision_llm_calls{kind="routing"} 0.0' in scraped
 
 
 def test_with_the_interval_at_zero_nothing_rolls_up_until_asked(tmp_path: Path) -> None:

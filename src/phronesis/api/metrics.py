@@ -58,6 +58,25 @@ class Metrics:
             ["result"],
             registry=self.registry,
         )
+        self.decisions = Gauge(
+            "phronesis_decisions",
+            "Decisions by decision point (kind) and path, every tenant's, counted in the database as the "
+            "hourly rollups hold them (closed hours; they outlive the records' purge, so they only grow)",
+            ["kind", "path"],
+            registry=self.registry,
+        )
+        self.decision_llm_calls = Gauge(
+            "phronesis_decision_llm_calls",
+            "LLM calls made deciding, by decision point (kind), as the hourly rollups hold them",
+            ["kind"],
+            registry=self.registry,
+        )
+        self.decisions_without_llm = Gauge(
+            "phronesis_decisions_without_llm",
+            "Decisions made with no LLM call, by decision point (kind), as the hourly rollups hold them",
+            ["kind"],
+            registry=self.registry,
+        )
         self.loop_failures = Counter(
             "phronesis_background_loop_failures",
             "Failed steps of the server's background loops (each retried with backoff)",

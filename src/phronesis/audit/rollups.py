@@ -180,6 +180,18 @@ class DecisionRollups:
             tenants = sorted(str(t) for t in (await conn.execute(query)).scalars())
         return {tenant: await self.ensure(tenant, now) for tenant in tenants}
 
+    async def totals(self) -> list[tuple[str, str, int, int, int]]:
+        """Every tenant's rolled-up decisions by kind and path, with their LLM calls and those decided
+        without the LLM (``/metrics``): closed hours only, and they outlive the records' purge, so
+        the figures only grow."""
+        r = decision_rollups.c
+        query = select(r.kind, r.path, func.sum(r.decisions), func.sum(r.llm_calls), func.sum(r.without_llm)).group_by(
+            r.kind, r.path
+        )
+        async with self._db.connect() as conn:
+            rows = await conn.execute(query)
+            return [(kind, path, int(n), int(calls), int(without)) for kind, path, n, calls, without in rows]
+
     def combined(self, tenant: str, since: datetime, until: int) -> Any:
         """Rolled-up hours from ``since`` to ``until``, and the live records after: one relation."""
         r = decision_rollups.c

@@ -13,6 +13,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from phronesis.api.deps import EngineDep
 from phronesis.api.metrics import Metrics
 from phronesis.api.readiness import Readiness, ReadinessReport
+from phronesis.audit.rollups import DecisionRollups
 from phronesis.embeddings.cache import CachedEmbedder
 from phronesis.engine import Engine
 from phronesis.storage.hnsw_index import faiss_installed
@@ -81,4 +82,13 @@ async def metrics(request: Request, engine: EngineDep) -> Response:
         registry.admission_fallbacks.labels(reason).set(count)
     for name, value in (await engine.proactive.counter_totals()).items():
         registry.proactive.labels(name).set(value)
+    calls: dict[str, int] = {}
+    without: dict[str, int] = {}
+    for kind, path, decisions, llm_calls, no_llm in await DecisionRollups(engine.database).totals():
+        registry.decisions.labels(kind, path).set(decisions)
+        calls[kind] = calls.get(kind, 0) + llm_calls
+        without[kind] = without.get(kind, 0) + no_llm
+    for kind in calls:
+        registry.decision_llm_calls.labels(kind).set(calls[kind])
+        registry.decisions_without_llm.labels(kind).set(without[kind])
     return Response(generate_latest(registry.registry), media_type=CONTENT_TYPE_LATEST)

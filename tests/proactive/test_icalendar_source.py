@@ -37,6 +37,18 @@ def test_a_floating_time_is_the_users_local_time() -> None:
     assert signal.data["start"] == "2026-11-28T09:00:00+08:00"
 
 
+def test_a_time_zone_nobody_knows_is_said_not_read_silently_as_local(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 52: an unknown TZID was read as the user's local time without a word."""
+    now = datetime(2026, 11, 28, 0, 30, tzinfo=UTC)
+    odd = LECTURE.replace("DTSTART:20261128T090000", "DTSTART;TZID=Mars/Olympus:20261128T090000")
+    with caplog.at_level("WARNING", logger="phronesis.proactive.calendar"):
+        [signal] = events(calendar(odd), now, horizon=timedelta(hours=24), zone=SINGAPORE)
+    assert signal.data["unknown_tzid"] == "Mars/Olympus" and signal.data["start"] == "2026-11-28T09:00:00+08:00"
+    assert "'Mars/Olympus'" in caplog.text and "Asia/Singapore" in caplog.text
+    [known] = events(calendar(LECTURE), now, horizon=timedelta(hours=24), zone=SINGAPORE)
+    assert "unknown_tzid" not in known.data  # a floating time names no zone: nothing to say
+
+
 def test_a_floating_time_already_past_locally_is_no_signal() -> None:
     now = datetime(2026, 11, 28, 2, 0, tzinfo=UTC)  # 10:00 in Singapore: the lecture began an hour ago
     assert events(calendar(LECTURE), now, horizon=timedelta(hours=24), zone=SINGAPORE) == []

@@ -18,6 +18,7 @@ reminded eight hours late and their busy day end at 08:00 local.
 
 from __future__ import annotations
 
+import logging
 from contextlib import nullcontext
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
@@ -32,6 +33,8 @@ from phronesis.outbound import BlockedAddress, read_limited
 from phronesis.proactive.models import SignalIn
 
 __all__ = ["ICalendarSource", "signals_from_ics"]
+
+log = logging.getLogger("phronesis.proactive.calendar")
 
 MAX_BYTES = 5_000_000
 
@@ -137,6 +140,7 @@ def signals_from_ics(
         )
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(where, f"cannot expand its events: {exc}") from None
+    unknown_zones = _unknown_tzids(calendar)
     out = []
     timed: dict[date, list[tuple[datetime, str]]] = {}
     all_day: dict[date, list[str]] = {}
@@ -148,20 +152,39 @@ def signals_from_ics(
             assert isinstance(start, date)
             all_day.setdefault(start, []).append(title)
             continue
+        unknown_zone = unknown_zones.get(uid) if start.tzinfo is None else None
+        if unknown_zone is not None:
+            log.warning("%s: event %r names a time zone this machine does not know (%r): read in %s", where,
+                        title, unknown_zone, zone)  # fmt: skip
         start = start if start.tzinfo else start.replace(tzinfo=zone)  # a floating time: the user's
         timed.setdefault(start.astimezone(zone).date(), []).append((start.astimezone(zone), title))
         if not now < start <= now + horizon:
             continue
+        said: dict[str, Any] = {"title": title, "start": start.isoformat(), "location": _text(event, "LOCATION")}
+        if unknown_zone is not None:  # said with the signal, not read silently as the user's local time
+            said["unknown_tzid"] = unknown_zone
         out.append(
             SignalIn(
                 type="calendar_event_approaching",
                 urgency_hint=_urgency(start - now),
-                data={"title": title, "start": start.isoformat(), "location": _text(event, "LOCATION")},
+                data=said,
                 dedup_key=f"calendar:{uid}:{start.isoformat()}"[:256],
                 expires_at=start,
             )
         )
     return out + _day_signals(reached, timed, all_day, now, zone)
+
+
+def _unknown_tzids(calendar: Any) -> dict[str, str]:
+    """Each event (by UID) whose start names a ``TZID`` the parser knew no zone for: the time came
+    back without one, as a floating time would (read before expansion, which drops the name)."""
+    unknown: dict[str, str] = {}
+    for event in calendar.walk("VEVENT"):
+        start = event.get("DTSTART")
+        tzid = start.params.get("TZID") if start is not None else None
+        if tzid and isinstance(start.dt, datetime) and start.dt.tzinfo is None:
+            unknown[_text(event, "UID") or _text(event, "SUMMARY")] = str(tzid)
+    return unknown
 
 
 def _why(error: httpx.HTTPError) -> str:

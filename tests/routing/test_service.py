@@ -545,7 +545,7 @@ async def test_what_the_tenant_registered_is_in_scope_after_all(make_engine: Eng
 
     object.__setattr__(engine.routing.service.parts, "retriever", SimpleNamespace(retrieve=counted))
     answered = await engine.route(sid, "how tall is mount everest")
-    assert answered.decision == "RETRIEVE" and [s["id"] for s in answered.sources] == ["everest"]
+    assert answered.decision == "RETRIEVE" and [s.id for s in answered.sources] == ["everest"]
     assert searches == ["how tall is mount everest"]  # the second opinion's search is the answer's
     record = await engine.decisions.get(T, answered.decision_id)
     assert record.attributes["local"]["abstained"] == "out_of_scope"  # what the router alone said

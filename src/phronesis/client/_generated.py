@@ -1262,6 +1262,38 @@ class FireRequest(Model):
     """
 
 
+class FoundSource(Model):
+    doc_type: Annotated[str, Field(title="Doc Type")]
+    """
+    Its kind (``pricing``, ``sop``, ``policy``, ``faq``, ``general`` …).
+    """
+    id: Annotated[str, Field(title="Id")]
+    """
+    The document's id.
+    """
+    passage: Annotated[str | None, Field(title="Passage")] = None
+    """
+    The sentence that matched, when one did rather than the whole document.
+    """
+    published_at: Annotated[str | None, Field(title="Published At")] = None
+    """
+    When it was last true (an ISO date); None: undated.
+    """
+    score: Annotated[float, Field(title="Score")]
+    """
+    The 0–1 rerank score: 0.6·similarity + 0.2·recency + 0.2·quality.
+    """
+    superseded_by: Annotated[str | None, Field(title="Superseded By")] = None
+    """
+    The newer document of its type that replaces it, where it is kept only because nothing else
+    answers (then the answer says it may be out of date).
+    """
+    title: Annotated[str | None, Field(title="Title")] = ""
+    """
+    Its title (may be empty).
+    """
+
+
 class GroupView(Model):
     canonical_run_id: Annotated[str | None, Field(title="Canonical Run Id")]
     """
@@ -2887,7 +2919,7 @@ class RouteResult(Model):
     The session's mode after this turn: ``human`` when it escalated or a person already owned it
     (a person owns it until it is handed back), else ``auto``.
     """
-    sources: Annotated[list[dict[str, Any]] | None, Field(title="Sources")] = None
+    sources: Annotated[list[FoundSource] | None, Field(title="Sources")] = None
     """
     The knowledge-base sources this turn found, best first: each its ``id``, ``doc_type``,
     ``title``, ``score`` (the 0–1 rerank score) and, when one sentence matched rather than the

@@ -39,6 +39,28 @@ class RouteRequest(Schema):
     """Override ``routing.router`` for this call."""
 
 
+class FoundSource(Schema):
+    """A knowledge-base source a turn found (``RetrievedSource.summary``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    """The document's id."""
+    doc_type: str
+    """Its kind (``pricing``, ``sop``, ``policy``, ``faq``, ``general`` …)."""
+    title: str = ""
+    """Its title (may be empty)."""
+    score: float
+    """The 0–1 rerank score: 0.6·similarity + 0.2·recency + 0.2·quality."""
+    published_at: str | None = None
+    """When it was last true (an ISO date); None: undated."""
+    superseded_by: str | None = None
+    """The newer document of its type that replaces it, where it is kept only because nothing else
+    answers (then the answer says it may be out of date)."""
+    passage: str | None = None
+    """The sentence that matched, when one did rather than the whole document."""
+
+
 class RouteResult(Schema):
     decision_id: str
     """Id of this turn's decision record, set by the server: quote it in route feedback and tool
@@ -88,7 +110,7 @@ class RouteResult(Schema):
     retrieval_query: str | None = None
     """RETRIEVE: the text the knowledge base was searched with (the user's query unless the router
     rewrote it, or a wider second search added the previous user turn). None for other decisions."""
-    sources: list[dict[str, Any]] = Field(default_factory=list)
+    sources: list[FoundSource] = Field(default_factory=list)
     """The knowledge-base sources this turn found, best first: each its ``id``, ``doc_type``,
     ``title``, ``score`` (the 0–1 rerank score) and, when one sentence matched rather than the
     whole document, ``passage``. Empty when nothing was searched or found."""

@@ -1249,7 +1249,7 @@ class RoutingService:
             # whether a cascade could ask the LLM: a replay of the threshold adds no call without one
             "llm_configured": self._llm_router is not None,
             "composite": turn.composite.model_dump() if turn.composite else None,
-            "sources": result.sources,
+            "sources": [source.model_dump(exclude_none=True) for source in result.sources],
             "conflicts": result.conflicts,
             "retrieval_error": turn.retrieval_error,
             "retrieved_more": turn.retrieved_more,

@@ -75,13 +75,17 @@ class RateLimitSettings(Schema):
 
 class ApiSettings(Schema):
     host: str = "127.0.0.1"
+    """The address ``phronesis serve`` listens on: loopback unless you put a proxy in front."""
     port: int = Field(default=8000, ge=0, le=65535)
+    """The port ``phronesis serve`` listens on."""
     keys: dict[str, str] = Field(default_factory=dict)
     """Bearer API key → tenant. JSON in the environment: ``PHRONESIS_API__KEYS='{"sk-…":"acme"}'``."""
     dev_mode: bool = False
     """Allow requests without a key, from 127.0.0.1 only, as ``dev_tenant``. Said loudly at start-up."""
     dev_tenant: str = "default"
+    """The tenant a development server (``--dev``, no API keys) acts for."""
     max_body_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    """The largest request body taken; a larger one is a 413, read no further."""
     max_passages_per_request: int = Field(default=2000, ge=1)
     """Passages (a document's whole text and its sentences) one request may have embedded; more is
     refused (422) before any is: the work a request can cause is bounded."""
@@ -109,17 +113,26 @@ class QuotaSettings(Schema):
     bounds them."""
 
     heuristics: int | None = Field(default=None, ge=0)
+    """Heuristics one tenant may store (None: no limit); past it a create is a 403 naming the quota."""
     documents: int | None = Field(default=None, ge=0)
+    """Knowledge-base documents one tenant may store (None: no limit)."""
     runs: int | None = Field(default=None, ge=0)
+    """Agent runs one tenant may store (None: no limit)."""
     sessions: int | None = Field(default=None, ge=0)
+    """Routing sessions one tenant may hold (None: no limit)."""
     users: int | None = Field(default=None, ge=0)
+    """Proactive users one tenant may have (None: no limit)."""
     signals: int | None = Field(default=None, ge=0)
+    """Proactive signals one tenant may store (None: no limit)."""
     tools: int | None = Field(default=None, ge=0)
+    """Routing tools one tenant may register (None: no limit)."""
     refresh_s: float = Field(default=10.0, ge=0.0, le=3600.0)
+    """How long a process trusts its count of a tenant's rows before reading it again (0: every time)."""
 
 
 class AuditSettings(Schema):
     retention_days: float = Field(default=30.0, gt=0.0)
+    """Decision records older than this are purged (the dashboard's hourly rollups are kept)."""
     rollup_interval_s: float = Field(default=600.0, ge=0.0, le=86_400.0)
     """How often the server rolls up finished hours for the dashboard, for every tenant with new
     records (0: only when a page asks, which makes a first view over months of records slow)."""
@@ -151,10 +164,12 @@ class OtelSettings(Schema):
     """OpenTelemetry tracing (``phronesis.telemetry``; the ``otel`` extra): a span per decision."""
 
     enabled: bool = False
+    """Whether every decision record is also an OpenTelemetry span (``pip install 'phronesis[otel]'``)."""
     exporter: Literal["otlp", "console"] = "otlp"
     """Where spans go when the process has no tracer provider of its own: ``otlp`` (the standard
     ``OTEL_EXPORTER_OTLP_ENDPOINT``, named in the start-up log) or ``console``."""
     service_name: str = Field(default="phronesis", min_length=1, max_length=128)
+    """The ``service.name`` the spans are sent with."""
 
 
 SEED_ALIASES: Mapping[str, tuple[str, str]] = {
@@ -233,6 +248,7 @@ class Settings(BaseSettings):
     data_dir: Path | None = None
     """Where the default SQLite file lives. None: the user's data dir (platformdirs)."""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    """The least severe log lines written (``debug``, ``info``, ``warning``, ``error``)."""
     log_format: Literal["text", "json"] = "text"
     """``json``: one JSON object per line (time, level, logger, message, request id, traceback)."""
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)

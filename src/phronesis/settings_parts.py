@@ -41,3 +41,4 @@ class OutboundSettings(Schema):
     ``webhook_url`` and ``whatsapp_api_url`` themselves are always allowed (exactly those URLs, not
     their hosts' other ports or paths)."""
     max_response_bytes: int = Field(default=5_000_000, ge=1024, le=100_000_000)
+    """The largest answer read from a URL a user gave (a calendar feed, a webhook's reply); past it the read stops."""

@@ -15,7 +15,9 @@ class DatabaseSettings(Schema):
     url: str | None = None
     """SQLAlchemy async URL. None: a SQLite file ``phronesis.db`` under ``data_dir``."""
     echo: bool = False
+    """Log every SQL statement (debugging only: it is loud)."""
     pool_size: int = Field(default=5, ge=1, le=200)
+    """Connections each process keeps open to PostgreSQL."""
 
 
 class IndexSettings(Schema):

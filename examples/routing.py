@@ -81,7 +81,7 @@ async def main(data_dir: Path) -> None:
             confidence = "-" if turn.confidence is None else f"{turn.confidence:.2f}"
             print(f"{query}\n  -> {turn.decision} ({confidence}, {turn.band} band, via {turn.path}): {turn.reasoning}")
             if turn.sources:
-                print(f"     sources: {[source['id'] for source in turn.sources]}")
+                print(f"     sources: {[source.id for source in turn.sources]}")
             if turn.decision == "USE_TOOL":
                 print(f"     call: {turn.tool_arguments}")
             if turn.message:

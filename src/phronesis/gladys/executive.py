@@ -21,7 +21,7 @@ import grpc
 
 from phronesis.exceptions import InvalidInputError, NotFoundError, validated
 from phronesis.feedback.models import Feedback
-from phronesis.gladys.status import Served, answered
+from phronesis.gladys.status import Served, answered, named_as_sent
 from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc
 from phronesis.logs import note_call
 
@@ -47,11 +47,8 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
         candidates = await self._candidates(request)
         if candidates:
             fields["candidates"] = candidates
-        try:
+        with named_as_sent(_WIRE):  # event.raw_text, not text
             decision = await self._engine.decide_event(event.raw_text, tenant=self._tenant, **fields)
-        except InvalidInputError as error:  # named as GLADyS sent it: event.raw_text, not text
-            head, dot, rest = error.field.partition(".")
-            raise InvalidInputError(_WIRE.get(head, head) + dot + rest, error.message) from None
         accepted = decision.accepted or self._engine.settings.gladys.accept_fallback
         return executive_pb2.ProcessEventResponse(
             accepted=accepted,

@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from phronesis.exceptions import InvalidInputError, validated
+from phronesis.gladys.status import named_as_sent
 from phronesis.gladys.wire import memory_pb2
 from phronesis.heuristics.models import Heuristic, HeuristicCreate, Origin
 
@@ -86,11 +87,8 @@ def create_of(given: memory_pb2.Heuristic) -> HeuristicCreate:
         fields["origin_id"] = given.origin_id
     if given.confidence:
         fields["confidence"] = given.confidence
-    try:
+    with named_as_sent(_WIRE_NAMES, prefix="heuristic."):
         return validated(HeuristicCreate, fields)
-    except InvalidInputError as error:  # named as GLADyS's caller sent it
-        head, _, rest = error.field.partition(".")
-        raise InvalidInputError(f"heuristic.{_WIRE_NAMES.get(head, head)}", error.message) from None
 
 
 def message_of(heuristic: Heuristic) -> memory_pb2.Heuristic:

@@ -28,7 +28,7 @@ import numpy as np
 from phronesis.api.bodies import ConfidenceRequest
 from phronesis.exceptions import InvalidInputError, validated
 from phronesis.gladys.heuristics import create_of, message_of
-from phronesis.gladys.status import Served, answered, required
+from phronesis.gladys.status import Served, answered, named_as_sent, required
 from phronesis.gladys.wire import memory_pb2, memory_pb2_grpc
 from phronesis.heuristics.models import HeuristicMatch
 from phronesis.learning.flight_recorder import FlightFire
@@ -37,7 +37,7 @@ __all__ = ["SERVED", "SERVICE", "MemoryServicer", "not_served", "unserved"]
 
 SERVICE = "gladys.memory.MemoryStorage"
 SERVED = tuple(memory_pb2.DESCRIPTOR.services_by_name["MemoryStorage"].methods_by_name)
-_WIRE = {"source": "feedback_source", "magnitude": "magnitude", "positive": "positive"}
+_WIRE = {"source": "feedback_source"}
 
 
 class MemoryServicer(Served, memory_pb2_grpc.MemoryStorageServicer):
@@ -109,10 +109,9 @@ class MemoryServicer(Served, memory_pb2_grpc.MemoryStorageServicer):
         if not 0.0 <= request.predicted_success <= 1.0:
             raise InvalidInputError("predicted_success", "must be between 0 and 1 (0: none sent)")
         magnitude = request.magnitude or self._engine.settings.gladys.unset_magnitude
-        body = _wire_validated(
-            ConfidenceRequest,
-            {"positive": request.positive, "magnitude": magnitude, "source": request.feedback_source or "explicit"},
-        )
+        sent = {"positive": request.positive, "magnitude": magnitude, "source": request.feedback_source or "explicit"}
+        with named_as_sent(_WIRE):
+            body = validated(ConfidenceRequest, sent)
         update = await self._engine.heuristics.update_confidence(
             self._tenant, request.heuristic_id, positive=body.positive, magnitude=body.magnitude, source=body.source
         )
@@ -207,13 +206,6 @@ def _bounds(min_similarity: float, min_confidence: float, limit: int) -> dict[st
     if not 0 <= limit <= 100:
         raise InvalidInputError("limit", "must be between 0 (the default) and 100")
     return {"min_similarity": min_similarity or None, "min_confidence": min_confidence, "k": limit or None}
-
-
-def _wire_validated(model: type[ConfidenceRequest], data: dict[str, Any]) -> ConfidenceRequest:
-    try:
-        return validated(model, data)
-    except InvalidInputError as error:  # named as the caller sent it
-        raise InvalidInputError(_WIRE.get(error.field, error.field), error.message) from None
 
 
 def _matches(matches: Sequence[HeuristicMatch]) -> memory_pb2.QueryHeuristicsResponse:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,7 +32,7 @@ from phronesis.logs import call_notes, request_id
 if TYPE_CHECKING:
     from phronesis.engine import Engine
 
-__all__ = ["TRACE_HEADER", "Served", "answered", "required", "trace_id"]
+__all__ = ["TRACE_HEADER", "Served", "answered", "named_as_sent", "required", "trace_id"]
 
 TRACE_HEADER = "x-gladys-trace-id"
 
@@ -147,6 +148,17 @@ class Served:
             uptime_seconds=int(time.monotonic() - self._started),
             details=details | {"tenant": self._tenant, "index_backend": self._engine.index_backend},
         )
+
+
+@contextmanager
+def named_as_sent(names: Mapping[str, str], prefix: str = "") -> Iterator[None]:
+    """An input error raised inside names its field as the GLADyS caller sent it: the head of its
+    dotted path renamed (``names``: phronesis's name → GLADyS's), under ``prefix``."""
+    try:
+        yield
+    except InvalidInputError as error:
+        head, dot, rest = error.field.partition(".")
+        raise InvalidInputError(prefix + names.get(head, head) + dot + rest, error.message) from None
 
 
 def required(request: Any, *fields: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 import grpc
 
-from phronesis.exceptions import InvalidInputError, NotFoundError, validated
+from phronesis.exceptions import InvalidInputError, validated
 from phronesis.feedback.models import Feedback
 from phronesis.gladys.status import Served, answered, named_as_sent
 from phronesis.gladys.wire import executive_pb2, executive_pb2_grpc
@@ -85,22 +85,19 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
             if not s.suggested_action.strip():
                 aside[s.heuristic_id] = "no suggested_action: nothing to answer with"
                 continue
-            condition = s.condition_text
-            if not condition:
-                try:
-                    condition = (await self._engine.heuristics.get(self._tenant, s.heuristic_id)).condition_text
-                except NotFoundError:
-                    aside[s.heuristic_id] = "no condition sent, and phronesis does not hold it"
-                    continue
             given[s.heuristic_id] = {
                 "heuristic_id": s.heuristic_id,
-                "condition_text": condition,
+                "condition_text": s.condition_text,  # empty: the stored heuristic's (judge_given)
                 "suggested_action": s.suggested_action,
                 "confidence": s.confidence,
             }
         pairs = [(c["heuristic_id"], c["condition_text"]) for c in given.values()]
         judged = await self._engine.heuristics.judge_given(self._tenant, request.event.raw_text, pairs)
-        for heuristic_id, (judgement, cosine) in judged.items():
+        for heuristic_id in given:
+            if heuristic_id not in judged:
+                aside[heuristic_id] = "no condition sent, and phronesis does not hold it"
+                continue
+            judgement, cosine, _ = judged[heuristic_id]
             if not judgement.matches:
                 aside[heuristic_id] = f"{judgement.opposite or judgement.why_not}, similarity {cosine:.2f}"
         if aside:  # on the decision's record, and in the log
@@ -108,9 +105,9 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
             said = "; ".join(f"{heuristic_id} ({why})" for heuristic_id, why in aside.items())
             log.info("event %r: the caller's candidates set aside: %s", request.event.id, said)
         return [
-            c | {"similarity": judged[c["heuristic_id"]][0].similarity}
-            for c in given.values()
-            if c["heuristic_id"] not in aside
+            c | {"similarity": judged[h][0].similarity, "condition_text": c["condition_text"] or judged[h][2]}
+            for h, c in given.items()
+            if h not in aside
         ]
 
     @answered

@@ -441,23 +441,28 @@ class HeuristicMemory:
 
     async def judge_given(
         self, tenant: str, text: str, given: Sequence[tuple[str, str]]
-    ) -> dict[str, tuple[ScopeJudgement, float]]:
+    ) -> dict[str, tuple[ScopeJudgement, float, str]]:
         """Whether ``text`` falls in the scope of each (heuristic id, condition) a caller matched itself,
         judged as a match is: a stored heuristic on its own scope (condition, examples,
         counter-examples), an unknown one on the condition given; an opposite ("too warm" for "too
         cold") or a similarity below memory's floor (seed 000's ``SALIENCE_HEURISTIC_MIN_SIMILARITY``)
         does not match, however the caller matched it. Each with the event's cosine similarity to the
-        condition (what an opposite is, side by side: the judgement's own is -1 without a positive)."""
+        condition (what an opposite is, side by side: the judgement's own is -1 without a positive)
+        and the condition judged (the stored one). An unknown heuristic sent without its condition
+        cannot be judged and is left out."""
         if not given:
             return {}
         rows = await self.repository.get_many(tenant, [heuristic_id for heuristic_id, _ in given])
-        conditions = [rows[h].condition_text if h in rows else condition for h, condition in given]
-        vectors = await self._embed([text, *conditions])
+        judgeable = [(h, rows[h].condition_text if h in rows else condition) for h, condition in given]
+        judgeable = [(h, condition) for h, condition in judgeable if condition]
+        if not judgeable:
+            return {}
+        vectors = await self._embed([text, *(condition for _, condition in judgeable)])
         vector = np.asarray(vectors[0], dtype=np.float32)
         scopes = await self.examples.scopes(tenant, sorted(rows)) if rows else {}
         floor = self.settings.min_similarity
-        out: dict[str, tuple[ScopeJudgement, float]] = {}
-        for (heuristic_id, _), condition, condition_vector in zip(given, conditions, vectors[1:], strict=True):
+        out: dict[str, tuple[ScopeJudgement, float, str]] = {}
+        for (heuristic_id, condition), condition_vector in zip(judgeable, vectors[1:], strict=True):
             similarity = float(np.dot(np.asarray(condition_vector, dtype=np.float32), vector))
             stored = rows.get(heuristic_id)
             judged = (
@@ -465,7 +470,7 @@ class HeuristicMemory:
                 if stored is None
                 else self._judge(text, vectors[0], stored, similarity, scopes.get(heuristic_id, []), floor)
             )
-            out[heuristic_id] = (judged, similarity)
+            out[heuristic_id] = (judged, similarity, condition)
         return out
 
     def _judge(

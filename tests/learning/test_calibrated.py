@@ -143,3 +143,34 @@ async def test_a_rated_fire_s_timeout_adds_nothing_the_rating_did_not_say(
     assert await _confidence(engine, h.id) == pytest.approx(rated.new_confidence)
     steps = (await engine.learning.history("default", h.id)).items
     assert [step.source for step in steps] == ["user_explicit"]  # the timeout moved nothing
+
+
+async def test_a_rating_after_a_soft_outcome_takes_the_outcome_back(
+    make_engine: EngineFactory, clock: FixedClock
+) -> None:
+    """Issue 52: a fire's timeout counted ~0.73 for it; rated 👎 afterwards, both had counted (the
+    rating on top of a hint it contradicts). The rating is the fire's last word: the soft evidence is
+    taken back, and put back if the rating is withdrawn (a neutral score)."""
+    engine = await _calibrated(make_engine)
+    h = await add_heuristic(engine, "it is dark", "turn on the lights", 0.5)
+    fire = await engine.record_fire(h.id, event_id="e1", source="home")
+    await _timeout(engine, clock)
+    soft = await _confidence(engine, h.id)
+    assert soft == pytest.approx((1 + PRIOR.share("implicit_timeout", 0.5)) / 3)
+
+    await engine.feedback(fire.id, rating="negative", idempotency_key="k1")
+    rating = (await engine.learning.history("default", h.id)).items[0]
+    assert rating.weight is not None and rating.weight > 0
+    # prior Beta(1, 1) and the rating alone: nothing of the timeout is left
+    assert await _confidence(engine, h.id) == pytest.approx(1 / (2 + rating.weight))
+    assert rating.took_back == "implicit_timeout"
+
+    await engine.feedback(fire.id, user_score=2, idempotency_key="k2")  # neutral: the rating is withdrawn
+    withdrawn = (await engine.learning.history("default", h.id)).items[0]
+    assert withdrawn.put_back == "implicit_timeout"
+    assert await _confidence(engine, h.id) == pytest.approx(soft)
+
+    await engine.feedback(fire.id, rating="positive", idempotency_key="k3")  # a new first rating: taken back again
+    again = (await engine.learning.history("default", h.id)).items[0]
+    assert again.took_back == "implicit_timeout" and again.weight is not None
+    assert await _confidence(engine, h.id) == pytest.approx((1 + again.weight) / (2 + again.weight))

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from phronesis.exceptions import ConfigurationError
-from phronesis.heuristics.confidence import BetaEvidence, DiscountedBetaEvidence, Evidence
+from phronesis.heuristics.confidence import BetaEvidence, DiscountedBetaEvidence, Evidence, EvidenceModel
 from phronesis.learning import (
     BayesianStrategy,
     BayesianStrategyConfig,
@@ -128,6 +128,23 @@ def test_discounted_evidence_halves_above_the_prior() -> None:
     # with no evidence for a long time it returns to its prior, not to 0.5
     forgotten = model.add(Evidence(50.0, 2.0, 3.0, 1.0, NOW), positive=True, weight=0.0, now=NOW + timedelta(days=60))
     assert forgotten.mean == pytest.approx(0.75, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "model", [BetaEvidence(), DiscountedBetaEvidence(half_life_s=86400.0)], ids=["beta", "discounted"]
+)
+def test_evidence_taken_back_and_put_back_is_as_it_was(model: EvidenceModel) -> None:
+    """Every evidence model: a soft outcome a rating took back, put back when the rating is withdrawn,
+    leaves the evidence as if it had never been taken (at the moment it is put back)."""
+    start = model.add(Evidence(1.0, 1.0, 1.0, 1.0, None), positive=True, weight=0.7, now=NOW)
+    given = model.add(start, positive=False, weight=0.3, now=NOW)
+    later = NOW + timedelta(hours=6)
+    taken = model.remove(given, positive=True, weight=0.7, added_at=NOW, now=later)
+    taken = model.remove(taken, positive=False, weight=0.3, added_at=NOW, now=later)
+    back = model.restore(taken, positive=True, weight=0.7, added_at=NOW, now=later)
+    back = model.restore(back, positive=False, weight=0.3, added_at=NOW, now=later)
+    untouched = model.add(given, positive=True, weight=0.0, now=later)  # the same evidence, seen at ``later``
+    assert (back.alpha, back.beta) == (pytest.approx(untouched.alpha), pytest.approx(untouched.beta))
 
 
 def test_the_factory_reads_settings_and_refuses_unknown_names() -> None:

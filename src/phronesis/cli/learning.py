@@ -45,6 +45,8 @@ def history(
             out.append(
                 f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
                 f"\t{sign}{entry.magnitude:g}\t{entry.source}"
+                + (f" (replaces {entry.took_back})" if entry.took_back else "")
+                + (f" ({entry.put_back} counts again)" if entry.put_back else "")
             )
         return "\n".join(out) or f"no confidence changes yet for {heuristic_id}"
 

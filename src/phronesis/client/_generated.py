@@ -1963,10 +1963,20 @@ class HistoryEntry(Model):
     Whether it counted for the heuristic (true) or against it (false). For a soft signal, only which way it is
     recorded (see helped_share).
     """
+    put_back: Annotated[str | None, Field(title="Put Back")] = None
+    """
+    A withdrawn rating (a neutral click) of a fire whose soft outcome it had replaced: that outcome's source,
+    whose evidence counts again. None otherwise.
+    """
     source: Annotated[str, Field(title="Source")]
     """
     Where the signal came from: user_explicit, dev, user_implicit, implicit_timeout, implicit_undo, implicit_ignored,
     llm_endorsement, or the source given to POST /v1/heuristics/{id}/confidence (api by default).
+    """
+    took_back: Annotated[str | None, Field(title="Took Back")] = None
+    """
+    A first rating of a fire that had a soft outcome (``calibrated``): that outcome's source, whose evidence
+    this rating took back (the rating says outright whether the fire helped). None otherwise.
     """
     weight: Annotated[float | None, Field(title="Weight")]
     """

@@ -92,6 +92,13 @@ class EvidenceModel(Protocol):
         """Take back evidence given at ``added_at`` (an explicit click replaced by a later one)."""
         ...
 
+    def restore(
+        self, evidence: Evidence, *, positive: bool, weight: float, added_at: datetime, now: datetime
+    ) -> Evidence:
+        """Put back evidence given at ``added_at`` that was taken back (a soft outcome a rating had
+        replaced, when the rating is withdrawn): what is left of it today, as ``remove`` took it."""
+        ...
+
 
 class BetaEvidence:
     """GLADyS's Beta-Bernoulli: evidence never fades."""
@@ -114,6 +121,11 @@ class BetaEvidence:
             alpha=max(evidence.alpha - (weight if positive else 0.0), MIN_EVIDENCE),
             beta=max(evidence.beta - (0.0 if positive else weight), MIN_EVIDENCE),
         )
+
+    def restore(
+        self, evidence: Evidence, *, positive: bool, weight: float, added_at: datetime, now: datetime
+    ) -> Evidence:
+        return self.add(evidence, positive=positive, weight=weight, now=now)
 
 
 class DiscountedBetaEvidence:
@@ -166,3 +178,8 @@ class DiscountedBetaEvidence:
             alpha=max(current.alpha - (faded if positive else 0.0), current.prior_alpha),
             beta=max(current.beta - (0.0 if positive else faded), current.prior_beta),
         )
+
+    def restore(
+        self, evidence: Evidence, *, positive: bool, weight: float, added_at: datetime, now: datetime
+    ) -> Evidence:
+        return self.add(evidence, positive=positive, weight=weight * self.factor(added_at, now), now=now)

@@ -83,11 +83,31 @@ class EvidencePolicy:
 
 @dataclass(frozen=True, slots=True)
 class Retraction:
-    """Evidence to take back first: the earlier explicit click a new one replaces."""
+    """Evidence to take back first: the earlier explicit click a new one replaces, or the soft outcome
+    a first rating replaces (its weight split both ways by ``helped_share``)."""
 
     positive: bool
     weight: float
     added_at: datetime
+    helped_share: float | None = None
+    """Soft evidence: the part of ``weight`` that went for success, the rest against; None: all of it
+    went one way (``positive``)."""
+
+    def parts(self) -> list[tuple[bool, float]]:
+        """(positive, weight) of each direction the evidence went."""
+        if self.helped_share is None:
+            return [(self.positive, self.weight)]
+        return [(True, self.weight * self.helped_share), (False, self.weight * (1.0 - self.helped_share))]
+
+    def taken_from(self, evidence: Evidence, model: EvidenceModel, now: datetime) -> Evidence:
+        for positive, weight in self.parts():
+            evidence = model.remove(evidence, positive=positive, weight=weight, added_at=self.added_at, now=now)
+        return evidence
+
+    def put_back(self, evidence: Evidence, model: EvidenceModel, now: datetime) -> Evidence:
+        for positive, weight in self.parts():
+            evidence = model.restore(evidence, positive=positive, weight=weight, added_at=self.added_at, now=now)
+        return evidence
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +121,9 @@ class EvidenceItem:
     fire_id: str | None = None
     details: dict[str, Any] | None = None
     retract: Retraction | None = None
+    restore: Retraction | None = None
+    """Evidence taken back earlier to put back after ``retract``: the soft outcome a withdrawn rating
+    had replaced."""
     outcome: str | None = None
     """An implicit outcome to weigh through the channel (soft evidence) instead of as ``positive``;
     ``positive`` then only says which way it is recorded."""
@@ -259,13 +282,12 @@ def _step(
     """One item's effect on its heuristic's evidence: the rating it replaces taken back, then its own
     weight added (none for a scope-only signal), bounded, as the confidence to store."""
     if item.retract is not None:
-        taken = item.retract
-        evidence = model.remove(
-            evidence, positive=taken.positive, weight=taken.weight, added_at=taken.added_at, now=now
-        )
+        evidence = item.retract.taken_from(evidence, model, now)
+    if item.restore is not None:
+        evidence = item.restore.put_back(evidence, model, now)
     if item.scope_only:
         low, high = _limits(row, policy)
-        moved = item.retract is not None
+        moved = item.retract is not None or item.restore is not None
         new = bounded(evidence.mean, low, high) if moved else old
         return _Step(evidence, count, new, 0.0, item.details, moved)
     decay = 1.0 + policy.decay_k * count if item.explicit else 1.0

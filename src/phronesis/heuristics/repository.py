@@ -533,12 +533,15 @@ class HeuristicRepository:
         e = confidence_events.c
         row = (
             await connection.execute(
-                select(e.positive, e.weight, e.created_at).where(e.tenant == tenant, e.signal_key == key)
+                select(e.positive, e.weight, e.created_at, e.details).where(e.tenant == tenant, e.signal_key == key)
             )
         ).one_or_none()
         if row is None or row.weight is None:
             return None
-        return Retraction(bool(row.positive), float(row.weight), row.created_at)
+        share = (row.details or {}).get("helped_share")
+        return Retraction(
+            bool(row.positive), float(row.weight), row.created_at, None if share is None else float(share)
+        )
 
     async def last_evidence(self, tenant: str, heuristic_id: str) -> dict[str, Any] | None:
         """The heuristic's latest confidence step (a point read: the recovery rule asks it only of a

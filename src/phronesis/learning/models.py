@@ -153,6 +153,12 @@ class HistoryEntry(Schema):
     sent directly."""
     why: str | None = None
     """The lesson in words: which example the event was compared with, and how near it was."""
+    took_back: str | None = None
+    """A first rating of a fire that had a soft outcome (``calibrated``): that outcome's source, whose evidence
+    this rating took back (the rating says outright whether the fire helped). None otherwise."""
+    put_back: str | None = None
+    """A withdrawn rating (a neutral click) of a fire whose soft outcome it had replaced: that outcome's source,
+    whose evidence counts again. None otherwise."""
 
 
 class ChannelOutcome(Schema):

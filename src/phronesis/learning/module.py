@@ -44,7 +44,7 @@ from phronesis.heuristics.channel import (
     count_observation,
     counts_query,
 )
-from phronesis.heuristics.evidence_writer import EvidenceItem
+from phronesis.heuristics.evidence_writer import EvidenceItem, Retraction
 from phronesis.heuristics.models import ConfidenceUpdate
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.learning.fires import CALLER, FireRepository, StoredFire
@@ -231,9 +231,7 @@ class LearningModule:
         of the source are looked at, whatever its rate."""
         at = self._when("occurred_at", event.occurred_at)
         since = at - self.window
-        recent = await self.fires.latest_open_from_source(
-            self.database, tenant, event.source, since, at, RECENT_FIRES
-        )
+        recent = await self.fires.latest_open_from_source(self.database, tenant, event.source, since, at, RECENT_FIRES)
         # the event that caused a fire does not undo or ignore it
         actions = {fire.id: action for fire, action in recent}
         fires = sorted((f for f, _ in recent if f.event_id != event.event_id), key=lambda f: (f.fired_at, f.id))
@@ -250,7 +248,11 @@ class LearningModule:
         if not (undo or confirmed or ignored):
             return Observation(event_id=event.event_id, undo=False, signals=[], open_fires=seen)
         only_ignores = not (undo or confirmed)
-        if only_ignores and later is not None and later(self._ignore_apart(tenant, ignored, at), f"ignores:{event.event_id}"):  # noqa: E501
+        if (
+            only_ignores
+            and later is not None
+            and later(self._ignore_apart(tenant, ignored, at), f"ignores:{event.event_id}")
+        ):
             return Observation(
                 event_id=event.event_id, undo=False, signals=[], open_fires=seen, ignored_later=len(ignored)
             )
@@ -404,15 +406,22 @@ class LearningModule:
         source: str,
         key: str,
     ) -> ConfidenceUpdate | None:
-        """Apply a rating of ``fire``; a rating already standing on it is taken back first (last click wins),
-        with what it taught the heuristic's scope."""
-        retract = fire.standing
+        """Apply a rating of ``fire``; what it replaces is taken back first (last click wins): a rating
+        already standing on it, with what it taught the heuristic's scope, or else the soft outcome the
+        fire had (a rating says outright whether it helped; the outcome only hinted at it)."""
+        standing = retract = fire.standing
+        details: dict[str, Any] = {}
+        if retract is None and (soft := await self._soft_evidence(conn, tenant, fire)) is not None:
+            retract = soft
+            details["took_back"] = fire.implicit_source
         if positive:
             await self._recover(conn, tenant, fire)
         lesson = await self._lesson(conn, tenant, fire, positive, source, retake=EXPLICIT_SOURCES)
+        if lesson is not None:
+            details.update(lesson.details())
         item = EvidenceItem(
             fire.heuristic_id, positive, magnitude, source, key=key, event_id=fire.event_id, fire_id=fire.id,
-            retract=retract, details=None if lesson is None else lesson.details(),
+            retract=retract, details=details or None,
             scope_only=lesson is not None and not lesson.moves_confidence, explicit=True,
         )  # fmt: skip
         (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
@@ -420,9 +429,20 @@ class LearningModule:
             await self.fires.set_explicit(
                 conn, fire.id, source=source, positive=positive, weight=update.weight, at=self.clock.now()
             )
-            await self._rerated(conn, tenant, fire, positive, None if retract is None else retract.positive)
+            await self._rerated(conn, tenant, fire, positive, None if standing is None else standing.positive)
         await self.fires.reset_ignore_streak(conn, tenant, [fire.heuristic_id])
         return update
+
+    async def _soft_evidence(self, conn: AsyncConnection, tenant: str, fire: StoredFire) -> Retraction | None:
+        """The soft outcome ``fire`` had (``calibrated``: weighed both ways), as what would take it back;
+        None when it had none, or a hard one. It counts while no rating stands on the fire: a soft outcome
+        that comes after a rating adds nothing (``rated``), and a first rating takes it back."""
+        if fire.implicit_source in (None, CALLER):
+            return None
+        evidence = await self.heuristics.evidence_for_key(tenant, implicit_key(fire.id), connection=conn)
+        if evidence is None or evidence.helped_share is None:
+            return None
+        return evidence
 
     async def _confirmed(self, conn: AsyncConnection, tenant: str, fire: StoredFire, positive: bool) -> None:
         """An undo, a thanks or a complaint confirms what came of a fire (F-25's outcome-confirmed
@@ -477,9 +497,13 @@ class LearningModule:
             return None
         if self.lessons is not None:
             await self.lessons.take_back(conn, tenant, fire, sorted(EXPLICIT_SOURCES))
+        details: dict[str, Any] = {"withdrawn": True}
+        soft = await self._soft_evidence(conn, tenant, fire)
+        if soft is not None:  # the soft outcome the rating replaced counts again
+            details["put_back"] = fire.implicit_source
         item = EvidenceItem(
             fire.heuristic_id, retract.positive, 0.0, str(fire.explicit_source), key=key, event_id=fire.event_id,
-            fire_id=fire.id, retract=retract, details={"withdrawn": True},
+            fire_id=fire.id, retract=retract, restore=soft, details=details,
         )  # fmt: skip
         (update,) = await self.heuristics.apply_evidence(tenant, [item], connection=conn, missing_ok=True)
         if update is not None and update.applied:
@@ -653,6 +677,8 @@ class LearningModule:
                 helped_share=(row["details"] or {}).get("helped_share"),
                 lesson=(row["details"] or {}).get("lesson"),
                 why=(row["details"] or {}).get("why"),
+                took_back=(row["details"] or {}).get("took_back"),
+                put_back=(row["details"] or {}).get("put_back"),
             )
             for row in page.items
         ]

@@ -49,6 +49,7 @@ def test_the_channel_shows_what_rated_fires_taught_per_tenant(live_server: LiveS
         assert report["weighs_outcomes"] is False  # bayesian records it; calibrated weighs by it
         undo = next(row for row in report["outcomes"] if row["outcome"] == "implicit_undo")
         assert undo["rated_not_helped"] == before["implicit_undo"]["rated_not_helped"] + 1
+        assert type(undo["rated_not_helped"]) is int  # a count of fires: 1, not 1.0
         assert undo["p_given_not_helped"] > undo["p_given_helped"] and undo["helped_share_at_half"] < 0.5
 
     with live_server.client(OTHER_KEY) as other:

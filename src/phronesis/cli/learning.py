@@ -112,7 +112,7 @@ def channel(as_json: JsonOption = False, tenant: TenantOption = DEFAULT_TENANT) 
             "outcome\trated helped\trated not\tP(·|helped)\tP(·|not)\tcounts for success at 0.5",
         ]
         out += [
-            f"{row.outcome}\t{row.rated_helped:g}\t{row.rated_not_helped:g}\t{row.p_given_helped:.3f}"
+            f"{row.outcome}\t{row.rated_helped}\t{row.rated_not_helped}\t{row.p_given_helped:.3f}"
             f"\t{row.p_given_not_helped:.3f}\t{row.helped_share_at_half:.3f}"
             for row in report.outcomes
         ]

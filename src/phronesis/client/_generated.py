@@ -215,11 +215,11 @@ class ChannelOutcome(Model):
     """
     P(outcome | the fire did not help): the prior with what rated fires taught.
     """
-    rated_helped: Annotated[float, Field(title="Rated Helped")]
+    rated_helped: Annotated[int, Field(title="Rated Helped")]
     """
     Fires rated as helpful (standing rating) that had this outcome.
     """
-    rated_not_helped: Annotated[float, Field(title="Rated Not Helped")]
+    rated_not_helped: Annotated[int, Field(title="Rated Not Helped")]
     """
     Fires rated as not helpful (standing rating) that had this outcome.
     """

@@ -167,9 +167,9 @@ class ChannelOutcome(Schema):
     outcome: str
     """The implicit outcome: implicit_timeout (no follow-up within the undo window), implicit_undo, implicit_ignored or
     user_implicit (thanks or confirmation)."""
-    rated_helped: float
+    rated_helped: int
     """Fires rated as helpful (standing rating) that had this outcome."""
-    rated_not_helped: float
+    rated_not_helped: int
     """Fires rated as not helpful (standing rating) that had this outcome."""
     p_given_helped: float
     """P(outcome | the fire helped): the prior with what rated fires taught."""

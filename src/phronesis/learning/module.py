@@ -645,8 +645,8 @@ class LearningModule:
             outcomes=[
                 ChannelOutcome(
                     outcome=outcome,
-                    rated_helped=observed.get((outcome, True), 0.0),
-                    rated_not_helped=observed.get((outcome, False), 0.0),
+                    rated_helped=round(observed.get((outcome, True), 0.0)),  # whole fires, kept as a float
+                    rated_not_helped=round(observed.get((outcome, False), 0.0)),
                     p_given_helped=learned.likelihoods(outcome)[0],
                     p_given_not_helped=learned.likelihoods(outcome)[1],
                     helped_share_at_half=learned.share(outcome, 0.5),

@@ -56,3 +56,22 @@ def test_without_a_server_the_model_loads_here_and_says_so_on_stderr(tmp_path: P
     decided = main("decide", "the kettle has boiled", "--json", **_variables(tmp_path))
     assert decided.returncode == 0, decided.stderr
     assert json.loads(decided.stdout)["decision_path"] == "rejected"  # standard output is the answer alone
+
+
+def test_settings_go_to_the_server_and_warn_by_its_configuration(tmp_path: Path, main: MainRunner) -> None:
+    """Issue 52: the A/B check read the CLI's own environment. A server whose A/B experiment assigns
+    every event's strategy refuses a tenant's own; the CLI, without one in its environment, took it."""
+    arms = {"PHRONESIS_EXECUTIVE__EXPERIMENT_ARMS": '{"heuristic_first": 1, "always_llm": 1}'}
+    with server(phronesis_env(tmp_path / "server", **arms)) as base:
+        env = _variables(tmp_path / "elsewhere", PHRONESIS_URL=base)
+        refused = main("settings", "set", "executive.strategy", "urgency_tiered", **env)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert "this server's A/B experiment assigns each event's strategy" in refused.stderr
+        listed = main("settings", "list", **env)
+        assert "executive.strategy = heuristic_first  configured" in listed.stdout, listed.stdout
+        assert "works on the database directly" not in listed.stderr
+        # on the database directly, the check is this process's configuration, and it says so
+        local = main("settings", "set", "executive.strategy", "always_llm", **_variables(tmp_path / "server"))
+        assert local.returncode == 0, local.stderr
+        assert "by this process's configuration; set PHRONESIS_URL to ask the server" in local.stderr
+    assert not (tmp_path / "elsewhere" / "phronesis.db").exists()

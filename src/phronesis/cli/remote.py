@@ -1,11 +1,15 @@
-"""A running server for the commands that embed text: a CLI process that loads the
-sentence model again for one ``decide`` pays seconds a running server has already paid.
+"""A running server for the commands that embed text or answer by its configuration.
+
+A CLI process that loads the sentence model again for one ``decide`` pays seconds a running server
+has already paid; and a setting's warning (``always_llm`` where no LLM is configured, a strategy an
+A/B experiment overrides) is about the server's configuration, which a CLI process's environment
+need not share.
 
 With ``PHRONESIS_URL`` set (and ``PHRONESIS_API_KEY`` where the server wants one), ``decide``,
-``feedback`` and ``heuristics add`` send their request to that server with the typed client
-(``phronesis.client``): the same validation, the same answer, the same database. Without it they
-open the engine in this process and say so while the model loads. The server acts for its API
-key's tenant, so ``--tenant`` is refused beside ``PHRONESIS_URL`` rather than silently ignored.
+``feedback``, ``heuristics add`` and ``settings`` send their request to that server with the typed
+client (``phronesis.client``): the same validation, the same answer, the same database. Without it
+they open the engine in this process and say so. The server acts for its API key's tenant, so
+``--tenant`` is refused beside ``PHRONESIS_URL`` rather than silently ignored.
 """
 
 from __future__ import annotations
@@ -37,11 +41,13 @@ def served(
     *,
     answer: type[T],
     load_index: bool = True,
+    embeds: bool = True,
 ) -> T:
     """``remote`` on the server ``PHRONESIS_URL`` names, else ``local`` on an engine of this process;
-    either way the answer is ``answer`` (the client reads the server's JSON into its own models)."""
+    either way the answer is ``answer`` (the client reads the server's JSON into its own models).
+    ``embeds``: the local work embeds text, so the model is loaded first under a visible step."""
     if not os.environ.get(URL):
-        return with_engine(_loading(local), load_index=load_index)
+        return with_engine(_loading(local) if embeds else local, load_index=load_index)
     if tenant != DEFAULT_TENANT:
         raise fail(
             f"--tenant: with {URL} set the server decides the tenant (PHRONESIS_API_KEY's, or its dev "

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from pydantic import BaseModel
 
-from phronesis.cli.base import JsonOption, TenantOption, emit, fail, parsed, settings_app, with_engine
+from phronesis.cli.base import JsonOption, TenantOption, emit, fail, parsed, settings_app
+from phronesis.cli.remote import URL, served
 from phronesis.executive.factory import STRATEGY_NAMES
-from phronesis.pages import page_of
+from phronesis.pages import Page, page_of
 from phronesis.tenant_settings import CHOICES, AppliedSetting, ApplyIn, SettingName, SettingValue, out_of_range, shown
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:
+    from phronesis.client import Client
     from phronesis.engine import Engine
 
 NoteOption = Annotated[str | None, typer.Option("--note", help="Why: kept on the change's decision record.")]
@@ -30,11 +34,11 @@ def list_settings(
 ) -> None:
     """The tunable settings: the value the tenant's decisions use, and where it comes from."""
 
-    async def work(engine: Engine) -> list[AppliedSetting]:
-        return await engine.tenant_settings.list(tenant)
+    async def work(engine: Engine) -> Page[AppliedSetting]:
+        return page_of(await engine.tenant_settings.list(tenant), limit=100, offset=0)
 
-    items = with_engine(work)
-    emit(page_of(items, limit=100, offset=0), as_json, lambda: "\n".join(_line(s) for s in items))
+    page = served(tenant, work, lambda client: client.settings.list_all(), answer=Page[AppliedSetting], embeds=False)
+    emit(page, as_json, lambda: "\n".join(_line(s) for s in page.items))
 
 
 def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None, as_json: bool) -> None:
@@ -43,12 +47,17 @@ def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str
     async def work(engine: Engine) -> AppliedSetting:
         return await engine.tenant_settings.apply(tenant, name, change)
 
-    applied = with_engine(work)
+    def remote(client: Client) -> BaseModel:
+        return client.settings.apply(name, change.model_dump(mode="json"))
+
+    applied = served(tenant, work, remote, answer=AppliedSetting, embeds=False)
     unchanged = value is None and applied.applied is None and applied.updated_at is None
     done = "nothing to reset: it had no value of its own" if unchanged else f"decision {applied.decision_id}"
     emit(applied, as_json, lambda: f"{_line(applied)} ({done})")
     if applied.warning and not as_json:
-        typer.echo(f"warning: {applied.warning}", err=True)
+        # on the database directly, the configuration checked is this process's, not a server's
+        where = "" if os.environ.get(URL) else f" (by this process's configuration; set {URL} to ask the server)"
+        typer.echo(f"warning: {applied.warning}{where}", err=True)
 
 
 # a negative value ("-0.05") is a value, not an unknown option (not "No such option: -0")

@@ -68,7 +68,10 @@ def test_the_explorer_filters_and_a_decision_explains_itself(watched: Watched, d
     assert "close it" in page.inner_text("dd.action")
     candidate = page.locator(f"table[data-table=candidates] tr[data-id='{decided['heuristic_id']}']")
     assert "greenhouse door" in candidate.inner_text()
-    assert "matched_heuristic_id" in page.inner_text("body")  # the explanation the engine recorded
+    recorded = page.locator("details.recorded")
+    assert "matched_heuristic_id" not in page.inner_text("body")  # the sentence first; the JSON one click away
+    recorded.locator("summary").click()
+    assert "matched_heuristic_id" in recorded.inner_text()  # everything the engine recorded
     watched.shot("decision")
 
 
@@ -105,6 +108,7 @@ def test_each_decision_is_explained_in_words_as_the_api_explains_it(watched: Wat
         f"MERGE into run {target} for 'Generate the invoice schema': same task and outcome, "
         f"different references or artifacts (similarity {similarity:.2f})"
     )
+    watched.shot("decision-admission")
 
     page.context.clear_cookies()
     sign_in(watched, "sk-initech-ui")
@@ -146,6 +150,11 @@ def test_a_routing_session_reads_as_its_story(watched: Watched, dashboard: Dashb
     assert rows.nth(1).locator("td.action").inner_text().startswith("ESCALATE")
     assert page.get_attribute("[data-mode]", "data-mode") == "human"  # the refund handed it to a person
     watched.shot("session")
+
+    page.goto(f"/ui/decisions/{asked[0]['decision_id']}")  # the first turn's own page: the same sentence
+    assert page.inner_text("dd.explanation") == records[0]["explanation"]
+    assert records[0]["explanation"].startswith(f"{records[0]['action']} ")
+    watched.shot("decision-routing")
 
 
 def test_one_tenant_never_sees_another_tenants_decisions(watched: Watched, dashboard: Dashboard) -> None:

@@ -299,6 +299,23 @@ async def test_an_admitted_run_is_indexed_off_the_event_loop_and_found_by_the_ne
     assert threads and all(t is not threading.main_thread() for t in threads)
 
 
+async def test_the_index_size_counts_runs_held_until_the_next_search(engine: Engine) -> None:
+    """Issue 52: ``/healthz``'s ``runs_index.size`` trailed the runs this process had just admitted
+    (held for exact comparison until the next search); a search finds them, so they count."""
+    in_process_only(engine)
+    await engine.admission.search(T, "anything")  # loaded: later admissions are held
+    failed = await admit(engine, outcome="failure")
+    assert len(engine.admission.index) == engine.admission.indexed()[0] == 1
+    better = await admit(engine)  # REPLACE: the failed run leaves, the better one comes in
+    assert better.decision == "REPLACE" and failed.run_id != better.run_id
+    assert len(engine.admission.index) == 1
+    await admit(engine, task="Translate the onboarding guide into French")
+    assert len(engine.admission.index) == 2
+    await engine.admission.search(T, "Generate schema")  # handed to the worker: the same count after
+    await engine.admission.index._worker.settle()
+    assert len(engine.admission.index) == 2
+
+
 async def test_a_change_the_index_worker_failed_to_apply_is_applied_from_the_log(
     engine: Engine, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

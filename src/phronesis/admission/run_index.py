@@ -92,9 +92,18 @@ class RunIndex(FeedFollower[IndexedRun]):
         self._unapplied_lock = threading.Lock()
 
     def __len__(self) -> int:
-        """Vectors in the index (the last admissions' may still be held, see ``committed``)."""
-        with self._worker.guard:
-            return len(self._index)
+        """Runs a search finds here: the vectors in the index, with this process's committed changes
+        still held (``committed``) counted as searches count them (``/healthz`` had trailed them)."""
+        with self._worker.guard, self._unapplied_lock:
+            last: dict[tuple[str, str, str], IndexChange] = {}
+            for tenant, change in self._unapplied:  # the last change per run wins, as in ``_held_in``
+                last[(tenant, scope_key(change.agent_id, change.user_id), change.run_id)] = change
+            size = len(self._index)
+            for (tenant, domain, run_id), change in last.items():
+                present = self._index.contains(tenant, domain, run_id)
+                wanted = change.op != "remove" and self._insertable(change) is not None
+                size += int(wanted) - int(present)
+            return size
 
     def set_expansion_search(self, value: int) -> None:
         """Trade search time for recall on the built HNSW partitions (see ``PartitionedIndex``)."""

@@ -36,7 +36,13 @@ def _default_channel_prior() -> Mapping[str, tuple[float, float]]:
 
 class LearningSettings(Schema):
     strategy: str = "bayesian"
+    """Seed 001 ``LEARNING_STRATEGY``: ``bayesian`` (the seed's fixed signals), ``discounted_beta`` (the same,
+    its evidence fading with ``half_life_sec``) or ``calibrated`` (implicit outcomes weighed through a
+    channel, ``channel_prior``). Any other name stops start-up."""
     undo_window_sec: PositiveSeconds = 30.0  # seed 001, F-11
+    """Seed 001 F-11: seconds after a fire in which a follow-up from its source can undo, confirm or ignore
+    it; a fire with no implicit signal by then gets the timeout positive (``implicit_timeout``: no news
+    is good news)."""
     related_similarity: Probability = 0.6
     """A follow-up is about an open fire (and can undo, thank or ignore it) when it is at least
     this similar to the fire's event, speaks of its action (a word of it), or names it (``reply_to``);
@@ -53,6 +59,9 @@ class LearningSettings(Schema):
     had its wrong fires between 0.70 and 0.89; those above 0.8 were opposites the contrast rules
     missed, which then cost confidence rather than scope."""
     ignored_threshold: int = Field(default=3, ge=1, le=1000)
+    """Seed 001: the ignore streak (follow-ups from its source, about its open fire, that neither undo nor
+    confirm it) at which an ignore is a negative ``implicit_ignored``; shorter streaks are NEUTRAL, and the
+    streak restarts after the negative. ``calibrated`` weighs every ignore softly instead."""
     undo_keywords: Annotated[list[str], NoDecode, split_on(",")] = Field(
         default_factory=lambda: ["undo", "revert", "cancel", "rollback", "nevermind", "never mind"], min_length=1
     )
@@ -63,7 +72,11 @@ class LearningSettings(Schema):
     """A follow-up saying one of these confirms the open fires of its source (``user_implicit``).
     Replaces the default list (it does not add to it)."""
     implicit_magnitude: float = Field(default=1.0, gt=0.0, le=10.0)
+    """Seed 001 F-03: the weight of an implicit signal (timeout, undo, complaint, thanks, ignore); above the
+    explicit one by default, since what worked in practice outweighs an opinion."""
     explicit_magnitude: float = Field(default=0.8, gt=0.0, le=10.0)
+    """Seed 001 F-03: the weight of an explicit binary rating (positive or negative, a user's or a
+    developer's); 3- and 5-point scores use ``user_score_magnitudes`` and ``dev_score_magnitudes``."""
     user_score_magnitudes: tuple[float, float, float] = (-0.8, 0.0, 0.8)
     """F-23 user 3-point score (1 bad, 2 meh, 3 good) → signed magnitude; 0 is neutral (recorded, no update)."""
     dev_score_magnitudes: tuple[float, float, float, float, float] = (-0.4, -0.2, 0.05, 0.2, 0.4)
@@ -103,7 +116,11 @@ class LearningSettings(Schema):
     bounds_enabled: bool = False
     """F-05: keep every confidence within [min_confidence, max_confidence] (off by default, as in GLADyS)."""
     min_confidence: Probability = 0.05
+    """With ``bounds_enabled`` (F-05): no update takes a heuristic's confidence below this (its own floor
+    still holds when higher)."""
     max_confidence: Probability = 0.95
+    """With ``bounds_enabled`` (F-05): no update takes a heuristic's confidence above this (its own ceiling
+    still holds when lower); must exceed ``min_confidence``."""
     decay_k: float = Field(default=0.0, ge=0.0, le=100.0)
     """F-03 diminishing returns: a signal weighs ``magnitude / (1 + k·n)``, n = signals the heuristic had. 0: off."""
     implicit_signals: bool = True

@@ -20,13 +20,19 @@ class RoutingSettings(Schema):
     router: Literal["local", "llm", "cascade"] = "cascade"
     """local: the fitted router alone; llm: the LLM router alone; cascade: the LLM only when the local one abstains."""
     router_name: str = Field(default="default", min_length=1, max_length=64)
+    """The name a tenant's fitted local router is saved and loaded under (``phronesis routing fit``); a
+    tenant with no router fitted under it is routed by the bundled one."""
     router_cache_dir: Path | None = None
     """Where the bundled router is kept once fitted (a few hundred kB per model; fitted at a server's
     first start, before it answers, and again only when its exemplars, the model or the fitting code
     change). Unset: ``$XDG_CACHE_HOME/phronesis/routers`` (``~/.cache/phronesis/routers``)."""
     temperature: float = Field(default=0.3, ge=0.0, le=2.0)
+    """Sampling temperature of the LLM router's call (ORIGINS §2: the original's ``decide()`` used 0.3)."""
     max_tokens: int = Field(default=500, ge=16, le=8192)
+    """Most tokens the LLM router may answer with (ORIGINS §2: 500)."""
     history_turns: int = Field(default=5, ge=0, le=50)
+    """How many of the session's latest messages a turn reads and the LLM router's prompt shows (seed 002's
+    prompt: "RECENT CONVERSATION: [last 5 messages]"); 0: none."""
     high_threshold: Probability = 0.75
     """≥ this: proceed with the decision."""
     low_threshold: Probability = 0.5
@@ -83,14 +89,24 @@ class RoutingSettings(Schema):
     llm_confidence_ceiling: Probability = 0.8
     """An LLM's self-reported confidence is uncalibrated; it is capped here (GLADyS' 0.8 ceiling)."""
     weight_source_quality: Probability = 0.3
+    """Seed 002 ``calculate_confidence``: the weight of source quality in the composite confidence. The four
+    weights must sum to 1; with no sources in play this factor is left out and the others renormalised."""
     weight_query_complexity: Probability = 0.2
+    """Seed 002 ``calculate_confidence``: the weight of 1 − query complexity in the composite confidence."""
     weight_context_completeness: Probability = 0.3
+    """Seed 002 ``calculate_confidence``: the weight of context completeness (CRM fields known, conversation
+    depth, the clarity of the intent) in the composite confidence."""
     weight_tool_success: Probability = 0.2
+    """Seed 002 ``calculate_confidence``: the weight of the session's tool-call success rate in the composite
+    confidence."""
     conflict_penalty: Probability = 0.5
     """Seed 002 ``calculate_confidence``: × 0.5 when retrieved sources conflict."""
     sensitive_topics: Annotated[list[str], NoDecode, split_on(",")] = Field(
         default_factory=lambda: ["refund", "legal", "complaint", "sue", "compensation", "custom"]
     )
+    """Seed 002: a query that wants or states one of these (not one that asks about its policy) escalates at
+    once as ``sensitive_topic``, with no LLM call. The seed's topics match their word families, others
+    their plain inflections; ``,``-separated or a JSON list."""
     critical_topics: Annotated[list[str], NoDecode, split_on(",")] = Field(
         default_factory=lambda: ["contract", "payment", "security", "invoice", "billing"]
     )
@@ -102,8 +118,14 @@ class RoutingSettings(Schema):
     max_clarifications: int = Field(default=2, ge=1, le=10)
     """Rasa's two-stage fallback: this many CLARIFY turns in a row, then the next low-confidence turn escalates."""
     error_message: str = "I'm experiencing technical difficulties. A team member will assist you."
+    """Seed 002's fallback response: what the user is told when a turn escalates because something failed
+    (response generation, retrieval, a tool, an internal error)."""
     handoff_message: str = "I'm connecting you with a member of our team who can help with this."
+    """What the user is told when a turn escalates for any other reason (a sensitive topic, low confidence,
+    an ask for a person): the session goes to a person."""
     retrieval_top_k: int = Field(default=8, ge=1, le=100)
+    """Seed ``RAG_TOP_K`` (ORIGINS §2: 8): the most sources one retrieval keeps, reranked from a shortlist
+    three times as long; a "retrieve more" asks for twice as many."""
     retrieval_min_score: Probability = 0.5
     """Sources scoring below this (0.6·similarity + 0.2·recency + 0.2·quality) are not kept. The original
     used 0.6, which with all-MiniLM-L6-v2 and documents embedded whole kept a source for 17 % of the
@@ -121,19 +143,29 @@ class RoutingSettings(Schema):
     0 and 0.3 83.9 %, 0.35 and 0.4 84.4 %, 0.45 83.9 % of decisions right; of the two best, the
     one that also keeps the refund policy (0.37) out of "What is your data retention policy?"."""
     rerank_similarity_weight: Probability = 0.6
+    """ORIGINS §2's rerank, ``0.6·similarity + 0.2·recency + 0.2·quality``: the weight of the passage's
+    cosine similarity to the query. The three weights must sum to 1."""
     rerank_recency_weight: Probability = 0.2
+    """The rerank's weight of the document's recency (``exp(−age_days / recency_days)``)."""
     rerank_quality_weight: Probability = 0.2
+    """The rerank's weight of the document's doc-type quality (``doc_type_quality``)."""
     recency_days: float = Field(default=90.0, gt=0.0, allow_inf_nan=False)
     """Recency factor ``exp(−age_days / recency_days)``; a document with no date gets ``default_recency``."""
     default_recency: Probability = 0.7
+    """The recency of a document with no date (ORIGINS §2: 0.7). The floor (``retrieval_min_score``) reads
+    an older document's recency as at least this, so age orders sources but never hides one."""
     doc_type_quality: dict[str, Probability] = Field(
         default_factory=lambda: {"pricing": 0.95, "sop": 0.95, "policy": 0.9, "faq": 0.8, "general": 0.7}
     )
+    """Doc type → the quality the rerank and source quality use (ORIGINS §2: sop 0.95, policy 0.9, faq 0.8,
+    general 0.7; pricing 0.95 here). A type not listed counts as ``general`` (0.7 when that is left out)."""
     conflict_similarity: Probability = 0.75
     """Two sources of one doc type this similar that state different figures conflict."""
     retrieval_failure_penalty: Probability = 0.7
     """Seed 002: retrieval failed on a non-critical query → REASON_ONLY with confidence × 0.7."""
     max_tool_retries: int = Field(default=3, ge=0, le=3)
+    """Retries a failed call of a tool that allows them (``retry_allowed``) gets (ORIGINS §2: up to 3); then a
+    critical tool escalates with ``error_message``, and the turn goes on without any other."""
     document_jobs_per_tenant: int = Field(default=4, ge=1, le=1000)
     """Document jobs (``POST /v1/documents/jobs``) a tenant may have waiting or running at once;
     one more is refused (409) until one ends."""

@@ -8,6 +8,7 @@ from sqlalchemy import func, select
 
 from phronesis.engine import Engine
 from phronesis.exceptions import InvalidInputError, NotFoundError
+from phronesis.explanations import explain
 from phronesis.heuristics.jsonl import export_line, parse_jsonl
 from phronesis.heuristics.models import HeuristicCreate, HeuristicUpdate
 from phronesis.heuristics.scope import Situation, judge_scope
@@ -82,6 +83,23 @@ async def test_the_opposite_of_the_condition_does_not_match(engine: Engine) -> N
     await _cold(engine)
     assert [m.heuristic.condition_text for m in await engine.heuristics.match(T, COLD, source="home")] == [COLD]
     assert await engine.heuristics.match(T, WARM, source="home", min_similarity=0.5) == []
+
+
+async def test_a_decision_says_which_heuristic_it_set_aside_and_why(engine: Engine) -> None:
+    """Issue 52: the explanation of "too warm" said "no heuristic matched", where the cold-room
+    heuristic was near and set aside as its opposite; the record keeps which, and why."""
+    heuristic = await _cold(engine)
+    judged = await engine.heuristics.match_text_judged(T, WARM, source="home", min_similarity=0.5)
+    assert judged.matches == [] and [s.heuristic.id for s in judged.set_aside] == [heuristic]
+    decided = await engine.decide_event(WARM, source="home")
+    assert decided.decision_path == "rejected"
+    record = await engine.decisions.get(T, decided.response_id)
+    [aside] = record.attributes["candidates_set_aside"]
+    assert aside["heuristic_id"] == heuristic and aside["why"].startswith("opposite: cold/warm, similarity 0.")
+    assert (
+        "set aside: 'raise the living room thermostat' for 'the user says the living room is too cold right now' "
+        "(opposite: cold/warm, similarity 0." in explain(record)
+    )
 
 
 async def test_a_counter_example_keeps_a_near_miss_out(engine: Engine) -> None:

@@ -11,7 +11,7 @@ and for the executive's candidates.
 from __future__ import annotations
 
 from phronesis.executive.types import HeuristicCandidate
-from phronesis.heuristics.memory import HeuristicMemory
+from phronesis.heuristics.memory import HeuristicMemory, SetAside
 
 __all__ = ["candidates_from_memory"]
 
@@ -22,8 +22,11 @@ async def candidates_from_memory(
     text: str,
     *,
     source: str,
-) -> list[HeuristicCandidate]:
-    matches = await memory.match(tenant, text, source=source or None, include_general=True)
+) -> tuple[list[HeuristicCandidate], list[SetAside]]:
+    """The candidates, best first, and the near heuristics memory's scope judgement set aside (what
+    the decision's record says of a heuristic the event was near and that did not fire)."""
+    judged = await memory.match_text_judged(tenant, text, source=source or None, include_general=True)
+    matches = judged.matches
     return [
         HeuristicCandidate(
             heuristic_id=match.heuristic.id,
@@ -35,4 +38,4 @@ async def candidates_from_memory(
             beta=match.heuristic.beta,
         )
         for match in matches
-    ]
+    ], judged.set_aside

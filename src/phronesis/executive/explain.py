@@ -41,9 +41,17 @@ def explain_executive(record: NewDecisionRecord) -> str:
         if best is not None
         else "no heuristic matched"
     )
-    aside = record.attributes.get("candidates_set_aside")
-    if isinstance(aside, list) and aside:  # a caller's candidates judged and set aside (GLADyS's suggestion)
-        said = ", ".join(f"{c.get('heuristic_id')} ({c.get('why')})" for c in aside if isinstance(c, dict))
+    given_aside = record.attributes.get("candidates_set_aside")
+    aside = [c for c in given_aside if isinstance(c, dict)] if isinstance(given_aside, list) else []
+    ours = [c for c in aside if c.get("action_text")]  # heuristic memory's, with what they would have done
+    if ours:
+        said = ", ".join(
+            f"{quoted(c.get('action_text'))} for {quoted(c.get('condition_text'))} ({c.get('why')})" for c in ours
+        )
+        below += f"; set aside: {said}"
+    theirs = [c for c in aside if not c.get("action_text")]  # a caller's candidates (GLADyS's suggestion)
+    if theirs:
+        said = ", ".join(f"{c.get('heuristic_id')} ({c.get('why')})" for c in theirs)
         below += f"; the caller's candidates set aside: {said}"
     if record.path == "llm":
         model = f" ({record.model})" if record.model else ""

@@ -3,6 +3,8 @@ that must write what the service writes (a replay test's logs)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from phronesis.audit.models import NewDecisionRecord
 from phronesis.executive.types import DecisionContext, DecisionResult
 
@@ -16,6 +18,8 @@ def executive_record(
     strategy: str,
     assignment: str | None,
     latency_ms: float,
+    *,
+    set_aside: Sequence[Mapping[str, str]] = (),
 ) -> NewDecisionRecord:
     """Everything a decision was given (every candidate with its confidence) and everything it
     chose and why: what the dashboard explains and a replay re-decides."""
@@ -54,5 +58,7 @@ def executive_record(
             "predicted_success": result.predicted_success,
             "prediction_confidence": result.prediction_confidence,
             "assignment": assignment,
+            # only when memory set some aside: a caller's own (GLADyS's, ``logs.call_notes``) stay
+            **({"candidates_set_aside": [dict(s) for s in set_aside]} if set_aside else {}),
         },
     )

@@ -70,7 +70,7 @@ async def reevaluate(
             summary.failed += 1
             return
         summary.decided += 1
-        matches = await service.candidates(tenant, context.event_text, context.event_source)
+        matches, _ = await service.candidates(tenant, context.event_text, context.event_source)
         convergence = await detect_convergence(
             service.parts.embedder, result.response_text, [(m.heuristic_id, m.suggested_action) for m in matches]
         )

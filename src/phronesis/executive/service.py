@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, Literal, NamedTuple
 
@@ -44,7 +44,7 @@ from phronesis.executive.types import (
     HeuristicCandidate,
     Picked,
 )
-from phronesis.heuristics.memory import HeuristicMemory
+from phronesis.heuristics.memory import HeuristicMemory, SetAside
 from phronesis.heuristics.repository import HeuristicRepository
 from phronesis.ids import new_id
 from phronesis.llm.limited import ConcurrencyLimitedLLM
@@ -97,6 +97,9 @@ class EventContext:
     picked: Picked | None = None
     fired_vector: Vectors | None = None
     latency_ms: float = 0.0
+    set_aside: list[SetAside] = field(default_factory=list)
+    """Near heuristics memory's scope judgement ruled out (the event is their condition's opposite,
+    or a counter-example is as near): the record says which and why."""
 
 
 class Assigned(NamedTuple):
@@ -184,14 +187,17 @@ class ExecutiveService:
 
     async def context_for(
         self, tenant: str, request: EventRequest, event_id: str
-    ) -> tuple[DecisionContext, str | None]:
-        """The decision's context, and the tenant's applied strategy (None: none applied), with
-        the tenant's settings read once beside the embedding."""
+    ) -> tuple[DecisionContext, str | None, list[SetAside]]:
+        """The decision's context, the tenant's applied strategy (None: none applied), and the near
+        heuristics memory set aside, with the tenant's settings read once beside the embedding."""
         if self.settings.known_sources and request.source not in self.settings.known_sources:
             raise InvalidInputError("source", f"unknown source {request.source!r}")
         applied = self._tenant_values(tenant)
+        set_aside: list[SetAside] = []
         if request.candidates is None:  # the embedding and the settings' read, side by side
-            candidates, values = await asyncio.gather(self.candidates(tenant, request.text, request.source), applied)
+            (candidates, set_aside), values = await asyncio.gather(
+                self.candidates(tenant, request.text, request.source), applied
+            )
         else:
             candidates, values = request.candidates, await applied
         tuned = values.numbers
@@ -217,7 +223,7 @@ class ExecutiveService:
             urgency=request.urgency,
             base_threshold=tuned.get("executive.heuristic_threshold", self.settings.heuristic_threshold),
         )
-        return context, values.choices.get("executive.strategy")
+        return context, values.choices.get("executive.strategy"), set_aside
 
     async def _tenant_values(self, tenant: str) -> Applied:
         """The tenant's applied threshold, default bias, urgency cut-offs and strategy, in one
@@ -226,8 +232,9 @@ class ExecutiveService:
             return Applied(numbers={}, choices={})
         return await self.parts.tenant_settings.read(tenant, "executive.")
 
-    async def candidates(self, tenant: str, text: str, source: str) -> list[HeuristicCandidate]:
-        """Seed 000 candidates from heuristic memory, with memory's limit and similarity floor."""
+    async def candidates(self, tenant: str, text: str, source: str) -> tuple[list[HeuristicCandidate], list[SetAside]]:
+        """Seed 000 candidates from heuristic memory, with memory's limit and similarity floor, and
+        the near heuristics its scope judgement set aside."""
         return await candidates_from_memory(self.parts.heuristics, tenant, text, source=source)
 
     async def decide_event(self, tenant: str, request: EventRequest) -> EventDecision:
@@ -273,14 +280,14 @@ class ExecutiveService:
         event_id = given.event_id or new_id()
         if given.strategy is not None:
             self.strategy_for(given.strategy)  # an unknown one is refused before any work
-        decision, tenants = await self.context_for(tenant, given, event_id)
+        decision, tenants, set_aside = await self.context_for(tenant, given, event_id)
         assigned = self._assign(given, event_id, tenants)
         strategy = self.strategy_for(assigned.name)
         follow_up = await self._follow_up(tenant, given, event_id, decision)
         if follow_up is not None and follow_up.undone:
             kept = [c for c in decision.candidates if c.heuristic_id not in follow_up.undone]
             decision = decision.model_copy(update={"candidates": kept})
-        return EventContext(tenant, decision, strategy, assigned, follow_up, started)
+        return EventContext(tenant, decision, strategy, assigned, follow_up, started, set_aside=set_aside)
 
     async def cheap(self, context: EventContext) -> Verdict[DecisionResult] | None:
         """The emergency fast path, then the strategy's heuristic path. A threat no heuristic answers
@@ -358,7 +365,15 @@ class ExecutiveService:
 
     def record(self, context: EventContext, verdict: Verdict[DecisionResult]) -> NewDecisionRecord:
         name, _, assignment = context.assigned
-        return executive_record(context.tenant, context.decision, verdict.outcome, name, assignment, context.latency_ms)
+        return executive_record(
+            context.tenant,
+            context.decision,
+            verdict.outcome,
+            name,
+            assignment,
+            context.latency_ms,
+            set_aside=[s.noted() for s in context.set_aside],
+        )
 
     async def _probation(self, tenant: str, context: DecisionContext, rejected: DecisionResult) -> DecisionResult:
         """The recovery rule (``executive.recovery``): a rejected event whose best match fell below the

@@ -99,7 +99,7 @@ class ExecutiveServicer(Served, executive_pb2_grpc.ExecutiveServiceServicer):
                 continue
             judgement, cosine, _ = judged[heuristic_id]
             if not judgement.matches:
-                aside[heuristic_id] = f"{judgement.opposite or judgement.why_not}, similarity {cosine:.2f}"
+                aside[heuristic_id] = judgement.why_set_aside(cosine)
         if aside:  # on the decision's record, and in the log
             note_call(candidates_set_aside=[{"heuristic_id": h, "why": why} for h, why in aside.items()])
             said = "; ".join(f"{heuristic_id} ({why})" for heuristic_id, why in aside.items())

@@ -51,7 +51,29 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.vector_backend import VectorBackend
 
-__all__ = ["HeuristicMemory"]
+__all__ = ["HeuristicMemory", "Judged", "SetAside"]
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """A heuristic near an event that its scope judgement ruled out, and why in words."""
+
+    heuristic: Heuristic
+    why: str
+
+    def noted(self) -> dict[str, str]:
+        """As a decision's record keeps it (``candidates_set_aside``)."""
+        h = self.heuristic
+        return {"heuristic_id": h.id, "condition_text": h.condition_text, "action_text": h.action_text, "why": self.why}
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """``HeuristicMemory.match_judged``'s answer: the matches, best first, and those set aside."""
+
+    matches: list[HeuristicMatch]
+    set_aside: list[SetAside]
+
 
 OVERSAMPLE = 4
 """Fetch this many times k from the index so the confidence filter still leaves k."""
@@ -366,12 +388,35 @@ class HeuristicMemory:
         ``source`` filters hard on the heuristic's domain; ``include_general`` also admits
         heuristics with no domain, which apply to every source.
         """
+        judged = await self.match_text_judged(
+            tenant,
+            text,
+            source=source,
+            k=k,
+            min_similarity=min_similarity,
+            min_confidence=min_confidence,
+            include_general=include_general,
+        )
+        return judged.matches
+
+    async def match_text_judged(
+        self,
+        tenant: str,
+        text: str,
+        *,
+        source: str | None = None,
+        k: int | None = None,
+        min_similarity: float | None = None,
+        min_confidence: float = 0.0,
+        include_general: bool = False,
+    ) -> Judged:
+        """``match``, with the near heuristics set aside (``match_judged``)."""
         if not text.strip():
             raise InvalidInputError("text", "must not be blank")
         if len(text) > self.settings.max_text_chars:
             raise InvalidInputError("text", f"longer than {self.settings.max_text_chars} characters")
         vector = (await self.embedder.embed([text]))[0]
-        return await self.match_vector(
+        return await self.match_judged(
             tenant,
             vector,
             text=text,
@@ -397,6 +442,33 @@ class HeuristicMemory:
         """The best ``k`` heuristics whose scope ``text`` (embedded as ``vector``) falls in, ranked
         similarity-dominant. A heuristic is a candidate when its condition or one of its examples is
         at least ``min_similarity`` similar; ``heuristics.scope`` judges it on its whole scope."""
+        judged = await self.match_judged(
+            tenant,
+            vector,
+            text=text,
+            source=source,
+            k=k,
+            min_similarity=min_similarity,
+            min_confidence=min_confidence,
+            include_general=include_general,
+        )
+        return judged.matches
+
+    async def match_judged(
+        self,
+        tenant: str,
+        vector: Vectors,
+        *,
+        text: str,
+        source: str | None = None,
+        k: int | None = None,
+        min_similarity: float | None = None,
+        min_confidence: float = 0.0,
+        include_general: bool = False,
+    ) -> Judged:
+        """``match_vector``'s matches, and the near heuristics its scope judgement set aside with why:
+        a decision that fired nothing says which heuristic the event was near and why it did not fire
+        (the event is its condition's opposite, or a counter-example is as near)."""
         k = k or self.settings.top_k
         domains = None if source is None else ([source, ""] if include_general else [source])
         floor = self.settings.min_similarity if min_similarity is None else min_similarity
@@ -410,16 +482,19 @@ class HeuristicMemory:
         owners = await self.examples.owners(tenant, near) if near else set()
         ids = [*by_condition, *sorted(owners - by_condition.keys())]
         if not ids:
-            return []
+            return Judged([], [])
         rows = await self.repository.get_many(tenant, ids)
         scopes = await self.examples.scopes(tenant, sorted(owners)) if owners else {}
         matches: list[HeuristicMatch] = []
+        set_aside: list[SetAside] = []
         for heuristic_id in ids:
             heuristic = rows.get(heuristic_id)
             if heuristic is None or heuristic.confidence < min_confidence:
                 continue
             scope = scopes.get(heuristic_id, [])
             judgement = self._judge(text, vector, heuristic, by_condition.get(heuristic_id), scope, floor)
+            if not judgement.matches and judgement.why_not != "below_floor":
+                set_aside.append(SetAside(heuristic, judgement.why_set_aside()))
             if judgement.matches:
                 matches.append(
                     HeuristicMatch(
@@ -437,7 +512,7 @@ class HeuristicMemory:
             confidence=lambda m: m.heuristic.confidence,
             epsilon=self.settings.tie_epsilon,
         )
-        return ranked[:k]
+        return Judged(ranked[:k], set_aside)
 
     async def judge_given(
         self, tenant: str, text: str, given: Sequence[tuple[str, str]]

@@ -56,6 +56,20 @@ class ScopeJudgement:
     opposite: str | None = None
     """The opposition that ruled out a positive nearer than the best one ("opposite: cold/warm")."""
 
+    opposed_similarity: float | None = None
+    """The event's similarity to its nearest positive that is its opposite (None: none is)."""
+
+    def why_set_aside(self, similarity: float | None = None) -> str:
+        """Why a near candidate does not match, in words, with its similarity to the event (``similarity``,
+        else the judgement's own: to the opposed positive, or to the counter-example): what a decision's
+        record says of a heuristic it set aside (``candidates_set_aside``)."""
+        if self.why_not == "counter_example" and self.counter_text is not None:
+            near = self.counter_similarity if similarity is None else similarity
+            return f"a counter-example is as near ({self.counter_text!r}), similarity {near or 0.0:.2f}"
+        near = self.opposed_similarity if similarity is None else similarity
+        said = self.opposite or ("opposite" if self.why_not == "opposite" else str(self.why_not))
+        return said if near is None else f"{said}, similarity {near:.2f}"
+
 
 def judge_scope(
     event_text: str,
@@ -96,4 +110,5 @@ def judge_scope(
         counter_text=None if counter is None else counter.text,
         why_not=why,
         opposite=opposite,
+        opposed_similarity=None if nearest_opposed is None else nearest_opposed[0],
     )

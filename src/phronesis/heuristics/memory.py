@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 import numpy as np
 from sqlalchemy import event
@@ -51,7 +52,7 @@ from phronesis.storage.partitioned_index import PartitionedIndex
 from phronesis.storage.pgvector import PgVectorCollection, PgVectorColumn
 from phronesis.storage.vector_backend import VectorBackend
 
-__all__ = ["HeuristicMemory", "Judged", "SetAside"]
+__all__ = ["HeuristicMemory", "Judged", "MatchOptions", "SetAside"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,18 @@ class SetAside:
         """As a decision's record keeps it (``candidates_set_aside``)."""
         h = self.heuristic
         return {"heuristic_id": h.id, "condition_text": h.condition_text, "action_text": h.action_text, "why": self.why}
+
+
+class MatchOptions(TypedDict, total=False):
+    """How a match is asked: ``source`` (the domain, hard), ``k`` (default ``heuristics.top_k``),
+    ``min_similarity`` (default ``heuristics.min_similarity``), ``min_confidence`` (default 0) and
+    ``include_general`` (heuristics with no domain too; default false)."""
+
+    source: str | None
+    k: int | None
+    min_similarity: float | None
+    min_confidence: float
+    include_general: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,87 +385,30 @@ class HeuristicMemory:
             tenant, heuristic_id, positive=positive, magnitude=magnitude, source=source
         )
 
-    async def match(
-        self,
-        tenant: str,
-        text: str,
-        *,
-        source: str | None = None,
-        k: int | None = None,
-        min_similarity: float | None = None,
-        min_confidence: float = 0.0,
-        include_general: bool = False,
-    ) -> list[HeuristicMatch]:
+    async def match(self, tenant: str, text: str, **options: Unpack[MatchOptions]) -> list[HeuristicMatch]:
         """The best ``k`` heuristics whose scope ``text`` falls in (seed 000 candidates).
 
         ``source`` filters hard on the heuristic's domain; ``include_general`` also admits
         heuristics with no domain, which apply to every source.
         """
-        judged = await self.match_text_judged(
-            tenant,
-            text,
-            source=source,
-            k=k,
-            min_similarity=min_similarity,
-            min_confidence=min_confidence,
-            include_general=include_general,
-        )
-        return judged.matches
+        return (await self.match_text_judged(tenant, text, **options)).matches
 
-    async def match_text_judged(
-        self,
-        tenant: str,
-        text: str,
-        *,
-        source: str | None = None,
-        k: int | None = None,
-        min_similarity: float | None = None,
-        min_confidence: float = 0.0,
-        include_general: bool = False,
-    ) -> Judged:
+    async def match_text_judged(self, tenant: str, text: str, **options: Unpack[MatchOptions]) -> Judged:
         """``match``, with the near heuristics set aside (``match_judged``)."""
         if not text.strip():
             raise InvalidInputError("text", "must not be blank")
         if len(text) > self.settings.max_text_chars:
             raise InvalidInputError("text", f"longer than {self.settings.max_text_chars} characters")
         vector = (await self.embedder.embed([text]))[0]
-        return await self.match_judged(
-            tenant,
-            vector,
-            text=text,
-            source=source,
-            k=k,
-            min_similarity=min_similarity,
-            min_confidence=min_confidence,
-            include_general=include_general,
-        )
+        return await self.match_judged(tenant, vector, text=text, **options)
 
     async def match_vector(
-        self,
-        tenant: str,
-        vector: Vectors,
-        *,
-        text: str,
-        source: str | None = None,
-        k: int | None = None,
-        min_similarity: float | None = None,
-        min_confidence: float = 0.0,
-        include_general: bool = False,
+        self, tenant: str, vector: Vectors, *, text: str, **options: Unpack[MatchOptions]
     ) -> list[HeuristicMatch]:
         """The best ``k`` heuristics whose scope ``text`` (embedded as ``vector``) falls in, ranked
         similarity-dominant. A heuristic is a candidate when its condition or one of its examples is
         at least ``min_similarity`` similar; ``heuristics.scope`` judges it on its whole scope."""
-        judged = await self.match_judged(
-            tenant,
-            vector,
-            text=text,
-            source=source,
-            k=k,
-            min_similarity=min_similarity,
-            min_confidence=min_confidence,
-            include_general=include_general,
-        )
-        return judged.matches
+        return (await self.match_judged(tenant, vector, text=text, **options)).matches
 
     async def match_judged(
         self,

@@ -40,7 +40,7 @@ def test_decide_then_feedback_then_report(cli: CliRunner) -> None:
 def test_decide_prints_why(cli: CliRunner) -> None:
     result = cli.invoke(app, ["decide", "nothing is known about this"])
     assert result.exit_code == 0
-    assert "[rejected] no confident heuristic and llm_unavailable" in result.output
+    assert "[rejected] did nothing: no heuristic matched, and no LLM is configured" in result.output
 
 
 def test_user_errors_are_one_line(cli: CliRunner) -> None:
@@ -61,7 +61,7 @@ def test_user_errors_are_one_line(cli: CliRunner) -> None:
 def test_demo_runs_without_an_llm(cli: CliRunner) -> None:
     result = cli.invoke(app, ["demo"])
     assert result.exit_code == 0, result.output
-    assert "emergency fast path" in result.output and "llm_unavailable" in result.output
+    assert "emergency fast path" in result.output and "no LLM is configured" in result.output
     assert "Routing (seed 002)" in result.output and "sensitive topic: refund" in result.output
     assert "Proactive (seed 004)" in result.output
     for reason in (

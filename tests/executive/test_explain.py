@@ -37,6 +37,12 @@ def test_a_fired_heuristic_says_its_confidence_similarity_and_what_it_won_over()
     )
 
 
+def test_the_emergency_fast_path_says_so() -> None:
+    record = _record("heuristic", "raise the thermostat", [COLD], fired="h1", reason="emergency_fast_path")
+    record.inputs["salience"] = {"threat": 0.95}
+    assert explain(record).startswith("emergency fast path (threat 0.95): fired 'raise the thermostat'")
+
+
 def test_a_tier_says_its_threshold() -> None:
     record = _record(
         "heuristic", "raise the thermostat", [COLD], fired="h1", attributes={"tier": "immediate", "threshold": 0.43}
@@ -56,6 +62,17 @@ def test_nothing_done_says_why_and_the_best_candidate_below_the_threshold() -> N
     assert explain(_record("rejected", None, [], reason="not_immediate")) == (
         "did nothing: no heuristic matched, and the event is not immediate, so the LLM was not asked"
     )
+
+
+def test_a_confident_heuristic_not_fired_is_not_said_to_be_below_the_threshold() -> None:
+    """The trial: under always_llm with no LLM, "at confidence 0.80 < 0.70" was said of the best."""
+    baseline = _record("rejected", None, [COLD], reason="llm_unavailable", strategy="always_llm")
+    assert explain(baseline) == (
+        "did nothing: the strategy always_llm fires no heuristic (candidates are the LLM's context): the best, "
+        "'the room is cold', at confidence 0.85, and no LLM is configured"
+    )
+    other = _record("rejected", None, [COLD], reason="llm_unavailable", strategy="heuristic_first")
+    assert "at confidence 0.85 ≥ 0.70, was not fired" in explain(other) and "<" not in explain(other)
 
 
 def test_nothing_done_says_which_of_the_caller_s_candidates_were_set_aside_and_the_rule_s_own_words() -> None:

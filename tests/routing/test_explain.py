@@ -49,6 +49,24 @@ def test_clarify_says_what_became_of_the_router_s_decision_and_its_question() ->
     )
 
 
+def test_a_clarify_the_checks_made_says_the_checks_reason_not_a_band() -> None:
+    """The trial: "USE_TOOL became CLARIFY: the confidence is in the low band", where no tool was
+    registered (the composite 0.695, medium; the CLARIFY's own confidence is what is low)."""
+    record = _record(
+        "CLARIFY",
+        "local",
+        0.49,
+        band="low",
+        local={"label": "USE_TOOL", "probability": 0.74},
+        bands={"decision": "CLARIFY", "rule": "clarify"},
+        reasoning="local router: USE_TOOL (p=0.74); no registered tool does it: no tool is registered",
+    )
+    assert explain(record) == (
+        "CLARIFY at 0.49 (low band); the local router said USE_TOOL (0.74); USE_TOOL became CLARIFY: "
+        "no registered tool does it: no tool is registered"
+    )
+
+
 def test_an_escalation_says_why_and_an_answer_to_its_own_question_says_so() -> None:
     escalated = _record(
         "ESCALATE", "rule", 0.1, band="low", reason="sensitive_topic_detected", sensitive_topics=["refund"]

@@ -23,13 +23,16 @@ if TYPE_CHECKING:
 
 
 def describe(decision: EventDecision) -> str:
-    """One line saying what was decided and why (also used by ``phronesis demo``)."""
-    why = {
+    """One line saying what was decided and why (also used by ``phronesis demo``): the decision's own
+    explanation, the sentence its record gives."""
+    if decision.explanation:
+        return f"[{decision.decision_path}] {decision.explanation}"
+    why = {  # a server from before explanations
         "heuristic": f"heuristic {decision.matched_heuristic_id} fired (confidence {decision.predicted_success:.2f}"
         f" ≥ threshold {decision.metadata.get('threshold', 0):.2f})",
         "llm": f"asked the LLM ({len(decision.metadata.get('shown_candidate_ids', []))} candidates shown)",
         "fallback": f"the LLM failed ({decision.metadata.get('llm_error', 'no response')})",
-        "rejected": f"no confident heuristic and {decision.reason}",
+        "rejected": f"nothing fired ({decision.reason})",
     }[decision.decision_path]
     if decision.reason == "emergency_fast_path":
         why = f"emergency fast path: heuristic {decision.matched_heuristic_id} at threat ≥ 0.9"

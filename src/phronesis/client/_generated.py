@@ -4549,6 +4549,11 @@ class EventDecision(Model):
     """
     The event's id: the caller's, or a UUID made by the server.
     """
+    explanation: Annotated[str | None, Field(title="Explanation")] = ""
+    """
+    The decision in one sentence, from its record: the same as ``GET /v1/decisions/{response_id}``
+    says (what fired and why it won, what the LLM was asked, or why nothing was done).
+    """
     latency_ms: Annotated[float | None, Field(title="Latency Ms")] = 0.0
     """
     How long the server took to decide, in milliseconds (LLM calls included).

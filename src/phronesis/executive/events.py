@@ -109,3 +109,6 @@ class EventDecision(Schema):
     LLM, exploration, what failed. Keys vary with the strategy and path."""
     latency_ms: float = 0.0
     """How long the server took to decide, in milliseconds (LLM calls included)."""
+    explanation: str = ""
+    """The decision in one sentence, from its record: the same as ``GET /v1/decisions/{response_id}``
+    says (what fired and why it won, what the LLM was asked, or why nothing was done)."""

@@ -33,14 +33,29 @@ def explain_executive(record: NewDecisionRecord) -> str:
         )
         if record.attributes.get("tier"):
             said += f", {record.attributes['tier']} tier at threshold {score(threshold)}"
-        return said + (f" over {count(others, 'weaker candidate')}" if others > 0 else "")
+        said += f" over {count(others, 'weaker candidate')}" if others > 0 else ""
+        if record.reason == "emergency_fast_path":  # F-24: before any strategy, at the emergency bar
+            threat = (record.inputs.get("salience") or {}).get("threat")
+            return f"emergency fast path (threat {score(threat)}): {said}"
+        return said
     best = max(candidates, key=lambda c: c.get("confidence") or 0.0, default=None)
-    below = (
-        f"no heuristic was confident enough: the best, {quoted(best.get('condition_text'))}, at confidence "
-        f"{score(best.get('confidence'))} < {score(threshold)}"
-        if best is not None
-        else "no heuristic matched"
-    )
+    if best is None:
+        below = "no heuristic matched"
+    elif record.strategy == "always_llm":  # the seed's A/B baseline: candidates are the LLM's context only
+        below = (
+            f"the strategy always_llm fires no heuristic (candidates are the LLM's context): the best, "
+            f"{quoted(best.get('condition_text'))}, at confidence {score(best.get('confidence'))}"
+        )
+    elif isinstance(threshold, int | float) and (best.get("confidence") or 0.0) >= threshold:
+        below = (  # confident, and still not fired (a rule of the strategy's): said as it is, not as "below"
+            f"the best heuristic, {quoted(best.get('condition_text'))}, at confidence "
+            f"{score(best.get('confidence'))} ≥ {score(threshold)}, was not fired"
+        )
+    else:
+        below = (
+            f"no heuristic was confident enough: the best, {quoted(best.get('condition_text'))}, at confidence "
+            f"{score(best.get('confidence'))} < {score(threshold)}"
+        )
     given_aside = record.attributes.get("candidates_set_aside")
     aside = [c for c in given_aside if isinstance(c, dict)] if isinstance(given_aside, list) else []
     ours = [c for c in aside if c.get("action_text")]  # heuristic memory's, with what they would have done

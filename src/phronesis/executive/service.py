@@ -27,6 +27,7 @@ from phronesis.executive.convergence import ENDORSEMENT_SOURCE, detect_convergen
 from phronesis.executive.emergency import EmergencyRule
 from phronesis.executive.events import EventDecision, EventRequest
 from phronesis.executive.experiment import Experiment
+from phronesis.executive.explain import explain_executive
 from phronesis.executive.factory import STRATEGIES, create_decision_strategy
 from phronesis.executive.heuristic_first import effective_threshold
 from phronesis.executive.learning_hooks import FireRater, FireRecorder, FollowUp, FollowUpObserver
@@ -266,6 +267,7 @@ class ExecutiveService:
             candidates=event.decision.candidates,
             metadata=result.metadata,
             latency_ms=event.latency_ms,
+            explanation=explain_executive(self.record(event, decided.verdict)),
         )
 
     # The executive's stages (``phronesis.decision.Stages``), in the order ``decide`` runs them.

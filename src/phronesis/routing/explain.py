@@ -61,10 +61,11 @@ def _banded(record: NewDecisionRecord) -> str:
     if missing:
         needs = ", ".join(sorted({f"{m.get('tool')} needs {m.get('field')}" for m in missing}))
         return f"{decided} became {record.action}: {needs}"
-    why = {
-        "nothing_found": "nothing was found in the knowledge base",
-        "clarify": "the confidence is in the low band",
-    }.get(str(rule), str(rule))
+    if rule == "clarify":  # a CLARIFY before the bands: the checks changed it, and its reasoning says why
+        reasoning = str(record.attributes.get("reasoning") or "")
+        _, _, checks = reasoning.partition("; ")
+        return f"{decided} became {record.action}: {checks or 'the checks asked a question'}"
+    why = {"nothing_found": "nothing was found in the knowledge base"}.get(str(rule), str(rule))
     return f"{decided} became {record.action}: {why}"
 
 

@@ -40,3 +40,19 @@ def test_errors_are_one_line(cli: CliRunner) -> None:
     ):
         result = cli.invoke(app, args)
         assert result.exit_code == 2 and result.output.count("\n") == 1, (args, result.output)
+
+
+def test_the_history_says_what_a_rating_replaced_and_what_it_taught(cli: CliRunner) -> None:
+    """The trial: 👍, 👎, then a neutral score printed "+0.8", "-0.8" and "-0" (a rise of 0.23 as
+    "-0"); nothing said the 👎 replaced the 👍, the neutral withdrew it, or what each taught."""
+    hid = cli.invoke(app, ["heuristics", "add", "--condition", "dark", "--action", "lights on"]).output.strip()
+    fire_id = cli.invoke(app, ["heuristics", "fire", hid, "--event-id", "e1", "--source", "home"]).output.strip()
+    for rating in (["--positive"], ["--negative"], ["--user-score", "2"]):
+        assert cli.invoke(app, ["feedback", fire_id, *rating, "--key", rating[-1]]).exit_code == 0
+    lines = cli.invoke(app, ["heuristics", "history", hid]).output.splitlines()
+    assert [line.split("\t")[2:4] for line in lines] == [
+        ["+0.8", "user_explicit"],
+        ["-0.8", "user_explicit (replaces the positive user_explicit rating)"],
+        ["withdrawn", "user_explicit"],
+    ]
+    assert lines[1].split("\t")[4].startswith("event_unknown: ")  # what the 👎 taught, in words

@@ -39,14 +39,20 @@ def history(
     def lines() -> str:
         out = []
         for entry in entries:
-            sign = "+" if entry.positive else "-"
+            sign = f"{'+' if entry.positive else '-'}{entry.magnitude:g}"
             if entry.helped_share is not None:  # soft: part for, part against
-                sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of "
+                sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of {entry.magnitude:g}"
+            if entry.withdrawn:
+                sign = "withdrawn"  # a neutral score: the standing rating taken back, nothing added
+            said = [
+                f" (replaces the {entry.took_back} rating)" if entry.took_back and " " in entry.took_back else "",
+                f" (replaces {entry.took_back})" if entry.took_back and " " not in entry.took_back else "",
+                f" ({entry.put_back} counts again)" if entry.put_back else "",
+                f"\t{entry.lesson}: {entry.why}" if entry.lesson and entry.why else "",
+            ]
             out.append(
                 f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
-                f"\t{sign}{entry.magnitude:g}\t{entry.source}"
-                + (f" (replaces {entry.took_back})" if entry.took_back else "")
-                + (f" ({entry.put_back} counts again)" if entry.put_back else "")
+                f"\t{sign}\t{entry.source}" + "".join(said)
             )
         return "\n".join(out) or f"no confidence changes yet for {heuristic_id}"
 

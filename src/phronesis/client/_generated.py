@@ -1975,8 +1975,10 @@ class HistoryEntry(Model):
     """
     took_back: Annotated[str | None, Field(title="Took Back")] = None
     """
-    A first rating of a fire that had a soft outcome (``calibrated``): that outcome's source, whose evidence
-    this rating took back (the rating says outright whether the fire helped). None otherwise.
+    What this rating replaced, its evidence taken back (last click wins): the earlier rating, as its sign and
+    source (``positive user_explicit``), or, for a first rating of a fire that had a soft outcome (``calibrated``),
+    that outcome's source (``implicit_timeout``: the rating says outright whether the fire helped). None
+    otherwise.
     """
     weight: Annotated[float | None, Field(title="Weight")]
     """
@@ -1986,6 +1988,10 @@ class HistoryEntry(Model):
     why: Annotated[str | None, Field(title="Why")] = None
     """
     The lesson in words: which example the event was compared with, and how near it was.
+    """
+    withdrawn: Annotated[bool | None, Field(title="Withdrawn")] = False
+    """
+    A neutral score took the standing rating back: this step removes its evidence and adds none.
     """
 
 

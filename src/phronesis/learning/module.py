@@ -411,6 +411,8 @@ class LearningModule:
         fire had (a rating says outright whether it helped; the outcome only hinted at it)."""
         standing = retract = fire.standing
         details: dict[str, Any] = {}
+        if standing is not None:  # last click wins: the history says this one replaced it
+            details["took_back"] = f"{'positive' if standing.positive else 'negative'} {fire.explicit_source}"
         if retract is None and (soft := await self._soft_evidence(conn, tenant, fire)) is not None:
             retract = soft
             details["took_back"] = fire.implicit_source
@@ -678,6 +680,7 @@ class LearningModule:
                 lesson=(row["details"] or {}).get("lesson"),
                 why=(row["details"] or {}).get("why"),
                 took_back=(row["details"] or {}).get("took_back"),
+                withdrawn=bool((row["details"] or {}).get("withdrawn")),
                 put_back=(row["details"] or {}).get("put_back"),
             )
             for row in page.items

@@ -73,6 +73,9 @@ def test_a_list_cut_short_by_its_limit_says_so(cli: CliRunner) -> None:
         # a field the engine refuses is named as the option the user typed, not as the API's field
         (["feedback", "abc", "--user-score", "7"], "error: --user-score: Input should be less than or equal to 3"),
         (["route", "hi", "--session", "s1", "--router", "fancy"], "error: --router: Input should be 'local'"),
+        # the trial: "(input): give exactly one of rating, user_score or dev_score"
+        (["feedback", "abc"], "error: give one of --positive, --negative, --user-score or --dev-score"),
+        (["feedback", "abc", "--positive", "--user-score", "3"], "error: --positive, --user-score: give one of them"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(cli: CliRunner, args: list[str], message: str) -> None:

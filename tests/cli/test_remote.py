@@ -44,10 +44,13 @@ def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path, main: 
         # a command that does not go to the server says it works on the database directly (a trial)
         listed = main("heuristics", "list", **env)
         assert listed.returncode == 0 and "works on the database directly" in listed.stderr
-        # refused before it was sent: one line naming the field, without the URL or a model's name
+        # refused before it was sent, or by the server: one line naming the option as typed (the trial
+        # read "user_score:" and "urgency:" here, "--urgency:" without PHRONESIS_URL)
         refused = main("feedback", decision["response_id"], "--user-score", "7", **env)
         assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
-        assert refused.stderr.startswith("error: user_score: ") and "Feedback" not in refused.stderr
+        assert refused.stderr.startswith("error: --user-score: ") and "Feedback" not in refused.stderr
+        urgent = main("decide", "hello", "--urgency", "5", **env)
+        assert urgent.returncode == 2 and urgent.stderr.startswith("error: --urgency: "), urgent.stderr
     gone = main("decide", "the kettle has boiled", **env)
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {base}: ") and "Traceback" not in gone.stderr
 

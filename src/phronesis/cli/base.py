@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -110,8 +110,15 @@ def invalid(exc: ValidationError, *, option: str | None = None, flags: Mapping[s
     not ``interaction_count``, and "give exactly one of --until and --minutes" (not the API's field
     names, nor "(input)", in a CLI error)."""
     error = exc.errors()[0]
-    loc = [str(part) for part in error["loc"]]
-    message = validation_message(error)
+    return refused([str(part) for part in error["loc"]], validation_message(error), option=option, flags=flags)
+
+
+def refused(
+    loc: Sequence[str], message: str, *, option: str | None = None, flags: Mapping[str, str] | None = None
+) -> typer.Exit:
+    """Input refused at ``loc`` (a model's field path; empty: the whole input) as the CLI's one line,
+    naming the command's option: for a pydantic error here, or a server's problem+json (a command
+    sent to ``PHRONESIS_URL``)."""
     for field, flag in (flags or {}).items():  # only the named ones: a message's words stay words
         message = re.sub(rf"(?<![\w-]){re.escape(field)}\b", flag, message)
     where = option or (_options(flags).get(loc[0], ".".join(loc)) if loc else "")

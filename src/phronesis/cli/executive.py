@@ -85,8 +85,15 @@ def feedback(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Rate a decision; a fired heuristic learns from it, a good LLM answer may become a heuristic."""
-    if positive and negative:  # a pair flag let the last one win: a contradiction changed a confidence
-        raise fail("--positive, --negative: give one of them, not both")
+    ratings = {"--positive": positive, "--negative": negative}
+    ratings |= {"--user-score": user_score is not None, "--dev-score": dev_score is not None}
+    given = [flag for flag, value in ratings.items() if value]
+    # named as typed, not as the API's "give exactly one of rating, user_score or dev_score"; and a
+    # pair flag let the last one win: a contradiction changed a confidence
+    if len(given) > 1:
+        raise fail(f"{', '.join(given)}: give one of them, not both")
+    if not given:
+        raise fail(f"give one of {', '.join(list(ratings)[:-1])} or {list(ratings)[-1]}")
     fields: dict[str, Any] = {"user_score": user_score, "dev_score": dev_score, "comment": comment}
     if positive or negative:
         fields["rating"] = "positive" if positive else "negative"

@@ -15,13 +15,13 @@ they open the engine in this process and say so. The server acts for its API key
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 from rich.console import Console
 
-from phronesis.cli.base import fail, with_engine
+from phronesis.cli.base import fail, refused, with_engine
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:
@@ -42,24 +42,27 @@ def served(
     answer: type[T],
     load_index: bool = True,
     embeds: bool = True,
+    flags: Mapping[str, str] | None = None,
 ) -> T:
     """``remote`` on the server ``PHRONESIS_URL`` names, else ``local`` on an engine of this process;
     either way the answer is ``answer`` (the client reads the server's JSON into its own models).
     ``embeds``: the local work embeds text, so the model is loaded first under a visible step."""
     if not os.environ.get(URL):
-        return with_engine(_loading(local) if embeds else local, load_index=load_index)
+        return with_engine(_loading(local) if embeds else local, load_index=load_index, flags=flags)
     if tenant != DEFAULT_TENANT:
         raise fail(
             f"--tenant: with {URL} set the server decides the tenant (PHRONESIS_API_KEY's, or its dev "
             f"tenant without a key); drop --tenant, or unset {URL} to work on the database directly"
         )
-    from phronesis.client import Client, ClientError, InvalidInput
+    from phronesis.client import Client, ClientError, InvalidRequest
 
     try:
         with Client() as client:
             return answer.model_validate(remote(client).model_dump(mode="json"))
-    except InvalidInput as exc:  # refused before it was sent: the server is not part of it
-        raise fail(exc.detail) from None
+    except InvalidRequest as exc:  # refused, before it was sent or by the server: named as the command names it
+        first = exc.errors[0] if exc.errors else {"field": exc.field or "", "message": exc.detail}
+        loc = [part for part in str(first.get("field") or "").split(".") if part and part != "body"]
+        raise refused(loc, str(first.get("message") or exc.detail), flags=flags) from None
     except ClientError as exc:
         raise fail(f"{os.environ[URL]}: {exc}") from None
     except ValueError as exc:  # a malformed PHRONESIS_URL or key

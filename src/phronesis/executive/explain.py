@@ -21,53 +21,9 @@ def explain_executive(record: NewDecisionRecord) -> str:
     given = record.inputs.get("candidates")
     candidates: list[dict[str, Any]] = [c for c in given if isinstance(c, dict)] if isinstance(given, list) else []
     threshold = record.attributes.get("threshold", record.inputs.get("base_threshold"))
-    fired_id = record.attributes.get("matched_heuristic_id")
     if record.path == "heuristic":
-        fired = next((c for c in candidates if c.get("heuristic_id") == fired_id), None)
-        if fired is None:
-            return f"fired {quoted(record.action)} (confidence {score(record.confidence)})"
-        others = len(candidates) - 1
-        said = (
-            f"fired {quoted(record.action)} (confidence {score(fired.get('confidence'))}, "
-            f"similarity {score(fired.get('similarity'))}) for {quoted(fired.get('condition_text'))}"
-        )
-        if record.attributes.get("tier"):
-            said += f", {record.attributes['tier']} tier at threshold {score(threshold)}"
-        said += f" over {count(others, 'weaker candidate')}" if others > 0 else ""
-        if record.reason == "emergency_fast_path":  # F-24: before any strategy, at the emergency bar
-            threat = (record.inputs.get("salience") or {}).get("threat")
-            return f"emergency fast path (threat {score(threat)}): {said}"
-        return said
-    best = max(candidates, key=lambda c: c.get("confidence") or 0.0, default=None)
-    if best is None:
-        below = "no heuristic matched"
-    elif record.strategy == "always_llm":  # the seed's A/B baseline: candidates are the LLM's context only
-        below = (
-            f"the strategy always_llm fires no heuristic (candidates are the LLM's context): the best, "
-            f"{quoted(best.get('condition_text'))}, at confidence {score(best.get('confidence'))}"
-        )
-    elif isinstance(threshold, int | float) and (best.get("confidence") or 0.0) >= threshold:
-        below = (  # confident, and still not fired (a rule of the strategy's): said as it is, not as "below"
-            f"the best heuristic, {quoted(best.get('condition_text'))}, at confidence "
-            f"{score(best.get('confidence'))} ≥ {score(threshold)}, was not fired"
-        )
-    else:
-        below = (
-            f"no heuristic was confident enough: the best, {quoted(best.get('condition_text'))}, at confidence "
-            f"{score(best.get('confidence'))} < {score(threshold)}"
-        )
-    given_aside = record.attributes.get("candidates_set_aside")
-    aside = [c for c in given_aside if isinstance(c, dict)] if isinstance(given_aside, list) else []
-    ours = [c for c in aside if c.get("action_text")]  # heuristic memory's, with what they would have done
-    if ours:
-        said = ", ".join(
-            f"{quoted(c.get('action_text'))} for {quoted(c.get('condition_text'))} ({c.get('why')})" for c in ours
-        )
-        below += f"; set aside: {said}"
-    theirs = [c for c in aside if not c.get("action_text")]  # a caller's candidates (GLADyS's suggestion)
-    if theirs:
-        said = ", ".join(f"{c.get('heuristic_id')} ({c.get('why')})" for c in theirs)
-        below += f"; the caller's candidates set aside: {said}"
+        return _fired(record, candidates, threshold)
+    below = _none_fired(record, candidates, threshold) + _set_aside(record)
     if record.path == "llm":
         model = f" ({record.model})" if record.model else ""
         return f"asked the LLM{model}: {quoted(record.action)}; {below}"
@@ -79,3 +35,62 @@ def explain_executive(record: NewDecisionRecord) -> str:
         return f"did nothing: {detail}"
     why = _NOTHING.get(record.reason or "", record.reason or "no answer")
     return f"did nothing: {below}, and {why}"
+
+
+def _fired(record: NewDecisionRecord, candidates: list[dict[str, Any]], threshold: Any) -> str:
+    """What fired, its numbers, the tier's threshold and what it won over."""
+    fired_id = record.attributes.get("matched_heuristic_id")
+    fired = next((c for c in candidates if c.get("heuristic_id") == fired_id), None)
+    if fired is None:
+        return f"fired {quoted(record.action)} (confidence {score(record.confidence)})"
+    others = len(candidates) - 1
+    said = (
+        f"fired {quoted(record.action)} (confidence {score(fired.get('confidence'))}, "
+        f"similarity {score(fired.get('similarity'))}) for {quoted(fired.get('condition_text'))}"
+    )
+    if record.attributes.get("tier"):
+        said += f", {record.attributes['tier']} tier at threshold {score(threshold)}"
+    said += f" over {count(others, 'weaker candidate')}" if others > 0 else ""
+    if record.reason == "emergency_fast_path":  # F-24: before any strategy, at the emergency bar
+        threat = (record.inputs.get("salience") or {}).get("threat")
+        return f"emergency fast path (threat {score(threat)}): {said}"
+    return said
+
+
+def _none_fired(record: NewDecisionRecord, candidates: list[dict[str, Any]], threshold: Any) -> str:
+    """Why no candidate fired: none matched, the strategy fires none, or the best was below the bar."""
+    best = max(candidates, key=lambda c: c.get("confidence") or 0.0, default=None)
+    if best is None:
+        return "no heuristic matched"
+    if record.strategy == "always_llm":  # the seed's A/B baseline: candidates are the LLM's context only
+        return (
+            f"the strategy always_llm fires no heuristic (candidates are the LLM's context): the best, "
+            f"{quoted(best.get('condition_text'))}, at confidence {score(best.get('confidence'))}"
+        )
+    if isinstance(threshold, int | float) and (best.get("confidence") or 0.0) >= threshold:
+        return (  # confident, and still not fired (a rule of the strategy's): said as it is, not as "below"
+            f"the best heuristic, {quoted(best.get('condition_text'))}, at confidence "
+            f"{score(best.get('confidence'))} ≥ {score(threshold)}, was not fired"
+        )
+    return (
+        f"no heuristic was confident enough: the best, {quoted(best.get('condition_text'))}, at confidence "
+        f"{score(best.get('confidence'))} < {score(threshold)}"
+    )
+
+
+def _set_aside(record: NewDecisionRecord) -> str:
+    """The near heuristics memory set aside, and a caller's candidates set aside (GLADyS's), with why."""
+    given = record.attributes.get("candidates_set_aside")
+    aside = [c for c in given if isinstance(c, dict)] if isinstance(given, list) else []
+    said = ""
+    ours = [c for c in aside if c.get("action_text")]  # heuristic memory's, with what they would have done
+    if ours:
+        said += "; set aside: " + ", ".join(
+            f"{quoted(c.get('action_text'))} for {quoted(c.get('condition_text'))} ({c.get('why')})" for c in ours
+        )
+    theirs = [c for c in aside if not c.get("action_text")]
+    if theirs:
+        said += "; the caller's candidates set aside: " + ", ".join(
+            f"{c.get('heuristic_id')} ({c.get('why')})" for c in theirs
+        )
+    return said

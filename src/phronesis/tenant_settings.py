@@ -160,18 +160,19 @@ def out_of_range(name: str, value: SettingValue) -> str | None:
             return f"{name} takes one of {', '.join(CHOICES[name])}, not {str(value)[:60]!r}"
         return None
     low, high = BOUNDS[name]
+    span = f"from {shown(low)} to {shown(high)}"
     if isinstance(value, str):
         try:
             float(value)
         except ValueError:
             hint = next((f" (did you mean {other}?)" for other, names in CHOICES.items() if value in names), "")
-            return f"{name} takes a number from {low} to {high}, not {value[:60]!r}{hint}"
+            return f"{name} takes a number {span}, not {value[:60]!r}{hint}"
         # JSON "0.6": looks in range, but is text (a bare range refusal would read as nonsense)
-        return f"{name} takes a number from {low} to {high}: send {value[:60]} as a JSON number, not a string"
+        return f"{name} takes a number {span}: send {value[:60]} as a JSON number, not a string"
     if not low <= value <= high:
-        return f"{name} takes a value from {low} to {high}, not {value}"
+        return f"{name} takes a value {span}, not {shown(value)}"
     if name in WHOLE and value != int(value):
-        return f"{name} takes a whole number, not {value}"
+        return f"{name} takes a whole number, not {shown(value)}"
     return None
 
 

@@ -42,5 +42,5 @@ def test_a_choice_takes_its_names_and_a_number_takes_a_number() -> None:
     assert out_of_range("executive.strategy", 0.5) is not None
     assert (
         out_of_range("routing.high_threshold", "high")
-        == "routing.high_threshold takes a number from 0.0 to 1.0, not 'high'"
+        == "routing.high_threshold takes a number from 0 to 1, not 'high'"
     )

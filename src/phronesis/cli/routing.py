@@ -88,8 +88,11 @@ def feedback(
     """Say whether a routing decision was right; the last rating wins.
     "phronesis routing fit --from-feedback" learns from it."""
     fields = {"decision_id": decision_id, "correct": correct, "expected_tool": tool, "note": note}
-    body = parsed(RouteFeedbackIn, fields | {"expected_decision": expected and expected.upper()})
-    rated = with_engine(lambda engine: engine.routing.rate(tenant, body.decision_id, body, session_id=session))
+    flags = {"expected_decision": "--expected", "expected_tool": "--tool", "correct": "--correct/--wrong"}
+    body = parsed(RouteFeedbackIn, fields | {"expected_decision": expected and expected.upper()}, flags=flags)
+    rated = with_engine(
+        lambda engine: engine.routing.rate(tenant, body.decision_id, body, session_id=session), flags=flags
+    )
     emit(rated, as_json, lambda: f"{rated.decision_id}: {rated.decided} is {rated.outcome}")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast, get_args
 
 import typer
 from pydantic import BaseModel
@@ -41,6 +41,14 @@ def list_settings(
     emit(page, as_json, lambda: "\n".join(_line(s) for s in page.items))
 
 
+def _named(name: str) -> SettingName:
+    """``name`` as a tunable setting, or one line saying where they are listed (Typer's own choice
+    check read "Invalid value for 'name': Value error, …" and then listed all 24)."""
+    if name not in get_args(SettingName):
+        raise fail(f"name: {name[:80]!r} is not a tunable setting (phronesis settings list shows them)")
+    return cast(SettingName, name)
+
+
 def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str | None, as_json: bool) -> None:
     change = parsed(ApplyIn, dict(value=value, note=note))
 
@@ -63,7 +71,9 @@ def _apply(tenant: str, name: SettingName, value: SettingValue | None, note: str
 # a negative value ("-0.05") is a value, not an unknown option (not "No such option: -0")
 @settings_app.command("set", context_settings={"ignore_unknown_options": True})
 def set_setting(
-    name: Annotated[SettingName, typer.Argument(help="The setting, e.g. executive.heuristic_threshold.")],
+    name: Annotated[
+        str, typer.Argument(help="The setting, e.g. executive.heuristic_threshold (phronesis settings list).")
+    ],
     value: Annotated[
         str,
         typer.Argument(
@@ -76,22 +86,23 @@ def set_setting(
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Apply a value for the tenant: its decisions use it from the next one on, in every process."""
-    if name in CHOICES:
-        _apply(tenant, name, value, note, as_json)
+    setting = _named(name)
+    if setting in CHOICES:
+        _apply(tenant, setting, value, note, as_json)
         return
     try:
         number = float(value)
     except ValueError:
-        raise fail(f"value: {out_of_range(name, value)}") from None
-    _apply(tenant, name, number, note, as_json)
+        raise fail(f"value: {out_of_range(setting, value)}") from None
+    _apply(tenant, setting, int(number) if number.is_integer() else number, note, as_json)  # "2" said as 2
 
 
 @settings_app.command("reset")
 def reset_setting(
-    name: Annotated[SettingName, typer.Argument(help="The setting to put back to the configured value.")],
+    name: Annotated[str, typer.Argument(help="The setting to put back to the configured value.")],
     note: NoteOption = None,
     as_json: JsonOption = False,
     tenant: TenantOption = DEFAULT_TENANT,
 ) -> None:
     """Put the server's configured value back for the tenant (recorded, as a change is)."""
-    _apply(tenant, name, None, note, as_json)
+    _apply(tenant, _named(name), None, note, as_json)

@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from phronesis.audit.repository import DecisionRecordRepository
 from phronesis.exceptions import InvalidInputError
+from phronesis.explanations import explain
 from phronesis.settings import Settings
 from phronesis.storage.database import Database
 from phronesis.tenant_settings import ApplyIn, TenantSettings
@@ -55,7 +56,11 @@ async def test_a_reset_that_changes_nothing_records_nothing(database: Database) 
     reset = await store.apply("t", NAME, ApplyIn(value=None))
     again = await store.apply("t", NAME, ApplyIn(value=None))  # already back: nothing more to record
     assert again.decision_id == reset.decision_id != applied.decision_id
-    assert (await DecisionRecordRepository(database).page("t", kind="setting")).total == 2
+    records = (await DecisionRecordRepository(database).page("t", kind="setting")).items
+    assert len(records) == 2
+    # the trial: a reset read "set executive.strategy=heuristic_first", as if a value had been chosen
+    said = sorted(explain(r) for r in records)
+    assert said == [f"reset {NAME} to its configured value (0.7)", f"set {NAME}=0.6"]
 
 
 async def test_always_llm_where_no_llm_is_configured_is_taken_with_a_warning(database: Database) -> None:

@@ -19,7 +19,12 @@ __all__ = ["about", "explain", "explained"]
 
 
 def _setting(record: NewDecisionRecord) -> str:
-    return f"set {record.action}" + (f": {record.reason}" if record.reason else "")
+    """A tenant's setting applied, or reset to the configured value (the trial read a reset as "set")."""
+    if record.path == "reset":
+        said = f"reset {record.subject_id} to its configured value ({str(record.action).partition('=')[2]})"
+    else:
+        said = f"set {record.action}"
+    return said + (f": {record.reason}" if record.reason else "")
 
 
 def _learning(record: NewDecisionRecord) -> str:

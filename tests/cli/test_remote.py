@@ -44,6 +44,7 @@ def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path, main: 
         # a command that does not go to the server says it works on the database directly (a trial)
         listed = main("heuristics", "list", **env)
         assert listed.returncode == 0 and "works on the database directly" in listed.stderr
+        assert str(tmp_path / "elsewhere" / "phronesis.db") in listed.stderr  # which one, named
         # refused before it was sent, or by the server: one line naming the option as typed (the trial
         # read "user_score:" and "urgency:" here, "--urgency:" without PHRONESIS_URL)
         refused = main("feedback", decision["response_id"], "--user-score", "7", **env)

@@ -187,8 +187,8 @@ def with_engine(
 
     if os.environ.get("PHRONESIS_URL"):  # else a local, empty database is taken for the server's
         typer.echo(
-            "note: this command works on the database directly (PHRONESIS_DATA_DIR / PHRONESIS_DATABASE__URL), "
-            "not on the server PHRONESIS_URL names",
+            f"note: this command works on the database directly ({_database_named()}: PHRONESIS_DATA_DIR / "
+            "PHRONESIS_DATABASE__URL), not on the server PHRONESIS_URL names",
             err=True,
         )
 
@@ -201,6 +201,22 @@ def with_engine(
             await engine.close()
 
     return run(go, flags=flags)
+
+
+def _database_named() -> str:
+    """Which database a command opens, as a person names it: the SQLite file, or the server's
+    address without its credentials (the trial's "not found" came from the default file, unnamed)."""
+    from sqlalchemy.engine import make_url
+
+    from phronesis.settings import load_settings
+
+    try:
+        url = make_url(load_settings().database_url())
+    except PhronesisError:
+        return "the configured one"  # a bad setting: the command's own line says what is wrong
+    if url.get_backend_name() == "sqlite":
+        return str(url.database)
+    return url.render_as_string(hide_password=True).split("@")[-1]
 
 
 def _database_exists() -> None:

@@ -76,6 +76,7 @@ def test_a_list_cut_short_by_its_limit_says_so(cli: CliRunner) -> None:
         # the trial: "(input): give exactly one of rating, user_score or dev_score"
         (["feedback", "abc"], "error: give one of --positive, --negative, --user-score or --dev-score"),
         (["feedback", "abc", "--positive", "--user-score", "3"], "error: --positive, --user-score: give one of them"),
+        (["decide", "hello", "--threat", "3"], "error: --threat: threat must be in [0, 1], not 3\n"),  # not salience
         # the trial: "Invalid value for 'name': Value error, …" and all 24 names; "not 2.0" for a typed 2
         (["settings", "set", "nope.x", "1"], "error: name: 'nope.x' is not a tunable setting (phronesis settings list"),
         (["settings", "set", "routing.low_threshold", "2"], "routing.low_threshold takes a value from 0 to 1, not 2\n"),

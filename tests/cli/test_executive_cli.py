@@ -26,7 +26,8 @@ def test_decide_then_feedback_then_report(cli: CliRunner) -> None:
     assert rated.exit_code == 0 and rated.output.startswith("positive feedback: updated heuristic")
 
     again = cli.invoke(app, ["feedback", decision["response_id"], "--positive"])
-    assert again.exit_code == 2 and again.output.count("\n") == 1 and "already stands" in again.output
+    assert again.exit_code == 2 and again.output.count("\n") == 1, again.output
+    assert again.output.startswith("error: --positive/--negative: the same click twice: ")  # the options typed
 
     report = json.loads(cli.invoke(app, ["executive", "report", "--json"]).output)["strategies"]
     assert report[0]["strategy"] == "heuristic_first" and report[0]["positive"] == 1

@@ -47,12 +47,15 @@ def test_the_history_says_what_a_rating_replaced_and_what_it_taught(cli: CliRunn
     "-0"); nothing said the 👎 replaced the 👍, the neutral withdrew it, or what each taught."""
     hid = cli.invoke(app, ["heuristics", "add", "--condition", "dark", "--action", "lights on"]).output.strip()
     fire_id = cli.invoke(app, ["heuristics", "fire", hid, "--event-id", "e1", "--source", "home"]).output.strip()
-    for rating in (["--positive"], ["--negative"], ["--user-score", "2"]):
-        assert cli.invoke(app, ["feedback", fire_id, *rating, "--key", rating[-1]]).exit_code == 0
-    lines = cli.invoke(app, ["heuristics", "history", hid]).output.splitlines()
+    said = [cli.invoke(app, ["feedback", fire_id, *r, "--key", r[-1]]).output for r in (["--positive"], ["--negative"])]
+    neutral = cli.invoke(app, ["feedback", fire_id, "--user-score", "2", "--key", "neutral"]).output
+    assert said[1].startswith("negative feedback: updated heuristic")
+    assert neutral.startswith(f"neutral feedback: took back the earlier rating of heuristic {hid} (")  # not "withdrawn"
+    header, *lines = cli.invoke(app, ["heuristics", "history", hid]).output.splitlines()
+    assert header == "at\tconfidence\tevidence\tsource\twhat it taught"
     assert [line.split("\t")[2:4] for line in lines] == [
         ["+0.8", "user_explicit"],
         ["-0.8", "user_explicit (replaces the positive user_explicit rating)"],
-        ["withdrawn", "user_explicit"],
+        ["withdrawn", "user_explicit (took back the negative user_explicit rating)"],
     ]
     assert lines[1].split("\t")[4].startswith("event_unknown: ")  # what the 👎 taught, in words

@@ -33,6 +33,8 @@ def test_decide_feedback_and_add_go_to_the_running_server(tmp_path: Path, main: 
         assert (decision["decision_path"], decision["matched_heuristic_id"]) == ("heuristic", added.stdout.strip())
         rated = main("feedback", decision["response_id"], "--positive", **env)
         assert rated.returncode == 0 and "heuristic" in rated.stdout, rated.stderr
+        twice = main("feedback", decision["response_id"], "--positive", **env)  # a 409, named as typed
+        assert twice.returncode == 2 and twice.stderr.startswith("error: --positive/--negative: the same click twice: ")
         # the server's database has it all; the CLI's own data directory was never opened
         local = main("heuristics", "list", **_variables(tmp_path / "server"))
         assert "the kettle has boiled" in local.stdout

@@ -68,8 +68,8 @@ def test_a_confident_heuristic_not_fired_is_not_said_to_be_below_the_threshold()
     """The trial: under always_llm with no LLM, "at confidence 0.80 < 0.70" was said of the best."""
     baseline = _record("rejected", None, [COLD], reason="llm_unavailable", strategy="always_llm")
     assert explain(baseline) == (
-        "did nothing: the strategy always_llm fires no heuristic (candidates are the LLM's context): the best, "
-        "'the room is cold', at confidence 0.85, and no LLM is configured"
+        "did nothing: the strategy always_llm leaves every event to the LLM: its best candidate, "
+        "'the room is cold' (confidence 0.85), was not fired, and no LLM is configured"
     )
     other = _record("rejected", None, [COLD], reason="llm_unavailable", strategy="heuristic_first")
     assert "at confidence 0.85 ≥ 0.70, was not fired" in explain(other) and "<" not in explain(other)
@@ -79,7 +79,7 @@ def test_nothing_done_says_which_of_the_caller_s_candidates_were_set_aside_and_t
     aside = [{"heuristic_id": "h-cold", "why": "opposite: cold/warm, similarity 0.92"}]
     record = _record("rejected", None, [], reason="llm_unavailable", attributes={"candidates_set_aside": aside})
     assert explain(record) == (
-        "did nothing: no heuristic matched; the caller's candidates set aside: "
+        "did nothing: no heuristic applies; the caller's candidates set aside: "
         "h-cold (opposite: cold/warm, similarity 0.92), and no LLM is configured"
     )
     detail = "threat 0.95: no heuristic answers it and no LLM is configured; a person should look at it now"

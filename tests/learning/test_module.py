@@ -252,7 +252,7 @@ async def test_a_rating_can_return_to_an_earlier_value(make_engine: EngineFactor
     await engine.feedback(fire.id, rating="positive")
     await engine.feedback(fire.id, rating="negative")
     back = await engine.feedback(fire.id, rating="positive")
-    with pytest.raises(ConflictError, match="already stands"):
+    with pytest.raises(ConflictError, match="the same click twice"):
         await engine.feedback(fire.id, rating="positive")
 
     twin_engine = await make_engine(learning={"strategy": learning_strategy})

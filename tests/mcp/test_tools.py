@@ -70,7 +70,7 @@ async def test_decide_rate_and_read_the_record_of_a_heuristic_fire(engine: Engin
         again = _refused(
             await client.call_tool("give_feedback", {"response_id": decided["response_id"], "rating": "positive"})
         )
-        assert again.startswith("Error executing tool give_feedback: rating: this rating already stands"), again
+        assert again.startswith("Error executing tool give_feedback: rating: the same click twice: "), again
         record = await client.read_resource(f"phronesis://decisions/{decided['response_id']}")
         body = json.loads(getattr(record.contents[0], "text", ""))
         assert (body["kind"], body["path"], body["outcome"]) == ("executive", "heuristic", "positive")

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from pydantic import BaseModel, ValidationError
 
-from phronesis.exceptions import ConfigurationError, InvalidInputError, PhronesisError, validation_message
+from phronesis.exceptions import (
+    ConfigurationError,
+    ConflictError,
+    InvalidInputError,
+    PhronesisError,
+    validation_message,
+)
 
 if TYPE_CHECKING:
     from phronesis.engine import Engine
@@ -158,7 +164,7 @@ def run(coroutine_factory: Callable[[], Awaitable[T]], *, flags: Mapping[str, st
 
     try:
         return asyncio.run(main())
-    except InvalidInputError as exc:
+    except (InvalidInputError, ConflictError) as exc:  # named as the command names it
         option = _options(flags).get(exc.field.split(".")[0])
         raise fail(f"{option}: {exc.message}" if option else str(exc)) from None
     except PhronesisError as exc:

@@ -62,6 +62,7 @@ def decide(
         lambda engine: engine.decide_event(text, tenant=tenant, **fields),
         lambda client: client.executive.decide({"text": text, **fields}),
         answer=EventDecision,
+        flags={"salience": "--threat", "user_id": "--user"},
     )
     if as_json:
         typer.echo(decision.model_dump_json(indent=2))
@@ -106,6 +107,7 @@ def feedback(
             {"response_id": response_id, **{k: v for k, v in fields.items() if v is not None}}
         ),
         answer=FeedbackReceipt,
+        flags={"rating": "--positive/--negative"},
     )
     moved = (
         f" ({receipt.old_confidence:.3f} → {receipt.new_confidence:.3f})"
@@ -113,7 +115,10 @@ def feedback(
         else ""
     )
     target = f" heuristic {receipt.heuristic_id}" if receipt.heuristic_id else ""
-    line = f"{receipt.signal} feedback: {receipt.effect}{target}{moved}"
+    # a neutral score withdraws the rating standing on the fire, not the heuristic (a lesson withdrawn is)
+    neutral = receipt.effect == "withdrawn" and receipt.signal == "neutral"
+    effect = "took back the earlier rating of" if neutral else receipt.effect
+    line = f"{receipt.signal} feedback: {effect}{target}{moved}"
     emit(receipt, as_json, lambda: line + (f"\n{receipt.detail}" if receipt.detail else ""))
 
 

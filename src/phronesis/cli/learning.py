@@ -42,11 +42,13 @@ def history(
             sign = f"{'+' if entry.positive else '-'}{entry.magnitude:g}"
             if entry.helped_share is not None:  # soft: part for, part against
                 sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of {entry.magnitude:g}"
+            rating = entry.took_back is not None and " " in entry.took_back  # "negative user_explicit"
             if entry.withdrawn:
                 sign = "withdrawn"  # a neutral score: the standing rating taken back, nothing added
             said = [
-                f" (replaces the {entry.took_back} rating)" if entry.took_back and " " in entry.took_back else "",
-                f" (replaces {entry.took_back})" if entry.took_back and " " not in entry.took_back else "",
+                f" (took back the {entry.took_back} rating)" if rating and entry.withdrawn else "",
+                f" (replaces the {entry.took_back} rating)" if rating and not entry.withdrawn else "",
+                f" (replaces {entry.took_back})" if entry.took_back and not rating else "",
                 f" ({entry.put_back} counts again)" if entry.put_back else "",
                 f"\t{entry.lesson}: {entry.why}" if entry.lesson and entry.why else "",
             ]
@@ -54,7 +56,10 @@ def history(
                 f"{entry.at.isoformat(timespec='seconds')}\t{entry.old_confidence:.3f} → {entry.new_confidence:.3f}"
                 f"\t{sign}\t{entry.source}" + "".join(said)
             )
-        return "\n".join(out) or f"no confidence changes yet for {heuristic_id}"
+        if not out:
+            return f"no confidence changes yet for {heuristic_id}"
+        # the third column is the evidence a signal added (± its weight), not the change in confidence
+        return "\n".join(["at\tconfidence\tevidence\tsource\twhat it taught", *out])
 
     emit(page, as_json, lines)  # JSON: the API's page, newest first
 

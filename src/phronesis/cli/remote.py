@@ -25,7 +25,7 @@ from phronesis.cli.base import fail, refused, with_engine
 from phronesis.tenants import DEFAULT_TENANT
 
 if TYPE_CHECKING:
-    from phronesis.client import Client
+    from phronesis.client import APIError, Client
     from phronesis.engine import Engine
 
 __all__ = ["URL", "served"]
@@ -54,19 +54,25 @@ def served(
             f"--tenant: with {URL} set the server decides the tenant (PHRONESIS_API_KEY's, or its dev "
             f"tenant without a key); drop --tenant, or unset {URL} to work on the database directly"
         )
-    from phronesis.client import Client, ClientError, InvalidRequest
+    from phronesis.client import Client, ClientError, Conflict, InvalidRequest
 
     try:
         with Client() as client:
             return answer.model_validate(remote(client).model_dump(mode="json"))
-    except InvalidRequest as exc:  # refused, before it was sent or by the server: named as the command names it
-        first = exc.errors[0] if exc.errors else {"field": exc.field or "", "message": exc.detail}
+    except (InvalidRequest, Conflict) as exc:  # refused, before it was sent or by the server: named as typed
+        first = exc.errors[0] if exc.errors else {"field": exc.field or "", "message": _message(exc)}
         loc = [part for part in str(first.get("field") or "").split(".") if part and part != "body"]
         raise refused(loc, str(first.get("message") or exc.detail), flags=flags) from None
     except ClientError as exc:
         raise fail(f"{os.environ[URL]}: {exc}") from None
     except ValueError as exc:  # a malformed PHRONESIS_URL or key
         raise fail(str(exc)) from None
+
+
+def _message(exc: APIError) -> str:
+    """A problem's detail without the field it names first ("user_score: …" → "…")."""
+    field, detail = exc.field or "", exc.detail
+    return detail.removeprefix(f"{field}: ") if field else detail
 
 
 def _loading(work: Callable[[Engine], Awaitable[T]]) -> Callable[[Engine], Awaitable[T]]:

@@ -1975,10 +1975,10 @@ class HistoryEntry(Model):
     """
     took_back: Annotated[str | None, Field(title="Took Back")] = None
     """
-    What this rating replaced, its evidence taken back (last click wins): the earlier rating, as its sign and
-    source (``positive user_explicit``), or, for a first rating of a fire that had a soft outcome (``calibrated``),
-    that outcome's source (``implicit_timeout``: the rating says outright whether the fire helped). None
-    otherwise.
+    What this step took back (last click wins): the earlier rating a rating replaces or a neutral score
+    withdraws, as its sign and source (``positive user_explicit``), or, for a first rating of a fire that had a
+    soft outcome (``calibrated``), that outcome's source (``implicit_timeout``: the rating says outright whether
+    the fire helped). None otherwise.
     """
     weight: Annotated[float | None, Field(title="Weight")]
     """

@@ -60,12 +60,12 @@ def _fired(record: NewDecisionRecord, candidates: list[dict[str, Any]], threshol
 def _none_fired(record: NewDecisionRecord, candidates: list[dict[str, Any]], threshold: Any) -> str:
     """Why no candidate fired: none matched, the strategy fires none, or the best was below the bar."""
     best = max(candidates, key=lambda c: c.get("confidence") or 0.0, default=None)
-    if best is None:
-        return "no heuristic matched"
+    if best is None:  # near ones set aside are said next: they were near, and do not apply
+        return "no heuristic applies" if record.attributes.get("candidates_set_aside") else "no heuristic matched"
     if record.strategy == "always_llm":  # the seed's A/B baseline: candidates are the LLM's context only
         return (
-            f"the strategy always_llm fires no heuristic (candidates are the LLM's context): the best, "
-            f"{quoted(best.get('condition_text'))}, at confidence {score(best.get('confidence'))}"
+            f"the strategy always_llm leaves every event to the LLM: its best candidate, "
+            f"{quoted(best.get('condition_text'))} (confidence {score(best.get('confidence'))}), was not fired"
         )
     if isinstance(threshold, int | float) and (best.get("confidence") or 0.0) >= threshold:
         return (  # confident, and still not fired (a rule of the strategy's): said as it is, not as "below"

@@ -66,21 +66,22 @@ class HeuristicCandidate(Schema):
     """The heuristic's Beta evidence, for exploration (``executive.exploration``); never prompted."""
 
 
-def _within(low: float, high: float, what: str) -> AfterValidator:
-    """Every value in [low, high]; NaN fails the comparison, so it is refused too."""
+def _within(low: float, high: float) -> AfterValidator:
+    """Every value in [low, high]; NaN fails the comparison, so it is refused too. The error names the
+    key and the value sent (the field is named by where it stands: "salience: threat must be …")."""
 
     def check(values: dict[str, float]) -> dict[str, float]:
         for key, value in values.items():
             if not low <= value <= high:
-                raise ValueError(f"{what} {key} must be in [{low:g}, {high:g}]")
+                raise ValueError(f"{key} must be in [{low:g}, {high:g}], not {value:g}")
         return values
 
     return AfterValidator(check)
 
 
-Salience = Annotated[dict[str, float], _within(0.0, 1.0, "salience")]
+Salience = Annotated[dict[str, float], _within(0.0, 1.0)]
 """Salience dimensions (threat, novelty …), each in [0, 1]."""
-PersonalityBiases = Annotated[dict[str, float], _within(-1.0, 1.0, "bias")]
+PersonalityBiases = Annotated[dict[str, float], _within(-1.0, 1.0)]
 """F-24 named threshold adjustments, each in [-1, 1] (the result is clamped to [0.3, 0.95])."""
 Urgency = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
 

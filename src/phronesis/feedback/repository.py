@@ -61,9 +61,8 @@ class FeedbackRepository:
         async with self._db.joined(connection) as conn:
             earlier = (await conn.execute(query)).all()
         if earlier and (earlier[-1].scale, earlier[-1].score) == (feedback.scale, feedback.score):
-            raise ConflictError(
-                _FIELD[feedback.scale], f"this rating already stands on {feedback.response_id!r} (the same click twice)"
-            )
+            said = f"the same click twice: {feedback.response_id!r} was last given this one already"
+            raise ConflictError(_FIELD[feedback.scale], said)
         key = feedback.key if not earlier else f"{feedback.key}:{len(earlier)}"
         await self.ensure_new(tenant, key, connection=connection)
         return feedback.model_copy(update={"idempotency_key": key})

@@ -86,8 +86,8 @@ class LessonTeacher:
             similarity, text = nearest
             return Lesson(
                 "wrong_action",
-                f"the event is like {text!r} ({similarity:.2f} >= {self.like_similarity:.2f}), a situation it is meant "
-                "for: the action did not help",
+                f"the event is like {text!r} (similarity {similarity:.2f} ≥ {self.like_similarity:.2f}), a situation "
+                "it is meant for: the action did not help",
                 similarity,
             )
         await self._memory.learn_examples(

@@ -154,10 +154,10 @@ class HistoryEntry(Schema):
     why: str | None = None
     """The lesson in words: which example the event was compared with, and how near it was."""
     took_back: str | None = None
-    """What this rating replaced, its evidence taken back (last click wins): the earlier rating, as its sign and
-    source (``positive user_explicit``), or, for a first rating of a fire that had a soft outcome (``calibrated``),
-    that outcome's source (``implicit_timeout``: the rating says outright whether the fire helped). None
-    otherwise."""
+    """What this step took back (last click wins): the earlier rating a rating replaces or a neutral score
+    withdraws, as its sign and source (``positive user_explicit``), or, for a first rating of a fire that had a
+    soft outcome (``calibrated``), that outcome's source (``implicit_timeout``: the rating says outright whether
+    the fire helped). None otherwise."""
     withdrawn: bool = False
     """A neutral score took the standing rating back: this step removes its evidence and adds none."""
     put_back: str | None = None

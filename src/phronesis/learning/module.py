@@ -499,7 +499,10 @@ class LearningModule:
             return None
         if self.lessons is not None:
             await self.lessons.take_back(conn, tenant, fire, sorted(EXPLICIT_SOURCES))
-        details: dict[str, Any] = {"withdrawn": True}
+        details: dict[str, Any] = {
+            "withdrawn": True,
+            "took_back": f"{'positive' if retract.positive else 'negative'} {fire.explicit_source}",
+        }
         soft = await self._soft_evidence(conn, tenant, fire)
         if soft is not None:  # the soft outcome the rating replaced counts again
             details["put_back"] = fire.implicit_source

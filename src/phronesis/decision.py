@@ -65,12 +65,17 @@ class Verdict(Generic[OutcomeT]):
 
 @dataclass(frozen=True, slots=True)
 class Decided(Generic[ContextT, OutcomeT]):
-    """A decision as ``decide`` ends it: the record's id (quoted back with feedback), the verdict, and
-    the context it was decided in (what the point's answer to its caller is built from)."""
+    """A decision as ``decide`` ends it: the record written (its id is quoted back with feedback, its
+    explanation said to the caller), the verdict, and the context it was decided in (what the point's
+    answer to its caller is built from)."""
 
-    decision_id: str
+    record: NewDecisionRecord
     verdict: Verdict[OutcomeT]
     context: ContextT
+
+    @property
+    def decision_id(self) -> str:
+        return self.record.id
 
 
 class NoExpensiveStage(Exception):
@@ -149,7 +154,7 @@ async def decide(
         verdict = await stages.effects(writes, context, verdict)
         record = stages.record(context, verdict)
         await records.write(record, into=writes)
-    return Decided(record.id, verdict, context)
+    return Decided(record, verdict, context)
 
 
 async def _cheap_else_expensive(

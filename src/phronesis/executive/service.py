@@ -267,7 +267,7 @@ class ExecutiveService:
             candidates=event.decision.candidates,
             metadata=result.metadata,
             latency_ms=event.latency_ms,
-            explanation=explain_executive(self.record(event, decided.verdict)),
+            explanation=explain_executive(decided.record),  # the record written, as it is kept
         )
 
     # The executive's stages (``phronesis.decision.Stages``), in the order ``decide`` runs them.

@@ -94,15 +94,11 @@ class RunIndex(FeedFollower[IndexedRun]):
     def __len__(self) -> int:
         """Runs a search finds here: the vectors in the index, with this process's committed changes
         still held (``committed``) counted as searches count them (``/healthz`` had trailed them)."""
-        with self._worker.guard, self._unapplied_lock:
-            last: dict[tuple[str, str, str], IndexChange] = {}
-            for tenant, change in self._unapplied:  # the last change per run wins, as in ``_held_in``
-                last[(tenant, scope_key(change.agent_id, change.user_id), change.run_id)] = change
+        with self._worker.guard:  # the worker applies (and lets go of) held changes under it
+            held = self._last_held()
             size = len(self._index)
-            for (tenant, domain, run_id), change in last.items():
-                present = self._index.contains(tenant, domain, run_id)
-                wanted = change.op != "remove" and self._insertable(change) is not None
-                size += int(wanted) - int(present)
+            for (tenant, domain, run_id), vector in held.items():
+                size += int(vector is not None) - int(self._index.contains(tenant, domain, run_id))
             return size
 
     def set_expansion_search(self, value: int) -> None:
@@ -263,18 +259,29 @@ class RunIndex(FeedFollower[IndexedRun]):
         """The held changes of one scope, the last per run winning: vectors added, runs removed."""
         added: dict[str, Vectors] = {}
         removed: set[str] = set()
-        with self._unapplied_lock:
-            held = [change for t, change in self._unapplied if t == tenant]
-        for change in held:
-            if scope_key(change.agent_id, change.user_id) != domain:
+        for (_, held_domain, run_id), vector in self._last_held(tenant).items():
+            if held_domain != domain:
                 continue
-            if change.op == "remove":
-                added.pop(change.run_id, None)
-                removed.add(change.run_id)
-            elif (vector := self._insertable(change)) is not None:
-                added[change.run_id] = vector
-                removed.discard(change.run_id)
+            if vector is None:
+                removed.add(run_id)
+            else:
+                added[run_id] = vector
         return added, removed
+
+    def _last_held(self, tenant: str | None = None) -> dict[tuple[str, str, str], Vectors | None]:
+        """This process's held changes (of ``tenant``; None: every tenant's) by (tenant, scope, run),
+        the last per run winning: the vector an add puts in, or None for a removal. An add whose
+        vector does not fit the index changes nothing."""
+        with self._unapplied_lock:
+            held = [(t, change) for t, change in self._unapplied if tenant is None or t == tenant]
+        last: dict[tuple[str, str, str], Vectors | None] = {}
+        for t, change in held:
+            key = (t, scope_key(change.agent_id, change.user_id), change.run_id)
+            if change.op == "remove":
+                last[key] = None
+            elif (vector := self._insertable(change)) is not None:
+                last[key] = vector
+        return last
 
     async def close(self) -> None:
         """Finish the changes held and in flight, save a large index that changed since its

@@ -164,9 +164,8 @@ def run(coroutine_factory: Callable[[], Awaitable[T]], *, flags: Mapping[str, st
 
     try:
         return asyncio.run(main())
-    except (InvalidInputError, ConflictError) as exc:  # named as the command names it
-        option = _options(flags).get(exc.field.split(".")[0])
-        raise fail(f"{option}: {exc.message}" if option else str(exc)) from None
+    except (InvalidInputError, ConflictError) as exc:  # named as the command names it, as a server's refusal is
+        raise refused(exc.field.split("."), exc.message, flags=flags) from None
     except PhronesisError as exc:
         raise fail(str(exc)) from None
 

@@ -37,12 +37,15 @@ def history(
     entries = page.items[::-1]  # the latest ``limit`` steps, read oldest to newest
 
     def lines() -> str:
+        from phronesis.heuristics.channel import OUTCOMES
+
         out = []
         for entry in entries:
             sign = f"{'+' if entry.positive else '-'}{entry.magnitude:g}"
             if entry.helped_share is not None:  # soft: part for, part against
                 sign = f"{entry.helped_share:.2f} for, {1 - entry.helped_share:.2f} against, of {entry.magnitude:g}"
-            rating = entry.took_back is not None and " " in entry.took_back  # "negative user_explicit"
+            # what it took back: a soft outcome (implicit_timeout), else a rating ("negative user_explicit")
+            rating = entry.took_back is not None and entry.took_back not in OUTCOMES
             if entry.withdrawn:
                 sign = "withdrawn"  # a neutral score: the standing rating taken back, nothing added
             said = [

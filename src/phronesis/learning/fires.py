@@ -76,6 +76,13 @@ class StoredFire(FireRecord):
             return None
         return Retraction(self.explicit_positive, self.explicit_weight or 0.0, self.explicit_at)
 
+    @property
+    def standing_named(self) -> str | None:
+        """The standing rating as a history names what a step took back (``negative user_explicit``)."""
+        if self.explicit_positive is None:
+            return None
+        return f"{'positive' if self.explicit_positive else 'negative'} {self.explicit_source}"
+
     @classmethod
     def from_row(cls, row: Any) -> StoredFire:
         return cls(

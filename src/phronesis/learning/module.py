@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Collection, Coroutine, Sequence
+from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -412,7 +412,7 @@ class LearningModule:
         standing = retract = fire.standing
         details: dict[str, Any] = {}
         if standing is not None:  # last click wins: the history says this one replaced it
-            details["took_back"] = f"{'positive' if standing.positive else 'negative'} {fire.explicit_source}"
+            details["took_back"] = fire.standing_named
         if retract is None and (soft := await self._soft_evidence(conn, tenant, fire)) is not None:
             retract = soft
             details["took_back"] = fire.implicit_source
@@ -499,10 +499,7 @@ class LearningModule:
             return None
         if self.lessons is not None:
             await self.lessons.take_back(conn, tenant, fire, sorted(EXPLICIT_SOURCES))
-        details: dict[str, Any] = {
-            "withdrawn": True,
-            "took_back": f"{'positive' if retract.positive else 'negative'} {fire.explicit_source}",
-        }
+        details: dict[str, Any] = {"withdrawn": True, "took_back": fire.standing_named}
         soft = await self._soft_evidence(conn, tenant, fire)
         if soft is not None:  # the soft outcome the rating replaced counts again
             details["put_back"] = fire.implicit_source
@@ -668,27 +665,30 @@ class LearningModule:
         """Confidence over time, newest first, each step with the signal that moved it."""
         await self.heuristics.get(tenant, heuristic_id)  # 404 for an unknown heuristic
         page = await self.heuristics.confidence_page(tenant, heuristic_id, limit=limit, offset=offset)
-        entries = [
-            HistoryEntry(
-                at=row["created_at"],
-                source=row["source"],
-                positive=row["positive"],
-                magnitude=row["magnitude"],
-                weight=row["weight"],
-                old_confidence=row["old_confidence"],
-                new_confidence=row["new_confidence"],
-                event_id=row["event_id"],
-                fire_id=row["fire_id"],
-                helped_share=(row["details"] or {}).get("helped_share"),
-                lesson=(row["details"] or {}).get("lesson"),
-                why=(row["details"] or {}).get("why"),
-                took_back=(row["details"] or {}).get("took_back"),
-                withdrawn=bool((row["details"] or {}).get("withdrawn")),
-                put_back=(row["details"] or {}).get("put_back"),
-            )
-            for row in page.items
-        ]
+        entries = [_history_entry(row) for row in page.items]
         return Page[HistoryEntry].model_construct(items=entries, limit=limit, offset=offset, total=page.total)
+
+
+def _history_entry(row: Mapping[str, Any]) -> HistoryEntry:
+    """One ``confidence_events`` row as a step of the history, with what its details say."""
+    details = row["details"] or {}
+    return HistoryEntry(
+        at=row["created_at"],
+        source=row["source"],
+        positive=row["positive"],
+        magnitude=row["magnitude"],
+        weight=row["weight"],
+        old_confidence=row["old_confidence"],
+        new_confidence=row["new_confidence"],
+        event_id=row["event_id"],
+        fire_id=row["fire_id"],
+        helped_share=details.get("helped_share"),
+        lesson=details.get("lesson"),
+        why=details.get("why"),
+        took_back=details.get("took_back"),
+        withdrawn=bool(details.get("withdrawn")),
+        put_back=details.get("put_back"),
+    )
 
 
 def _latest_per_heuristic(fires: Sequence[StoredFire], closed: Collection[str]) -> dict[str, StoredFire]:
